@@ -1,0 +1,42 @@
+#pragma once
+// BodySink: the seam where strategies plug into the client. It decides where the bytes of a
+// response body land and how often they are copied; nothing below it changes when a strategy is added.
+//
+// The client calls, for each response:
+//   begin(head)          once the head is parsed (status, headers, content_length if known);
+//   receive_window()     before each receive of body bytes: a sink that wants the body in its own
+//                        memory returns the writable region where the next bytes should land (and,
+//                        for registered memory, its fixed-buffer index); an empty window means "no
+//                        preference": the client receives into its own buffer;
+//   on_body(bytes)       for each de-chunked piece of body. If bytes.data() is the sink's write
+//                        cursor, the bytes were received in place and the sink only advances; else it
+//                        copies or moves them (chunk framing removed in place is such a move);
+//   end()                when the body is complete.
+// Body bytes that arrived in the same receive as the head are always in the client's buffer: a
+// sink copies those (they are small), then gets the rest in place.
+//
+// A sink returns an error (Errc::sink or body_too_large) to abort the response; the client then closes
+// the connection. Views passed to on_body() live only during the call.
+#include <span>
+#include <string_view>
+
+#include "ringlab/http/error.hpp"
+#include "ringlab/http/headers.hpp"
+
+namespace ringlab::http {
+
+struct ReceiveWindow {
+  std::span<char> bytes{};
+  int fixed_buffer_index = -1;  // >= 0: `bytes` lies in registered buffer with this index
+};
+
+class BodySink {
+ public:
+  virtual ~BodySink() = default;
+  virtual Status begin(const ResponseHead& head) = 0;
+  virtual ReceiveWindow receive_window() { return {}; }
+  virtual Status on_body(std::string_view bytes) = 0;
+  virtual Status end() = 0;
+};
+
+}  // namespace ringlab::http

@@ -1,0 +1,120 @@
+#pragma once
+// Client: HTTP/1.1 over net::Stream (io_uring), one request at a time.
+//
+// request() picks a connection for the URL's origin (an idle pooled one, or a new one; with
+// ConnectionPolicy::fresh_per_request always a new one, closed after the response), sends the request,
+// and receives the response into the caller's BodySink. Keep-alive is honoured both ways: a response
+// with "Connection: close" or a close-delimited body retires its connection.
+//
+// Errors (Errc): refused, reset, timeout, truncated, malformed, header_too_large, body_too_large,
+// sink, unsupported (https, HTTP/2). After any error the connection involved is closed, never reused;
+// the client itself stays usable. Nothing is retried: a request that failed on a reused connection
+// that the peer had closed is reported (Errc::reset or truncated), the caller decides.
+//
+// Timeline: when a TickSource is set, request() stamps the phases of the request into the Timeline
+// the caller passes (the tick unit is the source's; bench uses its cycle counter).
+//
+// Ownership: the Client refers to a net::Ring that must outlive it and owns its connections, its
+// receive buffer (options.receive_buffer_bytes) and, in provided-buffer mode, its BufferRing.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ringlab/http/body_sink.hpp"
+#include "ringlab/http/error.hpp"
+#include "ringlab/http/parser.hpp"
+#include "ringlab/http/url.hpp"
+#include "ringlab/net/ring.hpp"
+#include "ringlab/net/stream.hpp"
+
+namespace ringlab::http {
+
+using namespace std::chrono_literals;
+
+enum class ConnectionPolicy { keep_alive, fresh_per_request };
+
+enum class ReceiveMode {
+  own_buffer,        // recv into the client's buffer, or into the sink's window when it offers one
+  provided_buffers,  // multishot recv; the kernel picks buffers from a provided-buffer ring
+};
+
+enum class SendMode {
+  copy,       // head and body copied into one buffer, one send
+  writev,     // head and body as two iovecs, one sendmsg
+  zero_copy,  // head by send, body by IORING_OP_SEND_ZC (waits for the notification)
+};
+
+using TickSource = uint64_t (*)() noexcept;
+
+// Ticks at each phase of one request; 0 where the phase did not happen (no connect on a reused
+// connection). Deserialization is stamped by the caller (`deserialized`).
+struct Timeline {
+  uint64_t start = 0;
+  uint64_t connected = 0;
+  uint64_t request_sent = 0;
+  uint64_t first_byte = 0;
+  uint64_t head_parsed = 0;
+  uint64_t body_done = 0;
+  uint64_t deserialized = 0;
+};
+
+struct ClientOptions {
+  net::Duration connect_timeout = 2s;
+  net::Duration io_timeout = 10s;  // per send/receive operation
+  ParserLimits limits{.max_header_bytes = 16 * 1024, .max_body_bytes = 1ull << 30};
+  ConnectionPolicy connection = ConnectionPolicy::keep_alive;
+  ReceiveMode receive = ReceiveMode::own_buffer;
+  std::size_t receive_buffer_bytes = 64 * 1024;
+  unsigned provided_buffer_count = 64;  // provided_buffers mode: ring size (power of two)
+  std::size_t max_idle_per_origin = 8;
+  TickSource ticks = nullptr;
+};
+
+struct Request {
+  std::string_view method = "GET";
+  std::string_view body{};
+  std::string_view content_type{};
+  SendMode send = SendMode::writev;
+};
+
+struct ResponseInfo {
+  int status = 0;
+  uint64_t body_bytes = 0;
+  bool reused_connection = false;
+  net::ZeroCopyReport zero_copy{};  // filled for SendMode::zero_copy
+};
+
+struct ClientStats {
+  uint64_t connections_opened = 0;
+  uint64_t connections_reused = 0;
+  uint64_t connections_closed = 0;
+};
+
+class Client {
+ public:
+  explicit Client(net::Ring& ring, ClientOptions options = {});
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  Result<ResponseInfo> request(const Url& url, const Request& request, BodySink& sink,
+                               Timeline* timeline = nullptr);
+  Result<ResponseInfo> get(const Url& url, BodySink& sink, Timeline* timeline = nullptr) {
+    return request(url, Request{}, sink, timeline);
+  }
+
+  [[nodiscard]] const ClientStats& stats() const noexcept { return stats_; }
+  [[nodiscard]] const ClientOptions& options() const noexcept { return options_; }
+  void close_idle() noexcept;
+
+ private:
+  struct Pool;
+  net::Ring* ring_;
+  ClientOptions options_;
+  ClientStats stats_;
+  std::unique_ptr<Pool> pool_;
+};
+
+}  // namespace ringlab::http

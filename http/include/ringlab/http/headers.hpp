@@ -1,0 +1,52 @@
+#pragma once
+// Message heads as views.
+//
+// Lifetime: every string_view in a RequestHead/ResponseHead points into the receive buffer the bytes
+// arrived in (or, when a name or value was split across two non-adjacent buffers, into the parser's
+// own scratch storage). They are valid until the parser is fed again after the head's callback
+// returned, or reset. Copy what must live longer.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ringlab::http {
+
+struct Header {
+  std::string_view name;
+  std::string_view value;
+};
+
+inline constexpr std::size_t kMaxHeaders = 64;
+
+struct Headers {
+  std::array<Header, kMaxHeaders> items{};
+  std::size_t count = 0;
+
+  // Case-insensitive lookup of the first header with this name.
+  [[nodiscard]] std::optional<std::string_view> find(std::string_view name) const noexcept;
+  [[nodiscard]] const Header* begin() const noexcept { return items.data(); }
+  [[nodiscard]] const Header* end() const noexcept { return items.data() + count; }
+};
+
+struct ResponseHead {
+  int status = 0;
+  std::string_view reason;
+  uint8_t version_major = 1, version_minor = 1;
+  Headers headers;
+  std::optional<uint64_t> content_length;  // absent for chunked or close-delimited bodies
+  bool chunked = false;
+  bool keep_alive = true;  // false when the connection must be closed after this message
+};
+
+struct RequestHead {
+  std::string_view method;  // "GET", "POST" ...
+  std::string_view target;  // "/weather?count=10"
+  uint8_t version_major = 1, version_minor = 1;
+  Headers headers;
+  std::optional<uint64_t> content_length;
+  bool chunked = false;
+  bool keep_alive = true;
+};
+
+}  // namespace ringlab::http

@@ -1,0 +1,71 @@
+#pragma once
+// The body sinks every layer above can reuse. Strategies may define their own (see body_sink.hpp).
+//
+//   StringSink     appends every piece to a std::string (the baseline's copy; grows by the string's
+//                  own policy).
+//   GrowingSink    appends into a PaddedBuffer that doubles and copies when full, ignoring
+//                  Content-Length (a buffered stream).
+//   PresizedSink   after the head, reserves one PaddedBuffer of Content-Length bytes and offers it as
+//                  the receive window, so the body lands in place (chunked or close-delimited bodies
+//                  grow it by doubling, de-chunked in place by memmove).
+//   DiscardSink    counts the bytes and keeps none (for the server's proxy route and load tests).
+//
+// Ownership: StringSink and the buffer sinks write into storage the caller owns and passes in; they
+// clear it at begin(). The views they return live until the next begin().
+#include <string>
+
+#include "ringlab/http/body_sink.hpp"
+#include "ringlab/net/padded_buffer.hpp"
+
+namespace ringlab::http {
+
+class StringSink final : public BodySink {
+ public:
+  explicit StringSink(std::string& out) noexcept : out_(&out) {}
+  Status begin(const ResponseHead& head) override;
+  Status on_body(std::string_view bytes) override;
+  Status end() override { return {}; }
+
+ private:
+  std::string* out_;
+};
+
+class GrowingSink final : public BodySink {
+ public:
+  explicit GrowingSink(net::PaddedBuffer& out) noexcept : out_(&out) {}
+  Status begin(const ResponseHead& head) override;
+  Status on_body(std::string_view bytes) override;
+  Status end() override { return {}; }
+
+ private:
+  net::PaddedBuffer* out_;
+};
+
+class PresizedSink final : public BodySink {
+ public:
+  // fixed_buffer_index >= 0: `out` lives in that registered buffer (it must not reallocate then:
+  // a body larger than its capacity is Errc::body_too_large).
+  explicit PresizedSink(net::PaddedBuffer& out, int fixed_buffer_index = -1) noexcept
+      : out_(&out), fixed_index_(fixed_buffer_index) {}
+  Status begin(const ResponseHead& head) override;
+  ReceiveWindow receive_window() override;
+  Status on_body(std::string_view bytes) override;
+  Status end() override { return {}; }
+
+ private:
+  net::PaddedBuffer* out_;
+  int fixed_index_;
+};
+
+class DiscardSink final : public BodySink {
+ public:
+  Status begin(const ResponseHead&) override { bytes_ = 0; return {}; }
+  Status on_body(std::string_view bytes) override { bytes_ += bytes.size(); return {}; }
+  Status end() override { return {}; }
+  [[nodiscard]] uint64_t bytes() const noexcept { return bytes_; }
+
+ private:
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace ringlab::http

@@ -1,0 +1,83 @@
+#pragma once
+// Stream: one connected TCP socket driven through a Ring, one operation at a time, waiting in place.
+//
+// This is the client side's transport: each call queues an SQE (with a linked timeout when a
+// deadline is given), runs the ring until that operation completes, and returns its result. It is
+// still io_uring end to end (no blocking syscall), but sequential, which is what a request/response
+// client measured one request at a time needs.
+//
+// Errors name the operation and the peer. A deadline that passes gives code ETIMEDOUT. A peer that
+// closes makes recv return 0 bytes (not an error); a reset gives ECONNRESET.
+//
+// Ownership: a Stream owns its socket and refers to a Ring (and, for provided buffers, a BufferRing)
+// that must outlive it.
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "ringlab/net/endpoint.hpp"
+#include "ringlab/net/ring.hpp"
+#include "ringlab/net/socket.hpp"
+
+namespace ringlab::net {
+
+class BufferRing;
+
+// What a zero-copy send did: bytes sent and whether the kernel copied them anyway (it does on
+// loopback; IORING_SEND_ZC_REPORT_USAGE tells).
+struct ZeroCopyReport {
+  std::size_t bytes = 0;
+  unsigned sends = 0;        // SEND_ZC operations used
+  unsigned copied_sends = 0;  // of those, how many the kernel reported as copied
+};
+
+// A buffer the kernel picked from a BufferRing for a multishot recv.
+struct ProvidedChunk {
+  uint16_t buffer_id = 0;
+  std::size_t length = 0;  // 0 = peer closed
+};
+
+class Stream {
+ public:
+  static Result<Stream> connect(Ring& ring, const Endpoint& peer, std::optional<Duration> timeout);
+  // Adopts an already connected socket.
+  Stream(Ring& ring, Fd socket, Endpoint peer) noexcept;
+  Stream(Stream&&) noexcept;
+  Stream& operator=(Stream&&) noexcept;
+  ~Stream();
+
+  // Sends every byte of the iovecs (sendmsg; a short send is continued where it stopped).
+  Status send_all(std::span<const iovec> parts, std::optional<Duration> timeout);
+  Status send_all(std::span<const char> bytes, std::optional<Duration> timeout);
+  // IORING_OP_SEND_ZC, waiting for each notification before returning, so the caller may reuse the
+  // bytes as soon as this returns.
+  Result<ZeroCopyReport> send_zero_copy(std::span<const char> bytes, std::optional<Duration> timeout);
+
+  // One recv into `into`; 0 means the peer closed.
+  Result<std::size_t> receive(std::span<char> into, std::optional<Duration> timeout);
+  // One read into registered buffer `buf_index`; `into` must lie inside that buffer.
+  Result<std::size_t> receive_fixed(std::span<char> into, int buf_index, std::optional<Duration> timeout);
+  // The next completion of a multishot recv on `buffers` (armed on first use and re-armed when the
+  // kernel ends it). The caller recycles chunk.buffer_id when done with its bytes.
+  Result<ProvidedChunk> receive_provided(BufferRing& buffers, std::optional<Duration> timeout);
+
+  [[nodiscard]] int fd() const noexcept { return socket_.get(); }
+  [[nodiscard]] const Endpoint& peer() const noexcept { return peer_; }
+  [[nodiscard]] Ring& ring() const noexcept { return *ring_; }
+  // Closes now (synchronously); further calls fail with EBADF.
+  void close() noexcept;
+
+ private:
+  Ring* ring_;
+  Fd socket_;
+  Endpoint peer_;
+  std::string peer_text_;
+  // Multishot recv state (provided buffers). Completions that arrive while the caller is not waiting
+  // are queued here in arrival order.
+  struct MultishotState;
+  std::unique_ptr<MultishotState> multishot_;
+};
+
+}  // namespace ringlab::net
