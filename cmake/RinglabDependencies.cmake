@@ -9,6 +9,7 @@ find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(doctest REQUIRED)
 find_package(mimalloc REQUIRED)
+find_package(nlohmann_json REQUIRED)
 
 # llhttp: Debian's node-llhttp ships the generated C sources, not a library; compile them here.
 set(RINGLAB_LLHTTP_DIR /usr/share/llhttp CACHE PATH "Folder holding llhttp.c, api.c and http.c")
