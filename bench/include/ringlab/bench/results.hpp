@@ -1,0 +1,188 @@
+#pragma once
+// The results model of a bench run and its JSON form, report.json.
+//
+// This is the contract between the runner, the reporters, allocator jobs (a child bench writes its
+// Report as JSON on a pipe, the parent merges), `bench compare` and any tool that reads results/.
+// The JSON keys are those of the structs below, spelled the same; report.json carries
+// "schema_version" and a reader refuses a version it does not know. Add fields, never rename them.
+//
+// Units: every time is in nanoseconds (per operation unless the name says otherwise), every size in
+// bytes. A value that could not be measured is absent from the struct (std::optional) and null in
+// the JSON, never 0: 0 allocations is a result, "not measured" is not.
+//
+// Ownership: plain values throughout; a Report owns everything it refers to.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ringlab/bench/error.hpp"
+
+namespace ringlab::bench {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+// Where the numbers were taken. Strings are what the machine said ("n/a" when it said nothing).
+struct Environment {
+  std::string timestamp;  // start of the run, UTC, ISO 8601 ("2024-05-01T12:00:00Z")
+  std::string cpu;        // model name
+  unsigned cores = 0;     // online logical CPUs
+  std::string kernel;     // uname release
+  std::string os;
+  std::string io_uring_features;  // probed on a fresh net::Ring, space-separated
+  std::string governor;           // cpufreq scaling governor of the client CPU
+  std::string perf_event_paranoid;
+  std::string compiler;    // "g++ 12.2.0"
+  std::string build_type;  // CMake build type, plus " +asan+ubsan" when sanitized
+  std::string liburing_version;
+  std::string simdjson_version;
+  std::string llhttp_version;
+  std::string simdjson_kernel;  // On-Demand kernel the measured code was compiled for
+  std::string allocator;        // allocator of the measuring process ("glibc", "mimalloc", ...)
+  std::string tick_source;      // "rdtsc", "cntvct_el0" or "clock_gettime(CLOCK_MONOTONIC_RAW)"
+  double tsc_hz = 0;            // ticks per second of tick_source
+  std::string tsc_hz_source;    // "sysfs tsc_freq_khz", "calibrated against CLOCK_MONOTONIC_RAW (100 ms)", ...
+  double timer_overhead_ns = 0;    // median cost of one reading of the cycle counter
+  double timer_resolution_ns = 0;  // smallest non-zero difference between two readings
+  int client_cpu = -1;  // -1: not pinned
+  int server_cpu = -1;
+  std::string server;  // "embedded pid 1234 on 127.0.0.1:40123" or the --url given
+  std::vector<std::string> warnings;  // anything that makes the numbers less trustworthy
+};
+
+// The options the run was made with (the CLI's, after defaults).
+struct Config {
+  std::string suite = "get";
+  std::string filter = "*";
+  std::vector<std::size_t> sizes;
+  std::string payload;  // "weather" or "repos"
+  double iteration_time_ms = 100;
+  unsigned warmup = 3;
+  unsigned iterations = 15;      // measured iterations before the adaptive stop may end a case
+  unsigned max_iterations = 100;
+  double target_error = 0.02;    // Error / Mean below which a case stops early
+  bool interleave = false;
+  bool memory = true;            // memory diagnoser on
+  bool phases = true;            // phase timeline stamped
+  bool counters = false;         // perf_event counters
+  std::vector<std::string> allocators;  // allocator jobs; empty: this process only
+  std::string url;               // external server; empty: embedded server
+  std::string out;               // results folder root
+  std::vector<std::string> formats;
+  int cpu = -1;                  // client CPU requested; -1: automatic
+};
+
+enum class CaseStatus { ok, skipped, failed };
+[[nodiscard]] std::string_view status_name(CaseStatus status) noexcept;
+[[nodiscard]] std::optional<CaseStatus> parse_status(std::string_view name) noexcept;
+
+struct Stats {
+  std::size_t n = 0;         // samples kept after outlier removal
+  std::size_t outliers = 0;  // upper outliers removed by Tukey's fence
+  double mean = 0;
+  double error = 0;          // half-width of the 99.9 % confidence interval of the mean
+  double stddev = 0;
+  double median = 0;
+  double p95 = 0;
+  double min = 0;
+  double max = 0;
+  // Against the baseline strategy of the same method, payload, size and allocator; null when
+  // there is none (or it failed). See statistics.hpp for how the ratio distribution is formed.
+  std::optional<double> ratio;
+  std::optional<double> ratio_sd;
+};
+
+struct Memory {
+  // null when the diagnoser was off or could not count (see memory_diagnoser.hpp)
+  std::optional<double> bytes_per_op;   // bytes requested, not bytes the allocator handed out
+  std::optional<double> allocs_per_op;  // allocation calls (realloc counts as one)
+  std::optional<double> alloc_ratio;    // bytes_per_op / the baseline's
+  uint64_t peak_rss = 0;                // bytes, process high-water mark at the end of the case
+  double minor_faults_per_op = 0;
+};
+
+// io_uring work per op, from the strategy's IoCounters over the measured iterations.
+struct Io {
+  double ring_enters_per_op = 0;
+  double sqes_per_op = 0;
+  double cqes_per_op = 0;
+  double connections_per_op = 0;
+  double zero_copy_sends_per_op = 0;
+  double zero_copy_copied_per_op = 0;
+};
+
+// Median duration of each phase of one request, from the Timeline the strategy fills. A phase that
+// never happened in the sampled ops (connect on a kept-alive connection) is null.
+struct Phases {
+  std::size_t ops_sampled = 0;
+  std::optional<double> connect;      // start -> connected
+  std::optional<double> send;         // connected (or start) -> request sent
+  std::optional<double> wait;         // request sent -> first response byte
+  std::optional<double> head;         // first byte -> headers parsed
+  std::optional<double> body;         // headers parsed -> body complete
+  std::optional<double> deserialize;  // body complete -> deserialized
+};
+
+// Per-op values of hardware/software counters by name ("cycles", "instructions", "task-clock",
+// "context-switches", ...). null: the counter is not supported here.
+using Counters = std::map<std::string, std::optional<double>>;
+
+struct CaseResult {
+  std::string strategy;
+  std::string method = "GET";  // "GET" or "POST"
+  std::string payload;         // "weather" or "repos"
+  std::size_t size = 0;        // records per response (GET) or per posted body (POST)
+  std::string allocator;       // allocator of the process that ran the case
+  bool baseline = false;
+  CaseStatus status = CaseStatus::ok;
+  std::string reason;  // why it was skipped or failed; empty when ok
+  uint64_t ops_per_iteration = 0;
+  unsigned warmup_iterations = 0;
+  // ns per op of every measured iteration, in order (with --interleave, sample i is round i).
+  std::vector<double> samples_ns;
+  std::vector<std::size_t> outliers;  // indices into samples_ns that the statistics left out
+  Stats stats;
+  Memory memory;
+  Io io;
+  Phases phases;
+  Counters counters;
+  uint64_t checksum = 0;
+  std::string notes;
+};
+
+struct Report {
+  int schema_version = kReportSchemaVersion;
+  Environment environment;
+  Config config;
+  std::vector<CaseResult> cases;
+};
+
+// The "Method/Payload/Size/Allocator" identity of a case, used to pair it with its baseline.
+[[nodiscard]] std::string case_key(const CaseResult& c);
+
+// Fills stats.ratio/ratio_sd and memory.alloc_ratio of every case from the baseline case with the
+// same method, payload, size and allocator. Paired (per-round) ratios when the run interleaved.
+void compute_ratios(Report& report);
+
+// Appends `from`'s cases to `into` (an allocator job's results into the parent's), keeps `into`'s
+// environment and config, adds `from`'s warnings prefixed by its allocator, recomputes ratios.
+void merge_reports(Report& into, Report from);
+
+[[nodiscard]] nlohmann::json to_json(const Report& report);
+[[nodiscard]] Result<Report> report_from_json(const nlohmann::json& json);
+[[nodiscard]] Result<Report> parse_report(std::string_view text);
+[[nodiscard]] Result<Report> read_report_file(const std::filesystem::path& path);
+
+// The JSON text of `report` written whole to `fd` (a pipe to the parent, a file); the fd is not
+// closed. Short writes are continued, EINTR is retried, anything else is returned.
+[[nodiscard]] Status write_report_fd(int fd, const Report& report);
+// Reads `fd` to end of file and parses it.
+[[nodiscard]] Result<Report> read_report_fd(int fd);
+
+}  // namespace ringlab::bench
