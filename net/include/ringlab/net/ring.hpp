@@ -11,16 +11,34 @@
 // pointer: no allocation per operation. SQEs whose completion nobody needs (a linked timeout, a
 // fire-and-forget close) carry the "ignored" user_data and are reaped silently.
 //
-// Submission is batched: prep_* only queue an SQE; run()/run_until() submit everything queued and
-// wait in one io_uring_enter. If the SQ is full, sqe() submits what is queued first.
+// Submission is batched: prep_* only queue an SQE; submit()/run_once() hand everything queued to the
+// kernel. The SQ always keeps room for one more SQE after any prep_*, so link_timeout() never splits
+// a link across two submissions; when it would, sqe() submits what is queued first.
 //
-// Accounting: stats() counts io_uring_enter calls, SQEs submitted and CQEs reaped since creation, so
-// a benchmark can report them per operation.
+// System calls (what stats().enters counts, exactly): the Ring calls io_uring_enter itself rather
+// than through liburing's submit/wait helpers, which may enter zero times or loop and enter again.
+//   submit()        one io_uring_enter when SQEs are queued, none otherwise;
+//   run_once(t)     none when nothing is queued and completions are already in the CQ ring (they
+//                   are dispatched); otherwise exactly one io_uring_enter that submits what is queued
+//                   and waits (IORING_ENTER_GETEVENTS, min_complete 1, timeout through EXT_ARG);
+//   sqe()           one submit() when the SQ is full.
+// Registration calls (buffers, buffer rings, probe) are io_uring_register, counted nowhere.
+// With DEFER_TASKRUN the kernel posts completions only while this thread is inside
+// io_uring_enter(GETEVENTS): run_once() is the only place completions appear, submit() never waits.
+//
+// Errors: set-up and registration return Result; prep_* cannot fail: if no SQE can be had even after
+// a submit, the failure is kept and returned by the next submit()/run_once(), and the operation is
+// never submitted (its handler is never called).
+//
+// Threads: a Ring is used by the thread that created it and no other (SINGLE_ISSUER makes the kernel
+// enforce it with EEXIST). Handlers must outlive their operations; destroying a Ring with operations
+// in flight is the owner's bug.
 #include <liburing.h>
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "ringlab/net/error.hpp"
@@ -82,8 +100,11 @@ class Ring {
   [[nodiscard]] io_uring* raw() { return &ring_; }
 
   // A free SQE; submits queued ones first when the SQ is full. The caller fills it and must call
-  // set_handler() (or use the prep_* helpers, which do).
+  // set_handler() after the liburing io_uring_prep_* call (which clears user_data), or use the
+  // prep_* helpers below, which do.
   io_uring_sqe* sqe();
+  // null = ignored completion.
+  static void set_handler(io_uring_sqe* sqe, CompletionHandler* handler) noexcept;
 
   // Operations. Each queues one SQE whose completion goes to `handler`.
   void prep_accept_multishot(int listen_fd, CompletionHandler& handler);
@@ -102,17 +123,22 @@ class Ring {
   void prep_send_zc(int fd, std::span<const char> bytes, CompletionHandler& handler, bool report_usage = true);
   // handler may be null: the result is then ignored.
   void prep_close(int fd, CompletionHandler* handler);
+  // Cancels the first operation in flight whose handler is `target` (the target then completes with
+  // -ECANCELED, or normally if it won the race). handler may be null.
   void prep_cancel(const CompletionHandler& target, CompletionHandler* handler);
   // Standalone timeout: completes with -ETIME when `after` has passed.
   void prep_timeout(Duration after, CompletionHandler& handler);
   // Links a timeout to the SQE queued just before: if that operation has not completed within
   // `after`, it is cancelled and completes with -ECANCELED. The timeout's own CQE is ignored.
+  // Called with no SQE queued since the last submission, it queues nothing and the next
+  // submit()/run_once() returns EINVAL.
   void link_timeout(Duration after);
 
   // Submits what is queued without waiting.
   Status submit();
-  // Submits what is queued, waits for at least one completion (or `timeout`, if given), then
-  // dispatches every completion that is ready. Returns the number dispatched (0 on timeout).
+  // Submits what is queued, waits for at least one completion (or `timeout`; Duration::max() waits
+  // without limit), then dispatches every completion that is ready. Returns the number dispatched:
+  // 0 when the timeout passed or a signal interrupted the wait.
   Result<unsigned> run_once(Duration timeout = Duration::max());
   // Runs until done() is true. The predicate is checked after every batch of completions.
   template <class Done>
@@ -126,14 +152,28 @@ class Ring {
 
  private:
   Ring() = default;
+  io_uring_sqe* take_sqe(unsigned room_after);
+  __kernel_timespec* timespec_for(const io_uring_sqe* sqe, Duration after);
+  // One io_uring_enter: submits everything queued, waits for `wait_nr` completions (bounded by
+  // `timeout` when not null). Returns SQEs consumed.
+  Result<unsigned> enter(unsigned wait_nr, const __kernel_timespec* timeout);
   unsigned reap();
 
   io_uring ring_{};
+  bool initialized_ = false;
   RingFeatures features_{};
   RingStats stats_{};
-  // Timespecs of queued timeouts: the kernel reads them at submission, so they live here until then.
+  unsigned enter_flags_ = 0;  // IORING_ENTER_REGISTERED_RING when the ring fd is registered
+  int enter_fd_ = -1;
+  io_uring_sqe* last_sqe_ = nullptr;  // what link_timeout() links to
+  // Set when no SQE could be had; returned by the next submit()/run_once(). The SQE handed out then
+  // is this scratch one, never submitted.
+  std::optional<Error> pending_error_;
+  std::unique_ptr<io_uring_sqe> scratch_sqe_;  // heap: the struct ends in a flexible array
+  __kernel_timespec scratch_timespec_{};
+  // Timespecs of queued timeouts, one slot per SQ entry (slot i belongs to SQE i): the kernel reads
+  // a timespec when it consumes the SQE, and an SQE slot is not handed out again before that.
   std::unique_ptr<__kernel_timespec[]> timespecs_;
-  unsigned timespec_next_ = 0;
   unsigned timespec_count_ = 0;
 };
 

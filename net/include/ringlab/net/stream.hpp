@@ -9,6 +9,17 @@
 // Errors name the operation and the peer. A deadline that passes gives code ETIMEDOUT. A peer that
 // closes makes recv return 0 bytes (not an error); a reset gives ECONNRESET.
 //
+// Deadlines: `timeout` bounds each kernel operation (an idle timeout), not the whole call: send_all
+// of a large buffer that the peer drains slowly but steadily does not time out. Single-shot
+// operations carry it as a linked timeout (IOSQE_IO_LINK + IORING_OP_LINK_TIMEOUT); the cancelled
+// operation's -ECANCELED becomes ETIMEDOUT. Every call returns only after its operation's own CQE
+// (and, for zero-copy sends, the notification) arrived, so nothing it started is left in flight.
+// The linked timeout's CQE may come later; it carries no handler and is reaped silently.
+//
+// If the ring itself fails while an operation is in flight (io_uring_enter errors other than a
+// timeout or a signal), the Stream cancels the operation and waits a bounded time for its CQE
+// before returning the ring's error; the connection should then be closed.
+//
 // Ownership: a Stream owns its socket and refers to a Ring (and, for provided buffers, a BufferRing)
 // that must outlive it.
 #include <sys/uio.h>
@@ -55,21 +66,33 @@ class Stream {
   // bytes as soon as this returns.
   Result<ZeroCopyReport> send_zero_copy(std::span<const char> bytes, std::optional<Duration> timeout);
 
-  // One recv into `into`; 0 means the peer closed.
+  // One recv into `into`; 0 means the peer closed (an empty `into` is EINVAL, never a 0).
   Result<std::size_t> receive(std::span<char> into, std::optional<Duration> timeout);
   // One read into registered buffer `buf_index`; `into` must lie inside that buffer.
   Result<std::size_t> receive_fixed(std::span<char> into, int buf_index, std::optional<Duration> timeout);
-  // The next completion of a multishot recv on `buffers` (armed on first use and re-armed when the
-  // kernel ends it). The caller recycles chunk.buffer_id when done with its bytes.
+  // The next completion of a multishot recv on `buffers` (armed on first use and re-armed, by the
+  // next call, when the kernel ends it). Completions that arrive while nobody asks are queued in
+  // arrival order (a fixed queue sized once from buffers.count(); no allocation per operation).
+  // The caller recycles chunk.buffer_id when done with its bytes; chunk.length 0 = peer closed.
+  // When the ring has no free buffer the kernel ends the multishot with ENOBUFS: that is returned
+  // as an error (op names the ring running dry), never retried here; the next call re-arms.
+  // The deadline bounds the wait (the multishot stays armed when it passes: ETIMEDOUT).
   Result<ProvidedChunk> receive_provided(BufferRing& buffers, std::optional<Duration> timeout);
 
   [[nodiscard]] int fd() const noexcept { return socket_.get(); }
   [[nodiscard]] const Endpoint& peer() const noexcept { return peer_; }
   [[nodiscard]] Ring& ring() const noexcept { return *ring_; }
-  // Closes now (synchronously); further calls fail with EBADF.
+  // Closes now (synchronously); further calls fail with EBADF. An armed multishot recv is cancelled
+  // first and its queued buffers are recycled (their bytes discarded).
   void close() noexcept;
 
  private:
+  template <class Handler>
+  Result<int> wait(Handler& op, const char* name, bool deadline);
+  template <class Handler>
+  void settle(Handler& op) noexcept;
+  void disarm() noexcept;
+
   Ring* ring_;
   Fd socket_;
   Endpoint peer_;

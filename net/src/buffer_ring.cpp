@@ -1,0 +1,83 @@
+#include "ringlab/net/buffer_ring.hpp"
+
+#include <liburing.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <new>
+
+#include "ringlab/net/ring.hpp"
+
+namespace ringlab::net {
+namespace {
+
+constexpr std::size_t kPageSize = 4096;
+constexpr unsigned kMaxBuffers = 32768;
+
+}  // namespace
+
+Result<std::unique_ptr<BufferRing>> BufferRing::create(Ring& ring, uint16_t group_id, unsigned count,
+                                                       unsigned buffer_size) {
+  if (count == 0 || count > kMaxBuffers || (count & (count - 1)) != 0 || buffer_size == 0) {
+    return fail("io_uring_register_buf_ring (count must be a power of two <= 32768)", EINVAL);
+  }
+  std::unique_ptr<BufferRing> buffers(new BufferRing());
+  buffers->group_id_ = group_id;
+  buffers->count_ = count;
+  buffers->buffer_size_ = buffer_size;
+  buffers->mask_ = static_cast<unsigned>(io_uring_buf_ring_mask(count));
+
+  // The kernel wants the ring page aligned (it pins those pages); mmap gives exactly that.
+  const std::size_t ring_bytes = (sizeof(io_uring_buf) * count + kPageSize - 1) / kPageSize * kPageSize;
+  void* memory = ::mmap(nullptr, ring_bytes, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (memory == MAP_FAILED) return fail("mmap (buffer ring)", errno);
+  buffers->ring_memory_ = memory;
+  buffers->ring_bytes_ = ring_bytes;
+
+  const std::size_t total = std::size_t{count} * buffer_size;
+  buffers->buffers_ = static_cast<char*>(::operator new(total, std::align_val_t{kPageSize}, std::nothrow));
+  if (buffers->buffers_ == nullptr) return fail("io_uring_register_buf_ring (allocation)", ENOMEM);
+
+  auto* br = static_cast<io_uring_buf_ring*>(memory);
+  io_uring_buf_ring_init(br);
+  io_uring_buf_reg reg{};
+  reg.ring_addr = reinterpret_cast<uint64_t>(memory);
+  reg.ring_entries = count;
+  reg.bgid = group_id;
+  const int rc = io_uring_register_buf_ring(ring.raw(), &reg, 0);
+  if (rc < 0) return fail("io_uring_register_buf_ring", -rc);
+  buffers->ring_ = &ring;
+
+  for (unsigned i = 0; i < count; ++i) {
+    io_uring_buf_ring_add(br, buffers->buffers_ + std::size_t{i} * buffer_size, buffer_size,
+                          static_cast<unsigned short>(i), static_cast<int>(buffers->mask_), static_cast<int>(i));
+  }
+  io_uring_buf_ring_advance(br, static_cast<int>(count));
+  return buffers;
+}
+
+BufferRing::~BufferRing() {
+  if (ring_ != nullptr) io_uring_unregister_buf_ring(ring_->raw(), group_id_);
+  if (ring_memory_ != nullptr) ::munmap(ring_memory_, ring_bytes_);
+  if (buffers_ != nullptr) ::operator delete(buffers_, std::align_val_t{kPageSize});
+}
+
+std::span<char> BufferRing::buffer(uint16_t bid) {
+  if (bid >= count_) return {};
+  return {buffers_ + std::size_t{bid} * buffer_size_, buffer_size_};
+}
+
+void BufferRing::recycle(uint16_t bid) {
+  if (bid >= count_) return;
+  auto* br = static_cast<io_uring_buf_ring*>(ring_memory_);
+  io_uring_buf_ring_add(br, buffers_ + std::size_t{bid} * buffer_size_, buffer_size_, bid,
+                        static_cast<int>(mask_), 0);
+  io_uring_buf_ring_advance(br, 1);
+}
+
+uint16_t BufferRing::buffer_id(uint32_t cqe_flags) {
+  return static_cast<uint16_t>(cqe_flags >> IORING_CQE_BUFFER_SHIFT);
+}
+
+}  // namespace ringlab::net

@@ -1,0 +1,359 @@
+#include "ringlab/net/stream.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+
+#include "ringlab/net/buffer_ring.hpp"
+
+// Stable kernel ABI (include/uapi/linux/io_uring.h, 6.2); liburing 2.3's copy predates it.
+#ifndef IORING_NOTIF_USAGE_ZC_COPIED
+#define IORING_NOTIF_USAGE_ZC_COPIED (1U << 31)
+#endif
+
+namespace ringlab::net {
+namespace {
+
+using namespace std::chrono_literals;
+
+// How long a Stream waits for the kernel to acknowledge a cancellation it asked for (an operation
+// cut short by a failing ring, a multishot recv being disarmed) before giving up on it.
+constexpr Duration kSettleWait = 100ms;
+constexpr int kSettleRounds = 10;
+
+// The completion of one single-shot operation. It lives on the stack of the call that waits for it:
+// the call does not return before `done`, so the kernel never writes to a dead frame.
+class OpHandler final : public CompletionHandler {
+ public:
+  void on_completion(int res, uint32_t flags) override {
+    res_ = res;
+    flags_ = flags;
+    done_ = true;
+  }
+  [[nodiscard]] bool done() const { return done_; }
+  [[nodiscard]] int res() const { return res_; }
+  [[nodiscard]] uint32_t flags() const { return flags_; }
+
+ private:
+  int res_ = 0;
+  uint32_t flags_ = 0;
+  bool done_ = false;
+};
+
+// A zero-copy send completes twice: the result (with F_MORE when a notification follows) and, once
+// the kernel no longer needs the bytes, the notification (F_NOTIF).
+class ZeroCopyHandler final : public CompletionHandler {
+ public:
+  void on_completion(int res, uint32_t flags) override {
+    if ((flags & IORING_CQE_F_NOTIF) != 0) {
+      notified_ = true;
+      copied_ = (static_cast<uint32_t>(res) & IORING_NOTIF_USAGE_ZC_COPIED) != 0;
+      return;
+    }
+    res_ = res;
+    have_result_ = true;
+    notification_follows_ = (flags & IORING_CQE_F_MORE) != 0;
+  }
+  [[nodiscard]] bool done() const { return have_result_ && (!notification_follows_ || notified_); }
+  [[nodiscard]] int res() const { return res_; }
+  [[nodiscard]] bool copied() const { return copied_; }
+
+ private:
+  int res_ = 0;
+  bool have_result_ = false;
+  bool notification_follows_ = false;
+  bool notified_ = false;
+  bool copied_ = false;
+};
+
+std::unexpected<Error> op_error(const char* op, int code, const std::string& peer) { return fail(op, code, peer); }
+
+// A ring error seen while waiting for an operation of this stream: say which peer it concerned.
+std::unexpected<Error> ring_error(Error error, const std::string& peer) {
+  if (error.peer.empty()) error.peer = peer;
+  return std::unexpected<Error>(std::move(error));
+}
+
+}  // namespace
+
+// Multishot recv state. It is its own completion handler, on the heap so that its address survives
+// moves of the Stream while the kernel holds it.
+struct Stream::MultishotState final : public CompletionHandler {
+  struct Entry {
+    int res;
+    uint32_t flags;
+  };
+
+  void on_completion(int res, uint32_t flags) override {
+    if ((flags & IORING_CQE_F_MORE) == 0) armed = false;
+    if (count == capacity) {
+      // Cannot happen while capacity > buffers in the ring (each queued entry holds one buffer), but
+      // if it did, losing bytes silently would be worse than failing the stream.
+      if ((flags & IORING_CQE_F_BUFFER) != 0 && buffers != nullptr) buffers->recycle(BufferRing::buffer_id(flags));
+      overflowed = true;
+      return;
+    }
+    queue[(head + count) % capacity] = Entry{res, flags};
+    ++count;
+  }
+
+  Entry pop() {
+    Entry entry = queue[head];
+    head = (head + 1) % capacity;
+    --count;
+    return entry;
+  }
+
+  // Gives back every buffer still queued (their bytes are discarded).
+  void discard_queued() {
+    while (count > 0) {
+      const Entry entry = pop();
+      if ((entry.flags & IORING_CQE_F_BUFFER) != 0 && buffers != nullptr) {
+        buffers->recycle(BufferRing::buffer_id(entry.flags));
+      }
+    }
+  }
+
+  BufferRing* buffers = nullptr;
+  std::unique_ptr<Entry[]> queue;
+  unsigned capacity = 0;
+  unsigned head = 0;
+  unsigned count = 0;
+  bool armed = false;
+  bool overflowed = false;
+};
+
+Result<Stream> Stream::connect(Ring& ring, const Endpoint& peer, std::optional<Duration> timeout) {
+  auto socket = tcp_socket_for(peer);
+  if (!socket) return std::unexpected(socket.error());
+  Stream stream(ring, std::move(*socket), peer);
+  OpHandler op;
+  ring.prep_connect(stream.fd(), peer.addr(), peer.length, op);
+  if (timeout) ring.link_timeout(*timeout);
+  auto res = stream.wait(op, "connect", timeout.has_value());
+  if (!res) return std::unexpected(res.error());
+  return stream;
+}
+
+Stream::Stream(Ring& ring, Fd socket, Endpoint peer) noexcept
+    : ring_(&ring), socket_(std::move(socket)), peer_(peer), peer_text_(peer_.to_string()) {}
+
+Stream::Stream(Stream&& other) noexcept = default;
+
+Stream& Stream::operator=(Stream&& other) noexcept {
+  if (this != &other) {
+    close();
+    ring_ = other.ring_;
+    socket_ = std::move(other.socket_);
+    peer_ = other.peer_;
+    peer_text_ = std::move(other.peer_text_);
+    multishot_ = std::move(other.multishot_);
+  }
+  return *this;
+}
+
+Stream::~Stream() { close(); }
+
+void Stream::close() noexcept {
+  disarm();
+  socket_.reset();
+}
+
+void Stream::disarm() noexcept {
+  if (!multishot_) return;
+  MultishotState& m = *multishot_;
+  if (m.armed) {
+    ring_->prep_cancel(m, nullptr);
+    // The kernel holds a pointer to `m` until the multishot's last CQE: wait for it, bounded.
+    for (int round = 0; round < kSettleRounds && m.armed; ++round) {
+      if (!ring_->run_once(kSettleWait)) break;
+    }
+  }
+  m.discard_queued();
+  m.overflowed = false;
+}
+
+template <class Handler>
+Result<int> Stream::wait(Handler& op, const char* name, bool deadline) {
+  auto ran = ring_->run_until([&] { return op.done(); });
+  if (!ran) {
+    settle(op);
+    return ring_error(std::move(ran.error()), peer_text_);
+  }
+  // Only the linked timeout cancels operations of a Stream: a cancellation is the deadline passing.
+  if (op.res() == -ECANCELED && deadline) return op_error(name, ETIMEDOUT, peer_text_);
+  if (op.res() < 0) return op_error(name, -op.res(), peer_text_);
+  return op.res();
+}
+
+template <class Handler>
+void Stream::settle(Handler& op) noexcept {
+  // The ring failed while `op` was in flight: cancel it and wait for its CQE, so the handler (on the
+  // caller's stack) is not written to after the call returns. Bounded: a ring that fails again and
+  // again cannot be waited on.
+  if (op.done()) return;
+  ring_->prep_cancel(op, nullptr);
+  for (int round = 0; round < kSettleRounds && !op.done(); ++round) {
+    if (!ring_->run_once(kSettleWait)) break;
+  }
+}
+
+Status Stream::send_all(std::span<const iovec> parts, std::optional<Duration> timeout) {
+  if (!socket_.valid()) return op_error("sendmsg", EBADF, peer_text_);
+  // A short send leaves the first unsent iovec partly sent: the remainder goes out from a small copy
+  // of the iovecs (on the stack; a longer list is sent in several sendmsg calls).
+  constexpr std::size_t kBatch = 8;
+  std::size_t index = 0;
+  std::size_t offset = 0;  // bytes of parts[index] already sent
+  while (index < parts.size()) {
+    if (parts[index].iov_len == offset) {
+      ++index;
+      offset = 0;
+      continue;
+    }
+    iovec batch[kBatch];
+    std::size_t n = 0;
+    for (std::size_t i = index; i < parts.size() && n < kBatch; ++i) {
+      batch[n] = parts[i];
+      if (i == index) {
+        batch[n].iov_base = static_cast<char*>(batch[n].iov_base) + offset;
+        batch[n].iov_len -= offset;
+      }
+      ++n;
+    }
+    msghdr msg{};
+    msg.msg_iov = batch;
+    msg.msg_iovlen = n;
+    OpHandler op;
+    ring_->prep_sendmsg(fd(), &msg, op);
+    if (timeout) ring_->link_timeout(*timeout);
+    auto sent = wait(op, "sendmsg", timeout.has_value());
+    if (!sent) return std::unexpected(sent.error());
+    if (*sent == 0) return op_error("sendmsg (sent nothing)", EPIPE, peer_text_);
+    auto left = static_cast<std::size_t>(*sent);
+    while (left > 0 && index < parts.size()) {
+      const std::size_t room = parts[index].iov_len - offset;
+      if (left < room) {
+        offset += left;
+        left = 0;
+      } else {
+        left -= room;
+        ++index;
+        offset = 0;
+      }
+    }
+  }
+  return {};
+}
+
+Status Stream::send_all(std::span<const char> bytes, std::optional<Duration> timeout) {
+  if (!socket_.valid()) return op_error("send", EBADF, peer_text_);
+  while (!bytes.empty()) {
+    OpHandler op;
+    ring_->prep_send(fd(), bytes, op);
+    if (timeout) ring_->link_timeout(*timeout);
+    auto sent = wait(op, "send", timeout.has_value());
+    if (!sent) return std::unexpected(sent.error());
+    if (*sent == 0) return op_error("send (sent nothing)", EPIPE, peer_text_);
+    bytes = bytes.subspan(static_cast<std::size_t>(*sent));
+  }
+  return {};
+}
+
+Result<ZeroCopyReport> Stream::send_zero_copy(std::span<const char> bytes, std::optional<Duration> timeout) {
+  if (!socket_.valid()) return op_error("send_zc", EBADF, peer_text_);
+  if (!ring_->features().send_zc) return op_error("send_zc", EOPNOTSUPP, peer_text_);
+  ZeroCopyReport report;
+  while (!bytes.empty()) {
+    ZeroCopyHandler op;
+    ring_->prep_send_zc(fd(), bytes, op);
+    if (timeout) ring_->link_timeout(*timeout);
+    auto sent = wait(op, "send_zc", timeout.has_value());
+    if (!sent) return std::unexpected(sent.error());
+    ++report.sends;
+    if (op.copied()) ++report.copied_sends;
+    if (*sent == 0) return op_error("send_zc (sent nothing)", EPIPE, peer_text_);
+    report.bytes += static_cast<std::size_t>(*sent);
+    bytes = bytes.subspan(static_cast<std::size_t>(*sent));
+  }
+  return report;
+}
+
+Result<std::size_t> Stream::receive(std::span<char> into, std::optional<Duration> timeout) {
+  if (!socket_.valid()) return op_error("recv", EBADF, peer_text_);
+  // A recv of 0 bytes returns 0, which would read as "peer closed".
+  if (into.empty()) return op_error("recv (empty buffer)", EINVAL, peer_text_);
+  OpHandler op;
+  ring_->prep_recv(fd(), into, op);
+  if (timeout) ring_->link_timeout(*timeout);
+  auto received = wait(op, "recv", timeout.has_value());
+  if (!received) return std::unexpected(received.error());
+  return static_cast<std::size_t>(*received);
+}
+
+Result<std::size_t> Stream::receive_fixed(std::span<char> into, int buf_index, std::optional<Duration> timeout) {
+  if (!socket_.valid()) return op_error("read_fixed", EBADF, peer_text_);
+  if (into.empty()) return op_error("read_fixed (empty buffer)", EINVAL, peer_text_);
+  OpHandler op;
+  ring_->prep_read_fixed(fd(), into, buf_index, op);
+  if (timeout) ring_->link_timeout(*timeout);
+  auto received = wait(op, "read_fixed", timeout.has_value());
+  if (!received) return std::unexpected(received.error());
+  return static_cast<std::size_t>(*received);
+}
+
+Result<ProvidedChunk> Stream::receive_provided(BufferRing& buffers, std::optional<Duration> timeout) {
+  if (!socket_.valid()) return op_error("recv_multishot", EBADF, peer_text_);
+  if (!ring_->features().recv_multishot) return op_error("recv_multishot", EOPNOTSUPP, peer_text_);
+  if (!multishot_) multishot_ = std::make_unique<MultishotState>();
+  MultishotState& m = *multishot_;
+  if (m.buffers != &buffers) {
+    // Another buffer ring: allowed only between multishots, once everything queued was consumed.
+    if (m.armed || m.count > 0) return op_error("recv_multishot (buffer ring changed while armed)", EBUSY, peer_text_);
+    m.buffers = &buffers;
+  }
+  // Each queued completion holds a distinct buffer, plus one final CQE without a buffer: the queue
+  // can never overflow. It is sized once per buffer ring, not per operation.
+  if (m.capacity < buffers.count() + 2 && m.count == 0) {
+    m.capacity = buffers.count() + 2;
+    m.queue = std::make_unique<MultishotState::Entry[]>(m.capacity);
+    m.head = 0;
+  }
+  if (m.overflowed) return op_error("recv_multishot (completion queue overflow)", EOVERFLOW, peer_text_);
+  if (m.count == 0 && !m.armed) {
+    ring_->prep_recv_multishot(fd(), buffers, m);
+    m.armed = true;
+  }
+
+  // No linked timeout here: it would bound the whole multishot, not this wait. The ring's own wait
+  // carries the deadline instead, and nothing is left in flight on this stack when it passes.
+  const auto deadline = timeout ? std::chrono::steady_clock::now() + *timeout : std::chrono::steady_clock::time_point::max();
+  while (m.count == 0) {
+    Duration remaining = Duration::max();
+    if (timeout) {
+      remaining = std::chrono::duration_cast<Duration>(deadline - std::chrono::steady_clock::now());
+      if (remaining <= Duration::zero()) return op_error("recv_multishot", ETIMEDOUT, peer_text_);
+    }
+    auto ran = ring_->run_once(remaining);
+    if (!ran) return ring_error(std::move(ran.error()), peer_text_);
+  }
+
+  const MultishotState::Entry entry = m.pop();
+  const bool has_buffer = (entry.flags & IORING_CQE_F_BUFFER) != 0;
+  if (entry.res <= 0) {
+    if (has_buffer) buffers.recycle(BufferRing::buffer_id(entry.flags));
+    if (entry.res == -ENOBUFS) {
+      // The kernel found no free buffer and ended the multishot. Not retried here: the caller
+      // recycles buffers (or gives the ring more) and calls again, which re-arms.
+      return op_error("recv_multishot (provided buffer ring ran dry)", ENOBUFS, peer_text_);
+    }
+    if (entry.res < 0) return op_error("recv_multishot", -entry.res, peer_text_);
+    return ProvidedChunk{};  // peer closed
+  }
+  if (!has_buffer) return op_error("recv_multishot (completion without a buffer)", EPROTO, peer_text_);
+  return ProvidedChunk{BufferRing::buffer_id(entry.flags), static_cast<std::size_t>(entry.res)};
+}
+
+}  // namespace ringlab::net

@@ -1,0 +1,119 @@
+#include "ringlab/net/socket.hpp"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <string>
+
+#include "loopback.hpp"
+
+using namespace ringlab::net;
+
+namespace {
+
+bool is_open(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
+
+}  // namespace
+
+TEST_CASE("Fd closes its descriptor on destruction and on reset") {
+  int raw = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(raw >= 0);
+  {
+    Fd fd(raw);
+    CHECK(fd.valid());
+    CHECK(is_open(raw));
+  }
+  CHECK_FALSE(is_open(raw));
+
+  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  raw = fd.get();
+  fd.reset();
+  CHECK_FALSE(fd.valid());
+  CHECK_FALSE(is_open(raw));
+  fd.reset();  // twice is harmless
+}
+
+TEST_CASE("Fd moves ownership and release() gives it up") {
+  Fd a(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const int raw = a.get();
+  Fd b(std::move(a));
+  CHECK_FALSE(a.valid());
+  CHECK(b.get() == raw);
+
+  Fd c(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const int replaced = c.get();
+  c = std::move(b);
+  CHECK(c.get() == raw);
+  CHECK_FALSE(is_open(replaced));  // the descriptor c held before was closed
+
+  const int released = c.release();
+  CHECK(released == raw);
+  CHECK_FALSE(c.valid());
+  CHECK(is_open(raw));
+  Fd owner(released);  // closes it
+}
+
+TEST_CASE("listen_tcp on port 0 listens on a free port, IPv4 and IPv6") {
+  for (const char* host : {"127.0.0.1", "::1"}) {
+    INFO(host);
+    auto where = Endpoint::parse(host, 0);
+    REQUIRE(where);
+    auto fd = listen_tcp(*where);
+    REQUIRE_MESSAGE(fd, (fd ? "" : fd.error().message()));
+    int listening = 0;
+    socklen_t len = sizeof(listening);
+    REQUIRE(::getsockopt(fd->get(), SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0);
+    CHECK(listening == 1);
+    auto local = Endpoint::local_of(fd->get());
+    REQUIRE(local);
+    CHECK(local->port() != 0);
+  }
+}
+
+TEST_CASE("listen_tcp on a port in use without SO_REUSEPORT fails at bind with the peer named") {
+  auto first = ringlab::net::testing::listen_loopback();
+  auto second = listen_tcp(first.endpoint, ListenOptions{.backlog = 4, .reuse_port = false});
+  REQUIRE_FALSE(second);
+  CHECK(std::string(second.error().op) == "bind");
+  CHECK(second.error().code == EADDRINUSE);
+  CHECK(second.error().peer == first.endpoint.to_string());
+}
+
+TEST_CASE("listen_tcp with SO_REUSEPORT lets two listeners share a port") {
+  auto where = Endpoint::parse("127.0.0.1", 0);
+  REQUIRE(where);
+  auto first = listen_tcp(*where);
+  REQUIRE(first);
+  auto local = Endpoint::local_of(first->get());
+  REQUIRE(local);
+  auto second = listen_tcp(*local);
+  CHECK_MESSAGE(second, (second ? "" : second.error().message()));
+}
+
+TEST_CASE("tcp_socket_for opens a socket of the peer's family with TCP_NODELAY") {
+  for (const char* host : {"127.0.0.1", "::1"}) {
+    INFO(host);
+    auto peer = Endpoint::parse(host, 80);
+    REQUIRE(peer);
+    auto fd = tcp_socket_for(*peer);
+    REQUIRE(fd);
+    int domain = 0, nodelay = 0;
+    socklen_t len = sizeof(int);
+    REQUIRE(::getsockopt(fd->get(), SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0);
+    CHECK(domain == peer->family());
+    len = sizeof(int);
+    REQUIRE(::getsockopt(fd->get(), IPPROTO_TCP, TCP_NODELAY, &nodelay, &len) == 0);
+    CHECK(nodelay == 1);
+  }
+}
+
+TEST_CASE("set_nodelay on something that is not a socket reports the setsockopt") {
+  auto status = set_nodelay(-1);
+  REQUIRE_FALSE(status);
+  CHECK(std::string(status.error().op).find("setsockopt") == 0);
+  CHECK(status.error().code == EBADF);
+}
