@@ -34,7 +34,9 @@ struct Error {
   std::string peer;    // "127.0.0.1:8080" when known
 
   [[nodiscard]] std::string message() const;  // "malformed 127.0.0.1:8080: llhttp: ..."
-  // Maps a net::Error: ECONNREFUSED -> refused, ECONNRESET/EPIPE -> reset, ETIMEDOUT -> timeout...
+  // Maps a net::Error: ECONNREFUSED -> refused, ECONNRESET/EPIPE -> reset, ETIMEDOUT/ECANCELED/ETIME
+  // -> timeout (a deadline that cut an operation short), anything else -> io. The detail is
+  // "op: description (ENAME)"; the peer is kept.
   [[nodiscard]] static Error from(const net::Error& error);
 };
 

@@ -4,6 +4,11 @@
 // the head.
 //
 // Ownership: the returned iovecs point into `head_buffer` and into `body`; both must outlive the send.
+// Nothing is allocated.
+//
+// The head is "METHOD target HTTP/1.1", Host, the extra headers in order, "Connection: close" when
+// keep_alive is false, Content-Type when given, and Content-Length when the body is not empty or the
+// method is POST, PUT or PATCH (which then say 0).
 #include <sys/uio.h>
 
 #include <array>
@@ -34,8 +39,11 @@ struct SerializedRequest {
   }
 };
 
-// Errc::header_too_large when the head does not fit in head_buffer; Errc::malformed when a field
-// contains CR or LF (header injection).
+// Errc::header_too_large when the head does not fit in head_buffer (nothing useful is written then).
+// Errc::malformed, before anything is written, when a field could change the message's framing: a
+// method or header name that is not a token, a target that is empty or holds a space or control byte,
+// a host, value or content type holding CR, LF or another control byte (header injection), or an
+// extra header the serializer writes itself (Host, Content-Length, Transfer-Encoding, Connection).
 Result<SerializedRequest> serialize(const RequestSpec& spec, std::span<char> head_buffer);
 
 }  // namespace ringlab::http
