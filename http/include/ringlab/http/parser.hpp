@@ -9,12 +9,41 @@
 //                      the bytes are already where it wants them (bytes.data() == its write cursor)
 //   on_complete()      the message ended; for pipelined messages feed() stops right after it and
 //                      returns how many bytes it consumed, so the caller can decide what to do
-//                      with the rest (feed them again for the next message).
+//                      with the rest (feed them again for the next message; no reset() needed).
 // A handler returns an error (Status) to stop parsing; feed() then returns that error.
 //
-// Limits (each with a default here, a flag in the binaries, and a test): max_header_bytes for the
-// whole head (default 16 KiB, Errc::header_too_large) and max_body_bytes (default 64 MiB,
-// Errc::body_too_large). A parse error sticks until reset().
+// Heads that arrive in several feeds. The parser keeps the head as views, not copies: until
+// on_head returns, the bytes of the head already fed must stay where they were and unchanged.
+// A caller that appends each receive after the previous one in the same buffer, or keeps its earlier
+// buffers alive, needs to do nothing. A name or value whose pieces arrive in two buffers that are
+// not adjacent in memory is joined in the parser's scratch storage. A caller that must move or
+// overwrite the bytes it fed while a head is incomplete calls detach() first: it copies the partial
+// head into the scratch, after which the caller's buffer is free.
+//
+// Memory: the scratch is allocated with the parser (4 KiB) and grows, at most to twice
+// max_header_bytes, only if a head needs it; it is reused for every message, so a parser in steady
+// state does not allocate. Error paths allocate (the detail text).
+//
+// Limits (each with a default here, a flag in the binaries, and a test):
+//   max_header_bytes  the whole head, request or status line through the blank line (default
+//                     16 KiB; one byte more is Errc::header_too_large). More than kMaxHeaders header
+//                     fields is header_too_large too. Chunk extensions and trailers are read and
+//                     dropped; their bytes, per message, count against the same limit.
+//   max_body_bytes    the body (default 64 MiB, Errc::body_too_large): a Content-Length above it is
+//                     refused when the head completes, before on_head; a chunked body when the
+//                     chunk size that crosses it is announced; a close-delimited one as it arrives.
+//
+// Errors: Errc::malformed with llhttp's reason, Errc::header_too_large, body_too_large,
+// unsupported (protocol upgrade, CONNECT), truncated (finish() inside a message), or the handler's
+// own error. Every detail ends with " at byte N", N counted from the start of the stream (from the
+// last reset()). An error sticks: feed() and finish() return it again until reset().
+//
+// Framing rules worth knowing (RFC 9112 6.3): a response to HEAD (expect_no_body), and a 1xx, 204
+// or 304 response, ends with its head whatever its Content-Length says. A 1xx interim response is a
+// message of its own: the caller skips it and feeds on. Content-Length together with
+// Transfer-Encoding, and duplicate Content-Length fields (even equal), are malformed. A request
+// Transfer-Encoding that does not end with chunked is malformed; in a response it means a
+// close-delimited body, completed by finish().
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -58,13 +87,19 @@ class ResponseParser {
   ResponseParser(const ResponseParser&) = delete;
   ResponseParser& operator=(const ResponseParser&) = delete;
 
-  // Set before each response: a response to HEAD has no body whatever its headers say.
+  // Set before each response: a response to HEAD has no body whatever its headers say. The setting
+  // stays (across reset() too) until changed.
   void expect_no_body(bool no_body);
   // Consumes bytes until they run out or a message completes; returns bytes consumed.
   Result<std::size_t> feed(std::string_view bytes, ResponseHandler& handler);
-  // The peer closed: completes a close-delimited body, or reports Errc::truncated.
+  // The peer closed: completes a close-delimited body, or reports Errc::truncated when a message is
+  // incomplete. Closing between messages is not an error. The stream has ended: reset() before
+  // feeding again.
   Status finish(ResponseHandler& handler);
-  // Ready for the next message on the same connection (after on_complete).
+  // Copies the head in progress into parser-owned storage, so the caller may reuse the buffers it
+  // fed (see above). A no-op outside a head.
+  Status detach();
+  // Ready for a new stream (a new connection, or after an error). Not needed between messages.
   void reset();
   [[nodiscard]] bool in_message() const noexcept;  // some bytes of a message were consumed
 
@@ -80,8 +115,11 @@ class RequestParser {
   RequestParser(const RequestParser&) = delete;
   RequestParser& operator=(const RequestParser&) = delete;
 
+  // As ResponseParser's. A request body is never close-delimited, so finish() inside a request is
+  // always Errc::truncated.
   Result<std::size_t> feed(std::string_view bytes, RequestHandler& handler);
   Status finish(RequestHandler& handler);
+  Status detach();
   void reset();
   [[nodiscard]] bool in_message() const noexcept;
 
