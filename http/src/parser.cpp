@@ -31,7 +31,7 @@ class Machine {
   explicit Machine(const ParserLimits& limits)
       : limits_(limits),
         // The scratch is reserved once here; it only grows (rebasing its views) if a head is split
-        // in more ways than a typical one, up to the bound explained at grow_scratch().
+        // in more ways than a typical one, up to the bound explained at scratch_bound().
         scratch_capacity_(std::min<std::size_t>(scratch_bound(), 4096)),
         scratch_(std::make_unique<char[]>(scratch_capacity_)) {
     llhttp_init(&parser_, kResponse ? HTTP_RESPONSE : HTTP_REQUEST, &settings());
