@@ -1,0 +1,86 @@
+#pragma once
+// BodyCache: the generated bodies of /weather and /repos, serialized once per (route, count, format)
+// and then served from memory.
+//
+// Bounds (both have defaults, and flags in the server binary): at most max_entries bodies and
+// max_bytes bytes in total; the least recently used body is evicted first. A body larger than
+// max_bytes on its own is generated, served and not cached (a count=1000000 /repos body is about
+// 1.5 GB: asking for it twice generates it twice, which is the honest cost of asking).
+//
+// Generation runs on the calling thread, so a miss for a large N stalls that server thread while it
+// serializes; the bodies are deterministic for a given key (json/ uses a fixed seed).
+//
+// Threads: one cache per server thread, no locking. A body is shared (std::shared_ptr<const Body>)
+// between the cache and the responses still sending it, so eviction never frees bytes that a send
+// in flight refers to.
+//
+// Lookup is a linear scan: with at most a few dozen entries it costs less than hashing.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/server/routes.hpp"
+
+namespace ringlab::server {
+
+struct BodyKey {
+  Route route = Route::weather;  // weather or repos
+  Format format = Format::json;
+  uint32_t count = 0;
+  friend bool operator==(const BodyKey&, const BodyKey&) = default;
+};
+
+struct Body {
+  std::string bytes;
+  std::string_view content_type;  // a string literal
+};
+
+// Serializes the body for `key` with json/ (weather or repos records, JSON array or NDJSON).
+[[nodiscard]] Body generate_body(const BodyKey& key);
+
+struct BodyCacheLimits {
+  std::size_t max_entries = 64;
+  std::size_t max_bytes = 256u << 20;
+};
+
+struct BodyCacheStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;     // generated
+  uint64_t evictions = 0;
+  uint64_t uncached = 0;   // generated but larger than max_bytes
+};
+
+class BodyCache {
+ public:
+  using Generator = Body (*)(const BodyKey&);
+
+  explicit BodyCache(BodyCacheLimits limits = {}, Generator generator = &generate_body);
+
+  // The body for `key`, generated on a miss.
+  [[nodiscard]] std::shared_ptr<const Body> get(const BodyKey& key);
+
+  [[nodiscard]] std::size_t entries() const noexcept { return entries_.size(); }
+  [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
+  [[nodiscard]] const BodyCacheStats& stats() const noexcept { return stats_; }
+  [[nodiscard]] const BodyCacheLimits& limits() const noexcept { return limits_; }
+
+ private:
+  struct Entry {
+    BodyKey key;
+    std::shared_ptr<const Body> body;
+    uint64_t last_used = 0;
+  };
+  void evict_one();
+
+  BodyCacheLimits limits_;
+  Generator generator_;
+  std::vector<Entry> entries_;
+  std::size_t bytes_ = 0;
+  uint64_t clock_ = 0;
+  BodyCacheStats stats_;
+};
+
+}  // namespace ringlab::server

@@ -1,0 +1,92 @@
+#pragma once
+// OutputBatch: the bytes of one or more responses of one connection, gathered for one sendmsg.
+//
+// A connection keeps two: one in flight (handed to the kernel) and one pending (where new responses
+// are appended while the other is sent). Appending to the batch in flight is the caller's bug.
+//
+// Ownership of the bytes a batch sends:
+//   - append_copy(): copied into the batch's own byte buffer (heads, chunk framing, small bodies);
+//   - append_ref() : not copied; the caller keeps the bytes alive until clear(), either because they
+//                    are static, or by hold() (a shared reference to a cached body), or by adopt()
+//                    (a string moved into the batch: echo and proxy bodies).
+// Views returned by iovecs() live until the next append, consume() or clear().
+//
+// Memory: clear() keeps every vector's capacity, so a connection that serves the same kind of
+// response again allocates nothing. A batch whose byte buffer grew beyond kRetainBytes gives the
+// memory back at clear(): a connection that once echoed 16 MiB should not hold 16 MiB while idle.
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ringlab::server {
+
+class OutputBatch {
+ public:
+  // Bodies up to this size are copied next to the head instead of being referenced: one iovec fewer,
+  // and for a few hundred bytes the copy costs less than the kernel's per-iovec work.
+  static constexpr std::size_t kInlineBytes = 1024;
+  static constexpr std::size_t kRetainBytes = 1u << 20;
+  // Above every small-string buffer (libstdc++: 15 bytes).
+  static constexpr std::size_t kHeapCapacity = 64;
+
+  OutputBatch();
+
+  void append_copy(std::string_view bytes);
+  // Appends what `write(std::string&)` appends to the string it is given (the batch's own byte
+  // buffer): a head is formatted in place instead of being built elsewhere and copied.
+  template <class Write>
+  void append_written(Write&& write) {
+    const std::size_t start = bytes_.size();
+    write(bytes_);
+    note_written(start);
+  }
+  void append_ref(std::string_view bytes);
+  // Copies small bodies, references large ones (see kInlineBytes); the caller guarantees the
+  // lifetime of referenced bytes as for append_ref().
+  void append_body(std::string_view bytes);
+  // Keeps `owner` alive until clear().
+  void hold(std::shared_ptr<const void> owner);
+  // Takes `body` over and returns a view of its bytes, valid until clear() (the caller then appends
+  // the view, usually with append_body()). The string is kept on the heap, where a move does not
+  // move its bytes, so the view stays put while the batch's own vectors grow.
+  std::string_view adopt(std::string&& body);
+
+  [[nodiscard]] bool empty() const noexcept { return segments_.empty(); }
+  [[nodiscard]] std::size_t total_bytes() const noexcept { return total_bytes_; }
+
+  // Resolves the segments to iovecs. Call once before the first send of this batch.
+  void prepare();
+  // The iovecs not yet (fully) sent.
+  [[nodiscard]] std::span<const iovec> iovecs() const noexcept;
+  // Marks n bytes as sent. Returns true when everything has been sent.
+  bool consume(std::size_t n) noexcept;
+  // Empties the batch. Adopted strings that are worth reusing are moved into `recycled` (cleared,
+  // capacity kept) when it is not null.
+  void clear(std::vector<std::string>* recycled = nullptr);
+
+  // Every byte of the batch in order (tests and diagnostics; allocates).
+  [[nodiscard]] std::string flatten() const;
+
+ private:
+  void note_written(std::size_t start);
+
+  struct Segment {
+    const char* data;     // null: bytes_ at offset
+    std::size_t offset;
+    std::size_t length;
+  };
+  std::string bytes_;
+  std::vector<Segment> segments_;
+  std::vector<std::shared_ptr<const void>> holds_;
+  std::vector<std::string> adopted_;
+  std::vector<iovec> iovecs_;
+  std::size_t next_iovec_ = 0;
+  std::size_t total_bytes_ = 0;
+};
+
+}  // namespace ringlab::server

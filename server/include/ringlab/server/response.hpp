@@ -1,0 +1,50 @@
+#pragma once
+// Building responses: the head, the body framing (Content-Length or chunked) and JSON error bodies.
+//
+// Heads carry no Date header: producing it costs a clock read and formatting per response (or a
+// cache refreshed every second by a timer), HTTP/1.1 lets a server without a reliable clock omit it
+// (RFC 9110 6.6.1), and none of ringlab's clients reads it. A constant "Server: ringlab" is sent.
+//
+// HTTP/1.0 clients never get chunked coding (they cannot decode it): a chunked=1 request from one
+// is answered with Content-Length. That decision belongs to the caller (ResponseHead::chunked).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ringlab/server/output.hpp"
+
+namespace ringlab::server {
+
+struct ResponseHead {
+  int status = 200;
+  std::string_view content_type;  // omitted when empty
+  uint64_t content_length = 0;    // sent unless chunked
+  bool chunked = false;           // "Transfer-Encoding: chunked" instead of Content-Length
+  bool close = false;             // "Connection: close": the server closes after this response
+  bool keep_alive = false;        // "Connection: keep-alive" (HTTP/1.0 clients that asked for it)
+  std::string_view allow;         // "Allow: ..." when non-empty (405)
+};
+
+// "OK", "Not Found", ...; "Unknown" for a status this server never sends.
+[[nodiscard]] std::string_view reason_phrase(int status) noexcept;
+
+// Appends the status line and headers, and the empty line that ends the head.
+void append_head(std::string& out, const ResponseHead& head);
+
+// The interim answer to "Expect: 100-continue".
+inline constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+// Appends the body in chunked coding: chunks of `chunk_bytes` (the last one shorter), then the
+// terminating "0\r\n\r\n" (no trailers). The chunk payloads go through OutputBatch::append_body, so
+// large ones are referenced, not copied: `body` must live as append_ref() requires.
+void append_chunked_body(OutputBatch& out, std::string_view body, uint32_t chunk_bytes);
+
+// Appends a whole response: head (Content-Length or chunked per `head.chunked`, length taken from
+// body.size()) and, unless `head_only` (HEAD), the body. Body lifetime as for append_chunked_body.
+void append_response(OutputBatch& out, ResponseHead head, std::string_view body, bool head_only,
+                     uint32_t chunk_bytes);
+
+// {"error":"<message>"} with the message escaped as a JSON string.
+void append_json_error(std::string& out, std::string_view message);
+
+}  // namespace ringlab::server

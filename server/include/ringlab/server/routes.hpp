@@ -1,0 +1,58 @@
+#pragma once
+// Routing: from a request's method and target to what the server will answer, or to the error
+// status it must give instead. Pure functions, no I/O, so the whole table is unit-tested.
+//
+// Routes (DESIGN.md "Server routes"):
+//   GET  /weather?count=N[&format=ndjson]   N WeatherForecast records
+//   GET  /repos?count=N[&format=ndjson]     N repository records
+//   POST /echo                              the request body, same Content-Type
+//   GET  /plaintext                         "Hello, World!"
+//   GET  /health                            {"status":"ok"}
+//   GET  /proxy?count=N[&conn=pooled|fresh] /weather?count=N fetched from the upstream
+// Every route also takes chunked=1|0|true|false and chunk=BYTES (1..16 MiB, default 4096). HEAD is
+// accepted wherever GET is (the head of the GET answer, no body).
+//
+// Parameters: count defaults to 10 when absent; a present count must be a decimal in 0..1,000,000.
+// Parameters a route does not use are ignored, even when their value would be invalid elsewhere.
+//
+// Order of checks, so that each bad request gets one well-defined status: target shape (400), path
+// (404), method (405 with Allow), parameters (400). Error messages are string literals (they live
+// forever) and go into a JSON body {"error": "..."}.
+#include <cstdint>
+#include <expected>
+#include <string_view>
+
+namespace ringlab::server {
+
+enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy };
+enum class Format : uint8_t { json, ndjson };
+enum class UpstreamConnection : uint8_t { pooled, fresh };
+
+inline constexpr uint64_t kMaxCount = 1'000'000;
+inline constexpr uint32_t kDefaultCount = 10;
+inline constexpr uint32_t kDefaultChunkBytes = 4096;
+inline constexpr uint32_t kMaxChunkBytes = 16u << 20;
+
+struct RoutedRequest {
+  Route route = Route::health;
+  bool head_only = false;  // HEAD request
+  uint32_t count = kDefaultCount;
+  Format format = Format::json;
+  bool chunked = false;
+  uint32_t chunk_bytes = kDefaultChunkBytes;
+  UpstreamConnection upstream = UpstreamConnection::pooled;
+};
+
+struct RouteError {
+  int status = 400;
+  std::string_view message;  // a string literal
+  std::string_view allow;    // Allow header value for 405, empty otherwise
+};
+
+[[nodiscard]] std::expected<RoutedRequest, RouteError> route_request(std::string_view method,
+                                                                     std::string_view target) noexcept;
+
+[[nodiscard]] std::string_view route_name(Route route) noexcept;
+[[nodiscard]] std::string_view format_name(Format format) noexcept;
+
+}  // namespace ringlab::server

@@ -1,0 +1,138 @@
+#pragma once
+// Server: the io_uring HTTP/1.1 server behind the `server` binary and the end-to-end tests.
+//
+// Threads: `threads` workers, each with its own Ring (SINGLE_ISSUER|DEFER_TASKRUN when granted), its
+// own SO_REUSEPORT listener on the same port (the kernel spreads new connections over them), a
+// multishot accept, and a provided-buffer ring its connections' multishot recvs draw from. Workers
+// share nothing but the options: each has its own body cache and connection pool.
+//
+// Connections: requests are parsed as they arrive (split anywhere, pipelined), answered in order,
+// and the answers produced from one receive go out in one sendmsg (head and body as separate
+// iovecs; cached bodies are referenced, not copied). A connection is kept alive unless the client
+// asks otherwise (HTTP/1.0 without keep-alive, "Connection: close") or a request was bad. When the
+// server closes after an answer it first shuts its side down and reads (and drops) what the client
+// still sends for a short while, so the client reads the answer instead of a reset.
+//
+// Receive-buffer policy: the kernel picks a provided buffer for each receive; it is fed to the
+// parser and given back to the kernel before the next completion is handled. Nothing of a request
+// outlives its buffer except (a) what the route needs, copied when the head completes (route,
+// parameters, echo Content-Type), (b) an echo body, copied into the connection's body string as it
+// arrives, and (c) a head still incomplete when its buffer is given back: the parser copies that
+// partial head into its own per-connection scratch (RequestParser::detach) first. So a head split
+// over several buffers costs one copy of its bytes; one that fits in a buffer costs none.
+//
+// Limits, each with a default, a flag in the binary and a test: max_header_bytes (431),
+// max_body_bytes (413), idle_timeout, max_connections, the body cache bounds, the upstream timeout,
+// the shutdown timeout.
+//
+// Timers: one io_uring timeout per worker ticks every idle_timeout/8 (at least 1 ms, at most 1 s);
+// at each tick a connection that made no progress (no byte received, no send completed) for
+// idle_timeout is closed. So an idle connection is closed between idle_timeout and idle_timeout plus
+// one tick. A connection draining after its last answer is closed after min(idle_timeout, 1 s).
+//
+// /proxy: the worker fetches /weather from the upstream with http::Client, which is sequential and
+// runs its own Ring: the worker thread is blocked (answers nothing else) until the upstream answers
+// or upstream_timeout passes. With no upstream given, the server starts one extra worker with its
+// own listener as the upstream ("itself"), so a proxy request never waits on the thread that made
+// it (which would be a deadlock with one thread). That worker serves every route but /proxy.
+//
+// Stop: stop() (any thread, idempotent) makes every worker cancel its accept, close idle
+// connections, answer the requests already started with "Connection: close", and exit when every
+// connection is gone, or after shutdown_timeout at the latest. wait() joins the workers.
+//
+// Errors: start() returns an Error naming what failed ("listen 127.0.0.1:80: Permission denied
+// (EACCES)"); per-connection failures never stop a worker (they are counted in stats()); a worker
+// stops only when its ring fails, and wait() returns that error.
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ringlab/net/endpoint.hpp"
+
+namespace ringlab::server {
+
+using namespace std::chrono_literals;
+
+struct ServerOptions {
+  std::string bind = "127.0.0.1";
+  uint16_t port = 0;  // 0: any free port; endpoint() says which
+  unsigned threads = 1;
+  std::string upstream;  // "http://host:port" for /proxy; empty: an extra worker of this server
+  std::size_t max_header_bytes = 16 * 1024;
+  uint64_t max_body_bytes = 64ull << 20;
+  std::chrono::milliseconds idle_timeout = 30s;
+  std::chrono::milliseconds upstream_timeout = 5s;
+  std::chrono::milliseconds shutdown_timeout = 5s;
+  unsigned max_connections = 4096;  // per worker; more are accepted and closed at once
+  unsigned recv_buffer_bytes = 16 * 1024;  // size of each provided buffer
+  unsigned recv_buffer_count = 256;        // provided buffers per worker (a power of two)
+  std::size_t cache_entries = 64;          // per worker
+  std::size_t cache_bytes = 256u << 20;    // per worker
+  int cpu = -1;  // >= 0: worker i is pinned to CPU (cpu + i) modulo the CPUs online
+};
+
+struct ServerStats {
+  uint64_t accepted = 0;
+  uint64_t refused = 0;       // closed at once: max_connections reached or stopping
+  uint64_t closed = 0;        // connections fully closed (fd closed, state recycled)
+  uint64_t requests = 0;      // complete requests answered
+  uint64_t bad_requests = 0;  // answered 400/413/431/505 because of the bytes received
+  uint64_t idle_closed = 0;   // closed by the idle timeout (or the shutdown timeout)
+  uint64_t recv_rearmed = 0;  // multishot recvs re-armed (the kernel ended one, e.g. ENOBUFS)
+  uint64_t accept_errors = 0;
+  uint64_t connection_errors = 0;  // recv/send failures (resets, broken pipes)
+  uint64_t upstream_errors = 0;
+  uint64_t cache_hits = 0;
+  uint64_t cache_misses = 0;
+  uint64_t sends = 0;         // sendmsg operations
+};
+
+struct Error {
+  std::string message;
+};
+template <class T>
+using Result = std::expected<T, Error>;
+using Status = Result<void>;
+
+class Worker;
+
+class Server {
+ public:
+  // Validates the options, binds the listeners (so the port is known and taken on return) and
+  // starts the workers; returns once every worker is ready or one failed to set up.
+  static Result<std::unique_ptr<Server>> start(const ServerOptions& options);
+  ~Server();  // stop() and wait()
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  [[nodiscard]] const net::Endpoint& endpoint() const noexcept { return endpoint_; }
+  [[nodiscard]] uint16_t port() const noexcept { return endpoint_.port(); }
+  // The upstream /proxy fetches from ("http://127.0.0.1:PORT").
+  [[nodiscard]] const std::string& upstream() const noexcept { return upstream_; }
+  [[nodiscard]] const ServerOptions& options() const noexcept { return options_; }
+
+  void stop() noexcept;
+  // Joins the workers (once); the first worker error, if any.
+  Status wait();
+  // Sum over the workers (the internal upstream's included). Exact after wait().
+  [[nodiscard]] ServerStats stats() const;
+
+ private:
+  Server() = default;
+  ServerOptions options_;
+  net::Endpoint endpoint_;
+  std::string upstream_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::thread> threads_;
+  bool joined_ = false;
+  Status result_;
+};
+
+// Checks option values (threads >= 1, buffer count a power of two, ...). Error says which flag.
+[[nodiscard]] Status validate(const ServerOptions& options);
+
+}  // namespace ringlab::server

@@ -1,0 +1,400 @@
+// Connection: one accepted socket, from accept to close (see worker.hpp, server.hpp).
+#include <liburing.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+
+#include "worker.hpp"
+
+namespace ringlab::server {
+namespace {
+
+constexpr std::string_view kPlaintext = "Hello, World!";
+constexpr std::string_view kHealth = "{\"status\":\"ok\"}";
+constexpr std::string_view kJson = "application/json";
+
+int status_for(http::Errc code) noexcept {
+  switch (code) {
+    case http::Errc::header_too_large: return 431;
+    case http::Errc::body_too_large: return 413;
+    case http::Errc::unsupported: return 501;
+    default: return 400;
+  }
+}
+
+}  // namespace
+
+Connection::Connection(Worker& worker)
+    : worker_(worker),
+      parser_(http::ParserLimits{.max_header_bytes = worker.options().max_header_bytes,
+                                 .max_body_bytes = worker.options().max_body_bytes}) {
+  content_type_.reserve(128);
+  body_.reserve(4096);
+  scratch_.reserve(256);
+}
+
+Connection::~Connection() { abandon(); }
+
+void Connection::abandon() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void Connection::open(int fd) {
+  fd_ = fd;
+  state_ = State::open;
+  recv_armed_ = false;
+  send_in_flight_ = false;
+  close_after_send_ = false;
+  peer_closed_ = false;
+  last_active_ = worker_.tick();
+  parser_.reset();
+  request_ = Request{};
+  arm_recv();
+}
+
+void Connection::arm_recv() {
+  worker_.ring().prep_recv_multishot(fd_, worker_.buffers(), recv_op_);
+  recv_armed_ = true;
+}
+
+void Connection::on_recv(int res, uint32_t flags) {
+  const bool more = (flags & IORING_CQE_F_MORE) != 0;
+  if (!more) recv_armed_ = false;
+
+  if (res > 0) {
+    if ((flags & IORING_CQE_F_BUFFER) == 0) {
+      // A buffer-select recv always names its buffer; anything else means the ring is misused.
+      ++worker_.counters().connection_errors;
+      start_close();
+    } else {
+      const uint16_t id = net::BufferRing::buffer_id(flags);
+      if (state_ == State::open) {
+        last_active_ = worker_.tick();
+        auto buffer = worker_.buffers().buffer(id);
+        consume({buffer.data(), std::min<std::size_t>(static_cast<std::size_t>(res), buffer.size())});
+      }
+      // consume() left nothing pointing into the buffer (the parser detached a partial head).
+      worker_.buffers().recycle(id);
+    }
+  } else if (res == 0) {
+    on_peer_closed();
+  } else if (res == -ENOBUFS && (state_ == State::open || state_ == State::draining)) {
+    // Every provided buffer was in use when data arrived: the kernel ended the multishot. The
+    // buffers of this batch of completions are back by the time the re-arm below is submitted.
+  } else if (state_ != State::closing) {
+    ++worker_.counters().connection_errors;
+    start_close();
+  }
+
+  if (!recv_armed_ && !peer_closed_ && (state_ == State::open || state_ == State::draining)) {
+    ++worker_.counters().recv_rearmed;
+    arm_recv();
+  }
+  flush();
+  maybe_release();
+}
+
+void Connection::consume(std::string_view bytes) {
+  while (!bytes.empty() && state_ == State::open && !close_after_send_) {
+    auto used = parser_.feed(bytes, *this);
+    if (!used) {
+      on_parse_error(used.error());
+      return;
+    }
+    if (*used == 0) break;  // the parser stops only at a message end or an error; never loop on it
+    bytes.remove_prefix(*used);
+  }
+  if (state_ == State::open && !close_after_send_ && parser_.in_message()) {
+    // The buffer goes back to the kernel next: a head still incomplete is copied into the parser's
+    // scratch (per connection) first. No-op when the head is complete (a body in progress).
+    if (auto detached = parser_.detach(); !detached) on_parse_error(detached.error());
+  }
+}
+
+http::Status Connection::on_head(const http::RequestHead& head) {
+  request_ = Request{};
+  request_.keep_alive = head.keep_alive;
+  request_.http10 = head.version_major == 1 && head.version_minor == 0;
+  request_.head_only = head.method == "HEAD";
+  if (head.version_major != 1) {
+    request_.error_status = 505;
+    request_.error_message = "only HTTP/1.0 and HTTP/1.1 are served";
+    request_.keep_alive = false;
+    return {};
+  }
+  auto routed = route_request(head.method, head.target);
+  if (!routed) {
+    request_.error_status = routed.error().status;
+    request_.error_message = routed.error().message;
+    request_.allow = routed.error().allow;
+  } else {
+    request_.routed = *routed;
+    if (routed->route == Route::echo) {
+      content_type_.assign(head.headers.find("Content-Type").value_or(std::string_view{}));
+      body_.clear();
+      // The parser has already refused a Content-Length above max_body_bytes.
+      if (head.content_length) body_.reserve(static_cast<std::size_t>(*head.content_length));
+    }
+  }
+  // A client that waits for "100 Continue" before sending its body (curl does, above 1 MiB) gets it
+  // in order with the answers before it; a request it would be refused for is refused after its
+  // body, like any other.
+  if (!request_.http10 && (head.chunked || head.content_length.value_or(0) > 0)) {
+    if (auto expect = head.headers.find("Expect"); expect && http::iequals(*expect, "100-continue")) {
+      pending().append_copy(kContinue);
+    }
+  }
+  return {};
+}
+
+http::Status Connection::on_body(std::string_view bytes) {
+  if (request_.routed && request_.routed->route == Route::echo) body_.append(bytes);
+  return {};
+}
+
+http::Status Connection::on_complete() {
+  ++worker_.counters().requests;
+  respond();
+  return {};
+}
+
+ResponseHead Connection::base_head(bool close) const {
+  ResponseHead head;
+  head.close = close;
+  // HTTP/1.0 keeps a connection only when asked, and must then be told it was kept.
+  head.keep_alive = request_.http10 && !close;
+  return head;
+}
+
+std::string Connection::take_spare() {
+  if (spare_bodies_.empty()) {
+    std::string fresh;
+    fresh.reserve(4096);
+    return fresh;
+  }
+  std::string spare = std::move(spare_bodies_.back());
+  spare_bodies_.pop_back();
+  return spare;
+}
+
+void Connection::respond() {
+  const bool close = !request_.keep_alive || worker_.stopping();
+  if (request_.error_status != 0) {
+    ++worker_.counters().bad_requests;
+    respond_error(request_.error_status, request_.error_message, request_.allow, request_.head_only, close);
+    return;
+  }
+  const RoutedRequest& routed = *request_.routed;
+  ResponseHead head = base_head(close);
+  head.chunked = routed.chunked && !request_.http10;
+  std::string_view body;
+  std::shared_ptr<const Body> cached;
+  switch (routed.route) {
+    case Route::weather:
+    case Route::repos: {
+      cached = worker_.cache().get(BodyKey{routed.route, routed.format, routed.count});
+      head.content_type = cached->content_type;
+      body = cached->bytes;
+      // Small bodies are copied into the batch; larger ones are referenced and must outlive the
+      // send even if the cache evicts them meanwhile.
+      if (!routed.head_only && body.size() > OutputBatch::kInlineBytes) pending().hold(cached);
+      break;
+    }
+    case Route::plaintext:
+      head.content_type = "text/plain";
+      body = kPlaintext;
+      break;
+    case Route::health:
+      head.content_type = kJson;
+      body = kHealth;
+      break;
+    case Route::echo:
+      head.content_type = content_type_;  // copied into the head before content_type_ changes
+      body = pending().adopt(std::move(body_));
+      body_ = take_spare();
+      break;
+    case Route::proxy: {
+      auto fetched = worker_.fetch_upstream(routed.count, routed.upstream, body_);
+      if (!fetched) {
+        ++worker_.counters().upstream_errors;
+        scratch_.assign("upstream: ");
+        scratch_.append(fetched.error().message);
+        respond_error(fetched.error().status, scratch_, {}, routed.head_only, close);
+        return;
+      }
+      head.content_type = kJson;
+      body = pending().adopt(std::move(body_));
+      body_ = take_spare();
+      break;
+    }
+  }
+  append_response(pending(), head, body, routed.head_only, routed.chunk_bytes);
+  if (close) close_after_send_ = true;
+}
+
+void Connection::respond_error(int status, std::string_view message, std::string_view allow, bool head_only,
+                               bool close) {
+  std::string body;
+  append_json_error(body, message);
+  ResponseHead head = base_head(close);
+  head.status = status;
+  head.content_type = kJson;
+  head.allow = allow;
+  head.content_length = body.size();
+  // Error bodies are copied whatever their size: the message may live in scratch_.
+  pending().append_written([&](std::string& out) { append_head(out, head); });
+  if (!head_only) pending().append_copy(body);
+  if (close) close_after_send_ = true;
+}
+
+void Connection::on_parse_error(const http::Error& error) {
+  ++worker_.counters().bad_requests;
+  const int status = status_for(error.code);
+  std::string message;
+  switch (status) {
+    case 431: message = "request head too large: "; break;
+    case 413: message = "request body too large: "; break;
+    case 501: message = "not implemented: "; break;
+    default: message = "malformed request: "; break;
+  }
+  message.append(error.detail);
+  // Whatever was queued before stays in order; the connection ends after this answer.
+  respond_error(status, message, {}, false, true);
+}
+
+void Connection::on_peer_closed() {
+  peer_closed_ = true;
+  if (state_ != State::open) {
+    start_close();
+    return;
+  }
+  if (parser_.in_message()) {
+    // A request cut short: there is nobody to answer it to.
+    start_close();
+    return;
+  }
+  // A client may half-close after its last request and still read: answers in progress are sent,
+  // then the connection is closed (on_sent).
+  if (!send_in_flight_ && pending().empty()) start_close();
+}
+
+void Connection::flush() {
+  if (send_in_flight_ || state_ != State::open || pending().empty()) return;
+  pending_index_ ^= 1u;
+  in_flight().prepare();
+  submit_send();
+}
+
+void Connection::submit_send() {
+  auto parts = in_flight().iovecs();
+  message_ = msghdr{};
+  message_.msg_iov = const_cast<iovec*>(parts.data());
+  message_.msg_iovlen = std::min<std::size_t>(parts.size(), IOV_MAX);
+  io_uring_sqe* sqe = worker_.ring().sqe();
+  // MSG_NOSIGNAL: a peer that went away must give EPIPE here, not a SIGPIPE to the whole process.
+  io_uring_prep_sendmsg(sqe, fd_, &message_, MSG_NOSIGNAL);
+  net::Ring::set_handler(sqe, &send_op_);
+  send_in_flight_ = true;
+  ++worker_.counters().sends;
+}
+
+void Connection::on_sent(int res, uint32_t /*flags*/) {
+  send_in_flight_ = false;
+  if (state_ == State::closing) {
+    maybe_release();
+    return;
+  }
+  if (res <= 0) {
+    // EPIPE/ECONNRESET: the peer is gone. 0 bytes for a non-empty batch cannot make progress.
+    ++worker_.counters().connection_errors;
+    start_close();
+    return;
+  }
+  last_active_ = worker_.tick();
+  if (!in_flight().consume(static_cast<std::size_t>(res))) {
+    submit_send();  // a short send: continue where it stopped
+    return;
+  }
+  in_flight().clear(&spare_bodies_);
+  if (!pending().empty()) {
+    flush();
+    return;
+  }
+  if (peer_closed_) {
+    start_close();
+  } else if (close_after_send_) {
+    begin_drain();
+  }
+}
+
+void Connection::begin_drain() {
+  // Our FIN goes out after the answer; what the client still sends is read and dropped until it
+  // closes, so its kernel does not see a reset (which could discard the answer before it is read).
+  // A synchronous syscall: this is the rare path, and it must happen before any close of the fd.
+  if (::shutdown(fd_, SHUT_WR) != 0) {
+    start_close();
+    return;
+  }
+  state_ = State::draining;
+  drain_since_ = worker_.tick();
+  if (!recv_armed_) start_close();
+}
+
+void Connection::on_tick() {
+  const uint64_t now = worker_.tick();
+  switch (state_) {
+    case State::open:
+      if (now - last_active_ > worker_.idle_ticks() || worker_.shutdown_expired()) {
+        ++worker_.counters().idle_closed;
+        start_close();
+      }
+      break;
+    case State::draining:
+      if (now - drain_since_ > worker_.linger_ticks() || worker_.shutdown_expired()) start_close();
+      break;
+    case State::free:
+    case State::closing:
+      break;
+  }
+}
+
+void Connection::on_stop() {
+  if (state_ == State::draining) {
+    start_close();
+    return;
+  }
+  if (state_ != State::open) return;
+  if (!parser_.in_message() && !send_in_flight_ && pending().empty()) {
+    start_close();
+    return;
+  }
+  // A request in progress is answered with "Connection: close" (respond() sees stopping()); answers
+  // already queued go out, then the connection ends.
+  if (!parser_.in_message()) close_after_send_ = true;
+}
+
+void Connection::start_close() {
+  if (state_ == State::closing || state_ == State::free) return;
+  state_ = State::closing;
+  if (recv_armed_) worker_.ring().prep_cancel(recv_op_, nullptr);
+  if (send_in_flight_) worker_.ring().prep_cancel(send_op_, nullptr);
+  maybe_release();
+}
+
+void Connection::maybe_release() {
+  if (state_ != State::closing || recv_armed_ || send_in_flight_) return;
+  worker_.ring().prep_close(fd_, nullptr);
+  fd_ = -1;
+  batches_[0].clear(&spare_bodies_);
+  batches_[1].clear(&spare_bodies_);
+  body_.clear();
+  request_ = Request{};
+  state_ = State::free;
+  worker_.release(*this);
+}
+
+}  // namespace ringlab::server

@@ -1,0 +1,124 @@
+// The `server` binary: flags to ServerOptions, one "listening on HOST:PORT" line, serve until
+// SIGINT or SIGTERM, then stop gracefully.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <ctime>
+#include <thread>
+
+#include "ringlab/server/options.hpp"
+#include "ringlab/server/server.hpp"
+
+namespace {
+
+using ringlab::server::parse_duration;
+using ringlab::server::parse_size;
+
+// CLI11 validator for a duration or size flag, so a bad value is reported like any other bad flag.
+template <class Parse>
+CLI::Validator unit_validator(Parse parse, std::string description) {
+  return CLI::Validator(
+      [parse](std::string& text) -> std::string {
+        return parse(text) ? std::string{} : "'" + text + "' is not valid here";
+      },
+      description);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ringlab::server::ServerOptions options;
+  std::string idle_timeout = "30s";
+  std::string upstream_timeout = "5s";
+  std::string shutdown_timeout = "5s";
+  std::string max_body = "64MiB";
+  std::string max_header = "16384";
+  std::string recv_buffer_size = "16KiB";
+  std::string cache_bytes = "256MiB";
+
+  CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /echo /plaintext /health /proxy"};
+  const auto duration = unit_validator(parse_duration, "DURATION (30s, 300ms)");
+  const auto size = unit_validator(parse_size, "SIZE (64MiB, 16384)");
+  app.add_option("--port", options.port, "TCP port; 0 picks a free one")->capture_default_str();
+  app.add_option("--bind", options.bind, "address to listen on (numeric, or localhost)")->capture_default_str();
+  app.add_option("--threads", options.threads, "worker threads, one ring and listener each")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  app.add_option("--upstream", options.upstream,
+                 "http://host:port that /proxy fetches /weather from (default: this server)");
+  app.add_option("--upstream-timeout", upstream_timeout, "connect and per-read deadline of /proxy's fetch")
+      ->capture_default_str()
+      ->check(duration);
+  app.add_option("--max-body", max_body, "largest request body (413 above)")->capture_default_str()->check(size);
+  app.add_option("--max-header", max_header, "largest request head (431 above)")->capture_default_str()->check(size);
+  app.add_option("--idle-timeout", idle_timeout, "close a connection without progress for this long")
+      ->capture_default_str()
+      ->check(duration);
+  app.add_option("--shutdown-timeout", shutdown_timeout, "after SIGINT/SIGTERM, close everything after this long")
+      ->capture_default_str()
+      ->check(duration);
+  app.add_option("--max-connections", options.max_connections, "open connections per thread")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
+  app.add_option("--recv-buffer-size", recv_buffer_size, "size of each provided receive buffer")
+      ->capture_default_str()
+      ->check(size);
+  app.add_option("--recv-buffers", options.recv_buffer_count, "provided receive buffers per thread (power of two)")
+      ->capture_default_str();
+  app.add_option("--cache-entries", options.cache_entries, "generated bodies kept per thread")->capture_default_str();
+  app.add_option("--cache-bytes", cache_bytes, "bytes of generated bodies kept per thread")
+      ->capture_default_str()
+      ->check(size);
+  app.add_option("--cpu", options.cpu, "pin thread i to CPU (cpu + i); -1 leaves placement to the kernel")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  options.idle_timeout = *parse_duration(idle_timeout);
+  options.upstream_timeout = *parse_duration(upstream_timeout);
+  options.shutdown_timeout = *parse_duration(shutdown_timeout);
+  options.max_body_bytes = *parse_size(max_body);
+  options.max_header_bytes = static_cast<std::size_t>(*parse_size(max_header));
+  const uint64_t recv_bytes = *parse_size(recv_buffer_size);
+  options.recv_buffer_bytes = recv_bytes > (1u << 24) ? 0u : static_cast<unsigned>(recv_bytes);
+  options.cache_bytes = static_cast<std::size_t>(*parse_size(cache_bytes));
+
+  // Blocked before any worker starts, so every thread inherits the mask and only the waiter below
+  // receives them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto server = ringlab::server::Server::start(options);
+  if (!server) {
+    fmt::print(stderr, "server: {}\n", server.error().message);
+    return 1;
+  }
+  fmt::print("listening on {}\n", (*server)->endpoint().to_string());
+  std::fflush(stdout);
+
+  std::atomic<bool> finished{false};
+  std::thread waiter([&] {
+    // Polls the flag between waits so that it also ends when the server stops on its own.
+    const timespec period{0, 200'000'000};
+    while (!finished.load(std::memory_order_acquire)) {
+      if (sigtimedwait(&stop_signals, nullptr, &period) > 0) {
+        (*server)->stop();
+        return;
+      }
+    }
+  });
+  auto result = (*server)->wait();
+  finished.store(true, std::memory_order_release);
+  waiter.join();
+  if (!result) {
+    fmt::print(stderr, "server: {}\n", result.error().message);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,159 @@
+#include "ringlab/server/server.hpp"
+
+#include <future>
+#include <thread>
+
+#include "ringlab/http/url.hpp"
+#include "ringlab/net/socket.hpp"
+#include "worker.hpp"
+
+namespace ringlab::server {
+namespace {
+
+std::unexpected<Error> fail(std::string message) { return std::unexpected(Error{std::move(message)}); }
+
+bool is_power_of_two(unsigned value) { return value != 0 && (value & (value - 1)) == 0; }
+
+Result<net::Fd> listen_on(const std::string& host, uint16_t port, bool reuse_port) {
+  auto where = net::Endpoint::parse(host, port);
+  if (!where) return fail("bind address '" + host + "': " + where.error().message());
+  auto listener = net::listen_tcp(*where, net::ListenOptions{.reuse_port = reuse_port});
+  if (!listener) return fail(listener.error().message());
+  return std::move(*listener);
+}
+
+}  // namespace
+
+Status validate(const ServerOptions& options) {
+  if (options.threads < 1 || options.threads > 256) return fail("--threads must be from 1 to 256");
+  if (!is_power_of_two(options.recv_buffer_count) || options.recv_buffer_count > 32768) {
+    return fail("--recv-buffers must be a power of two from 1 to 32768");
+  }
+  if (options.recv_buffer_bytes < 16 || options.recv_buffer_bytes > (1u << 24)) {
+    return fail("--recv-buffer-size must be from 16 bytes to 16 MiB");
+  }
+  if (options.max_header_bytes < 16) return fail("--max-header must be at least 16 bytes");
+  if (options.idle_timeout.count() <= 0) return fail("--idle-timeout must be positive");
+  if (options.upstream_timeout.count() <= 0) return fail("--upstream-timeout must be positive");
+  if (options.shutdown_timeout.count() < 0) return fail("--shutdown-timeout must not be negative");
+  if (options.max_connections < 1) return fail("--max-connections must be at least 1");
+  if (!options.upstream.empty()) {
+    if (auto url = http::Url::parse(options.upstream); !url) {
+      return fail("--upstream '" + options.upstream + "': " + url.error().message());
+    }
+  }
+  return {};
+}
+
+Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
+  if (auto valid = validate(options); !valid) return std::unexpected(valid.error());
+  std::unique_ptr<Server> server(new Server());
+  server->options_ = options;
+  const ServerOptions& opts = server->options_;
+
+  // The first listener picks the port (port 0: any free one); the others share it by SO_REUSEPORT.
+  std::vector<net::Fd> listeners;
+  auto first = listen_on(opts.bind, opts.port, true);
+  if (!first) return std::unexpected(first.error());
+  auto local = net::Endpoint::local_of(first->get());
+  if (!local) return fail(local.error().message());
+  server->endpoint_ = *local;
+  listeners.push_back(std::move(*first));
+  for (unsigned i = 1; i < opts.threads; ++i) {
+    auto more = listen_on(opts.bind, server->endpoint_.port(), true);
+    if (!more) return std::unexpected(more.error());
+    listeners.push_back(std::move(*more));
+  }
+
+  // No upstream given: one more worker, on its own port, is the upstream (see server.hpp).
+  net::Fd upstream_listener;
+  if (opts.upstream.empty()) {
+    auto listener = listen_on(opts.bind, 0, false);
+    if (!listener) return std::unexpected(listener.error());
+    auto where = net::Endpoint::local_of(listener->get());
+    if (!where) return fail(where.error().message());
+    server->upstream_ = "http://" + where->to_string();
+    upstream_listener = std::move(*listener);
+  } else {
+    server->upstream_ = opts.upstream;
+  }
+
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  // A worker whose ring fails stops the others, so wait() returns instead of serving on one leg.
+  Server* self = server.get();
+  auto stop_all = [self] { self->stop(); };
+  for (unsigned i = 0; i < opts.threads; ++i) {
+    const int cpu = opts.cpu >= 0 ? static_cast<int>((static_cast<unsigned>(opts.cpu) + i) % cpus) : -1;
+    server->workers_.push_back(
+        std::make_unique<Worker>(opts, std::move(listeners[i]), server->upstream_, cpu, stop_all));
+  }
+  if (upstream_listener.valid()) {
+    server->workers_.push_back(
+        std::make_unique<Worker>(opts, std::move(upstream_listener), std::string{}, -1, stop_all));
+  }
+
+  std::vector<std::promise<Status>> ready(server->workers_.size());
+  std::vector<std::future<Status>> started;
+  for (std::size_t i = 0; i < server->workers_.size(); ++i) {
+    started.push_back(ready[i].get_future());
+    Worker* worker = server->workers_[i].get();
+    std::promise<Status>* promise = &ready[i];
+    server->threads_.emplace_back([worker, promise] { worker->run(*promise); });
+  }
+  Status setup;
+  for (auto& future : started) {
+    auto status = future.get();
+    if (!status && setup) setup = status;
+  }
+  if (!setup) {
+    server->stop();
+    (void)server->wait();
+    return std::unexpected(setup.error());
+  }
+  return server;
+}
+
+Server::~Server() {
+  stop();
+  (void)wait();
+}
+
+void Server::stop() noexcept {
+  for (auto& worker : workers_) worker->request_stop();
+}
+
+Status Server::wait() {
+  if (!joined_) {
+    for (auto& thread : threads_) {
+      if (thread.joinable()) thread.join();
+    }
+    joined_ = true;
+    for (auto& worker : workers_) {
+      if (!worker->result() && result_) result_ = worker->result();
+    }
+  }
+  return result_;
+}
+
+ServerStats Server::stats() const {
+  ServerStats total;
+  for (const auto& worker : workers_) {
+    ServerStats one = worker->stats();
+    total.accepted += one.accepted;
+    total.refused += one.refused;
+    total.closed += one.closed;
+    total.requests += one.requests;
+    total.bad_requests += one.bad_requests;
+    total.idle_closed += one.idle_closed;
+    total.recv_rearmed += one.recv_rearmed;
+    total.accept_errors += one.accept_errors;
+    total.connection_errors += one.connection_errors;
+    total.upstream_errors += one.upstream_errors;
+    total.cache_hits += one.cache_hits;
+    total.cache_misses += one.cache_misses;
+    total.sends += one.sends;
+  }
+  return total;
+}
+
+}  // namespace ringlab::server

@@ -1,0 +1,311 @@
+// Worker: one thread, one ring, one listener (see worker.hpp, server.hpp).
+#include "worker.hpp"
+
+#include <liburing.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <thread>
+
+#include "ringlab/http/sinks.hpp"
+
+namespace ringlab::server {
+namespace {
+
+using std::chrono::duration_cast;
+
+uint64_t ticks_for(net::Duration span, net::Duration period) {
+  if (period.count() <= 0) return 0;
+  return static_cast<uint64_t>((span.count() + period.count() - 1) / period.count());
+}
+
+std::string errno_text(const char* op, int code) {
+  std::string text = op;
+  text += ": ";
+  text += std::strerror(code);
+  text += " (";
+  text += net::errno_name(code);
+  text += ")";
+  return text;
+}
+
+}  // namespace
+
+Worker::Worker(const ServerOptions& options, net::Fd listener, std::string upstream, int cpu,
+               std::function<void()> on_failure)
+    : options_(options),
+      listener_(std::move(listener)),
+      upstream_text_(std::move(upstream)),
+      cpu_(cpu),
+      on_failure_(std::move(on_failure)),
+      cache_(BodyCacheLimits{.max_entries = options.cache_entries, .max_bytes = options.cache_bytes}) {
+  // Made here, before the thread starts, because request_stop() may be called from any thread.
+  wake_fd_ = net::Fd(::eventfd(0, EFD_CLOEXEC));
+  if (!wake_fd_.valid()) wake_errno_ = errno;
+  if (!upstream_text_.empty()) {
+    // Checked by Server::start; a failure here leaves /proxy answering 502.
+    if (auto url = http::Url::parse(upstream_text_)) upstream_url_ = *url;
+  }
+  upstream_target_.reserve(64);
+  const net::Duration idle = options_.idle_timeout;
+  tick_period_ = std::clamp<net::Duration>(idle / 8, std::chrono::milliseconds(1), std::chrono::seconds(1));
+  idle_ticks_ = ticks_for(idle, tick_period_);
+  linger_ticks_ = ticks_for(std::min<net::Duration>(idle, std::chrono::seconds(1)), tick_period_);
+  shutdown_ticks_ = ticks_for(options_.shutdown_timeout, tick_period_);
+}
+
+Worker::~Worker() { tear_down(); }
+
+Status Worker::set_up() {
+  if (!wake_fd_.valid()) return std::unexpected(Error{errno_text("eventfd", wake_errno_)});
+
+  if (cpu_ >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu_, &set);
+    if (int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set); rc != 0) {
+      return std::unexpected(Error{errno_text("pin to cpu", rc)});
+    }
+  }
+
+  // Room for a send per connection and the worker's own operations in one batch; the ring submits
+  // early when full, so this is a batching size, not a limit.
+  auto ring = net::Ring::create(net::RingOptions{.entries = 1024});
+  if (!ring) return std::unexpected(Error{ring.error().message()});
+  ring_ = std::move(*ring);
+  const auto& features = ring_->features();
+  if (!features.accept_multishot || !features.recv_multishot || !features.provided_buffer_ring) {
+    return std::unexpected(Error{"io_uring: this kernel lacks multishot accept/recv or provided-buffer rings "
+                                 "(Linux 6.0 or later is needed)"});
+  }
+  auto buffers = net::BufferRing::create(*ring_, 0, options_.recv_buffer_count, options_.recv_buffer_bytes);
+  if (!buffers) return std::unexpected(Error{buffers.error().message()});
+  buffers_ = std::move(*buffers);
+
+  arm_accept();
+  arm_wake();
+  arm_timer();
+  if (auto submitted = ring_->submit(); !submitted) return std::unexpected(Error{submitted.error().message()});
+  return {};
+}
+
+void Worker::run(std::promise<Status>& ready) {
+  if (auto status = set_up(); !status) {
+    result_ = status;
+    tear_down();
+    ready.set_value(status);
+    return;
+  }
+  ready.set_value({});
+  while (!finished()) {
+    auto dispatched = ring_->run_once();
+    if (!dispatched) {
+      result_ = std::unexpected(Error{"worker ring: " + dispatched.error().message()});
+      break;
+    }
+  }
+  if (result_) {
+    // Closes queued by the last connections are still in the SQ.
+    if (auto submitted = ring_->submit(); !submitted) {
+      result_ = std::unexpected(Error{"worker ring: " + submitted.error().message()});
+    }
+  }
+  tear_down();
+  if (!result_ && on_failure_) on_failure_();
+}
+
+void Worker::tear_down() noexcept {
+  // Only after a ring failure are connections still open here; their operations die with the ring.
+  for (auto& connection : connections_) connection->abandon();
+  fresh_client_.reset();
+  pooled_client_.reset();
+  upstream_ring_.reset();
+  buffers_.reset();
+  ring_.reset();
+}
+
+void Worker::request_stop() noexcept {
+  if (!wake_fd_.valid()) return;
+  uint64_t one = 1;
+  // Cannot fail short of a bad fd: an eventfd counter overflows only after 2^64-2 stops.
+  [[maybe_unused]] ssize_t written = ::write(wake_fd_.get(), &one, sizeof one);
+}
+
+ServerStats Worker::stats() const {
+  ServerStats stats = stats_;
+  stats.cache_hits = cache_.stats().hits;
+  stats.cache_misses = cache_.stats().misses;
+  return stats;
+}
+
+bool Worker::shutdown_expired() const noexcept { return stopping_ && tick_ - stop_tick_ > shutdown_ticks_; }
+
+void Worker::arm_accept() {
+  ring_->prep_accept_multishot(listener_.get(), accept_op_);
+  accept_armed_ = true;
+  accept_retry_ = false;
+}
+
+void Worker::arm_timer() {
+  ring_->prep_timeout(tick_period_, tick_op_);
+  timer_armed_ = true;
+}
+
+void Worker::arm_wake() {
+  io_uring_sqe* sqe = ring_->sqe();
+  io_uring_prep_read(sqe, wake_fd_.get(), &wake_value_, sizeof wake_value_, 0);
+  net::Ring::set_handler(sqe, &wake_op_);
+  wake_armed_ = true;
+}
+
+void Worker::on_accept(int res, uint32_t flags) {
+  if ((flags & IORING_CQE_F_MORE) == 0) accept_armed_ = false;
+  if (res >= 0) {
+    if (stopping_ || live_ >= options_.max_connections) {
+      ring_->prep_close(res, nullptr);
+      ++stats_.refused;
+    } else {
+      // Answers go out in one sendmsg each; Nagle would hold a second one back for an ACK.
+      // A failure here means the peer is already gone, which the first recv will report.
+      (void)net::set_nodelay(res);
+      ++stats_.accepted;
+      acquire().open(res);
+    }
+    if (!accept_armed_ && !stopping_) arm_accept();  // the kernel ended the multishot (CQ overflow)
+  } else if (res != -ECANCELED) {
+    // EMFILE, ENFILE, ENOMEM...: re-armed at the next tick, so an exhausted process does not spin.
+    ++stats_.accept_errors;
+    if (!accept_armed_) accept_retry_ = true;
+  }
+  maybe_finish();
+}
+
+void Worker::on_tick(int res, uint32_t /*flags*/) {
+  timer_armed_ = false;
+  if (res == -ETIME) {
+    ++tick_;
+    for (Connection* connection = live_head_; connection != nullptr;) {
+      Connection* next = connection->next_live;  // on_tick may release the connection
+      connection->on_tick();
+      connection = next;
+    }
+    if (accept_retry_ && !stopping_) arm_accept();
+  }
+  if (!timer_cancelled_) arm_timer();
+  maybe_finish();
+}
+
+void Worker::on_wake(int /*res*/, uint32_t /*flags*/) {
+  wake_armed_ = false;
+  if (!wake_cancelled_) begin_stop();
+  maybe_finish();
+}
+
+void Worker::begin_stop() {
+  if (stopping_) return;
+  stopping_ = true;
+  stop_tick_ = tick_;
+  accept_retry_ = false;
+  if (accept_armed_) ring_->prep_cancel(accept_op_, nullptr);
+  for (Connection* connection = live_head_; connection != nullptr;) {
+    Connection* next = connection->next_live;
+    connection->on_stop();
+    connection = next;
+  }
+}
+
+void Worker::maybe_finish() {
+  if (!stopping_ || accept_armed_ || live_ > 0) return;
+  if (timer_armed_ && !timer_cancelled_) ring_->prep_cancel(tick_op_, nullptr);
+  if (wake_armed_ && !wake_cancelled_) ring_->prep_cancel(wake_op_, nullptr);
+  timer_cancelled_ = true;
+  wake_cancelled_ = true;
+}
+
+bool Worker::finished() const noexcept {
+  return stopping_ && !accept_armed_ && live_ == 0 && !timer_armed_ && !wake_armed_;
+}
+
+Connection& Worker::acquire() {
+  Connection* connection = nullptr;
+  if (free_.empty()) {
+    connections_.push_back(std::make_unique<Connection>(*this));
+    connection = connections_.back().get();
+  } else {
+    connection = free_.back();
+    free_.pop_back();
+  }
+  connection->prev_live = nullptr;
+  connection->next_live = live_head_;
+  if (live_head_ != nullptr) live_head_->prev_live = connection;
+  live_head_ = connection;
+  ++live_;
+  return *connection;
+}
+
+void Worker::release(Connection& connection) {
+  if (connection.prev_live != nullptr) {
+    connection.prev_live->next_live = connection.next_live;
+  } else {
+    live_head_ = connection.next_live;
+  }
+  if (connection.next_live != nullptr) connection.next_live->prev_live = connection.prev_live;
+  connection.prev_live = connection.next_live = nullptr;
+  free_.push_back(&connection);
+  --live_;
+  ++stats_.closed;
+  maybe_finish();
+}
+
+http::Client& Worker::upstream_client(UpstreamConnection mode) {
+  auto& client = mode == UpstreamConnection::pooled ? pooled_client_ : fresh_client_;
+  if (!client) {
+    http::ClientOptions client_options;
+    client_options.connect_timeout = options_.upstream_timeout;
+    client_options.io_timeout = options_.upstream_timeout;
+    client_options.connection = mode == UpstreamConnection::pooled ? http::ConnectionPolicy::keep_alive
+                                                                   : http::ConnectionPolicy::fresh_per_request;
+    client = std::make_unique<http::Client>(*upstream_ring_, client_options);
+  }
+  return *client;
+}
+
+std::expected<void, UpstreamFailure> Worker::fetch_upstream(uint32_t count, UpstreamConnection mode,
+                                                           std::string& body) {
+  if (!upstream_url_) {
+    return std::unexpected(UpstreamFailure{502, "no upstream for /proxy on this listener"});
+  }
+  if (!upstream_ring_) {
+    // The client waits on its own ring: running the worker's ring from inside one of its handlers
+    // would dispatch other connections' completions re-entrantly.
+    auto ring = net::Ring::create(net::RingOptions{.entries = 64});
+    if (!ring) return std::unexpected(UpstreamFailure{502, ring.error().message()});
+    upstream_ring_ = std::move(*ring);
+  }
+  upstream_target_.assign("/weather?count=");
+  char digits[16];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, count);
+  (void)ec;  // a uint32_t fits
+  upstream_target_.append(digits, end);
+
+  http::Url url = *upstream_url_;
+  url.target = upstream_target_;
+  http::StringSink sink(body);
+  auto response = upstream_client(mode).get(url, sink);
+  if (!response) {
+    const int status = response.error().code == http::Errc::timeout ? 504 : 502;
+    return std::unexpected(UpstreamFailure{status, response.error().message()});
+  }
+  if (response->status != 200) {
+    return std::unexpected(UpstreamFailure{502, "answered status " + std::to_string(response->status)});
+  }
+  return {};
+}
+
+}  // namespace ringlab::server

@@ -1,0 +1,233 @@
+#pragma once
+// Worker and Connection: the inside of the server (see server.hpp for the behaviour). Private to
+// server/src.
+//
+// Every operation in flight has its CompletionHandler inside the Worker or a Connection (an Op
+// member): no allocation per operation. A Connection is released (and its fd closed) only when none
+// of its operations is in flight, so a handler never outlives its object; released Connections are
+// kept for reuse, so a worker allocates nothing per connection once warm.
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/http/client.hpp"
+#include "ringlab/http/parser.hpp"
+#include "ringlab/http/url.hpp"
+#include "ringlab/net/buffer_ring.hpp"
+#include "ringlab/net/ring.hpp"
+#include "ringlab/net/socket.hpp"
+#include "ringlab/server/body_cache.hpp"
+#include "ringlab/server/output.hpp"
+#include "ringlab/server/response.hpp"
+#include "ringlab/server/routes.hpp"
+#include "ringlab/server/server.hpp"
+
+namespace ringlab::server {
+
+class Worker;
+
+// Routes a completion to a member function of its owner.
+template <class Owner, void (Owner::*Method)(int, uint32_t)>
+class Op final : public net::CompletionHandler {
+ public:
+  explicit Op(Owner& owner) noexcept : owner_(&owner) {}
+  void on_completion(int res, uint32_t flags) override { (owner_->*Method)(res, flags); }
+
+ private:
+  Owner* owner_;
+};
+
+class Connection final : private http::RequestHandler {
+ public:
+  explicit Connection(Worker& worker);
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection();
+
+  // Takes an accepted socket over and starts receiving.
+  void open(int fd);
+  // Called at every tick of the worker's timer: idle, drain and shutdown deadlines.
+  void on_tick();
+  // The worker is stopping: close now if idle, else after the answers already started.
+  void on_stop();
+  // Synchronous close of a socket still open when the worker exits on a ring failure.
+  void abandon() noexcept;
+
+  // The worker's list of live connections (intrusive: no allocation to track them).
+  Connection* prev_live = nullptr;
+  Connection* next_live = nullptr;
+
+ private:
+  enum class State : uint8_t {
+    free,      // in the pool
+    open,      // reading and answering requests
+    draining,  // everything sent, our side shut down; reading and dropping until the peer closes
+    closing,   // operations cancelled; released when the last one completes
+  };
+
+  struct Request {
+    std::optional<RoutedRequest> routed;
+    int error_status = 0;  // != 0: answer this error instead (route errors)
+    std::string_view error_message;
+    std::string_view allow;
+    bool head_only = false;
+    bool keep_alive = true;
+    bool http10 = false;
+  };
+
+  // http::RequestHandler
+  http::Status on_head(const http::RequestHead& head) override;
+  http::Status on_body(std::string_view bytes) override;
+  http::Status on_complete() override;
+
+  void on_recv(int res, uint32_t flags);
+  void on_sent(int res, uint32_t flags);
+  void arm_recv();
+  void consume(std::string_view bytes);
+  void on_parse_error(const http::Error& error);
+  void on_peer_closed();
+  void respond();
+  void respond_error(int status, std::string_view message, std::string_view allow, bool head_only, bool close);
+  ResponseHead base_head(bool close) const;
+  std::string take_spare();
+  void flush();
+  void submit_send();
+  void begin_drain();
+  void start_close();
+  void maybe_release();
+
+  Worker& worker_;
+  Op<Connection, &Connection::on_recv> recv_op_{*this};
+  Op<Connection, &Connection::on_sent> send_op_{*this};
+  int fd_ = -1;
+  State state_ = State::free;
+  bool recv_armed_ = false;
+  bool send_in_flight_ = false;
+  bool close_after_send_ = false;  // an answer that ends the connection is queued: read no more requests
+  bool peer_closed_ = false;
+  uint64_t last_active_ = 0;  // worker tick of the last byte received or send completed
+  uint64_t drain_since_ = 0;
+
+  http::RequestParser parser_;
+  Request request_;
+  std::string content_type_;  // echo: the request's Content-Type, copied at on_head
+  std::string body_;          // echo: the request body; proxy: the upstream body
+  std::string scratch_;       // error messages
+  std::vector<std::string> spare_bodies_;
+
+  // Two batches: one in flight, one collecting (see output.hpp).
+  OutputBatch batches_[2];
+  unsigned pending_index_ = 0;
+  OutputBatch& pending() { return batches_[pending_index_]; }
+  OutputBatch& in_flight() { return batches_[pending_index_ ^ 1u]; }
+  msghdr message_{};
+};
+
+struct UpstreamFailure {
+  int status = 502;  // 502, or 504 when the upstream timed out
+  std::string message;
+};
+
+class Worker {
+ public:
+  // `upstream` empty: /proxy answers 502 (this worker is the internal upstream itself).
+  // `on_failure` runs on the worker's thread when its ring fails (the server then stops the rest).
+  Worker(const ServerOptions& options, net::Fd listener, std::string upstream, int cpu,
+         std::function<void()> on_failure);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Thread body: sets up the ring, fulfils `ready`, serves until stopped, tears the ring down.
+  void run(std::promise<Status>& ready);
+  // Any thread.
+  void request_stop() noexcept;
+  [[nodiscard]] const Status& result() const noexcept { return result_; }
+  [[nodiscard]] ServerStats stats() const;
+
+  // For connections, on the worker's thread.
+  [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }
+  [[nodiscard]] net::BufferRing& buffers() noexcept { return *buffers_; }
+  [[nodiscard]] BodyCache& cache() noexcept { return cache_; }
+  [[nodiscard]] const ServerOptions& options() const noexcept { return options_; }
+  [[nodiscard]] ServerStats& counters() noexcept { return stats_; }
+  [[nodiscard]] uint64_t tick() const noexcept { return tick_; }
+  [[nodiscard]] bool stopping() const noexcept { return stopping_; }
+  [[nodiscard]] uint64_t idle_ticks() const noexcept { return idle_ticks_; }
+  [[nodiscard]] uint64_t linger_ticks() const noexcept { return linger_ticks_; }
+  // Stopping, and shutdown_timeout has passed since: every connection is closed now.
+  [[nodiscard]] bool shutdown_expired() const noexcept;
+  void release(Connection& connection);
+  // Fetches /weather?count=N from the upstream into `body` (blocking this thread, see server.hpp).
+  std::expected<void, UpstreamFailure> fetch_upstream(uint32_t count, UpstreamConnection mode, std::string& body);
+
+ private:
+  Status set_up();
+  void tear_down() noexcept;
+  void arm_accept();
+  void arm_timer();
+  void arm_wake();
+  void on_accept(int res, uint32_t flags);
+  void on_tick(int res, uint32_t flags);
+  void on_wake(int res, uint32_t flags);
+  void begin_stop();
+  void maybe_finish();
+  [[nodiscard]] bool finished() const noexcept;
+  Connection& acquire();
+  http::Client& upstream_client(UpstreamConnection mode);
+
+  const ServerOptions& options_;
+  net::Fd listener_;
+  net::Fd wake_fd_;
+  int wake_errno_ = 0;
+  std::string upstream_text_;
+  std::optional<http::Url> upstream_url_;  // views into upstream_text_
+  int cpu_;
+  std::function<void()> on_failure_;
+
+  Op<Worker, &Worker::on_accept> accept_op_{*this};
+  Op<Worker, &Worker::on_tick> tick_op_{*this};
+  Op<Worker, &Worker::on_wake> wake_op_{*this};
+  uint64_t wake_value_ = 0;
+  bool accept_armed_ = false;
+  bool accept_retry_ = false;  // accept ended on an error: re-armed at the next tick, not in a loop
+  bool timer_armed_ = false;
+  bool wake_armed_ = false;
+  bool timer_cancelled_ = false;
+  bool wake_cancelled_ = false;
+  bool stopping_ = false;
+
+  net::Duration tick_period_{};
+  uint64_t tick_ = 0;
+  uint64_t idle_ticks_ = 0;
+  uint64_t linger_ticks_ = 0;
+  uint64_t shutdown_ticks_ = 0;
+  uint64_t stop_tick_ = 0;
+
+  std::vector<std::unique_ptr<Connection>> connections_;  // every connection object ever made
+  std::vector<Connection*> free_;
+  Connection* live_head_ = nullptr;
+  std::size_t live_ = 0;
+
+  BodyCache cache_;
+  ServerStats stats_;
+  Status result_;
+
+  std::string upstream_target_;
+  // Destroyed in this order (reverse of declaration) by tear_down(): clients before their ring,
+  // the buffer ring before the ring it is registered with.
+  std::unique_ptr<net::Ring> ring_;
+  std::unique_ptr<net::BufferRing> buffers_;
+  std::unique_ptr<net::Ring> upstream_ring_;
+  std::unique_ptr<http::Client> pooled_client_;
+  std::unique_ptr<http::Client> fresh_client_;
+};
+
+}  // namespace ringlab::server
