@@ -1,0 +1,179 @@
+#include "ringlab/server/body_cache.hpp"
+
+#include <doctest/doctest.h>
+#include <simdjson.h>
+
+#include <string>
+
+using namespace ringlab::server;
+
+namespace {
+
+// A generator whose body size is the key's count, and which counts its calls.
+int g_generated = 0;
+Body sized_body(const BodyKey& key) {
+  ++g_generated;
+  return Body{std::string(key.count, 'x'), "application/json"};
+}
+
+BodyKey weather(uint32_t count) { return BodyKey{Route::weather, Format::json, count}; }
+
+std::size_t count_array(const std::string& json) {
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(json);
+  auto doc = parser.iterate(padded);
+  std::size_t n = 0;
+  for (auto element : doc.get_array()) {
+    REQUIRE(element.error() == simdjson::SUCCESS);
+    simdjson::ondemand::object object = element.get_object();
+    (void)object;
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a body is generated once and then served from the cache") {
+  g_generated = 0;
+  BodyCache cache(BodyCacheLimits{.max_entries = 4, .max_bytes = 1000}, &sized_body);
+  auto first = cache.get(weather(10));
+  auto again = cache.get(weather(10));
+  CHECK(first.get() == again.get());
+  CHECK(g_generated == 1);
+  CHECK(cache.stats().hits == 1);
+  CHECK(cache.stats().misses == 1);
+  // Another format or route is another body.
+  auto ndjson = cache.get(BodyKey{Route::weather, Format::ndjson, 10});
+  auto repos = cache.get(BodyKey{Route::repos, Format::json, 10});
+  CHECK(ndjson.get() != first.get());
+  CHECK(repos.get() != first.get());
+  CHECK(g_generated == 3);
+  CHECK(cache.entries() == 3);
+  CHECK(cache.bytes() == 30);
+}
+
+TEST_CASE("the least recently used body is evicted when the entry limit is reached") {
+  g_generated = 0;
+  BodyCache cache(BodyCacheLimits{.max_entries = 2, .max_bytes = 1000}, &sized_body);
+  (void)cache.get(weather(1));
+  (void)cache.get(weather(2));
+  (void)cache.get(weather(1));  // 1 is now more recent than 2
+  (void)cache.get(weather(3));  // evicts 2
+  CHECK(cache.entries() == 2);
+  CHECK(cache.stats().evictions == 1);
+  const int before = g_generated;
+  (void)cache.get(weather(1));
+  CHECK(g_generated == before);  // still cached
+  (void)cache.get(weather(2));
+  CHECK(g_generated == before + 1);  // was evicted
+}
+
+TEST_CASE("the byte limit evicts as many old bodies as needed and bounds the total") {
+  g_generated = 0;
+  BodyCache cache(BodyCacheLimits{.max_entries = 64, .max_bytes = 100}, &sized_body);
+  (void)cache.get(weather(20));
+  (void)cache.get(weather(30));
+  (void)cache.get(weather(40));
+  CHECK(cache.bytes() == 90);
+  (void)cache.get(weather(50));  // 20 and 30 go; 40 + 50 fit
+  CHECK(cache.bytes() == 90);
+  CHECK(cache.entries() == 2);
+  CHECK(cache.stats().evictions == 2);
+  const int before = g_generated;
+  (void)cache.get(weather(40));
+  (void)cache.get(weather(50));
+  CHECK(g_generated == before);
+}
+
+TEST_CASE("a body larger than the byte limit is served but not cached") {
+  g_generated = 0;
+  BodyCache cache(BodyCacheLimits{.max_entries = 64, .max_bytes = 100}, &sized_body);
+  (void)cache.get(weather(10));
+  auto big = cache.get(weather(101));
+  CHECK(big->bytes.size() == 101);
+  CHECK(cache.entries() == 1);  // the small one was not evicted for it
+  CHECK(cache.stats().uncached == 1);
+  (void)cache.get(weather(101));
+  CHECK(g_generated == 3);
+}
+
+TEST_CASE("a cache with no entries allowed generates every time") {
+  g_generated = 0;
+  BodyCache cache(BodyCacheLimits{.max_entries = 0, .max_bytes = 1000}, &sized_body);
+  (void)cache.get(weather(5));
+  (void)cache.get(weather(5));
+  CHECK(g_generated == 2);
+  CHECK(cache.entries() == 0);
+}
+
+TEST_CASE("an evicted body stays valid while a response still holds it") {
+  BodyCache cache(BodyCacheLimits{.max_entries = 1, .max_bytes = 1000}, &sized_body);
+  auto held = cache.get(weather(7));
+  (void)cache.get(weather(8));  // evicts 7
+  CHECK(cache.stats().evictions == 1);
+  CHECK(held->bytes == std::string(7, 'x'));
+}
+
+TEST_CASE("generated weather and repos bodies have exactly N records, in JSON and NDJSON") {
+  for (uint32_t count : {0u, 1u, 2u, 17u, 100u}) {
+    INFO("count ", count);
+    Body weather_json = generate_body(BodyKey{Route::weather, Format::json, count});
+    CHECK(weather_json.content_type == "application/json");
+    CHECK(count_array(weather_json.bytes) == count);
+
+    Body repos_json = generate_body(BodyKey{Route::repos, Format::json, count});
+    CHECK(count_array(repos_json.bytes) == count);
+
+    for (Route route : {Route::weather, Route::repos}) {
+      Body lines = generate_body(BodyKey{route, Format::ndjson, count});
+      CHECK(lines.content_type == "application/x-ndjson");
+      std::size_t newlines = 0;
+      for (char c : lines.bytes) newlines += c == '\n' ? 1 : 0;
+      CHECK(newlines == count);
+    }
+  }
+}
+
+TEST_CASE("weather records carry the four fields and repos records a nested owner and topics") {
+  Body weather_json = generate_body(BodyKey{Route::weather, Format::json, 3});
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(weather_json.bytes);
+  auto doc = parser.iterate(padded);
+  for (auto element : doc.get_array()) {
+    simdjson::ondemand::object record = element.get_object();
+    std::string_view date;
+    int64_t celsius = 0;
+    CHECK(record["date"].get_string().get(date) == simdjson::SUCCESS);
+    CHECK(record["temperatureC"].get_int64().get(celsius) == simdjson::SUCCESS);
+    CHECK(record["summary"].error() == simdjson::SUCCESS);
+    CHECK(record["temperatureF"].error() == simdjson::SUCCESS);
+  }
+
+  Body repos_json = generate_body(BodyKey{Route::repos, Format::json, 3});
+  simdjson::padded_string padded_repos(repos_json.bytes);
+  auto repos = parser.iterate(padded_repos);
+  std::size_t n = 0;
+  for (auto element : repos.get_array()) {
+    simdjson::ondemand::object record = element.get_object();
+    simdjson::ondemand::object owner;
+    CHECK(record.find_field_unordered("owner").get_object().get(owner) == simdjson::SUCCESS);
+    simdjson::ondemand::array topics;
+    CHECK(record.find_field_unordered("topics").get_array().get(topics) == simdjson::SUCCESS);
+    ++n;
+  }
+  CHECK(n == 3);
+  // About 1-2 KB per record, as the route promises.
+  Body hundred = generate_body(BodyKey{Route::repos, Format::json, 100});
+  CHECK(hundred.bytes.size() > 100 * 500);
+  CHECK(hundred.bytes.size() < 100 * 4000);
+}
+
+TEST_CASE("bodies are deterministic for a given key") {
+  for (Route route : {Route::weather, Route::repos}) {
+    for (Format format : {Format::json, Format::ndjson}) {
+      INFO(route_name(route), " ", format_name(format));
+      CHECK(generate_body(BodyKey{route, format, 50}).bytes == generate_body(BodyKey{route, format, 50}).bytes);
+    }
+  }
+}

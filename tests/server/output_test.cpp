@@ -1,0 +1,149 @@
+#include "ringlab/server/output.hpp"
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace ringlab::server;
+
+namespace {
+
+std::string gather(std::span<const iovec> parts) {
+  std::string out;
+  for (const iovec& part : parts) out.append(static_cast<const char*>(part.iov_base), part.iov_len);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("adjacent copies share one iovec and references get their own") {
+  OutputBatch batch;
+  const std::string large(OutputBatch::kInlineBytes + 1, 'x');
+  batch.append_copy("HTTP/1.1 200 OK\r\n\r\n");
+  batch.append_copy("abc");
+  batch.append_ref(large);
+  batch.append_copy("\r\n");
+  batch.append_copy("0\r\n\r\n");
+  batch.prepare();
+  auto parts = batch.iovecs();
+  REQUIRE(parts.size() == 3);
+  CHECK(parts[1].iov_base == large.data());  // not copied
+  CHECK(parts[1].iov_len == large.size());
+  CHECK(gather(parts) == "HTTP/1.1 200 OK\r\n\r\nabc" + large + "\r\n0\r\n\r\n");
+  CHECK(batch.total_bytes() == gather(parts).size());
+  CHECK(batch.flatten() == gather(parts));
+}
+
+TEST_CASE("append_body copies up to kInlineBytes and references beyond") {
+  for (std::size_t size : {std::size_t{0}, std::size_t{1}, OutputBatch::kInlineBytes, OutputBatch::kInlineBytes + 1}) {
+    INFO("body size ", size);
+    const std::string body(size, 'b');
+    OutputBatch batch;
+    batch.append_copy("head");
+    batch.append_body(body);
+    batch.prepare();
+    auto parts = batch.iovecs();
+    const bool referenced = size > OutputBatch::kInlineBytes;
+    CHECK(parts.size() == (referenced ? 2u : 1u));
+    if (referenced) CHECK(parts[1].iov_base == body.data());
+    CHECK(gather(parts) == "head" + body);
+  }
+}
+
+TEST_CASE("consume resumes after a short send at every byte boundary") {
+  const std::string large(3000, 'L');
+  auto fill = [&](OutputBatch& batch) {
+    batch.append_copy("head-");
+    batch.append_ref(large);
+    batch.append_copy("-middle-");
+    batch.append_ref(large);
+    batch.append_copy("-tail");
+  };
+  OutputBatch reference;
+  fill(reference);
+  const std::string all = reference.flatten();
+  for (std::size_t first = 0; first <= all.size(); ++first) {
+    OutputBatch batch;
+    fill(batch);
+    batch.prepare();
+    const bool done = batch.consume(first);
+    INFO("first send of ", first, " bytes");
+    CHECK(done == (first == all.size()));
+    REQUIRE(gather(batch.iovecs()) == all.substr(first));
+  }
+}
+
+TEST_CASE("consume in uneven steps reaches the end exactly once") {
+  const std::string large(5000, 'Z');
+  for (std::size_t step : {1u, 7u, 1024u, 4999u, 100000u}) {
+    INFO("step ", step);
+    OutputBatch batch;
+    batch.append_copy("a");
+    batch.append_ref(large);
+    batch.append_copy("b");
+    batch.prepare();
+    std::string sent;
+    bool done = false;
+    std::size_t rounds = 0;
+    while (!done) {
+      REQUIRE(++rounds < 20000);
+      auto parts = batch.iovecs();
+      REQUIRE_FALSE(parts.empty());
+      const std::string rest = gather(parts);
+      const std::size_t n = std::min(step, rest.size());
+      sent += rest.substr(0, n);
+      done = batch.consume(n);
+    }
+    CHECK(sent == "a" + large + "b");
+    CHECK(batch.iovecs().empty());
+  }
+}
+
+TEST_CASE("adopted strings keep their bytes in place while more are adopted") {
+  OutputBatch batch;
+  std::vector<std::string_view> views;
+  std::vector<std::string> expected;
+  for (int i = 0; i < 200; ++i) {
+    std::string body(static_cast<std::size_t>(i % 40), static_cast<char>('a' + i % 26));
+    expected.push_back(body);
+    views.push_back(batch.adopt(std::move(body)));
+  }
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    INFO("adopted string ", i);
+    CHECK(views[i] == expected[i]);
+  }
+}
+
+TEST_CASE("clear recycles adopted strings but not huge ones, and releases held owners") {
+  OutputBatch batch;
+  std::string small;
+  small.reserve(4096);
+  small = "echo body";
+  std::string huge(OutputBatch::kRetainBytes + 1, 'h');
+  auto owner = std::make_shared<std::string>("cached");
+  std::weak_ptr<std::string> watch = owner;
+  batch.append_body(batch.adopt(std::move(small)));
+  batch.append_body(batch.adopt(std::move(huge)));
+  batch.hold(std::move(owner));
+  CHECK_FALSE(watch.expired());
+  std::vector<std::string> recycled;
+  batch.clear(&recycled);
+  CHECK(watch.expired());
+  REQUIRE(recycled.size() == 1);
+  CHECK(recycled[0].empty());
+  CHECK(recycled[0].capacity() >= 4096);
+  CHECK(batch.empty());
+  CHECK(batch.total_bytes() == 0);
+}
+
+TEST_CASE("append_written formats in place and joins the previous copy") {
+  OutputBatch batch;
+  batch.append_copy("A");
+  batch.append_written([](std::string& out) { out += "BC"; });
+  batch.append_written([](std::string&) {});
+  batch.prepare();
+  REQUIRE(batch.iovecs().size() == 1);
+  CHECK(gather(batch.iovecs()) == "ABC");
+}

@@ -1,0 +1,129 @@
+#include "ringlab/server/routes.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string_view>
+
+using namespace ringlab::server;
+
+TEST_CASE("route_request maps every route and its parameters") {
+  struct Row {
+    std::string_view method;
+    std::string_view target;
+    Route route;
+    uint32_t count;
+    Format format;
+    bool chunked;
+    uint32_t chunk;
+    UpstreamConnection upstream;
+    bool head_only;
+  };
+  constexpr auto J = Format::json;
+  constexpr auto N = Format::ndjson;
+  constexpr auto P = UpstreamConnection::pooled;
+  constexpr auto F = UpstreamConnection::fresh;
+  const Row rows[] = {
+      {"GET", "/weather?count=10", Route::weather, 10, J, false, 4096, P, false},
+      {"GET", "/weather", Route::weather, kDefaultCount, J, false, 4096, P, false},
+      {"GET", "/weather?count=0", Route::weather, 0, J, false, 4096, P, false},
+      {"GET", "/weather?count=1000000", Route::weather, 1'000'000, J, false, 4096, P, false},
+      {"GET", "/weather?count=5&format=ndjson", Route::weather, 5, N, false, 4096, P, false},
+      {"GET", "/weather?count=5&format=json", Route::weather, 5, J, false, 4096, P, false},
+      {"GET", "/repos?count=3&chunked=1", Route::repos, 3, J, true, 4096, P, false},
+      {"GET", "/repos?count=3&chunked=true&chunk=100", Route::repos, 3, J, true, 100, P, false},
+      {"GET", "/repos?chunked=0", Route::repos, kDefaultCount, J, false, 4096, P, false},
+      {"GET", "/repos?chunked=false&chunk=1", Route::repos, kDefaultCount, J, false, 1, P, false},
+      {"GET", "/repos?count=2&format=ndjson&chunked=1&chunk=16777216", Route::repos, 2, N, true, 16u << 20, P, false},
+      {"POST", "/echo", Route::echo, kDefaultCount, J, false, 4096, P, false},
+      {"POST", "/echo?chunked=1&chunk=7", Route::echo, kDefaultCount, J, true, 7, P, false},
+      {"GET", "/plaintext", Route::plaintext, kDefaultCount, J, false, 4096, P, false},
+      {"GET", "/health", Route::health, kDefaultCount, J, false, 4096, P, false},
+      {"HEAD", "/health", Route::health, kDefaultCount, J, false, 4096, P, true},
+      {"HEAD", "/weather?count=2", Route::weather, 2, J, false, 4096, P, true},
+      {"GET", "/proxy?count=4", Route::proxy, 4, J, false, 4096, P, false},
+      {"GET", "/proxy?count=4&conn=fresh", Route::proxy, 4, J, false, 4096, F, false},
+      {"GET", "/proxy?count=4&conn=pooled&chunked=1", Route::proxy, 4, J, true, 4096, P, false},
+      // Unknown parameters, and parameters a route does not use, are ignored.
+      {"GET", "/weather?count=3&foo=bar&conn=nonsense", Route::weather, 3, J, false, 4096, P, false},
+      {"GET", "/plaintext?count=abc&format=xml", Route::plaintext, kDefaultCount, J, false, 4096, P, false},
+      {"POST", "/echo?count=-5", Route::echo, kDefaultCount, J, false, 4096, P, false},
+      {"GET", "/proxy?count=4&format=xml", Route::proxy, 4, J, false, 4096, P, false},
+      // The last occurrence wins.
+      {"GET", "/weather?count=abc&count=4", Route::weather, 4, J, false, 4096, P, false},
+      {"GET", "http://127.0.0.1:1/weather?count=6", Route::weather, 6, J, false, 4096, P, false},
+  };
+  for (const Row& row : rows) {
+    INFO(row.method, " ", row.target);
+    auto routed = route_request(row.method, row.target);
+    REQUIRE_MESSAGE(routed.has_value(), "error ", routed.error().status, ": ", routed.error().message);
+    CHECK(routed->route == row.route);
+    CHECK(routed->count == row.count);
+    CHECK(routed->format == row.format);
+    CHECK(routed->chunked == row.chunked);
+    CHECK(routed->chunk_bytes == row.chunk);
+    CHECK(routed->upstream == row.upstream);
+    CHECK(routed->head_only == row.head_only);
+  }
+}
+
+TEST_CASE("route_request refuses bad targets, paths, methods and parameter values with their status") {
+  struct Row {
+    std::string_view method;
+    std::string_view target;
+    int status;
+    std::string_view allow;
+  };
+  const Row rows[] = {
+      {"GET", "*", 400, ""},
+      {"GET", "weather", 400, ""},
+      {"GET", "https://x/weather", 400, ""},
+      {"GET", "/nothing", 404, ""},
+      {"GET", "/weather/", 404, ""},
+      {"GET", "/Weather", 404, ""},
+      {"POST", "/nothing", 404, ""},  // the path is checked before the method
+      {"POST", "/weather", 405, "GET, HEAD"},
+      {"PUT", "/health", 405, "GET, HEAD"},
+      {"DELETE", "/plaintext", 405, "GET, HEAD"},
+      {"GET", "/echo", 405, "POST"},
+      {"HEAD", "/echo", 405, "POST"},
+      {"POST", "/weather?count=abc", 405, "GET, HEAD"},  // the method before the parameters
+      {"GET", "/weather?count=", 400, ""},
+      {"GET", "/weather?count", 400, ""},
+      {"GET", "/weather?count=abc", 400, ""},
+      {"GET", "/weather?count=-1", 400, ""},
+      {"GET", "/weather?count=+1", 400, ""},
+      {"GET", "/weather?count=1e3", 400, ""},
+      {"GET", "/weather?count=1.5", 400, ""},
+      {"GET", "/weather?count=1000001", 400, ""},
+      {"GET", "/weather?count=18446744073709551617", 400, ""},
+      {"GET", "/repos?count=%31", 400, ""},
+      {"GET", "/proxy?count=2000000", 400, ""},
+      {"GET", "/weather?format=xml", 400, ""},
+      {"GET", "/weather?format=", 400, ""},
+      {"GET", "/proxy?conn=sometimes", 400, ""},
+      {"GET", "/health?chunked=yes", 400, ""},
+      {"GET", "/health?chunked=", 400, ""},
+      {"GET", "/health?chunk=0", 400, ""},
+      {"GET", "/health?chunk=16777217", 400, ""},
+      {"GET", "/health?chunk=abc", 400, ""},
+  };
+  for (const Row& row : rows) {
+    INFO(row.method, " ", row.target);
+    auto routed = route_request(row.method, row.target);
+    REQUIRE_FALSE(routed.has_value());
+    CHECK(routed.error().status == row.status);
+    CHECK(routed.error().allow == row.allow);
+    CHECK_FALSE(routed.error().message.empty());
+  }
+}
+
+TEST_CASE("route and format names are stable") {
+  CHECK(route_name(Route::weather) == "weather");
+  CHECK(route_name(Route::repos) == "repos");
+  CHECK(route_name(Route::echo) == "echo");
+  CHECK(route_name(Route::plaintext) == "plaintext");
+  CHECK(route_name(Route::health) == "health");
+  CHECK(route_name(Route::proxy) == "proxy");
+  CHECK(format_name(Format::json) == "json");
+  CHECK(format_name(Format::ndjson) == "ndjson");
+}
