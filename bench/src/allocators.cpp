@@ -1,6 +1,7 @@
 #include "ringlab/bench/allocators.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <poll.h>
@@ -55,14 +56,53 @@ std::string_view package_of(Allocator allocator) {
   return "";
 }
 
-// Looks `name` up in the object loaded at `base` only: a handle's dlsym also searches the object's
-// dependencies, so the address is checked to lie in the same object.
-void* symbol_in(void* handle, const void* base, const char* name) {
-  void* sym = dlsym(handle, name);
+// One object of the process as the dynamic linker loaded it, in load order: the main program, the
+// LD_PRELOAD libraries, then the dependencies. That is also the order in which a symbol reference is
+// bound, so the first object that defines malloc is the one every call goes to.
+struct LoadedObject {
+  std::string name;  // as loaded ("" for the main program)
+  bool main = false;
+  std::vector<std::pair<uintptr_t, uintptr_t>> segments;  // [begin, end) of each PT_LOAD
+};
+
+std::vector<LoadedObject> loaded_objects() {
+  std::vector<LoadedObject> objects;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) -> int {
+        auto& out = *static_cast<std::vector<LoadedObject>*>(data);
+        LoadedObject object;
+        object.name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        object.main = out.empty();  // the main program is always reported first
+        for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD) continue;
+          const uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+          object.segments.emplace_back(begin, begin + ph.p_memsz);
+        }
+        out.push_back(std::move(object));
+        return 0;
+      },
+      &objects);
+  return objects;
+}
+
+std::string main_program_path() {
+  std::error_code error;
+  const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string("main program") : path.string();
+}
+
+// `name` as defined by `object` itself, or nullptr. A handle's dlsym also searches the object's
+// dependencies (and the main program's handle the whole global scope), so the address found is
+// checked to lie in the object's own segments.
+void* symbol_in(void* handle, const LoadedObject& object, const char* name) {
+  void* sym = dlsym(handle != nullptr ? handle : RTLD_DEFAULT, name);
   if (sym == nullptr) return nullptr;
-  Dl_info info{};
-  if (dladdr(sym, &info) == 0 || info.dli_fbase != base) return nullptr;
-  return sym;
+  const auto address = reinterpret_cast<uintptr_t>(sym);
+  for (const auto& [begin, end] : object.segments) {
+    if (address >= begin && address < end) return sym;
+  }
+  return nullptr;
 }
 
 std::string mimalloc_version(void* sym) {
@@ -187,6 +227,7 @@ std::string Detected::describe() const {
   out += " (";
   out += library.empty() ? std::string("?") : library;
   out += ")";
+  for (const std::string& interposer : interposers) out += ", called through " + interposer;
   return out;
 }
 
@@ -198,34 +239,47 @@ std::string Detected::name() const {
 
 Detected detect_allocator() {
   Detected detected;
-  void* malloc_sym = dlsym(RTLD_DEFAULT, "malloc");
-  Dl_info info{};
-  if (malloc_sym == nullptr || dladdr(malloc_sym, &info) == 0) {
-    detected.version = "malloc not resolvable";
-    return detected;
+  const std::vector<LoadedObject> objects = loaded_objects();
+  for (const LoadedObject& object : objects) {
+    void* handle = nullptr;
+    if (!object.main) {
+      handle = dlopen(object.name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+      if (handle == nullptr) continue;  // the vDSO, or an object loaded under another name
+    }
+    const auto find = [&](const char* name) { return symbol_in(handle, object, name); };
+    std::optional<std::string> version;
+    if (find("malloc") != nullptr) {
+      const std::string& file = object.main ? main_program_path() : object.name;
+      if (void* mi = find("mi_version")) {
+        detected.allocator = Allocator::mimalloc;
+        version = mimalloc_version(mi);
+      } else if (void* je = find("mallctl")) {
+        detected.allocator = Allocator::jemalloc;
+        version = jemalloc_version(je);
+      } else if (void* tc = find("tc_version")) {
+        detected.allocator = Allocator::tcmalloc;
+        version = tcmalloc_version(tc);
+      } else if (void* libc = find("gnu_get_libc_version")) {
+        detected.allocator = Allocator::system;
+        version = glibc_version(libc);
+      } else if (find("__asan_init") != nullptr || find("__tsan_init") != nullptr ||
+                 find("__msan_init") != nullptr || find("__lsan_ignore_object") != nullptr) {
+        // A sanitizer runtime is an allocator of its own: it does not forward to the next malloc.
+        version = "sanitizer runtime";
+      } else {
+        // Defines malloc but is no allocator ringlab knows: taken for an interposer that forwards to
+        // the next definition (bench's own memory diagnoser does, through dlsym(RTLD_NEXT)).
+        detected.interposers.push_back(file);
+      }
+      if (version) {
+        detected.library = file;
+        detected.version = std::move(*version);
+      }
+    }
+    if (handle != nullptr) dlclose(handle);
+    if (version) return detected;
   }
-  detected.library = info.dli_fname != nullptr ? info.dli_fname : "";
-
-  // A handle for the very object that defines malloc; RTLD_NOLOAD only finds what is loaded already.
-  void* handle = dlopen(detected.library.empty() ? nullptr : detected.library.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-  void* search = handle != nullptr ? handle : RTLD_DEFAULT;
-
-  if (void* sym = symbol_in(search, info.dli_fbase, "mi_version")) {
-    detected.allocator = Allocator::mimalloc;
-    detected.version = mimalloc_version(sym);
-  } else if (void* sym2 = symbol_in(search, info.dli_fbase, "mallctl")) {
-    detected.allocator = Allocator::jemalloc;
-    detected.version = jemalloc_version(sym2);
-  } else if (void* sym3 = symbol_in(search, info.dli_fbase, "tc_version")) {
-    detected.allocator = Allocator::tcmalloc;
-    detected.version = tcmalloc_version(sym3);
-  } else if (void* sym4 = symbol_in(search, info.dli_fbase, "gnu_get_libc_version")) {
-    detected.allocator = Allocator::system;
-    detected.version = glibc_version(sym4);
-  } else {
-    detected.version = "unknown allocator";
-  }
-  if (handle != nullptr) dlclose(handle);
+  detected.version = "unknown allocator";
   return detected;
 }
 

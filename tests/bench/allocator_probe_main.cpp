@@ -1,9 +1,12 @@
 // allocator_probe: stands in for a bench child in tests/bench/allocators_test.cpp. It takes the
 // hidden options a child gets (--job-output-fd N --job-allocator NAME), checks the allocator it runs
-// on the way bench does, and writes a one-case report to fd N (or the error, exiting 1).
+// on the way bench does, and writes a one-case report to fd N (or the error, exiting 1). Like bench,
+// it links the memory diagnoser, whose malloc sits in front of the allocator's; exit status 4 says
+// that interposition did not happen, so the test would not be testing detection through it.
 //
 // Built without sanitizers on purpose: AddressSanitizer must own malloc and be loaded first, so a
 // sanitized probe could not run under LD_PRELOAD of another allocator at all.
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "ringlab/bench/allocators.hpp"
+#include "ringlab/bench/memory_diagnoser.hpp"
 #include "ringlab/bench/results.hpp"
 
 namespace alloc = ringlab::bench::alloc;
@@ -24,6 +28,10 @@ int main(int argc, char** argv) {
     const std::string_view arg = argv[i];
     if (arg == "--job-output-fd") fd = std::atoi(argv[++i]);
     else if (arg == "--job-allocator") expected_name = argv[++i];
+    // A library loaded after start-up (as a strategy might load mimalloc for its heaps). With
+    // RTLD_GLOBAL its symbols, mi_version included, resolve from anywhere, yet malloc stays bound to
+    // the allocator loaded first: it must not be taken for the allocator.
+    else if (arg == "--also-load" && dlopen(argv[++i], RTLD_NOW | RTLD_GLOBAL) == nullptr) return 5;
   }
   if (fd < 0 || expected_name.empty()) return 2;
   const auto expected = alloc::parse_allocator(expected_name);
@@ -38,6 +46,8 @@ int main(int argc, char** argv) {
     blocks.push_back(p);
   }
   for (void* p : blocks) std::free(p);
+
+  if (!ringlab::bench::interposition_works()) return 4;
 
   const auto verified = alloc::verify_allocator(*expected);
   if (!verified) {

@@ -181,10 +181,30 @@ TEST_CASE("each installed allocator's child job reports that allocator; system r
     REQUIRE_MESSAGE(report.has_value(), report.error().message);
     INFO("child says: " << report->environment.allocator);
     CHECK(report->environment.allocator.rfind(version_prefix(job.allocator), 0) == 0);
+    // The probe's memory diagnoser defines malloc in front of the allocator and is named as such.
+    CHECK(contains(report->environment.allocator, "called through "));
+    CHECK(contains(report->environment.allocator, "allocator_probe"));
     if (job.allocator != Allocator::system) CHECK(contains(report->environment.allocator, job.preload));
     REQUIRE(report->cases.size() == 1);
     CHECK(report->cases[0].allocator == name);
   }
+}
+
+TEST_CASE("an allocator library loaded later, whose symbols resolve, is not taken for the one serving malloc") {
+  const auto jobs = plan_jobs(std::vector<Allocator>{Allocator::mimalloc});
+  if (jobs[0].missing) {
+    MESSAGE("mimalloc not installed: " << *jobs[0].missing);
+    return;
+  }
+  ChildOptions options = probe_options(Allocator::system);
+  const std::vector<std::string> parent = {"--also-load", jobs[0].preload};
+  options.arguments = child_arguments(parent, Allocator::system);
+  const auto output = run_job(kSystemJob, options);
+  REQUIRE_MESSAGE(output.has_value(), output.error().message);
+  const auto report = job_report(kSystemJob, *output);
+  REQUIRE_MESSAGE(report.has_value(), report.error().message);
+  INFO(report->environment.allocator);
+  CHECK(report->environment.allocator.rfind("glibc ", 0) == 0);
 }
 
 TEST_CASE("a child that does not run on its job's allocator fails the job, saying what it runs on") {

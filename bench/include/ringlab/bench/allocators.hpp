@@ -9,11 +9,17 @@
 // RINGLAB_TCMALLOC_SO); an allocator whose library is missing is a Job with `missing` set, which the
 // caller reports, never skips silently.
 //
-// Detection: the allocator is the library that defines the `malloc` every call in the process binds
-// to (dlsym(RTLD_DEFAULT, "malloc"), then dladdr). Asking whether `mi_version` merely resolves
-// would be wrong: a bench that links libmimalloc for mimalloc heaps has the symbol under any
-// malloc. The version then comes from that same library: mi_version() (mimalloc), mallctl
-// "version" (jemalloc), tc_version() (gperftools tcmalloc), gnu_get_libc_version() (glibc).
+// Detection: the allocator is the first loaded object, in the dynamic linker's binding order (main
+// program, LD_PRELOAD libraries, dependencies), that defines malloc and is an allocator: it has
+// mi_version (mimalloc), mallctl (jemalloc), tc_version (gperftools tcmalloc) or
+// gnu_get_libc_version (glibc), and the version comes from that same object. An object that
+// defines malloc but is none of these is taken for an interposer that forwards to the next
+// definition (bench's memory diagnoser does, via dlsym(RTLD_NEXT)) and is listed as such; a
+// sanitizer runtime ends the search as an unknown allocator. Asking whether `mi_version` merely
+// resolves somewhere would be wrong: libmimalloc dlopen'ed later for mimalloc heaps has the symbol
+// without serving malloc. Note that Debian's libmimalloc.so defines malloc itself:
+// linked normally (DT_NEEDED) it replaces malloc for the whole process, and then the `system` job
+// fails its verification instead of measuring mimalloc under the name of glibc.
 //
 // Sanitizers: AddressSanitizer replaces malloc and must be the first library loaded, so preloading
 // another allocator into a sanitized bench aborts it. jobs_unsupported_reason() says so and allocator
@@ -66,10 +72,12 @@ inline constexpr std::array<Allocator, 4> kAllAllocators = {Allocator::system, A
 
 struct Detected {
   std::optional<Allocator> allocator;  // nullopt: something else serves malloc (a sanitizer runtime)
-  std::string library;                 // file of the object that defines the bound malloc
+  std::string library;                 // file of the object whose malloc does the work
   std::string version;                 // "mimalloc 2.0.9", "jemalloc 5.3.0-0-g54eaed1d", "gperftools 2.10", "glibc 2.36"
+  std::vector<std::string> interposers;  // objects whose malloc forwards to this one (bench's diagnoser)
 
-  // "mimalloc 2.0.9 (/usr/lib/x86_64-linux-gnu/libmimalloc.so.2)"; for the report header.
+  // "mimalloc 2.0.9 (/usr/lib/x86_64-linux-gnu/libmimalloc.so.2), called through /path/bench"; for
+  // the report header.
   [[nodiscard]] std::string describe() const;
   // The short name for CaseResult::allocator and Environment::allocator: the allocator's name
   // ("system" for glibc) or, when unknown, the library's file name.
