@@ -1,0 +1,101 @@
+#pragma once
+// Deserialization of the two payloads with simdjson On-Demand.
+//
+// Bodies: a JSON array of records (/weather, /repos), NDJSON (one record per line, parsed with
+// simdjson's iterate_many), or one record of an array body at a time (RecordSplitter, for bodies still
+// arriving). Every body must be padded: simdjson reads up to SIMDJSON_PADDING bytes past the end, so the
+// view's capacity() must exceed its size() by that much (else INSUFFICIENT_PADDING). net::PaddedBuffer
+// always is; padded_view() makes the simdjson view of one.
+//
+// Records: keys may come in any order; unknown keys are skipped; a key given twice counts with its last
+// value; a field missing from a record is an error. Keys are matched on their raw bytes, so a key
+// spelled with an escape ("d\u0061te") counts as unknown, as with simdjson's find_field. Integers must
+// fit the field (temperatureC in int32). homepage, language and license may be null.
+//
+// Outputs: each parse fills `out` from its start, overwriting the records already there in place (so
+// their strings' capacity is reused), and erases the ones left over. A fresh vector behaves the obvious
+// way. On error `out` is valid but its contents are unspecified. Owning records take their memory from
+// out's allocator (models.hpp).
+//
+// Views (the *_views and *_view functions) point into the body, never into the parser: they are valid
+// while the body is alive and unchanged, and the parser may be reused at once. They take the body as a
+// PaddedBody, which cannot be made from a temporary buffer: parsing views out of a temporary does not
+// compile (as simdjson deletes iterate(padded_string&&); tests/json/CMakeLists.txt proves it).
+//
+// Errors (error.hpp) name the record, the field and the byte offset in the body. The parser is the
+// caller's: one parser per thread, reused across bodies so that its buffers are allocated once (it grows
+// to the largest body it has seen).
+#include <cstddef>
+#include <memory_resource>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "ringlab/json/error.hpp"
+#include "ringlab/json/models.hpp"
+#include "ringlab/json/record_splitter.hpp"
+#include "ringlab/net/padded_buffer.hpp"
+
+namespace ringlab::json {
+
+static_assert(net::kPadding >= simdjson::SIMDJSON_PADDING,
+              "net::PaddedBuffer must leave at least the padding simdjson reads past the end");
+
+// The default simdjson iterate_many window: an NDJSON record longer than this fails with CAPACITY.
+inline constexpr std::size_t kNdjsonWindowBytes = std::size_t{1} << 20;
+
+// A simdjson view of a PaddedBuffer's bytes; its capacity counts the buffer's padding.
+[[nodiscard]] simdjson::padded_string_view padded_view(const net::PaddedBuffer& body) noexcept;
+simdjson::padded_string_view padded_view(const net::PaddedBuffer&& body) = delete;  // would dangle
+
+// A padded body that outlives the views parsed from it. Made from a PaddedBuffer or a padded_string
+// lvalue, never from a temporary one; from a padded_string_view, whose owner the caller vouches for.
+class PaddedBody {
+ public:
+  PaddedBody(const net::PaddedBuffer& body) noexcept : view_(padded_view(body)) {}  // NOLINT: implicit
+  PaddedBody(const net::PaddedBuffer&& body) = delete;
+  PaddedBody(const simdjson::padded_string& body) noexcept : view_(body) {}  // NOLINT: implicit
+  PaddedBody(const simdjson::padded_string&& body) = delete;
+  PaddedBody(simdjson::padded_string_view body) noexcept : view_(body) {}  // NOLINT: implicit
+
+  [[nodiscard]] simdjson::padded_string_view view() const noexcept { return view_; }
+
+ private:
+  simdjson::padded_string_view view_;
+};
+
+using Parser = simdjson::ondemand::parser;
+
+// --- JSON array bodies -----------------------------------------------------------------------------
+[[nodiscard]] Status parse_weather(Parser& parser, simdjson::padded_string_view body,
+                                   std::pmr::vector<WeatherForecast>& out);
+[[nodiscard]] Status parse_weather_views(Parser& parser, PaddedBody body, std::pmr::vector<WeatherView>& out);
+[[nodiscard]] Status parse_repos(Parser& parser, simdjson::padded_string_view body,
+                                 std::pmr::vector<Repository>& out);
+[[nodiscard]] Status parse_repos_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out);
+
+// --- NDJSON bodies ---------------------------------------------------------------------------------
+// `window_bytes` is simdjson's batch size: the longest record it can hold.
+[[nodiscard]] Status parse_weather_ndjson(Parser& parser, simdjson::padded_string_view body,
+                                          std::pmr::vector<WeatherForecast>& out,
+                                          std::size_t window_bytes = kNdjsonWindowBytes);
+[[nodiscard]] Status parse_weather_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<WeatherView>& out,
+                                                std::size_t window_bytes = kNdjsonWindowBytes);
+[[nodiscard]] Status parse_repos_ndjson(Parser& parser, simdjson::padded_string_view body,
+                                        std::pmr::vector<Repository>& out,
+                                        std::size_t window_bytes = kNdjsonWindowBytes);
+[[nodiscard]] Status parse_repos_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out,
+                                              std::size_t window_bytes = kNdjsonWindowBytes);
+
+// --- One record of an array body (RecordSplitter) --------------------------------------------------
+// `body` is the body received so far; `record` a span the splitter found in it. Error offsets count
+// from the start of the body.
+[[nodiscard]] Status parse_weather_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
+                                          WeatherForecast& out);
+[[nodiscard]] Status parse_weather_record_view(Parser& parser, PaddedBody body, RecordSpan record, WeatherView& out);
+[[nodiscard]] Status parse_repository_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
+                                             Repository& out);
+[[nodiscard]] Status parse_repository_record_view(Parser& parser, PaddedBody body, RecordSpan record,
+                                                  RepositoryView& out);
+
+}  // namespace ringlab::json

@@ -1,0 +1,587 @@
+#include "ringlab/json/deserialize.hpp"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace ringlab::json {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+
+namespace {
+
+// --- errors ------------------------------------------------------------------------------------------
+
+const char* code_name(error_code code) noexcept {
+  switch (code) {
+    case simdjson::SUCCESS: return "SUCCESS";
+    case simdjson::CAPACITY: return "CAPACITY";
+    case simdjson::MEMALLOC: return "MEMALLOC";
+    case simdjson::TAPE_ERROR: return "TAPE_ERROR";
+    case simdjson::DEPTH_ERROR: return "DEPTH_ERROR";
+    case simdjson::STRING_ERROR: return "STRING_ERROR";
+    case simdjson::T_ATOM_ERROR: return "T_ATOM_ERROR";
+    case simdjson::F_ATOM_ERROR: return "F_ATOM_ERROR";
+    case simdjson::N_ATOM_ERROR: return "N_ATOM_ERROR";
+    case simdjson::NUMBER_ERROR: return "NUMBER_ERROR";
+    case simdjson::UTF8_ERROR: return "UTF8_ERROR";
+    case simdjson::UNINITIALIZED: return "UNINITIALIZED";
+    case simdjson::EMPTY: return "EMPTY";
+    case simdjson::UNESCAPED_CHARS: return "UNESCAPED_CHARS";
+    case simdjson::UNCLOSED_STRING: return "UNCLOSED_STRING";
+    case simdjson::UNSUPPORTED_ARCHITECTURE: return "UNSUPPORTED_ARCHITECTURE";
+    case simdjson::INCORRECT_TYPE: return "INCORRECT_TYPE";
+    case simdjson::NUMBER_OUT_OF_RANGE: return "NUMBER_OUT_OF_RANGE";
+    case simdjson::INDEX_OUT_OF_BOUNDS: return "INDEX_OUT_OF_BOUNDS";
+    case simdjson::NO_SUCH_FIELD: return "NO_SUCH_FIELD";
+    case simdjson::IO_ERROR: return "IO_ERROR";
+    case simdjson::INVALID_JSON_POINTER: return "INVALID_JSON_POINTER";
+    case simdjson::INVALID_URI_FRAGMENT: return "INVALID_URI_FRAGMENT";
+    case simdjson::UNEXPECTED_ERROR: return "UNEXPECTED_ERROR";
+    case simdjson::PARSER_IN_USE: return "PARSER_IN_USE";
+    case simdjson::OUT_OF_ORDER_ITERATION: return "OUT_OF_ORDER_ITERATION";
+    case simdjson::INSUFFICIENT_PADDING: return "INSUFFICIENT_PADDING";
+    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT: return "INCOMPLETE_ARRAY_OR_OBJECT";
+    case simdjson::SCALAR_DOCUMENT_AS_VALUE: return "SCALAR_DOCUMENT_AS_VALUE";
+    case simdjson::OUT_OF_BOUNDS: return "OUT_OF_BOUNDS";
+    case simdjson::TRAILING_CONTENT: return "TRAILING_CONTENT";
+    case simdjson::NUM_ERROR_CODES: break;
+  }
+  return "UNKNOWN_ERROR";
+}
+
+// Where the parse is: the whole body (offsets count from its start) and the record being read.
+struct Context {
+  const char* body = nullptr;
+  std::size_t body_size = 0;
+  std::size_t record = kNoRecord;
+};
+
+std::unexpected<Error> make_error(const Context& ctx, std::string field, error_code code, std::size_t offset,
+                                  std::string_view detail = {}) {
+  Error error;
+  error.record = ctx.record;
+  error.field = std::move(field);
+  error.offset = offset;
+  error.message = ctx.record == kNoRecord ? std::string("document") : "record " + std::to_string(ctx.record);
+  if (!error.field.empty()) error.message += " field " + error.field;
+  error.message += ": ";
+  error.message += code_name(code);
+  error.message += " (";
+  error.message += simdjson::error_message(code);
+  error.message += ")";
+  if (!detail.empty()) {
+    error.message += ": ";
+    error.message += detail;
+  }
+  if (offset != kNoOffset) error.message += " at byte " + std::to_string(offset);
+  return std::unexpected(std::move(error));
+}
+
+// Where the document's iterator stands: the token that failed, for most errors.
+template <class Doc>
+std::size_t offset_of(Doc& doc, const Context& ctx) noexcept {
+  const char* at = nullptr;
+  if (doc.current_location().get(at) != simdjson::SUCCESS) return ctx.body_size;  // past the end
+  return static_cast<std::size_t>(at - ctx.body);
+}
+
+template <class Doc>
+std::unexpected<Error> fail(Doc& doc, const Context& ctx, std::string field, error_code code) {
+  return make_error(ctx, std::move(field), code, offset_of(doc, ctx));
+}
+
+// simdjson rejects a body whose brackets do not balance as a whole, before any record is read. The
+// splitter can say which record the bytes go wrong in; its view is added to the message.
+std::unexpected<Error> document_error(const Context& ctx, error_code code) {
+  const std::string_view body(ctx.body, ctx.body_size);
+  RecordSplitter splitter;
+  Status where;
+  while (true) {
+    auto record = splitter.next(body);
+    if (!record) {
+      where = std::unexpected(record.error());
+      break;
+    }
+    if (!*record) {
+      where = splitter.finish(body);
+      break;
+    }
+  }
+  if (where) return make_error(ctx, {}, code, 0);
+  Context located = ctx;
+  located.record = where.error().record;
+  auto error = make_error(located, {}, code, kNoOffset, where.error().message);
+  error.error().offset = where.error().offset;
+  return error;
+}
+
+// --- keys ----------------------------------------------------------------------------------------------
+
+// Index of `key` in `keys`, or -1. Bodies usually list keys in the usual order, so the key after the
+// previous match (`hint`) is tried first; keys are compared on their raw bytes, without unescaping.
+template <std::size_t N>
+int match_key(od::raw_json_string key, const std::array<std::string_view, N>& keys, std::size_t& hint) noexcept {
+  if (hint < N && key.unsafe_is_equal(keys[hint])) return static_cast<int>(hint++);
+  for (std::size_t i = 0; i < N; ++i) {
+    if (key.unsafe_is_equal(keys[i])) {
+      hint = i + 1;
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+template <std::size_t N>
+constexpr uint32_t all_of() noexcept {
+  static_assert(N < 32);
+  return (uint32_t{1} << N) - 1;
+}
+
+template <std::size_t N>
+std::string_view first_missing(uint32_t seen, const std::array<std::string_view, N>& keys) noexcept {
+  for (std::size_t i = 0; i < N; ++i) {
+    if ((seen & (uint32_t{1} << i)) == 0) return keys[i];
+  }
+  return {};
+}
+
+constexpr std::array<std::string_view, 4> kWeatherKeys = {"date", "temperatureC", "summary", "temperatureF"};
+constexpr std::array<std::string_view, 7> kOwnerKeys = {"login",    "id",   "node_id",   "avatar_url",
+                                                        "html_url", "type", "site_admin"};
+constexpr std::array<std::string_view, 3> kLicenseKeys = {"key", "name", "spdx_id"};
+constexpr std::array<std::string_view, 25> kRepositoryKeys = {
+    "id",          "node_id",          "name",           "full_name",   "private",           "owner",
+    "html_url",    "description",      "fork",           "url",         "created_at",        "updated_at",
+    "pushed_at",   "homepage",         "size",           "stargazers_count", "watchers_count", "language",
+    "forks_count", "open_issues_count", "archived",      "default_branch", "topics",          "license",
+    "score"};
+
+// --- scalar fields -----------------------------------------------------------------------------------
+
+constexpr bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+error_code read(od::value& v, int32_t& out) noexcept {
+  int64_t wide = 0;
+  if (const error_code e = v.get_int64().get(wide)) return e;
+  if (wide < std::numeric_limits<int32_t>::min() || wide > std::numeric_limits<int32_t>::max()) {
+    return simdjson::NUMBER_OUT_OF_RANGE;
+  }
+  out = static_cast<int32_t>(wide);
+  return simdjson::SUCCESS;
+}
+error_code read(od::value& v, int64_t& out) noexcept { return v.get_int64().get(out); }
+error_code read(od::value& v, bool& out) noexcept { return v.get_bool().get(out); }
+error_code read(od::value& v, double& out) noexcept { return v.get_double().get(out); }
+
+// Owning text: simdjson unescapes into the parser's string buffer, then it is copied into the record.
+error_code read(od::value& v, std::pmr::string& out) {
+  std::string_view text;
+  if (const error_code e = v.get_string().get(text)) return e;
+  out.assign(text);
+  return simdjson::SUCCESS;
+}
+
+// Viewing text: the raw token, whose end simdjson already knows (it runs to the next structural
+// character, trailing whitespace included). Text with escapes is also run through get_string(), only to
+// reject what an owning parse would reject; its decoded copy lands in the parser and is dropped.
+error_code read(od::value& v, JsonStringView& out) noexcept {
+  std::string_view token = v.raw_json_token();
+  if (token.empty() || token.front() != '"') return simdjson::INCORRECT_TYPE;
+  while (token.size() > 1 && is_space(token.back())) token.remove_suffix(1);
+  if (token.size() < 2 || token.back() != '"') return simdjson::STRING_ERROR;
+  const std::string_view raw = token.substr(1, token.size() - 2);
+  const bool escapes = std::memchr(raw.data(), '\\', raw.size()) != nullptr;
+  if (escapes) {
+    std::string_view decoded;
+    if (const error_code e = v.get_string().get(decoded)) return e;
+  } else {
+    od::raw_json_string consumed;
+    if (const error_code e = v.get_raw_json_string().get(consumed)) return e;
+  }
+  out = JsonStringView{raw, escapes};
+  return simdjson::SUCCESS;
+}
+
+using Allocator = std::pmr::polymorphic_allocator<>;
+
+template <class Text>
+error_code read_optional(od::value& v, std::optional<Text>& out, const Allocator& alloc) {
+  bool null = false;
+  if (const error_code e = v.is_null().get(null)) return e;
+  if (null) {
+    out.reset();
+    return simdjson::SUCCESS;
+  }
+  if (!out) {
+    if constexpr (std::is_same_v<Text, std::pmr::string>) {
+      out.emplace(alloc);
+    } else {
+      out.emplace();
+    }
+  }
+  return read(v, *out);
+}
+
+Allocator allocator_of(const Repository& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const RepositoryView&) noexcept { return {}; }  // views allocate nothing
+
+// --- records -----------------------------------------------------------------------------------------
+
+template <class Doc, class Weather>
+Status read_weather(Doc& doc, od::object object, Weather& out, const Context& ctx, std::size_t start) {
+  uint32_t seen = 0;
+  std::size_t hint = 0;
+  for (auto field : object) {
+    od::raw_json_string key;
+    if (const error_code e = field.key().get(key)) return fail(doc, ctx, {}, e);
+    od::value value;
+    if (const error_code e = field.value().get(value)) return fail(doc, ctx, {}, e);
+    const int k = match_key(key, kWeatherKeys, hint);
+    error_code e = simdjson::SUCCESS;
+    switch (k) {
+      case 0: e = read(value, out.date); break;
+      case 1: e = read(value, out.temperature_c); break;
+      case 2: e = read(value, out.summary); break;
+      case 3: e = read(value, out.temperature_f); break;
+      default: continue;  // unknown key: On-Demand skips its value
+    }
+    if (e) return fail(doc, ctx, std::string(kWeatherKeys[static_cast<std::size_t>(k)]), e);
+    seen |= uint32_t{1} << k;
+  }
+  if (seen != all_of<kWeatherKeys.size()>()) {
+    return make_error(ctx, std::string(first_missing(seen, kWeatherKeys)), simdjson::NO_SUCH_FIELD, start);
+  }
+  return {};
+}
+
+template <class Doc, class OwnerForm>
+Status read_owner(Doc& doc, od::value& v, OwnerForm& out, const Context& ctx) {
+  const std::size_t start = static_cast<std::size_t>(v.raw_json_token().data() - ctx.body);
+  od::object object;
+  if (const error_code e = v.get_object().get(object)) return fail(doc, ctx, "owner", e);
+  uint32_t seen = 0;
+  std::size_t hint = 0;
+  for (auto field : object) {
+    od::raw_json_string key;
+    if (const error_code e = field.key().get(key)) return fail(doc, ctx, "owner", e);
+    od::value value;
+    if (const error_code e = field.value().get(value)) return fail(doc, ctx, "owner", e);
+    const int k = match_key(key, kOwnerKeys, hint);
+    error_code e = simdjson::SUCCESS;
+    switch (k) {
+      case 0: e = read(value, out.login); break;
+      case 1: e = read(value, out.id); break;
+      case 2: e = read(value, out.node_id); break;
+      case 3: e = read(value, out.avatar_url); break;
+      case 4: e = read(value, out.html_url); break;
+      case 5: e = read(value, out.type); break;
+      case 6: e = read(value, out.site_admin); break;
+      default: continue;
+    }
+    if (e) return fail(doc, ctx, "owner." + std::string(kOwnerKeys[static_cast<std::size_t>(k)]), e);
+    seen |= uint32_t{1} << k;
+  }
+  if (seen != all_of<kOwnerKeys.size()>()) {
+    return make_error(ctx, "owner." + std::string(first_missing(seen, kOwnerKeys)), simdjson::NO_SUCH_FIELD, start);
+  }
+  return {};
+}
+
+template <class Doc, class LicenseForm>
+Status read_license(Doc& doc, od::value& v, std::optional<LicenseForm>& out, const Allocator& alloc,
+                    const Context& ctx) {
+  bool null = false;
+  if (const error_code e = v.is_null().get(null)) return fail(doc, ctx, "license", e);
+  if (null) {
+    out.reset();
+    return {};
+  }
+  const std::size_t start = static_cast<std::size_t>(v.raw_json_token().data() - ctx.body);
+  od::object object;
+  if (const error_code e = v.get_object().get(object)) return fail(doc, ctx, "license", e);
+  if (!out) {
+    if constexpr (std::is_same_v<LicenseForm, License>) {
+      out.emplace(alloc);
+    } else {
+      out.emplace();
+    }
+  }
+  uint32_t seen = 0;
+  std::size_t hint = 0;
+  for (auto field : object) {
+    od::raw_json_string key;
+    if (const error_code e = field.key().get(key)) return fail(doc, ctx, "license", e);
+    od::value value;
+    if (const error_code e = field.value().get(value)) return fail(doc, ctx, "license", e);
+    const int k = match_key(key, kLicenseKeys, hint);
+    error_code e = simdjson::SUCCESS;
+    switch (k) {
+      case 0: e = read(value, out->key); break;
+      case 1: e = read(value, out->name); break;
+      case 2: e = read(value, out->spdx_id); break;
+      default: continue;
+    }
+    if (e) return fail(doc, ctx, "license." + std::string(kLicenseKeys[static_cast<std::size_t>(k)]), e);
+    seen |= uint32_t{1} << k;
+  }
+  if (seen != all_of<kLicenseKeys.size()>()) {
+    return make_error(ctx, "license." + std::string(first_missing(seen, kLicenseKeys)), simdjson::NO_SUCH_FIELD,
+                      start);
+  }
+  return {};
+}
+
+// Owning topics: overwritten in place, so the strings' capacity is reused from one parse to the next.
+template <class Doc>
+Status read_topics(Doc& doc, od::value& v, std::pmr::vector<std::pmr::string>& out, const Context& ctx) {
+  od::array array;
+  if (const error_code e = v.get_array().get(array)) return fail(doc, ctx, "topics", e);
+  std::size_t n = 0;
+  for (auto element : array) {
+    od::value item;
+    error_code e = element.get(item);
+    if (!e) e = read(item, n < out.size() ? out[n] : out.emplace_back());
+    if (e) return fail(doc, ctx, "topics[" + std::to_string(n) + "]", e);
+    ++n;
+  }
+  out.erase(out.begin() + static_cast<std::ptrdiff_t>(n), out.end());
+  return {};
+}
+
+// Viewing topics: each element is validated as a viewing string; the view keeps the array's text from
+// '[' to ']'. The last token ends where the next one starts (whitespace included), that is at ']'.
+template <class Doc>
+Status read_topics(Doc& doc, od::value& v, JsonStringArrayView& out, const Context& ctx) {
+  const std::string_view open = v.raw_json_token();
+  const char* end = open.data() + open.size();
+  od::array array;
+  if (const error_code e = v.get_array().get(array)) return fail(doc, ctx, "topics", e);
+  std::size_t n = 0;
+  for (auto element : array) {
+    od::value item;
+    error_code e = element.get(item);
+    if (!e) {
+      const std::string_view token = item.raw_json_token();
+      JsonStringView text;
+      e = read(item, text);
+      end = token.data() + token.size();
+    }
+    if (e) return fail(doc, ctx, "topics[" + std::to_string(n) + "]", e);
+    ++n;
+  }
+  if (end >= ctx.body + ctx.body_size || *end != ']') return fail(doc, ctx, "topics", simdjson::TAPE_ERROR);
+  out = JsonStringArrayView(std::string_view(open.data(), static_cast<std::size_t>(end + 1 - open.data())), n);
+  return {};
+}
+
+template <class Doc, class Repo>
+Status read_repository(Doc& doc, od::object object, Repo& out, const Context& ctx, std::size_t start) {
+  const Allocator alloc = allocator_of(out);
+  uint32_t seen = 0;
+  std::size_t hint = 0;
+  for (auto field : object) {
+    od::raw_json_string key;
+    if (const error_code e = field.key().get(key)) return fail(doc, ctx, {}, e);
+    od::value value;
+    if (const error_code e = field.value().get(value)) return fail(doc, ctx, {}, e);
+    const int k = match_key(key, kRepositoryKeys, hint);
+    error_code e = simdjson::SUCCESS;
+    Status nested;
+    switch (k) {
+      case 0: e = read(value, out.id); break;
+      case 1: e = read(value, out.node_id); break;
+      case 2: e = read(value, out.name); break;
+      case 3: e = read(value, out.full_name); break;
+      case 4: e = read(value, out.is_private); break;
+      case 5: nested = read_owner(doc, value, out.owner, ctx); break;
+      case 6: e = read(value, out.html_url); break;
+      case 7: e = read(value, out.description); break;
+      case 8: e = read(value, out.fork); break;
+      case 9: e = read(value, out.url); break;
+      case 10: e = read(value, out.created_at); break;
+      case 11: e = read(value, out.updated_at); break;
+      case 12: e = read(value, out.pushed_at); break;
+      case 13: e = read_optional(value, out.homepage, alloc); break;
+      case 14: e = read(value, out.size); break;
+      case 15: e = read(value, out.stargazers_count); break;
+      case 16: e = read(value, out.watchers_count); break;
+      case 17: e = read_optional(value, out.language, alloc); break;
+      case 18: e = read(value, out.forks_count); break;
+      case 19: e = read(value, out.open_issues_count); break;
+      case 20: e = read(value, out.archived); break;
+      case 21: e = read(value, out.default_branch); break;
+      case 22: nested = read_topics(doc, value, out.topics, ctx); break;
+      case 23: nested = read_license(doc, value, out.license, alloc, ctx); break;
+      case 24: e = read(value, out.score); break;
+      default: continue;
+    }
+    if (!nested) return nested;
+    if (e) return fail(doc, ctx, std::string(kRepositoryKeys[static_cast<std::size_t>(k)]), e);
+    seen |= uint32_t{1} << k;
+  }
+  if (seen != all_of<kRepositoryKeys.size()>()) {
+    return make_error(ctx, std::string(first_missing(seen, kRepositoryKeys)), simdjson::NO_SUCH_FIELD, start);
+  }
+  return {};
+}
+
+template <class Doc, class Record>
+Status read_record(Doc& doc, od::object object, Record& out, const Context& ctx, std::size_t start) {
+  if constexpr (std::is_same_v<Record, WeatherForecast> || std::is_same_v<Record, WeatherView>) {
+    return read_weather(doc, object, out, ctx, start);
+  } else {
+    return read_repository(doc, object, out, ctx, start);
+  }
+}
+
+// The next record slot: an existing record to overwrite, or a new one.
+template <class Record>
+Record& slot(std::pmr::vector<Record>& out, std::size_t n) {
+  return n < out.size() ? out[n] : out.emplace_back();
+}
+
+template <class Record>
+void trim(std::pmr::vector<Record>& out, std::size_t n) {
+  out.erase(out.begin() + static_cast<std::ptrdiff_t>(n), out.end());
+}
+
+// --- bodies --------------------------------------------------------------------------------------------
+
+template <class Record>
+Status parse_array(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Record>& out) {
+  Context ctx{body.data(), body.size(), kNoRecord};
+  od::document doc;
+  if (const error_code e = parser.iterate(body).get(doc)) return document_error(ctx, e);
+  od::array array;
+  if (const error_code e = doc.get_array().get(array)) {
+    if (e == simdjson::INCORRECT_TYPE) return make_error(ctx, {}, e, offset_of(doc, ctx), "the body is not an array");
+    return document_error(ctx, e);
+  }
+  std::size_t n = 0;
+  for (auto element : array) {
+    ctx.record = n;
+    od::value value;
+    if (const error_code e = element.get(value)) return fail(doc, ctx, {}, e);
+    const auto start = static_cast<std::size_t>(value.raw_json_token().data() - ctx.body);
+    od::object object;
+    if (const error_code e = value.get_object().get(object)) return fail(doc, ctx, {}, e);
+    if (Status s = read_record(doc, object, slot(out, n), ctx, start); !s) return s;
+    ++n;
+  }
+  trim(out, n);
+  ctx.record = kNoRecord;
+  const char* rest = nullptr;
+  if (doc.current_location().get(rest) == simdjson::SUCCESS) {
+    return make_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
+                      "after the array");
+  }
+  return {};
+}
+
+template <class Record>
+Status parse_lines(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Record>& out,
+                   std::size_t window_bytes) {
+  Context ctx{body.data(), body.size(), kNoRecord};
+  od::document_stream stream;
+  if (const error_code e = parser.iterate_many(body.data(), body.size(), window_bytes).get(stream)) {
+    return make_error(ctx, {}, e, 0);
+  }
+  std::size_t n = 0;
+  for (auto it = stream.begin(); it != stream.end(); ++it) {
+    ctx.record = n;
+    const std::size_t start = it.current_index();
+    od::document_reference doc;
+    if (const error_code e = (*it).get(doc)) return make_error(ctx, {}, e, start);
+    od::object object;
+    if (const error_code e = doc.get_object().get(object)) return fail(doc, ctx, {}, e);
+    if (Status s = read_record(doc, object, slot(out, n), ctx, start); !s) return s;
+    ++n;
+  }
+  trim(out, n);
+  if (const std::size_t cut = stream.truncated_bytes(); cut > 0) {
+    ctx.record = n;
+    return make_error(ctx, {}, simdjson::INCOMPLETE_ARRAY_OR_OBJECT, body.size() - cut,
+                      "the body ends inside this record");
+  }
+  return {};
+}
+
+template <class Record>
+Status parse_one(Parser& parser, simdjson::padded_string_view body, RecordSpan record, Record& out) {
+  Context ctx{body.data(), body.size(), record.index};
+  if (record.offset > body.size() || record.length > body.size() - record.offset) {
+    return make_error(ctx, {}, simdjson::OUT_OF_BOUNDS, record.offset,
+                      "the span of " + std::to_string(record.length) + " bytes runs past the " +
+                          std::to_string(body.size()) + "-byte body");
+  }
+  const simdjson::padded_string_view view(body.data() + record.offset, record.length,
+                                          body.capacity() - record.offset);
+  od::document doc;
+  if (const error_code e = parser.iterate(view).get(doc)) return make_error(ctx, {}, e, record.offset);
+  od::object object;
+  if (const error_code e = doc.get_object().get(object)) return fail(doc, ctx, {}, e);
+  if (Status s = read_record(doc, object, out, ctx, record.offset); !s) return s;
+  const char* rest = nullptr;
+  if (doc.current_location().get(rest) == simdjson::SUCCESS) {
+    return make_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
+                      "after the record");
+  }
+  return {};
+}
+
+}  // namespace
+
+simdjson::padded_string_view padded_view(const net::PaddedBuffer& body) noexcept {
+  return simdjson::padded_string_view(body.data(), body.size(), body.capacity() + net::kPadding);
+}
+
+Status parse_weather(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<WeatherForecast>& out) {
+  return parse_array(parser, body, out);
+}
+Status parse_weather_views(Parser& parser, PaddedBody body, std::pmr::vector<WeatherView>& out) {
+  return parse_array(parser, body.view(), out);
+}
+Status parse_repos(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Repository>& out) {
+  return parse_array(parser, body, out);
+}
+Status parse_repos_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out) {
+  return parse_array(parser, body.view(), out);
+}
+
+Status parse_weather_ndjson(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<WeatherForecast>& out,
+                            std::size_t window_bytes) {
+  return parse_lines(parser, body, out, window_bytes);
+}
+Status parse_weather_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<WeatherView>& out,
+                                  std::size_t window_bytes) {
+  return parse_lines(parser, body.view(), out, window_bytes);
+}
+Status parse_repos_ndjson(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Repository>& out,
+                          std::size_t window_bytes) {
+  return parse_lines(parser, body, out, window_bytes);
+}
+Status parse_repos_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out,
+                                std::size_t window_bytes) {
+  return parse_lines(parser, body.view(), out, window_bytes);
+}
+
+Status parse_weather_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
+                            WeatherForecast& out) {
+  return parse_one(parser, body, record, out);
+}
+Status parse_weather_record_view(Parser& parser, PaddedBody body, RecordSpan record, WeatherView& out) {
+  return parse_one(parser, body.view(), record, out);
+}
+Status parse_repository_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
+                               Repository& out) {
+  return parse_one(parser, body, record, out);
+}
+Status parse_repository_record_view(Parser& parser, PaddedBody body, RecordSpan record, RepositoryView& out) {
+  return parse_one(parser, body.view(), record, out);
+}
+
+}  // namespace ringlab::json
