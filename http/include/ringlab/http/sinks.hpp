@@ -7,7 +7,9 @@
 //                  Content-Length (a buffered stream).
 //   PresizedSink   after the head, reserves one PaddedBuffer of Content-Length bytes and offers it as
 //                  the receive window, so the body lands in place (chunked or close-delimited bodies
-//                  grow it by doubling, de-chunked in place by memmove).
+//                  grow it by doubling, de-chunked in place by memmove: a piece that landed behind
+//                  chunk framing slides down to the cursor). With a fixed-buffer index it never
+//                  reallocates: a body larger than its capacity is Errc::body_too_large.
 //   DiscardSink    counts the bytes and keeps none (for the server's proxy route and load tests).
 //
 // Ownership: StringSink and the buffer sinks write into storage the caller owns and passes in; they
@@ -55,6 +57,7 @@ class PresizedSink final : public BodySink {
  private:
   net::PaddedBuffer* out_;
   int fixed_index_;
+  bool length_known_ = false;  // Content-Length body: reserved whole at begin(), never grown
 };
 
 class DiscardSink final : public BodySink {
