@@ -10,6 +10,17 @@
 // sink, unsupported (https, HTTP/2). After any error the connection involved is closed, never reused;
 // the client itself stays usable. Nothing is retried: a request that failed on a reused connection
 // that the peer had closed is reported (Errc::reset or truncated), the caller decides.
+// Requests are never pipelined, so bytes after a response are the server's fault: when they arrive
+// in the same receive as the end of the response they are Errc::malformed and the connection is
+// closed; bytes that arrive later on an idle connection are read as the start of the next response.
+//
+// Receiving: the first receive of a response goes into the client's own buffer (an incomplete head
+// is appended to, so the parser's views stay valid). After the head, each receive first asks the
+// sink for a window: bytes then land in the sink's memory (read_fixed when it is a registered
+// buffer) and are fed to the parser where they landed, so on_body sees the sink's own cursor.
+//
+// Hosts are numeric addresses or localhost (net::Endpoint::parse), resolved once per origin; a name
+// is Errc::unsupported, since a DNS lookup would block inside what is measured.
 //
 // Timeline: when a TickSource is set, request() stamps the phases of the request into the Timeline
 // the caller passes (the tick unit is the source's; bench uses its cycle counter).
@@ -37,7 +48,13 @@ enum class ConnectionPolicy { keep_alive, fresh_per_request };
 
 enum class ReceiveMode {
   own_buffer,        // recv into the client's buffer, or into the sink's window when it offers one
-  provided_buffers,  // multishot recv; the kernel picks buffers from a provided-buffer ring
+  // Multishot recv; the kernel picks buffers from a provided-buffer ring (provided_buffer_count
+  // buffers of receive_buffer_bytes; the sink's receive window is not used, the sink copies). Each
+  // buffer goes back to the kernel as soon as its bytes are parsed. When the kernel finds the ring
+  // empty it ends the multishot with ENOBUFS, leaving the bytes in the socket: the client, holding
+  // no buffer by then, re-arms and counts it in ClientStats::provided_ring_dry. A second ENOBUFS
+  // without any byte received in between is an error (Errc::io).
+  provided_buffers,
 };
 
 enum class SendMode {
@@ -90,6 +107,7 @@ struct ClientStats {
   uint64_t connections_opened = 0;
   uint64_t connections_reused = 0;
   uint64_t connections_closed = 0;
+  uint64_t provided_ring_dry = 0;  // provided_buffers mode: multishot ended by ENOBUFS and re-armed
 };
 
 class Client {
