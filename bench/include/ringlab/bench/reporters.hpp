@@ -1,0 +1,57 @@
+#pragma once
+// Reporters: the console/markdown table in BenchmarkDotNet's shape, the phase table, CSV and JSON,
+// and the results/<timestamp>/ folder they are written to.
+//
+// All renderers are pure functions of a Report (no clock, no environment reads), so the three
+// formats of one report can be checked against each other. Numbers in the markdown table are
+// rounded for reading (a unit per column, see statistics.hpp); CSV and JSON carry the exact values
+// in base units (ns, bytes), with empty fields (CSV) or null (JSON) where a value is n/a.
+//
+// Table conventions: rows grouped by payload, size and allocator (a blank row between groups),
+// in the order the cases ran; a case that failed shows FAILED in Mean and a case that was skipped
+// shows "skipped", with the reasons listed under the table; Ratio is "?" where the group has no
+// baseline; "n/a" where a value was not measured.
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/bench/error.hpp"
+#include "ringlab/bench/results.hpp"
+
+namespace ringlab::bench {
+
+enum class Format { md, csv, json };
+[[nodiscard]] std::string_view format_name(Format format) noexcept;
+// "md,csv,json" -> formats; an unknown or repeated name is an error naming it.
+[[nodiscard]] Result<std::vector<Format>> parse_formats(std::string_view list);
+
+// "7,793.5": fixed decimals with thousands separators.
+[[nodiscard]] std::string format_number(double value, int decimals);
+
+// The environment block (a fenced "ini" block as BenchmarkDotNet prints it).
+[[nodiscard]] std::string render_environment(const Report& report);
+// The main table, in markdown (what the console shows too).
+[[nodiscard]] std::string render_table(const Report& report);
+// Median time of each request phase per op, one row per ok case; empty when no case has phases.
+[[nodiscard]] std::string render_phase_table(const Report& report);
+// Skipped and failed cases with reasons, outliers removed, strategy notes; empty when none.
+[[nodiscard]] std::string render_notes(const Report& report);
+// What each column means (also printed by --help).
+[[nodiscard]] std::string render_legend();
+// Everything above, in order: report.md and the console.
+[[nodiscard]] std::string render_markdown(const Report& report);
+[[nodiscard]] std::string render_csv(const Report& report);
+[[nodiscard]] std::string render_json(const Report& report);
+
+// "2024-05-01_12-00-00" for a UTC time in seconds.
+[[nodiscard]] std::string results_folder_name(long long unix_seconds);
+
+// Creates <root>/<results_folder_name(now)> (with "-2", "-3"... when it exists) and writes
+// report.<format> for each format. Returns the paths written.
+[[nodiscard]] Result<std::vector<std::filesystem::path>> write_reports(const Report& report,
+                                                                      const std::filesystem::path& root,
+                                                                      const std::vector<Format>& formats,
+                                                                      long long unix_seconds);
+
+}  // namespace ringlab::bench

@@ -1,0 +1,553 @@
+#include "ringlab/bench/reporters.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <system_error>
+
+#include "ringlab/bench/statistics.hpp"
+
+namespace ringlab::bench {
+
+std::string_view format_name(Format format) noexcept {
+  switch (format) {
+    case Format::md: return "md";
+    case Format::csv: return "csv";
+    case Format::json: return "json";
+  }
+  return "?";
+}
+
+Result<std::vector<Format>> parse_formats(std::string_view list) {
+  std::vector<Format> out;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    std::size_t comma = list.find(',', pos);
+    if (comma == std::string_view::npos) comma = list.size();
+    std::string_view item = list.substr(pos, comma - pos);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    Format f{};
+    if (item == "md") {
+      f = Format::md;
+    } else if (item == "csv") {
+      f = Format::csv;
+    } else if (item == "json") {
+      f = Format::json;
+    } else {
+      return fail(fmt::format("unknown report format '{}' (md, csv, json)", item));
+    }
+    if (std::find(out.begin(), out.end(), f) != out.end()) {
+      return fail(fmt::format("report format '{}' given twice", item));
+    }
+    out.push_back(f);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::string format_number(double value, int decimals) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
+  std::string digits = fmt::format("{:.{}f}", std::fabs(value), std::max(0, decimals));
+  const std::size_t point = digits.find('.');
+  const std::size_t int_end = point == std::string::npos ? digits.size() : point;
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3 + 1);
+  // A value that rounds to zero has no sign.
+  const bool negative = value < 0 && digits.find_first_not_of("0.") != std::string::npos;
+  if (negative) out += '-';
+  for (std::size_t i = 0; i < int_end; ++i) {
+    if (i > 0 && (int_end - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  out.append(digits, int_end, std::string::npos);
+  return out;
+}
+
+namespace {
+
+constexpr std::string_view kNa = "n/a";
+
+std::size_t display_width(std::string_view s) {
+  std::size_t w = 0;
+  for (unsigned char c : s) {
+    if ((c & 0xC0) != 0x80) ++w;  // count code points, not bytes ("μs")
+  }
+  return w;
+}
+
+struct Column {
+  std::string header;
+  bool right = true;
+  std::vector<std::string> cells;
+};
+
+std::string render_columns(const std::vector<Column>& columns) {
+  if (columns.empty()) return {};
+  const std::size_t rows = columns.front().cells.size();
+  std::vector<std::size_t> widths;
+  for (const Column& c : columns) {
+    std::size_t w = display_width(c.header);
+    for (const std::string& cell : c.cells) w = std::max(w, display_width(cell));
+    widths.push_back(w);
+  }
+  const auto pad = [](std::string_view text, std::size_t width, bool right) {
+    const std::string fill(width - display_width(text), ' ');
+    return right ? fill + std::string(text) : std::string(text) + fill;
+  };
+  std::string out = "|";
+  for (std::size_t i = 0; i < columns.size(); ++i) out += " " + pad(columns[i].header, widths[i], columns[i].right) + " |";
+  out += "\n|";
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    out += columns[i].right ? std::string(widths[i] + 1, '-') + ":|" : std::string(widths[i] + 2, '-') + "|";
+  }
+  out += "\n";
+  for (std::size_t r = 0; r < rows; ++r) {
+    out += "|";
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      out += " " + pad(columns[i].cells[r], widths[i], columns[i].right) + " |";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string group_key(const CaseResult& c) {
+  return fmt::format("{}/{}/{}", c.payload, c.size, c.allocator);
+}
+
+bool several_allocators(const Report& report) {
+  std::set<std::string> names;
+  for (const CaseResult& c : report.cases) names.insert(c.allocator);
+  return names.size() > 1;
+}
+
+// Rows of the table: indices into report.cases, with npos for a blank separator row.
+constexpr std::size_t kBlank = static_cast<std::size_t>(-1);
+std::vector<std::size_t> table_rows(const Report& report, const std::function<bool(const CaseResult&)>& keep) {
+  std::vector<std::size_t> rows;
+  std::string last;
+  for (std::size_t i = 0; i < report.cases.size(); ++i) {
+    const CaseResult& c = report.cases[i];
+    if (!keep(c)) continue;
+    const std::string key = group_key(c);
+    if (!rows.empty() && key != last) rows.push_back(kBlank);
+    last = key;
+    rows.push_back(i);
+  }
+  return rows;
+}
+
+// A time column: one unit and one precision for all its cells, chosen from the values shown.
+Column time_column(std::string header, const Report& report, const std::vector<std::size_t>& rows,
+                   const std::function<std::optional<double>(const CaseResult&)>& value,
+                   const std::function<std::string(const CaseResult&)>& instead = {}) {
+  std::vector<double> values;
+  for (std::size_t i : rows) {
+    if (i == kBlank) continue;
+    const auto v = value(report.cases[i]);
+    if (v && std::isfinite(*v)) values.push_back(*v);
+  }
+  const Unit unit = time_unit_for(values);
+  std::vector<double> scaled;
+  for (double v : values) scaled.push_back(v / unit.scale);
+  const int decimals = decimals_for(scaled);
+  Column column{std::move(header), true, {}};
+  for (std::size_t i : rows) {
+    if (i == kBlank) {
+      column.cells.emplace_back();
+      continue;
+    }
+    const CaseResult& c = report.cases[i];
+    if (instead) {
+      if (std::string text = instead(c); !text.empty()) {
+        column.cells.push_back(std::move(text));
+        continue;
+      }
+    }
+    const auto v = value(c);
+    column.cells.push_back(v && std::isfinite(*v)
+                               ? format_number(*v / unit.scale, decimals) + " " + std::string(unit.name)
+                               : std::string(kNa));
+  }
+  return column;
+}
+
+std::string count_text(double v) {
+  if (!std::isfinite(v)) return std::string(kNa);
+  if (std::fabs(v - std::round(v)) < 0.005) return format_number(std::round(v), 0);
+  return format_number(v, 2);
+}
+
+Column plain_column(std::string header, bool right, const Report& report, const std::vector<std::size_t>& rows,
+                    const std::function<std::string(const CaseResult&)>& text) {
+  Column column{std::move(header), right, {}};
+  for (std::size_t i : rows) column.cells.push_back(i == kBlank ? std::string() : text(report.cases[i]));
+  return column;
+}
+
+bool is_ok(const CaseResult& c) { return c.status == CaseStatus::ok; }
+
+std::string status_text(const CaseResult& c) {
+  if (c.status == CaseStatus::failed) return "FAILED";
+  if (c.status == CaseStatus::skipped) return "skipped";
+  return {};
+}
+
+std::string dash_unless_ok(const CaseResult& c, const std::function<std::string(const CaseResult&)>& text) {
+  return is_ok(c) ? text(c) : "-";
+}
+
+}  // namespace
+
+std::string render_environment(const Report& report) {
+  const Environment& e = report.environment;
+  const Config& c = report.config;
+  std::string out = "```ini\n";
+  out += fmt::format("ringlab bench, {} (kernel {})\n", e.os.empty() ? "Linux" : e.os, e.kernel);
+  out += fmt::format("CPU: {}, {} logical cores; governor {}; perf_event_paranoid {}\n", e.cpu, e.cores,
+                     e.governor, e.perf_event_paranoid);
+  out += fmt::format("Timer: {} at {} MHz ({}); overhead {} ns, resolution {} ns\n", e.tick_source,
+                     format_number(e.tsc_hz / 1e6, 3), e.tsc_hz_source, format_number(e.timer_overhead_ns, 1),
+                     format_number(e.timer_resolution_ns, 2));
+  out += fmt::format("io_uring: {}\n", e.io_uring_features);
+  out += fmt::format("Build: {}, {}; liburing {}, simdjson {} (On-Demand kernel: {}), llhttp {}\n", e.compiler,
+                     e.build_type, e.liburing_version, e.simdjson_version, e.simdjson_kernel, e.llhttp_version);
+  out += fmt::format("Allocator: {}\n", e.allocator);
+  std::string pinning = e.client_cpu >= 0 ? fmt::format("client on CPU {}", e.client_cpu) : "client not pinned";
+  if (e.server_cpu >= 0) pinning += fmt::format(", server on CPU {}", e.server_cpu);
+  out += fmt::format("Server: {}; {}\n", e.server, pinning);
+  out += fmt::format(
+      "Run: suite {}, iteration time {} ms, warm-up {}, iterations {}..{}, target error {} %, {}{}\n", c.suite,
+      format_number(c.iteration_time_ms, 0), c.warmup, c.iterations, c.max_iterations,
+      format_number(c.target_error * 100, 1), c.interleave ? "interleaved rounds" : "one case after another",
+      c.memory ? "" : ", memory diagnoser off");
+  out += fmt::format("Started: {}\n", e.timestamp);
+  for (const std::string& w : e.warnings) out += fmt::format("WARNING: {}\n", w);
+  out += "```\n";
+  return out;
+}
+
+std::string render_table(const Report& report) {
+  const auto rows = table_rows(report, [](const CaseResult&) { return true; });
+  if (rows.empty()) return "(no cases)\n";
+  std::vector<Column> columns;
+  columns.push_back(plain_column("Method", false, report, rows, [](const CaseResult& c) { return c.strategy; }));
+  if (several_allocators(report)) {
+    columns.push_back(plain_column("Allocator", false, report, rows, [](const CaseResult& c) { return c.allocator; }));
+  }
+  columns.push_back(plain_column("Payload", false, report, rows, [](const CaseResult& c) { return c.payload; }));
+  columns.push_back(plain_column("Size", false, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
+  const auto stat = [](double Stats::*field) {
+    return [field](const CaseResult& c) -> std::optional<double> {
+      if (!is_ok(c)) return std::nullopt;
+      return c.stats.*field;
+    };
+  };
+  const auto dash = [](const CaseResult& c) -> std::string { return is_ok(c) ? std::string() : "-"; };
+  columns.push_back(time_column("Mean", report, rows, stat(&Stats::mean), status_text));
+  columns.push_back(time_column("Error", report, rows, stat(&Stats::error), dash));
+  columns.push_back(time_column("StdDev", report, rows, stat(&Stats::stddev), dash));
+  columns.push_back(time_column("Median", report, rows, stat(&Stats::median), dash));
+  columns.push_back(time_column("P95", report, rows, stat(&Stats::p95), dash));
+  columns.push_back(plain_column("Ratio", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) {
+      return k.stats.ratio ? format_number(*k.stats.ratio, 2) : std::string("?");
+    });
+  }));
+  columns.push_back(plain_column("RatioSD", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) {
+      return k.stats.ratio_sd ? format_number(*k.stats.ratio_sd, 2) : std::string("?");
+    });
+  }));
+  {
+    std::vector<double> sizes;
+    for (std::size_t i : rows) {
+      if (i == kBlank) continue;
+      const CaseResult& c = report.cases[i];
+      if (is_ok(c) && c.memory.bytes_per_op && *c.memory.bytes_per_op > 0) sizes.push_back(*c.memory.bytes_per_op);
+    }
+    const Unit unit = size_unit_for(sizes);
+    columns.push_back(plain_column("Allocated", true, report, rows, [unit](const CaseResult& c) {
+      return dash_unless_ok(c, [unit](const CaseResult& k) {
+        if (!k.memory.bytes_per_op) return std::string(kNa);
+        if (*k.memory.bytes_per_op == 0) return std::string("0 B");
+        return format_number(*k.memory.bytes_per_op / unit.scale, unit.scale == 1 ? 0 : 2) + " " +
+               std::string(unit.name);
+      });
+    }));
+  }
+  columns.push_back(plain_column("Allocs/op", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) {
+      return k.memory.allocs_per_op ? count_text(*k.memory.allocs_per_op) : std::string(kNa);
+    });
+  }));
+  columns.push_back(plain_column("Alloc Ratio", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) {
+      if (!k.memory.bytes_per_op) return std::string(kNa);
+      return k.memory.alloc_ratio ? format_number(*k.memory.alloc_ratio, 2) : std::string("?");
+    });
+  }));
+  columns.push_back(plain_column("enters/op", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.io.ring_enters_per_op); });
+  }));
+  columns.push_back(plain_column("SQEs/op", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.io.sqes_per_op); });
+  }));
+  columns.push_back(plain_column("CQEs/op", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.io.cqes_per_op); });
+  }));
+  return render_columns(columns);
+}
+
+std::string render_phase_table(const Report& report) {
+  const auto rows = table_rows(report, [](const CaseResult& c) { return is_ok(c) && c.phases.ops_sampled > 0; });
+  if (rows.empty()) return {};
+  std::vector<Column> columns;
+  columns.push_back(plain_column("Method", false, report, rows, [](const CaseResult& c) { return c.strategy; }));
+  if (several_allocators(report)) {
+    columns.push_back(plain_column("Allocator", false, report, rows, [](const CaseResult& c) { return c.allocator; }));
+  }
+  columns.push_back(plain_column("Payload", false, report, rows, [](const CaseResult& c) { return c.payload; }));
+  columns.push_back(plain_column("Size", false, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
+  const auto phase = [](std::optional<double> Phases::*field) {
+    return [field](const CaseResult& c) -> std::optional<double> { return c.phases.*field; };
+  };
+  columns.push_back(time_column("Connect", report, rows, phase(&Phases::connect)));
+  columns.push_back(time_column("Send", report, rows, phase(&Phases::send)));
+  columns.push_back(time_column("Wait", report, rows, phase(&Phases::wait)));
+  columns.push_back(time_column("Head", report, rows, phase(&Phases::head)));
+  columns.push_back(time_column("Body", report, rows, phase(&Phases::body)));
+  columns.push_back(time_column("Deserialize", report, rows, phase(&Phases::deserialize)));
+  columns.push_back(time_column("Mean", report, rows, [](const CaseResult& c) -> std::optional<double> {
+    return c.stats.mean;
+  }));
+  columns.push_back(plain_column("Ops sampled", true, report, rows, [](const CaseResult& c) {
+    return format_number(static_cast<double>(c.phases.ops_sampled), 0);
+  }));
+  return render_columns(columns);
+}
+
+namespace {
+
+std::string render_counter_table(const Report& report) {
+  std::vector<std::string> names;
+  for (const CaseResult& c : report.cases) {
+    for (const auto& [name, value] : c.counters) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  if (names.empty()) return {};
+  const auto rows = table_rows(report, [](const CaseResult& c) { return is_ok(c) && !c.counters.empty(); });
+  if (rows.empty()) return {};
+  std::vector<Column> columns;
+  columns.push_back(plain_column("Method", false, report, rows, [](const CaseResult& c) { return c.strategy; }));
+  columns.push_back(plain_column("Payload", false, report, rows, [](const CaseResult& c) { return c.payload; }));
+  columns.push_back(plain_column("Size", false, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
+  for (const std::string& name : names) {
+    columns.push_back(plain_column(name + "/op", true, report, rows, [&name](const CaseResult& c) {
+      const auto it = c.counters.find(name);
+      if (it == c.counters.end() || !it->second) return std::string(kNa);
+      return std::fabs(*it->second) >= 100 ? format_number(*it->second, 0) : format_number(*it->second, 2);
+    }));
+  }
+  return render_columns(columns);
+}
+
+std::string case_label(const CaseResult& c) {
+  std::string label = fmt::format("{} {} {}", c.strategy, c.payload, c.size);
+  if (!c.allocator.empty()) label += fmt::format(" ({})", c.allocator);
+  return label;
+}
+
+}  // namespace
+
+std::string render_notes(const Report& report) {
+  std::string out;
+  for (const CaseResult& c : report.cases) {
+    if (c.status == CaseStatus::failed) out += fmt::format("- FAILED {}: {}\n", case_label(c), c.reason);
+  }
+  for (const CaseResult& c : report.cases) {
+    if (c.status == CaseStatus::skipped) out += fmt::format("- skipped {}: {}\n", case_label(c), c.reason);
+  }
+  for (const CaseResult& c : report.cases) {
+    if (c.status == CaseStatus::ok && c.stats.outliers > 0) {
+      out += fmt::format("- {}: {} outlier{} removed ({} -> {} samples)\n", case_label(c), c.stats.outliers,
+                         c.stats.outliers == 1 ? " was" : "s were", c.samples_ns.size(), c.stats.n);
+    }
+  }
+  for (const CaseResult& c : report.cases) {
+    if (!c.notes.empty()) out += fmt::format("- {}: {}\n", case_label(c), c.notes);
+  }
+  return out;
+}
+
+std::string render_legend() {
+  return R"(Legend
+  Method      : the strategy (bench --list says where its bytes land and which .NET pattern it mirrors)
+  Payload     : the route's records (weather: GET /weather, repos: GET /repos)
+  Size        : records per response (GET) or per posted body (POST)
+  Mean        : arithmetic mean of the per-op time of the measured iterations (upper outliers removed)
+  Error       : half of the 99.9 % confidence interval of the mean (Student t, n-1 degrees of freedom)
+  StdDev      : standard deviation of the per-op times of the iterations
+  Median      : 50th percentile of the per-op times of the iterations
+  P95         : 95th percentile of the per-op times of the iterations (linear interpolation)
+  Ratio       : mean of the distribution of ratios to the baseline of the same payload and size
+                (every pairing of samples; paired by round with --interleave)
+  RatioSD     : standard deviation of that distribution of ratios
+  Allocated   : heap bytes requested per op (malloc family and operator new; 1 KB = 1024 B)
+  Allocs/op   : heap allocation calls per op
+  Alloc Ratio : Allocated / the baseline's Allocated
+  enters/op   : io_uring_enter system calls per op
+  SQEs/op     : submission queue entries submitted per op
+  CQEs/op     : completion queue entries reaped per op
+  Phases      : median per op of start->connected (Connect), ->request sent (Send), ->first response
+                byte (Wait), ->headers parsed (Head), ->body complete (Body), ->deserialized (Deserialize)
+  ?           : no baseline in the group;  n/a : not measured;  FAILED/skipped : see the notes
+  1 ns        : 1 nanosecond (0.000000001 s);  1 μs : 1 microsecond (0.000001 s);  1 ms : 0.001 s
+)";
+}
+
+std::string render_markdown(const Report& report) {
+  std::string out = render_environment(report);
+  out += "\n";
+  out += render_table(report);
+  if (std::string phases = render_phase_table(report); !phases.empty()) {
+    out += "\nRequest phases (median per op)\n\n";
+    out += phases;
+  }
+  if (std::string counters = render_counter_table(report); !counters.empty()) {
+    out += "\nCounters (per op)\n\n";
+    out += counters;
+  }
+  if (std::string notes = render_notes(report); !notes.empty()) {
+    out += "\nNotes\n";
+    out += notes;
+  }
+  out += "\n";
+  out += render_legend();
+  return out;
+}
+
+namespace {
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char ch : text) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  out += '"';
+  return out;
+}
+
+std::string csv_number(double v) {
+  if (!std::isfinite(v)) return {};
+  return fmt::format("{}", v);  // shortest text that reads back to the same double
+}
+
+std::string csv_number(const std::optional<double>& v) { return v ? csv_number(*v) : std::string(); }
+
+}  // namespace
+
+std::string render_csv(const Report& report) {
+  std::vector<std::string> counter_names;
+  for (const CaseResult& c : report.cases) {
+    for (const auto& [name, value] : c.counters) {
+      if (std::find(counter_names.begin(), counter_names.end(), name) == counter_names.end()) {
+        counter_names.push_back(name);
+      }
+    }
+  }
+  std::vector<std::string> header{
+      "strategy", "method", "payload", "size", "allocator", "baseline", "status", "reason",
+      "ops_per_iteration", "warmup_iterations", "samples", "n", "outliers", "mean_ns", "error_ns", "stddev_ns",
+      "median_ns", "p95_ns", "min_ns", "max_ns", "ratio", "ratio_sd", "bytes_per_op", "allocs_per_op",
+      "alloc_ratio", "peak_rss_bytes", "minor_faults_per_op", "ring_enters_per_op", "sqes_per_op", "cqes_per_op",
+      "connections_per_op", "zero_copy_sends_per_op", "zero_copy_copied_per_op", "phase_ops_sampled",
+      "phase_connect_ns", "phase_send_ns", "phase_wait_ns", "phase_head_ns", "phase_body_ns",
+      "phase_deserialize_ns", "checksum"};
+  for (const std::string& name : counter_names) header.push_back("counter:" + name);
+  std::string out;
+  for (std::size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + csv_field(header[i]);
+  out += "\n";
+  for (const CaseResult& c : report.cases) {
+    std::vector<std::string> f{
+        c.strategy, c.method, c.payload, std::to_string(c.size), c.allocator, c.baseline ? "true" : "false",
+        std::string(status_name(c.status)), c.reason, std::to_string(c.ops_per_iteration),
+        std::to_string(c.warmup_iterations), std::to_string(c.samples_ns.size()), std::to_string(c.stats.n),
+        std::to_string(c.stats.outliers), csv_number(c.stats.mean), csv_number(c.stats.error),
+        csv_number(c.stats.stddev), csv_number(c.stats.median), csv_number(c.stats.p95), csv_number(c.stats.min),
+        csv_number(c.stats.max), csv_number(c.stats.ratio), csv_number(c.stats.ratio_sd),
+        csv_number(c.memory.bytes_per_op), csv_number(c.memory.allocs_per_op), csv_number(c.memory.alloc_ratio),
+        std::to_string(c.memory.peak_rss), csv_number(c.memory.minor_faults_per_op),
+        csv_number(c.io.ring_enters_per_op), csv_number(c.io.sqes_per_op), csv_number(c.io.cqes_per_op),
+        csv_number(c.io.connections_per_op), csv_number(c.io.zero_copy_sends_per_op),
+        csv_number(c.io.zero_copy_copied_per_op), std::to_string(c.phases.ops_sampled),
+        csv_number(c.phases.connect), csv_number(c.phases.send), csv_number(c.phases.wait),
+        csv_number(c.phases.head), csv_number(c.phases.body), csv_number(c.phases.deserialize),
+        fmt::format("{:#018x}", c.checksum)};
+    for (const std::string& name : counter_names) {
+      const auto it = c.counters.find(name);
+      f.push_back(it == c.counters.end() ? std::string() : csv_number(it->second));
+    }
+    for (std::size_t i = 0; i < f.size(); ++i) out += (i ? "," : "") + csv_field(f[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_json(const Report& report) { return to_json(report).dump(2) + "\n"; }
+
+std::string results_folder_name(long long unix_seconds) {
+  const auto t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02}_{:02}-{:02}-{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                     tm.tm_min, tm.tm_sec);
+}
+
+Result<std::vector<std::filesystem::path>> write_reports(const Report& report, const std::filesystem::path& root,
+                                                         const std::vector<Format>& formats, long long unix_seconds) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) return fail(fmt::format("create {}: {}", root.string(), ec.message()));
+  const std::string base = results_folder_name(unix_seconds);
+  fs::path folder;
+  for (int attempt = 1; attempt < 1000; ++attempt) {
+    folder = root / (attempt == 1 ? base : fmt::format("{}-{}", base, attempt));
+    if (fs::create_directory(folder, ec)) break;
+    if (ec) return fail(fmt::format("create {}: {}", folder.string(), ec.message()));
+    folder.clear();  // exists: try the next suffix
+  }
+  if (folder.empty()) return fail(fmt::format("create {}/{}: every suffix up to 999 exists", root.string(), base));
+  std::vector<fs::path> written;
+  for (Format format : formats) {
+    const fs::path path = folder / fmt::format("report.{}", format_name(format));
+    std::string text;
+    switch (format) {
+      case Format::md: text = render_markdown(report); break;
+      case Format::csv: text = render_csv(report); break;
+      case Format::json: text = render_json(report); break;
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) return fail(errno_message("open", path.string(), errno));
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) return fail(errno_message("write", path.string(), errno));
+    written.push_back(path);
+  }
+  return written;
+}
+
+}  // namespace ringlab::bench

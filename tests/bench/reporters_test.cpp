@@ -1,0 +1,321 @@
+// Reporters: the markdown, CSV and JSON of one synthetic report must say the same thing.
+#include "ringlab/bench/reporters.hpp"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ringlab/bench/results.hpp"
+
+namespace rb = ringlab::bench;
+
+namespace {
+
+rb::CaseResult make_case(std::string strategy, std::size_t size, double mean_ns, bool baseline) {
+  rb::CaseResult c;
+  c.strategy = std::move(strategy);
+  c.payload = "weather";
+  c.size = size;
+  c.allocator = "system";
+  c.baseline = baseline;
+  c.ops_per_iteration = 100;
+  c.warmup_iterations = 3;
+  c.samples_ns = std::vector<double>(15, mean_ns);
+  c.stats.n = 15;
+  c.stats.mean = mean_ns;
+  c.stats.error = mean_ns * 0.01;
+  c.stats.stddev = mean_ns * 0.005;
+  c.stats.median = mean_ns;
+  c.stats.p95 = mean_ns * 1.02;
+  c.stats.min = mean_ns * 0.99;
+  c.stats.max = mean_ns * 1.03;
+  c.memory.bytes_per_op = 5806;
+  c.memory.allocs_per_op = 3;
+  c.memory.peak_rss = 10 << 20;
+  c.io.ring_enters_per_op = 2;
+  c.io.sqes_per_op = 2;
+  c.io.cqes_per_op = 2.5;
+  c.phases.ops_sampled = 1500;
+  c.phases.send = 1500;
+  c.phases.wait = 20000;
+  c.phases.head = 800;
+  c.phases.body = 2000;
+  c.phases.deserialize = mean_ns / 2;
+  c.checksum = 0xfeedfacecafebeefULL;
+  return c;
+}
+
+rb::Report synthetic_report() {
+  rb::Report r;
+  r.environment.cpu = "AMD EPYC";
+  r.environment.cores = 2;
+  r.environment.kernel = "6.18.44";
+  r.environment.tick_source = "rdtsc";
+  r.environment.tsc_hz = 2.596148e9;
+  r.environment.allocator = "system";
+  r.environment.warnings = {"Debug build: numbers are not representative"};
+  r.config.sizes = {10, 10000};
+  r.cases.push_back(make_case("string_copy", 10, 113'100, true));
+  r.cases.push_back(make_case("presized", 10, 226'200, false));
+  r.cases.back().memory.bytes_per_op = 0;
+  r.cases.back().memory.allocs_per_op = 0;
+  r.cases.push_back(make_case("views", 10, 0, false));
+  r.cases.back().status = rb::CaseStatus::failed;
+  r.cases.back().reason = "checksum 0x1 differs from baseline string_copy's 0x2, \"quoted\"";
+  r.cases.push_back(make_case("string_copy", 10000, 7'793'500, true));
+  r.cases.push_back(make_case("send_zc", 10000, 0, false));
+  r.cases.back().status = rb::CaseStatus::skipped;
+  r.cases.back().reason = "needs IORING_OP_SEND_ZC";
+  r.cases.push_back(make_case("presized", 10000, 5'476'000, false));
+  r.cases.back().memory.bytes_per_op.reset();
+  r.cases.back().memory.allocs_per_op.reset();
+  r.cases.back().counters["cycles"] = 123456.0;
+  r.cases.back().counters["instructions"] = std::nullopt;
+  r.cases.back().samples_ns[3] = 9e6;
+  r.cases.back().outliers = {3};
+  r.cases.back().stats.outliers = 1;
+  r.cases.back().stats.n = 14;
+  rb::compute_ratios(r);
+  return r;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        cur += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("numbers are printed with fixed decimals and thousands separators") {
+  struct Row {
+    double value;
+    int decimals;
+    const char* text;
+  };
+  const Row rows[] = {
+      {7793.5, 1, "7,793.5"}, {113.1, 1, "113.1"},   {999.96, 1, "1,000.0"},        {0.004, 2, "0.00"},
+      {-0.001, 2, "0.00"},    {1234567.891, 2, "1,234,567.89"}, {-1234567.891, 0, "-1,234,568"},
+      {100, 0, "100"},        {1000, 0, "1,000"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.value << " with " << row.decimals << " decimals");
+    CHECK(rb::format_number(row.value, row.decimals) == row.text);
+  }
+  CHECK(rb::format_number(std::nan(""), 2) == "NaN");
+}
+
+TEST_CASE("report formats parse from a list and refuse unknown or repeated names") {
+  const auto all = rb::parse_formats("md,csv,json");
+  REQUIRE(all.has_value());
+  CHECK(*all == std::vector<rb::Format>{rb::Format::md, rb::Format::csv, rb::Format::json});
+  CHECK(rb::parse_formats(" json ")->size() == 1);
+  for (const char* bad : {"md,xml", "md,md", "", "md,"}) {
+    INFO("list '" << bad << "'");
+    CHECK_FALSE(rb::parse_formats(bad).has_value());
+  }
+  CHECK(rb::parse_formats("md,xml").error().message == "unknown report format 'xml' (md, csv, json)");
+}
+
+TEST_CASE("the table has BenchmarkDotNet's columns, a unit per column and a blank row between sizes") {
+  const rb::Report report = synthetic_report();
+  const std::string table = rb::render_table(report);
+  INFO(table);
+  const auto lines = lines_of(table);
+  REQUIRE(lines.size() == 2 + 6 + 1);  // header, rule, 6 cases, 1 separator
+  const auto header = split(lines[0], '|');
+  std::vector<std::string> names;
+  for (const auto& h : header) {
+    std::string t = h;
+    while (!t.empty() && t.front() == ' ') t.erase(t.begin());
+    while (!t.empty() && t.back() == ' ') t.pop_back();
+    if (!t.empty()) names.push_back(t);
+  }
+  const std::vector<std::string> expected{"Method", "Payload", "Size", "Mean", "Error", "StdDev", "Median", "P95",
+                                          "Ratio", "RatioSD", "Allocated", "Allocs/op", "Alloc Ratio",
+                                          "enters/op", "SQEs/op", "CQEs/op"};
+  CHECK(names == expected);
+  // Mean column: μs chosen from the smallest mean (113.1 μs), one decimal for four digits.
+  CHECK(lines[2].find("| string_copy |") != std::string::npos);
+  CHECK(lines[2].find("113.1 μs") != std::string::npos);
+  CHECK(lines[2].find(" 1.00 |") != std::string::npos);
+  CHECK(lines[2].find("5.67 KB") != std::string::npos);
+  CHECK(lines[3].find("226.2 μs") != std::string::npos);
+  CHECK(lines[3].find(" 2.00 |") != std::string::npos);  // ratio of constant samples
+  CHECK(lines[3].find(" 0 B |") != std::string::npos);
+  CHECK(lines[4].find("FAILED") != std::string::npos);
+  CHECK(lines[5].find_first_not_of("| ") == std::string::npos);  // the blank separator row
+  CHECK(lines[6].find("7,793.5 μs") != std::string::npos);
+  CHECK(lines[7].find("skipped") != std::string::npos);
+  CHECK(lines[8].find("5,476.0 μs") != std::string::npos);
+  CHECK(lines[8].find("n/a") != std::string::npos);  // memory not measured
+}
+
+TEST_CASE("notes list failures with reasons, skips, outliers and strategy notes") {
+  rb::Report report = synthetic_report();
+  report.cases[0].notes = "sockets left in TIME_WAIT: 0";
+  const std::string notes = rb::render_notes(report);
+  INFO(notes);
+  CHECK(notes.find("- FAILED views weather 10 (system): checksum 0x1 differs") != std::string::npos);
+  CHECK(notes.find("- skipped send_zc weather 10000 (system): needs IORING_OP_SEND_ZC") != std::string::npos);
+  CHECK(notes.find("presized weather 10000 (system): 1 outlier was removed (15 -> 14 samples)") != std::string::npos);
+  CHECK(notes.find("sockets left in TIME_WAIT: 0") != std::string::npos);
+}
+
+TEST_CASE("the phase table shows medians per phase, n/a for a phase that never happened") {
+  const std::string phases = rb::render_phase_table(synthetic_report());
+  INFO(phases);
+  CHECK(phases.find("Connect") != std::string::npos);
+  CHECK(phases.find("Deserialize") != std::string::npos);
+  CHECK(phases.find("n/a") != std::string::npos);  // connect: kept-alive
+  CHECK(phases.find("20.00 μs") != std::string::npos);  // four significant digits
+  CHECK(phases.find("FAILED") == std::string::npos);  // only ok cases
+}
+
+TEST_CASE("JSON written and read back gives the same report") {
+  const rb::Report report = synthetic_report();
+  const auto back = rb::parse_report(rb::render_json(report));
+  REQUIRE(back.has_value());
+  REQUIRE(back->cases.size() == report.cases.size());
+  CHECK(back->environment.cpu == "AMD EPYC");
+  CHECK(back->environment.tsc_hz == report.environment.tsc_hz);
+  CHECK(back->environment.warnings == report.environment.warnings);
+  CHECK(back->config.sizes == report.config.sizes);
+  for (std::size_t i = 0; i < report.cases.size(); ++i) {
+    const rb::CaseResult& a = report.cases[i];
+    const rb::CaseResult& b = back->cases[i];
+    INFO("case " << i << " " << a.strategy << " " << a.size);
+    CHECK(b.strategy == a.strategy);
+    CHECK(b.size == a.size);
+    CHECK(b.status == a.status);
+    CHECK(b.reason == a.reason);
+    CHECK(b.samples_ns == a.samples_ns);
+    CHECK(b.outliers == a.outliers);
+    CHECK(b.stats.mean == a.stats.mean);
+    CHECK(b.stats.error == a.stats.error);
+    CHECK(b.stats.p95 == a.stats.p95);
+    CHECK(b.stats.ratio == a.stats.ratio);
+    CHECK(b.stats.ratio_sd == a.stats.ratio_sd);
+    CHECK(b.memory.bytes_per_op == a.memory.bytes_per_op);
+    CHECK(b.memory.alloc_ratio == a.memory.alloc_ratio);
+    CHECK(b.io.cqes_per_op == a.io.cqes_per_op);
+    CHECK(b.phases.connect == a.phases.connect);
+    CHECK(b.phases.deserialize == a.phases.deserialize);
+    CHECK(b.counters == a.counters);
+    CHECK(b.checksum == a.checksum);
+  }
+}
+
+TEST_CASE("CSV carries the same values as the JSON, exactly, with empty fields for n/a") {
+  const rb::Report report = synthetic_report();
+  const auto lines = lines_of(rb::render_csv(report));
+  REQUIRE(lines.size() == report.cases.size() + 1);
+  const auto header = split(lines[0], ',');
+  const auto column = [&header](const std::string& name) {
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == name) return i;
+    }
+    FAIL("no column " << name);
+    return std::size_t{0};
+  };
+  for (std::size_t i = 0; i < report.cases.size(); ++i) {
+    const auto fields = split(lines[i + 1], ',');
+    REQUIRE(fields.size() == header.size());
+    const rb::CaseResult& c = report.cases[i];
+    INFO("case " << i);
+    CHECK(fields[column("strategy")] == c.strategy);
+    CHECK(fields[column("status")] == rb::status_name(c.status));
+    CHECK(fields[column("reason")] == c.reason);
+    CHECK(std::strtod(fields[column("mean_ns")].c_str(), nullptr) == c.stats.mean);
+    CHECK(std::strtod(fields[column("p95_ns")].c_str(), nullptr) == c.stats.p95);
+    if (c.memory.bytes_per_op) {
+      CHECK(std::strtod(fields[column("bytes_per_op")].c_str(), nullptr) == *c.memory.bytes_per_op);
+    } else {
+      CHECK(fields[column("bytes_per_op")].empty());
+    }
+    CHECK(fields[column("phase_connect_ns")].empty());
+    if (c.stats.ratio) CHECK(std::strtod(fields[column("ratio")].c_str(), nullptr) == *c.stats.ratio);
+  }
+  CHECK(split(lines[6], ',')[column("counter:cycles")] == "123456");
+  CHECK(split(lines[6], ',')[column("counter:instructions")].empty());
+}
+
+TEST_CASE("the markdown table shows each ok case's mean as the JSON has it, in the column's unit") {
+  const rb::Report report = synthetic_report();
+  const auto back = rb::parse_report(rb::render_json(report));
+  REQUIRE(back.has_value());
+  const std::string md = rb::render_markdown(*back);
+  for (const rb::CaseResult& c : back->cases) {
+    if (c.status != rb::CaseStatus::ok) continue;
+    const std::string mean = rb::format_number(c.stats.mean / 1e3, 1) + " μs";
+    INFO(c.strategy << " " << c.size << " expects " << mean);
+    CHECK(md.find(mean) != std::string::npos);
+  }
+  CHECK(md.find("WARNING: Debug build") != std::string::npos);
+  CHECK(md.find("Legend") != std::string::npos);
+  CHECK(md.find("Counters (per op)") != std::string::npos);
+}
+
+TEST_CASE("reports are written to a new timestamped folder each time") {
+  CHECK(rb::results_folder_name(0) == "1970-01-01_00-00-00");
+  CHECK(rb::results_folder_name(1714564800) == "2024-05-01_12-00-00");
+  char dir_template[] = "/tmp/ringlab-reporters-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::filesystem::path root = std::filesystem::path(dir_template) / "results";
+  const rb::Report report = synthetic_report();
+  const auto formats = *rb::parse_formats("md,csv,json");
+  const auto first = rb::write_reports(report, root, formats, 1714564800);
+  REQUIRE(first.has_value());
+  REQUIRE(first->size() == 3);
+  CHECK((*first)[0] == root / "2024-05-01_12-00-00" / "report.md");
+  const auto second = rb::write_reports(report, root, formats, 1714564800);
+  REQUIRE(second.has_value());
+  CHECK((*second)[2] == root / "2024-05-01_12-00-00-2" / "report.json");
+  const auto read_back = rb::read_report_file((*second)[2]);
+  REQUIRE(read_back.has_value());
+  CHECK(read_back->cases.size() == report.cases.size());
+  std::filesystem::remove_all(dir_template);
+}
+
+TEST_CASE("writing into a folder that cannot be created is an error naming it") {
+  const auto formats = *rb::parse_formats("json");
+  const auto result = rb::write_reports(synthetic_report(), "/proc/ringlab-no-such-place", formats, 0);
+  REQUIRE_FALSE(result.has_value());
+  CHECK(result.error().message.find("/proc/ringlab-no-such-place") != std::string::npos);
+}

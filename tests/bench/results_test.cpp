@@ -1,0 +1,171 @@
+// The results model: ratios against baselines, merging allocator jobs, and the JSON contract.
+#include "ringlab/bench/results.hpp"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+namespace rb = ringlab::bench;
+using doctest::Approx;
+
+namespace {
+
+rb::CaseResult make_case(std::string strategy, bool baseline, std::vector<double> samples,
+                         std::string allocator = "system", std::size_t size = 100) {
+  rb::CaseResult c;
+  c.strategy = std::move(strategy);
+  c.baseline = baseline;
+  c.payload = "weather";
+  c.size = size;
+  c.allocator = std::move(allocator);
+  c.samples_ns = std::move(samples);
+  c.memory.bytes_per_op = baseline ? 1000.0 : 250.0;
+  c.memory.allocs_per_op = 2;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("ratios: baseline 1 with no spread, others from every pairing of kept samples") {
+  rb::Report report;
+  report.cases.push_back(make_case("base", true, {100, 200}));
+  report.cases.push_back(make_case("fast", false, {50, 100, 1e9}));
+  report.cases.back().outliers = {2};  // the 1e9 sample is left out
+  report.cases.push_back(make_case("lonely", false, {10}, "system", 1000));  // no baseline at its size
+  rb::compute_ratios(report);
+  CHECK(report.cases[0].stats.ratio == 1.0);
+  CHECK(report.cases[0].stats.ratio_sd == 0.0);
+  // {50,100} / {100,200}: 0.5, 0.25, 1, 0.5 -> mean 0.5625, sd sqrt(0.296875 / 3).
+  REQUIRE(report.cases[1].stats.ratio.has_value());
+  CHECK(*report.cases[1].stats.ratio == Approx(0.5625));
+  CHECK(*report.cases[1].stats.ratio_sd == Approx(std::sqrt(0.296875 / 3)));
+  CHECK(*report.cases[1].memory.alloc_ratio == Approx(0.25));
+  CHECK_FALSE(report.cases[2].stats.ratio.has_value());
+  CHECK_FALSE(report.cases[2].memory.alloc_ratio.has_value());
+}
+
+TEST_CASE("ratios of an interleaved run pair samples by round and drop a round either side discarded") {
+  rb::Report report;
+  report.config.interleave = true;
+  report.cases.push_back(make_case("base", true, {100, 110, 120, 1000}));
+  report.cases.back().outliers = {3};
+  report.cases.push_back(make_case("other", false, {150, 165, 180, 150}));
+  rb::compute_ratios(report);
+  CHECK(*report.cases[1].stats.ratio == Approx(1.5));
+  CHECK(*report.cases[1].stats.ratio_sd == Approx(0.0));
+}
+
+TEST_CASE("no ratio against a failed baseline; Alloc Ratio 1 when neither allocates") {
+  rb::Report report;
+  report.cases.push_back(make_case("base", true, {100}));
+  report.cases.back().status = rb::CaseStatus::failed;
+  report.cases.push_back(make_case("other", false, {100}));
+  rb::compute_ratios(report);
+  CHECK_FALSE(report.cases[1].stats.ratio.has_value());
+
+  report.cases[0].status = rb::CaseStatus::ok;
+  report.cases[0].memory.bytes_per_op = 0.0;
+  report.cases[1].memory.bytes_per_op = 0.0;
+  rb::compute_ratios(report);
+  CHECK(report.cases[1].memory.alloc_ratio == 1.0);
+}
+
+TEST_CASE("merging an allocator job keeps ratios within each allocator") {
+  rb::Report parent;
+  parent.environment.allocator = "system";
+  parent.cases.push_back(make_case("base", true, {100}));
+  parent.cases.push_back(make_case("other", false, {200}));
+  rb::Report child;
+  child.environment.allocator = "mimalloc";
+  child.environment.warnings = {"TSC not invariant"};
+  child.cases.push_back(make_case("base", true, {50}, "mimalloc"));
+  child.cases.push_back(make_case("other", false, {200}, "mimalloc"));
+  rb::merge_reports(parent, std::move(child));
+  REQUIRE(parent.cases.size() == 4);
+  CHECK(*parent.cases[1].stats.ratio == Approx(2.0));
+  CHECK(*parent.cases[3].stats.ratio == Approx(4.0));
+  CHECK(parent.environment.allocator == "system");
+  REQUIRE(parent.environment.warnings.size() == 1);
+  CHECK(parent.environment.warnings[0] == "mimalloc: TSC not invariant");
+}
+
+TEST_CASE("the JSON names every field of DESIGN.md's schema") {
+  rb::Report report;
+  report.cases.push_back(make_case("base", true, {100, 101}));
+  const nlohmann::json j = rb::to_json(report);
+  CHECK(j.at("schema_version") == rb::kReportSchemaVersion);
+  for (const char* key : {"cpu", "cores", "kernel", "compiler", "allocator", "tsc_hz", "timer_overhead_ns",
+                          "liburing_version", "simdjson_version", "llhttp_version"}) {
+    INFO(key);
+    CHECK(j.at("environment").contains(key));
+  }
+  const auto& c = j.at("cases").at(0);
+  for (const char* key : {"strategy", "payload", "size", "allocator", "samples_ns", "ops_per_iteration", "stats",
+                          "memory", "counters", "checksum", "phases", "io", "status", "reason"}) {
+    INFO(key);
+    CHECK(c.contains(key));
+  }
+  for (const char* key : {"mean", "error", "stddev", "median", "p95", "min", "max", "ratio", "ratio_sd"}) {
+    INFO(key);
+    CHECK(c.at("stats").contains(key));
+  }
+  for (const char* key : {"bytes_per_op", "allocs_per_op", "peak_rss", "minor_faults_per_op"}) {
+    INFO(key);
+    CHECK(c.at("memory").contains(key));
+  }
+  // Unmeasured is null, not 0.
+  CHECK(c.at("stats").at("ratio").is_null());
+  CHECK(c.at("phases").at("connect").is_null());
+}
+
+TEST_CASE("reading refuses other schema versions and names the field of a wrong type") {
+  CHECK(rb::parse_report("not json").error().message == "report: not valid JSON");
+  CHECK(rb::parse_report("[]").error().message == "report: expected a JSON object at the top");
+  CHECK(rb::parse_report(R"({"cases": []})").error().message == "report: no integer schema_version");
+  const auto other = rb::parse_report(R"({"schema_version": 99, "cases": []})");
+  REQUIRE_FALSE(other.has_value());
+  CHECK(other.error().message.find("schema_version 99") != std::string::npos);
+  const auto wrong = rb::parse_report(R"({"schema_version": 1, "cases": [{"stats": {"mean": "fast"}}]})");
+  REQUIRE_FALSE(wrong.has_value());
+  CHECK(wrong.error().message.find("cases[0].mean") != std::string::npos);
+  const auto status = rb::parse_report(R"({"schema_version": 1, "cases": [{"status": "great"}]})");
+  REQUIRE_FALSE(status.has_value());
+  CHECK(status.error().message.find("unknown status 'great'") != std::string::npos);
+  const auto no_cases = rb::parse_report(R"({"schema_version": 1})");
+  CHECK(no_cases.error().message == "report: no cases array");
+  // Missing fields keep their defaults: a file from before a field was added still reads.
+  const auto minimal = rb::parse_report(R"({"schema_version": 1, "cases": [{"strategy": "x"}]})");
+  REQUIRE(minimal.has_value());
+  CHECK(minimal->cases[0].strategy == "x");
+  CHECK(minimal->cases[0].status == rb::CaseStatus::ok);
+}
+
+TEST_CASE("a report written to a pipe is read back whole by the other end") {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  rb::Report report;
+  // Big enough to overflow the pipe buffer: the writer must continue short writes.
+  for (int i = 0; i < 200; ++i) report.cases.push_back(make_case("base", true, std::vector<double>(100, i + 0.5)));
+  rb::Status written;
+  std::thread writer([&] {
+    written = rb::write_report_fd(fds[1], report);
+    close(fds[1]);
+  });
+  const auto read = rb::read_report_fd(fds[0]);
+  writer.join();
+  close(fds[0]);
+  REQUIRE(written.has_value());
+  REQUIRE(read.has_value());
+  REQUIRE(read->cases.size() == 200);
+  CHECK(read->cases[199].samples_ns[99] == 199.5);
+}
+
+TEST_CASE("writing to a closed fd is an error with the errno text") {
+  const auto status = rb::write_report_fd(-1, rb::Report{});
+  REQUIRE_FALSE(status.has_value());
+  CHECK(status.error().message.find("Bad file descriptor (EBADF)") != std::string::npos);
+}
