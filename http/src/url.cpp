@@ -64,7 +64,10 @@ Result<Url> Url::parse(std::string_view text) {
   std::string_view target = path_at == std::string_view::npos ? std::string_view{} : rest.substr(path_at);
 
   if (authority.find('@') != std::string_view::npos) {
-    return fail(Errc::unsupported, std::string("'") + std::string(text) + "': user information in the URL");
+    std::string detail = "'";
+    detail += text;
+    detail += "': user information in the URL";
+    return fail(Errc::unsupported, std::move(detail));
   }
 
   Url url;
