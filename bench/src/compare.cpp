@@ -1,0 +1,295 @@
+#include "ringlab/bench/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <ostream>
+#include <tuple>
+
+#include "ringlab/bench/statistics.hpp"
+
+namespace ringlab::bench {
+
+namespace {
+
+using Key = std::tuple<std::string, std::string, std::string, std::size_t, std::string>;
+
+Key key_of(const CaseResult& c) { return {c.strategy, c.method, c.payload, c.size, c.allocator}; }
+
+// The samples the statistics kept, i.e. without the outliers the run removed.
+std::vector<double> kept_samples(const CaseResult& c) { return without(c.samples_ns, c.outliers); }
+
+std::optional<double> case_mean(const CaseResult& c, const std::vector<double>& kept) {
+  if (c.status != CaseStatus::ok) return std::nullopt;
+  if (!kept.empty()) return mean(kept);
+  if (c.stats.n > 0) return c.stats.mean;
+  return std::nullopt;
+}
+
+std::optional<double> parse_number(std::string_view text) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+constexpr std::string_view kUsage =
+    "usage: bench compare OLD.json NEW.json [--fail-over PCT] [--alpha A]\n"
+    "  Pairs the cases of two report.json files by strategy, method, payload, size and allocator and\n"
+    "  prints both means, NEW/OLD and Welch's t-test on the kept samples.\n"
+    "  --fail-over PCT  exit 1 if a case is significantly slower by more than PCT %, or broke\n"
+    "  --alpha A        significance level of the two-sided test (default 0.001, i.e. 99.9 %)\n";
+
+}  // namespace
+
+std::optional<WelchTest> welch_test(std::span<const double> a, std::span<const double> b) {
+  if (a.size() < 2 || b.size() < 2) return std::nullopt;
+  const double ma = mean(a);
+  const double mb = mean(b);
+  const double sa = stddev(a);
+  const double sb = stddev(b);
+  const double va = sa * sa / static_cast<double>(a.size());
+  const double vb = sb * sb / static_cast<double>(b.size());
+  const double se2 = va + vb;
+  if (!(se2 > 0)) {
+    // No spread at all: the means are either the same number or different beyond any doubt.
+    const bool equal = ma == mb;
+    return WelchTest{equal ? 0.0 : std::copysign(INFINITY, ma - mb),
+                     static_cast<double>(a.size() + b.size() - 2), equal ? 1.0 : 0.0};
+  }
+  const double t = (ma - mb) / std::sqrt(se2);
+  const double df = se2 * se2 / (va * va / static_cast<double>(a.size() - 1) + vb * vb / static_cast<double>(b.size() - 1));
+  // Two-sided: 2 P(T > |t|), from the lower tail to keep precision for large |t|.
+  const double p = std::clamp(2.0 * student_t_cdf(-std::fabs(t), df), 0.0, 1.0);
+  return WelchTest{t, df, p};
+}
+
+std::string_view verdict_name(Verdict verdict) noexcept {
+  switch (verdict) {
+    case Verdict::same: return "same";
+    case Verdict::faster: return "faster";
+    case Verdict::slower: return "slower";
+    case Verdict::broken: return "broken";
+    case Verdict::not_comparable: return "n/a";
+    case Verdict::only_old: return "only in OLD";
+    case Verdict::only_new: return "only in NEW";
+  }
+  return "n/a";
+}
+
+std::vector<CaseComparison> compare_reports(const Report& old_report, const Report& new_report,
+                                            const CompareOptions& options) {
+  std::map<Key, const CaseResult*> new_cases;
+  for (const CaseResult& c : new_report.cases) new_cases.emplace(key_of(c), &c);
+  std::map<Key, bool> seen;
+
+  std::vector<CaseComparison> out;
+  auto start = [](const CaseResult& c) {
+    CaseComparison cmp;
+    cmp.strategy = c.strategy;
+    cmp.method = c.method;
+    cmp.payload = c.payload;
+    cmp.size = c.size;
+    cmp.allocator = c.allocator;
+    return cmp;
+  };
+
+  for (const CaseResult& old_case : old_report.cases) {
+    const Key key = key_of(old_case);
+    if (seen.contains(key)) continue;  // a duplicate in OLD: the first one counts
+    seen[key] = true;
+    CaseComparison cmp = start(old_case);
+    const std::vector<double> old_kept = kept_samples(old_case);
+    cmp.old_mean = case_mean(old_case, old_kept);
+
+    const auto found = new_cases.find(key);
+    if (found == new_cases.end()) {
+      cmp.verdict = Verdict::only_old;
+      out.push_back(std::move(cmp));
+      continue;
+    }
+    const CaseResult& new_case = *found->second;
+    const std::vector<double> new_kept = kept_samples(new_case);
+    cmp.new_mean = case_mean(new_case, new_kept);
+
+    if (old_case.status != CaseStatus::ok) {
+      cmp.verdict = Verdict::not_comparable;
+      cmp.note = std::string(status_name(old_case.status)) + " in OLD" +
+                 (old_case.reason.empty() ? "" : ": " + old_case.reason);
+    } else if (new_case.status != CaseStatus::ok) {
+      cmp.verdict = Verdict::broken;
+      cmp.note = std::string(status_name(new_case.status)) + " in NEW" +
+                 (new_case.reason.empty() ? "" : ": " + new_case.reason);
+    } else {
+      if (cmp.old_mean && cmp.new_mean && *cmp.old_mean > 0) cmp.ratio = *cmp.new_mean / *cmp.old_mean;
+      cmp.test = welch_test(new_kept, old_kept);
+      if (!cmp.test) {
+        cmp.verdict = Verdict::not_comparable;
+        cmp.note = "fewer than two kept samples on one side (OLD " + std::to_string(old_kept.size()) + ", NEW " +
+                   std::to_string(new_kept.size()) + ")";
+      } else if (cmp.test->p >= options.alpha) {
+        cmp.verdict = Verdict::same;
+      } else {
+        cmp.verdict = cmp.test->t > 0 ? Verdict::slower : Verdict::faster;
+      }
+    }
+    out.push_back(std::move(cmp));
+  }
+
+  for (const CaseResult& new_case : new_report.cases) {
+    const Key key = key_of(new_case);
+    if (seen.contains(key)) continue;
+    seen[key] = true;
+    CaseComparison cmp = start(new_case);
+    cmp.new_mean = case_mean(new_case, kept_samples(new_case));
+    cmp.verdict = Verdict::only_new;
+    out.push_back(std::move(cmp));
+  }
+  return out;
+}
+
+std::vector<CaseComparison> regressions(std::span<const CaseComparison> comparisons, double percent) {
+  std::vector<CaseComparison> out;
+  for (const CaseComparison& c : comparisons) {
+    const bool slower_beyond = c.verdict == Verdict::slower && c.ratio && (*c.ratio - 1.0) * 100.0 > percent;
+    if (slower_beyond || c.verdict == Verdict::broken) out.push_back(c);
+  }
+  return out;
+}
+
+std::string format_comparison(std::span<const CaseComparison> comparisons, const CompareOptions& options) {
+  std::vector<double> means;
+  for (const auto& c : comparisons) {
+    if (c.old_mean) means.push_back(*c.old_mean);
+    if (c.new_mean) means.push_back(*c.new_mean);
+  }
+  const Unit unit = means.empty() ? Unit{"ns", 1} : time_unit_for(means);
+  std::vector<double> scaled;
+  for (double m : means) scaled.push_back(m / unit.scale);
+  const int decimals = scaled.empty() ? 1 : decimals_for(scaled);
+
+  const std::vector<std::string> header = {"Strategy", "Method", "Payload", "Size", "Allocator",
+                                           fmt::format("Old [{}]", unit.name), fmt::format("New [{}]", unit.name),
+                                           "New/Old", "p", "Verdict"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : comparisons) {
+    auto number = [&](const std::optional<double>& v) {
+      return v ? fmt::format("{:.{}f}", *v / unit.scale, decimals) : std::string("-");
+    };
+    rows.push_back({c.strategy, c.method, c.payload, std::to_string(c.size), c.allocator.empty() ? "-" : c.allocator,
+                    number(c.old_mean), number(c.new_mean), c.ratio ? fmt::format("{:.3f}", *c.ratio) : "-",
+                    c.test ? fmt::format("{:.2g}", c.test->p) : "-", std::string(verdict_name(c.verdict))});
+  }
+  std::vector<std::size_t> width(header.size());
+  // Column widths in code points: the unit names contain "μ", two bytes in UTF-8.
+  auto length = [](const std::string& s) {
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
+  };
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = length(header[i]);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], length(row[i]));
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text = "|";
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const std::size_t pad = width[i] - length(cells[i]);
+      const bool right = i == 3 || (i >= 5 && i <= 8);  // numbers are right-aligned
+      text += ' ';
+      if (right) text.append(pad, ' ');
+      text += cells[i];
+      if (!right) text.append(pad, ' ');
+      text += " |";
+    }
+    return text + "\n";
+  };
+  std::string out = line(header);
+  std::string rule = "|";
+  for (std::size_t i = 0; i < width.size(); ++i) {
+    const bool right = i == 3 || (i >= 5 && i <= 8);
+    rule += right ? std::string(width[i] + 1, '-') + ":|" : std::string(width[i] + 2, '-') + "|";
+  }
+  out += rule + "\n";
+  for (const auto& row : rows) out += line(row);
+  out += fmt::format("\nWelch's two-sided t-test on the kept samples; significant when p < {:g} ({:g} % level).\n",
+                     options.alpha, (1.0 - options.alpha) * 100.0);
+  for (const auto& c : comparisons) {
+    if (!c.note.empty()) out += fmt::format("{} {}/{}/{}/{}: {}\n", c.strategy, c.method, c.payload, c.size, c.allocator, c.note);
+  }
+  return out;
+}
+
+int compare_main(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> files;
+  std::optional<double> fail_over;
+  CompareOptions options;
+  auto usage_error = [&](const std::string& message) {
+    err << "bench compare: " << message << "\n" << kUsage;
+    return 2;
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      out << kUsage;
+      return 0;
+    }
+    std::string name = arg;
+    std::optional<std::string> value;
+    if (arg.starts_with("--") && arg.find('=') != std::string::npos) {
+      name = arg.substr(0, arg.find('='));
+      value = arg.substr(arg.find('=') + 1);
+    }
+    if (name == "--fail-over" || name == "--alpha") {
+      if (!value) {
+        if (i + 1 >= args.size()) return usage_error(name + " needs a value");
+        value = args[++i];
+      }
+      const auto number = parse_number(*value);
+      if (name == "--fail-over") {
+        if (!number || *number < 0) return usage_error("--fail-over '" + *value + "': expected a percentage >= 0");
+        fail_over = number;
+      } else {
+        if (!number || !(*number > 0 && *number < 1)) return usage_error("--alpha '" + *value + "': expected a number in (0, 1)");
+        options.alpha = *number;
+      }
+      continue;
+    }
+    if (arg.starts_with("-") && arg.size() > 1) return usage_error("unknown option '" + arg + "'");
+    files.push_back(arg);
+  }
+  if (files.size() != 2) return usage_error("expected two report files, got " + std::to_string(files.size()));
+
+  auto old_report = read_report_file(files[0]);
+  if (!old_report) {
+    err << "bench compare: OLD: " << old_report.error().message << "\n";
+    return 2;
+  }
+  auto new_report = read_report_file(files[1]);
+  if (!new_report) {
+    err << "bench compare: NEW: " << new_report.error().message << "\n";
+    return 2;
+  }
+
+  out << "OLD: " << files[0] << " (" << old_report->environment.timestamp << ")\n";
+  out << "NEW: " << files[1] << " (" << new_report->environment.timestamp << ")\n\n";
+  const auto comparisons = compare_reports(*old_report, *new_report, options);
+  out << format_comparison(comparisons, options);
+
+  if (!fail_over) return 0;
+  const auto failed = regressions(comparisons, *fail_over);
+  if (failed.empty()) {
+    out << fmt::format("\nRegression check (--fail-over {:g} %): passed.\n", *fail_over);
+    return 0;
+  }
+  out << fmt::format("\nRegression check (--fail-over {:g} %): {} case(s) failed:\n", *fail_over, failed.size());
+  for (const auto& c : failed) {
+    out << fmt::format("  {} {}/{}/{}/{}: {}\n", c.strategy, c.method, c.payload, c.size, c.allocator,
+                       c.verdict == Verdict::broken ? c.note
+                                                    : fmt::format("{:.1f} % slower (p = {:.2g})", (*c.ratio - 1) * 100, c.test->p));
+  }
+  return 1;
+}
+
+}  // namespace ringlab::bench

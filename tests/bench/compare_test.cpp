@@ -1,0 +1,324 @@
+// Tests for bench/src/compare.cpp: Welch's test against reference values, pairing and verdicts on
+// synthetic reports, the --fail-over regression check, and the subcommand on real files.
+#include "ringlab/bench/compare.hpp"
+
+#include "ringlab/bench/statistics.hpp"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ringlab::bench;
+
+namespace {
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+std::size_t count(const std::string& text, std::string_view part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
+}
+
+// 30 samples around `mean` with a deterministic spread of about +-2 %; `seed` changes the pattern,
+// so two calls with the same mean and different seeds are like two runs of an unchanged program.
+std::vector<double> samples(double mean, unsigned seed) {
+  std::vector<double> out;
+  uint32_t state = 2463534242u + seed * 7919u;
+  for (int i = 0; i < 30; ++i) {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    const double u = static_cast<double>(state % 10001) / 10000.0;  // [0, 1]
+    out.push_back(mean * (0.98 + 0.04 * u));
+  }
+  return out;
+}
+
+CaseResult make_case(std::string strategy, std::size_t size, std::string allocator, std::vector<double> s) {
+  CaseResult c;
+  c.strategy = std::move(strategy);
+  c.method = "GET";
+  c.payload = "weather";
+  c.size = size;
+  c.allocator = std::move(allocator);
+  c.samples_ns = std::move(s);
+  c.stats.n = c.samples_ns.size();
+  c.stats.mean = mean(c.samples_ns);
+  return c;
+}
+
+// The same four cases twice; in NEW, presized/1000/system is 30 % slower and nothing else changed.
+struct Pair {
+  Report old_report;
+  Report new_report;
+  Pair() {
+    const struct {
+      const char* strategy;
+      std::size_t size;
+      const char* allocator;
+      double mean;
+    } cases[] = {{"string_copy", 10, "system", 20000},
+                 {"presized", 10, "system", 15000},
+                 {"presized", 1000, "system", 900000},
+                 {"presized", 1000, "mimalloc", 850000}};
+    unsigned seed = 1;
+    for (const auto& c : cases) {
+      old_report.cases.push_back(make_case(c.strategy, c.size, c.allocator, samples(c.mean, seed++)));
+      const bool slowed = std::string(c.strategy) == "presized" && c.size == 1000 && std::string(c.allocator) == "system";
+      new_report.cases.push_back(make_case(c.strategy, c.size, c.allocator, samples(c.mean * (slowed ? 1.3 : 1.0), seed++)));
+    }
+    old_report.environment.timestamp = "2024-05-01T12:00:00Z";
+    new_report.environment.timestamp = "2024-05-02T12:00:00Z";
+  }
+};
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    char name[] = "/tmp/ringlab-compare-XXXXXX";
+    REQUIRE(::mkdtemp(name) != nullptr);
+    path = name;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto file = path / name;
+    std::ofstream(file) << text;
+    return file.string();
+  }
+};
+
+struct Run {
+  int status;
+  std::string out;
+  std::string err;
+};
+Run run(std::vector<std::string> args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const int status = compare_main(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+}  // namespace
+
+TEST_CASE("welch_test matches reference values (scipy.stats.ttest_ind, equal_var=False)") {
+  struct Row {
+    std::vector<double> a;
+    std::vector<double> b;
+    double t;
+    double p;
+  };
+  const Row rows[] = {
+      {{27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4},
+       {27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4},
+       -2.455356398286006, 0.021378001462866985},
+      {{17.2, 20.9, 22.6, 18.1, 21.7, 21.4, 23.5, 24.2, 14.7, 21.8},
+       {21.5, 22.8, 21.0, 23.0, 21.6, 23.6, 22.5, 20.7, 23.4, 21.8, 20.7, 21.7, 21.5, 22.5, 23.6, 21.5, 22.5, 23.5,
+        21.5, 21.8},
+       -1.5654335235985037, 0.14884169660532834},
+      {{1000, 1001, 1002}, {1100, 1101, 1103, 1102}, -116.04740410711479, 1.0412883219021192e-09},
+  };
+  for (const auto& row : rows) {
+    const auto test = welch_test(row.a, row.b);
+    REQUIRE(test.has_value());
+    CHECK(test->t == doctest::Approx(row.t).epsilon(1e-9));
+    CHECK(test->p == doctest::Approx(row.p).epsilon(1e-6));
+    // Swapping the samples flips t and keeps p.
+    const auto swapped = welch_test(row.b, row.a);
+    REQUIRE(swapped.has_value());
+    CHECK(swapped->t == doctest::Approx(-row.t).epsilon(1e-9));
+    CHECK(swapped->p == doctest::Approx(row.p).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("welch_test: too few samples is no test; no spread is decided by the means alone") {
+  const std::vector<double> one = {5};
+  const std::vector<double> two = {5, 6};
+  CHECK_FALSE(welch_test(one, two).has_value());
+  CHECK_FALSE(welch_test(two, std::vector<double>{}).has_value());
+  const std::vector<double> flat = {7, 7, 7};
+  const std::vector<double> other_flat = {8, 8};
+  CHECK(welch_test(flat, flat)->p == 1.0);
+  CHECK(welch_test(flat, other_flat)->p == 0.0);
+  CHECK(welch_test(flat, other_flat)->t < 0);
+}
+
+TEST_CASE("compare flags exactly the case that was slowed, and not the others") {
+  const Pair pair;
+  const auto comparisons = compare_reports(pair.old_report, pair.new_report);
+  REQUIRE(comparisons.size() == 4);
+  for (const auto& c : comparisons) {
+    INFO(c.strategy << " " << c.size << " " << c.allocator << ": p = " << (c.test ? c.test->p : -1.0)
+                    << ", ratio " << c.ratio.value_or(0));
+    const bool slowed = c.strategy == "presized" && c.size == 1000 && c.allocator == "system";
+    REQUIRE(c.ratio.has_value());
+    REQUIRE(c.test.has_value());
+    if (slowed) {
+      CHECK(c.verdict == Verdict::slower);
+      CHECK(*c.ratio == doctest::Approx(1.3).epsilon(0.02));
+    } else {
+      CHECK(c.verdict == Verdict::same);
+      CHECK(*c.ratio == doctest::Approx(1.0).epsilon(0.02));
+    }
+  }
+}
+
+TEST_CASE("a case that got faster is faster, not a regression") {
+  Pair pair;
+  pair.new_report.cases[0] = make_case("string_copy", 10, "system", samples(10000, 99));
+  const auto comparisons = compare_reports(pair.old_report, pair.new_report);
+  CHECK(comparisons[0].verdict == Verdict::faster);
+  const auto failed = regressions(comparisons, 10);
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].strategy == "presized");
+  CHECK(failed[0].size == 1000);
+}
+
+TEST_CASE("--fail-over counts a significant slowdown only beyond its percentage") {
+  const Pair pair;
+  const auto comparisons = compare_reports(pair.old_report, pair.new_report);
+  CHECK(regressions(comparisons, 10).size() == 1);
+  CHECK(regressions(comparisons, 29).size() == 1);
+  CHECK(regressions(comparisons, 31).empty());
+  CHECK(regressions(comparisons, 50).empty());
+}
+
+TEST_CASE("a large ratio that is not significant is not a regression") {
+  Report old_report;
+  Report new_report;
+  // Wild spread: a 20 % higher mean is well within the noise.
+  old_report.cases.push_back(make_case("views", 10, "system", {100, 300, 50, 400, 120, 280}));
+  new_report.cases.push_back(make_case("views", 10, "system", {110, 380, 60, 470, 150, 340}));
+  const auto comparisons = compare_reports(old_report, new_report);
+  REQUIRE(comparisons.size() == 1);
+  CHECK(*comparisons[0].ratio > 1.15);
+  CHECK(comparisons[0].verdict == Verdict::same);
+  CHECK(regressions(comparisons, 5).empty());
+}
+
+TEST_CASE("pairing: cases in one file only are listed; failures are broken or not comparable") {
+  Pair pair;
+  pair.old_report.cases.push_back(make_case("retired", 10, "system", samples(1000, 50)));
+  pair.new_report.cases.push_back(make_case("novel", 10, "system", samples(1000, 51)));
+  pair.new_report.cases[0].status = CaseStatus::failed;
+  pair.new_report.cases[0].reason = "truncated 127.0.0.1:8080";
+  pair.old_report.cases[1].status = CaseStatus::skipped;
+  pair.old_report.cases[1].reason = "IORING_OP_SEND_ZC not supported";
+
+  const auto comparisons = compare_reports(pair.old_report, pair.new_report);
+  REQUIRE(comparisons.size() == 6);
+  CHECK(comparisons[0].verdict == Verdict::broken);
+  CHECK(comparisons[0].note == "failed in NEW: truncated 127.0.0.1:8080");
+  CHECK_FALSE(comparisons[0].new_mean.has_value());
+  CHECK(comparisons[1].verdict == Verdict::not_comparable);
+  CHECK(contains(comparisons[1].note, "skipped in OLD"));
+  CHECK(comparisons[4].strategy == "retired");
+  CHECK(comparisons[4].verdict == Verdict::only_old);
+  CHECK(comparisons[5].strategy == "novel");
+  CHECK(comparisons[5].verdict == Verdict::only_new);
+
+  // A broken case fails the regression check whatever the percentage; the others do not.
+  const auto failed = regressions(comparisons, 1000);
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].strategy == "string_copy");
+}
+
+TEST_CASE("the allocator is part of a case's identity") {
+  Report old_report;
+  Report new_report;
+  old_report.cases.push_back(make_case("arena", 10, "system", samples(1000, 1)));
+  new_report.cases.push_back(make_case("arena", 10, "jemalloc", samples(1000, 2)));
+  const auto comparisons = compare_reports(old_report, new_report);
+  REQUIRE(comparisons.size() == 2);
+  CHECK(comparisons[0].verdict == Verdict::only_old);
+  CHECK(comparisons[1].verdict == Verdict::only_new);
+}
+
+TEST_CASE("samples the run discarded as outliers do not enter the means or the test") {
+  Report old_report;
+  Report new_report;
+  auto old_samples = samples(1000, 3);
+  auto new_samples = samples(1000, 4);
+  new_samples.push_back(1e9);  // a preempted iteration the statistics left out
+  old_report.cases.push_back(make_case("views", 10, "system", old_samples));
+  new_report.cases.push_back(make_case("views", 10, "system", new_samples));
+  new_report.cases[0].outliers = {new_samples.size() - 1};
+  const auto comparisons = compare_reports(old_report, new_report);
+  REQUIRE(comparisons[0].new_mean.has_value());
+  CHECK(*comparisons[0].new_mean < 1100);
+  CHECK(comparisons[0].verdict == Verdict::same);
+}
+
+TEST_CASE("bench compare on two result files: table, verdicts and exit status") {
+  const Pair pair;
+  const TempDir dir;
+  const std::string old_file = dir.write("old.json", to_json(pair.old_report).dump());
+  const std::string new_file = dir.write("new.json", to_json(pair.new_report).dump());
+
+  const Run plain = run({old_file, new_file});
+  INFO(plain.out << plain.err);
+  CHECK(plain.status == 0);
+  CHECK(count(plain.out, "| slower ") == 1);
+  CHECK(count(plain.out, "| same ") == 3);
+  CHECK(contains(plain.out, "2024-05-01T12:00:00Z"));
+  CHECK(contains(plain.out, "New/Old"));
+
+  const Run strict = run({old_file, new_file, "--fail-over", "10"});
+  INFO(strict.out);
+  CHECK(strict.status == 1);
+  CHECK(contains(strict.out, "1 case(s) failed"));
+  CHECK(contains(strict.out, "presized GET/weather/1000/system"));
+
+  const Run lenient = run({"--fail-over=50", old_file, new_file});
+  CHECK(lenient.status == 0);
+  CHECK(contains(lenient.out, "passed"));
+
+  // Same file twice: nothing differs.
+  const Run same = run({old_file, old_file, "--fail-over", "0"});
+  CHECK(same.status == 0);
+  CHECK(count(same.out, "| same ") == 4);
+}
+
+TEST_CASE("bench compare refuses bad arguments and unreadable files with status 2") {
+  const Pair pair;
+  const TempDir dir;
+  const std::string good = dir.write("good.json", to_json(pair.old_report).dump());
+  const std::string broken = dir.write("broken.json", "{\"schema_version\": 1, \"cases\": [");
+  struct Row {
+    std::vector<std::string> args;
+    const char* error_part;
+  };
+  const Row rows[] = {
+      {{}, "expected two report files, got 0"},
+      {{good}, "expected two report files, got 1"},
+      {{good, good, good}, "expected two report files, got 3"},
+      {{good, good, "--fail-over"}, "--fail-over needs a value"},
+      {{good, good, "--fail-over", "ten"}, "expected a percentage"},
+      {{good, good, "--fail-over=-5"}, "expected a percentage"},
+      {{good, good, "--alpha", "1.5"}, "expected a number in (0, 1)"},
+      {{good, good, "--verbose"}, "unknown option '--verbose'"},
+      {{good, (dir.path / "missing.json").string()}, "NEW:"},
+      {{broken, good}, "OLD:"},
+  };
+  for (const auto& row : rows) {
+    const Run r = run(row.args);
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(contains(r.err, row.error_part));
+  }
+  const Run help = run({"--help"});
+  CHECK(help.status == 0);
+  CHECK(contains(help.out, "usage: bench compare"));
+}
