@@ -21,7 +21,7 @@ std::string printable(std::string_view text) {
   std::string out;
   for (const char c : text) {
     if (c == '\n') out += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) out += "\\x" + std::to_string(static_cast<int>(c));
+    else if (static_cast<unsigned char>(c) < 0x20) out += "\\x" + std::string(1, "0123456789abcdef"[(c >> 4) & 0xf]) + "0123456789abcdef"[c & 0xf];
     else out += c;
   }
   return out;
