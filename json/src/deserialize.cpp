@@ -1,5 +1,6 @@
 #include "ringlab/json/deserialize.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -112,11 +113,16 @@ std::unexpected<Error> document_error(const Context& ctx, error_code code) {
     }
   }
   if (where) return make_error(ctx, {}, code, 0);
-  Context located = ctx;
-  located.record = where.error().record;
-  auto error = make_error(located, {}, code, kNoOffset, where.error().message);
-  error.error().offset = where.error().offset;
-  return error;
+  // "record 3: the body ends inside ..." becomes "record 3: INCOMPLETE_ARRAY_OR_OBJECT (...): the body
+  // ends inside ...".
+  const std::string& found = where.error().message;
+  const std::size_t colon = found.find(": ");
+  Error error;
+  error.record = where.error().record;
+  error.offset = where.error().offset;
+  error.message = found.substr(0, colon) + ": " + code_name(code) + " (" + simdjson::error_message(code) + "): " +
+                  found.substr(colon == std::string::npos ? 0 : colon + 2);
+  return std::unexpected(std::move(error));
 }
 
 // --- keys ----------------------------------------------------------------------------------------------
@@ -486,6 +492,9 @@ template <class Record>
 Status parse_lines(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Record>& out,
                    std::size_t window_bytes) {
   Context ctx{body.data(), body.size(), kNoRecord};
+  // With threads enabled simdjson indexes the next window on a helper thread: work a measurement of
+  // the calling thread would not see.
+  parser.threaded = false;
   od::document_stream stream;
   if (const error_code e = parser.iterate_many(body.data(), body.size(), window_bytes).get(stream)) {
     return make_error(ctx, {}, e, 0);
@@ -502,7 +511,16 @@ Status parse_lines(Parser& parser, simdjson::padded_string_view body, std::pmr::
     ++n;
   }
   trim(out, n);
-  if (const std::size_t cut = stream.truncated_bytes(); cut > 0) {
+  // A last record cut short is not a document to simdjson: it only shows as truncated bytes. With no
+  // document at all, truncated_bytes() reads indexes of an earlier body; the bytes left tell instead.
+  std::size_t cut = 0;
+  if (n > 0) {
+    cut = std::min(stream.truncated_bytes(), body.size());
+  } else {
+    const std::size_t first = std::string_view(body).find_first_not_of(" \t\r\n");
+    cut = first == std::string_view::npos ? 0 : body.size() - first;
+  }
+  if (cut > 0) {
     ctx.record = n;
     return make_error(ctx, {}, simdjson::INCOMPLETE_ARRAY_OR_OBJECT, body.size() - cut,
                       "the body ends inside this record");
@@ -538,6 +556,8 @@ Status parse_one(Parser& parser, simdjson::padded_string_view body, RecordSpan r
 simdjson::padded_string_view padded_view(const net::PaddedBuffer& body) noexcept {
   return simdjson::padded_string_view(body.data(), body.size(), body.capacity() + net::kPadding);
 }
+
+inline namespace RINGLAB_JSON_PARSER_ABI {
 
 Status parse_weather(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<WeatherForecast>& out) {
   return parse_array(parser, body, out);
@@ -584,4 +604,5 @@ Status parse_repository_record_view(Parser& parser, PaddedBody body, RecordSpan 
   return parse_one(parser, body.view(), record, out);
 }
 
+}  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json

@@ -36,6 +36,16 @@
 #include "ringlab/json/record_splitter.hpp"
 #include "ringlab/net/padded_buffer.hpp"
 
+// simdjson's parser has a different layout with and without SIMDJSON_THREADS_ENABLED (pkg-config
+// passes it; ringlab::json hands it on). A caller compiled the other way would corrupt memory; in this
+// inline namespace it fails to link instead. (The kernel, picked by RINGLAB_SIMD, is already part of
+// the parser's type: simdjson::haswell::ondemand::parser.)
+#if SIMDJSON_THREADS_ENABLED
+#define RINGLAB_JSON_PARSER_ABI parser_abi_threads
+#else
+#define RINGLAB_JSON_PARSER_ABI parser_abi_no_threads
+#endif
+
 namespace ringlab::json {
 
 static_assert(net::kPadding >= simdjson::SIMDJSON_PADDING,
@@ -66,6 +76,8 @@ class PaddedBody {
 
 using Parser = simdjson::ondemand::parser;
 
+inline namespace RINGLAB_JSON_PARSER_ABI {
+
 // --- JSON array bodies -----------------------------------------------------------------------------
 [[nodiscard]] Status parse_weather(Parser& parser, simdjson::padded_string_view body,
                                    std::pmr::vector<WeatherForecast>& out);
@@ -75,7 +87,8 @@ using Parser = simdjson::ondemand::parser;
 [[nodiscard]] Status parse_repos_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out);
 
 // --- NDJSON bodies ---------------------------------------------------------------------------------
-// `window_bytes` is simdjson's batch size: the longest record it can hold.
+// `window_bytes` is simdjson's batch size: the longest record it can hold. These turn the parser's
+// `threaded` option off, so that no helper thread indexes the next window behind the caller's back.
 [[nodiscard]] Status parse_weather_ndjson(Parser& parser, simdjson::padded_string_view body,
                                           std::pmr::vector<WeatherForecast>& out,
                                           std::size_t window_bytes = kNdjsonWindowBytes);
@@ -98,4 +111,5 @@ using Parser = simdjson::ondemand::parser;
 [[nodiscard]] Status parse_repository_record_view(Parser& parser, PaddedBody body, RecordSpan record,
                                                   RepositoryView& out);
 
+}  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json
