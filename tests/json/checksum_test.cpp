@@ -128,7 +128,7 @@ TEST_CASE("text fields are delimited: (\"ab\",\"c\") differs from (\"a\",\"bc\")
 TEST_CASE("every field of a repository counts") {
   const json::Repository base = json::make_repository(3);
   using Mutation = std::function<void(json::Repository&)>;
-  const std::pair<const char*, Mutation> mutations[] = {
+  const std::pair<std::string_view, Mutation> mutations[] = {
       {"id", [](auto& r) { r.id += 1; }},
       {"node_id", [](auto& r) { r.node_id += "x"; }},
       {"name", [](auto& r) { r.name += "x"; }},

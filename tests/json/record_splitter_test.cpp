@@ -62,7 +62,7 @@ std::vector<json::RecordSpan> tricky_spans() {
 }
 
 struct Body {
-  const char* name;
+  std::string_view name;  // doctest 2.4.9 prints a const char* in INFO as a pointer
   std::string text;
   std::vector<json::RecordSpan> spans;
 };
@@ -162,7 +162,7 @@ TEST_CASE("the splitter never reads past the bytes it is given") {
 
 TEST_CASE("bad bodies give an error naming the record and the byte") {
   struct Row {
-    const char* name;
+    std::string_view name;  // doctest 2.4.9 prints a const char* in INFO as a pointer
     std::string_view body;
     std::string_view message;  // the whole message
     std::size_t record;

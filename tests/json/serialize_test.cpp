@@ -64,7 +64,7 @@ TEST_CASE("empty bodies: [] for JSON, nothing for NDJSON") {
 
 TEST_CASE("strings are escaped with the short forms, \\u00XX for controls and \\uXXXX for non-ASCII") {
   struct Row {
-    const char* name;
+    std::string_view name;  // doctest 2.4.9 prints a const char* in INFO as a pointer
     std::string_view text;
     std::string_view expected;
   };

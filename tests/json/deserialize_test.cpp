@@ -1,0 +1,550 @@
+// tests json/src/deserialize.cpp
+#include "ringlab/json/deserialize.hpp"
+
+#include <doctest/doctest.h>
+
+#include <memory_resource>
+#include <string>
+#include <vector>
+
+#include "ringlab/json/checksum.hpp"
+#include "ringlab/json/generate.hpp"
+#include "ringlab/json/serialize.hpp"
+#include "ringlab/json/unescape.hpp"
+
+namespace json = ringlab::json;
+using ringlab::net::PaddedBuffer;
+
+namespace {
+
+enum class Payload { weather, repos };
+std::string_view name_of(Payload p) { return p == Payload::weather ? "weather" : "repos"; }
+
+std::string array_body(Payload p, std::size_t n) {
+  std::string out;
+  p == Payload::weather ? json::append_weather_json(out, n) : json::append_repos_json(out, n);
+  return out;
+}
+std::string ndjson_body(Payload p, std::size_t n) {
+  std::string out;
+  p == Payload::weather ? json::append_weather_ndjson(out, n) : json::append_repos_ndjson(out, n);
+  return out;
+}
+uint64_t truth(Payload p, std::size_t n) { return p == Payload::weather ? json::checksum_weather(n) : json::checksum_repos(n); }
+
+std::string describe(const json::Status& status) { return status ? std::string("ok") : status.error().message; }
+
+// Every way of parsing a body, each returning the checksum of what it read (or the error).
+struct Parsed {
+  json::Status status;
+  uint64_t checksum = 0;
+};
+
+Parsed owning_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
+  if (p == Payload::weather) {
+    std::pmr::vector<json::WeatherForecast> out;
+    auto s = json::parse_weather(parser, body, out);
+    return {s, json::checksum(out)};
+  }
+  std::pmr::vector<json::Repository> out;
+  auto s = json::parse_repos(parser, body, out);
+  return {s, json::checksum(out)};
+}
+
+Parsed views_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
+  if (p == Payload::weather) {
+    std::pmr::vector<json::WeatherView> out;
+    auto s = json::parse_weather_views(parser, body, out);
+    return {s, json::checksum(out)};
+  }
+  std::pmr::vector<json::RepositoryView> out;
+  auto s = json::parse_repos_views(parser, body, out);
+  return {s, json::checksum(out)};
+}
+
+Parsed owning_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
+                     std::size_t window = json::kNdjsonWindowBytes) {
+  if (p == Payload::weather) {
+    std::pmr::vector<json::WeatherForecast> out;
+    auto s = json::parse_weather_ndjson(parser, body, out, window);
+    return {s, json::checksum(out)};
+  }
+  std::pmr::vector<json::Repository> out;
+  auto s = json::parse_repos_ndjson(parser, body, out, window);
+  return {s, json::checksum(out)};
+}
+
+Parsed views_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
+                    std::size_t window = json::kNdjsonWindowBytes) {
+  if (p == Payload::weather) {
+    std::pmr::vector<json::WeatherView> out;
+    auto s = json::parse_weather_ndjson_views(parser, body, out, window);
+    return {s, json::checksum(out)};
+  }
+  std::pmr::vector<json::RepositoryView> out;
+  auto s = json::parse_repos_ndjson_views(parser, body, out, window);
+  return {s, json::checksum(out)};
+}
+
+// The streaming way: the splitter finds records, each is parsed on its own (owning or view).
+Parsed by_record(json::Parser& parser, Payload p, const simdjson::padded_string& body, bool views) {
+  json::RecordSplitter splitter;
+  json::Checksum sum;
+  json::WeatherForecast weather;
+  json::WeatherView weather_view;
+  json::Repository repo;
+  json::RepositoryView repo_view;
+  while (true) {
+    auto record = splitter.next(body);
+    if (!record) return {std::unexpected(record.error())};
+    if (!*record) break;
+    json::Status s;
+    if (p == Payload::weather && !views) {
+      s = json::parse_weather_record(parser, body, **record, weather);
+      if (s) sum.add(weather);
+    } else if (p == Payload::weather) {
+      s = json::parse_weather_record_view(parser, body, **record, weather_view);
+      if (s) sum.add(weather_view);
+    } else if (!views) {
+      s = json::parse_repository_record(parser, body, **record, repo);
+      if (s) sum.add(repo);
+    } else {
+      s = json::parse_repository_record_view(parser, body, **record, repo_view);
+      if (s) sum.add(repo_view);
+    }
+    if (!s) return {s};
+  }
+  return {splitter.finish(body), sum.value()};
+}
+
+// Rewrites a JSON value with every object's keys in another order and unknown keys of every kind
+// added; arrays keep their order. Strings are written back by simdjson's own writer, which leaves
+// non-ASCII as raw UTF-8: the parsers then meet both spellings of the same text.
+std::string shuffled(simdjson::dom::element value, json::SplitMix64& rng) {
+  if (value.type() == simdjson::dom::element_type::ARRAY) {
+    std::string out = "[";
+    bool first = true;
+    for (simdjson::dom::element item : value.get_array()) {
+      if (!first) out += ",";
+      first = false;
+      out += shuffled(item, rng);
+    }
+    return out + "]";
+  }
+  if (value.type() != simdjson::dom::element_type::OBJECT) return simdjson::minify(value);
+  std::vector<std::string> members;
+  for (simdjson::dom::key_value_pair member : value.get_object()) {
+    std::string text;
+    json::append_json_string(text, member.key);
+    members.push_back(text + ":" + shuffled(member.value, rng));
+  }
+  static const char* const kUnknown[] = {
+      R"("unknown_number":-12.5e3)",  R"("unknown_string":"a \"quoted\" \u00e9 }")",
+      R"("unknown_object":{"date":"not this one","x":[1,{"y":null}]})",
+      R"("unknown_array":[{"temperatureC":"no"},[],"]"])", R"("unknown_null":null)", R"("unknown_bool":true)",
+      R"("d\u0061te":"an escaped key is another key")"};
+  for (const char* unknown : kUnknown) {
+    if (rng.chance(1, 2)) members.emplace_back(unknown);
+  }
+  for (std::size_t i = members.size(); i > 1; --i) std::swap(members[i - 1], members[rng.below(i)]);
+  std::string out = "{";
+  for (std::size_t i = 0; i < members.size(); ++i) out += (i ? ", " : " ") + members[i];
+  return out + " }";
+}
+
+std::string shuffled_body(Payload p, std::size_t n, uint64_t seed) {
+  simdjson::dom::parser dom;
+  const simdjson::padded_string canonical(array_body(p, n));
+  json::SplitMix64 rng(seed);
+  return shuffled(dom.parse(canonical).value(), rng);
+}
+
+const std::size_t kSizes[] = {0, 1, 10, 1000};
+const Payload kPayloads[] = {Payload::weather, Payload::repos};
+
+}  // namespace
+
+TEST_CASE("generate, serialize, parse every way: the checksum equals the generator's") {
+  json::Parser parser;
+  for (const Payload p : kPayloads) {
+    for (const std::size_t n : kSizes) {
+      INFO(name_of(p) << " n = " << n);
+      const simdjson::padded_string body(array_body(p, n));
+      const simdjson::padded_string lines(ndjson_body(p, n));
+      const uint64_t expected = truth(p, n);
+      const Parsed results[] = {owning_array(parser, p, body),          views_array(parser, p, body),
+                                owning_ndjson(parser, p, lines),        views_ndjson(parser, p, lines),
+                                by_record(parser, p, body, false),      by_record(parser, p, body, true)};
+      const std::string_view ways[] = {"owning", "views", "owning NDJSON", "views NDJSON", "owning by record",
+                                  "views by record"};
+      for (std::size_t w = 0; w < std::size(results); ++w) {
+        INFO(ways[w] << ": " << describe(results[w].status));
+        REQUIRE(results[w].status.has_value());
+        CHECK(results[w].checksum == expected);
+      }
+    }
+  }
+}
+
+TEST_CASE("owning records read back equal to the generated ones") {
+  json::Parser parser;
+  const simdjson::padded_string weather_text(array_body(Payload::weather, 50));
+  const simdjson::padded_string repos_text(array_body(Payload::repos, 50));
+  std::pmr::vector<json::WeatherForecast> weather;
+  std::pmr::vector<json::Repository> repos;
+  REQUIRE(json::parse_weather(parser, weather_text, weather).has_value());
+  REQUIRE(json::parse_repos(parser, repos_text, repos).has_value());
+  REQUIRE(weather.size() == 50);
+  REQUIRE(repos.size() == 50);
+  for (std::size_t i = 0; i < 50; ++i) {
+    INFO("record " << i);
+    CHECK(weather[i] == json::make_weather(i));
+    CHECK(repos[i] == json::make_repository(i));
+  }
+}
+
+TEST_CASE("views decode to the owning text, and escaped ones say so") {
+  json::Parser parser;
+  const simdjson::padded_string body(array_body(Payload::repos, 200));
+  std::pmr::vector<json::RepositoryView> views;
+  REQUIRE(json::parse_repos_views(parser, body, views).has_value());
+  std::size_t escaped = 0;
+  std::string text;
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const json::Repository expected = json::make_repository(i);
+    INFO("record " << i);
+    REQUIRE(json::unescape(views[i].description, text));
+    CHECK(text == std::string_view(expected.description));
+    escaped += views[i].description.has_escapes;
+    // Views point into the body, not into the parser.
+    CHECK(views[i].description.raw.data() >= body.data());
+    CHECK(views[i].description.raw.data() < body.data() + body.size());
+    std::vector<std::string> topics;
+    for (const json::JsonStringView& topic : views[i].topics) topics.emplace_back(topic.raw);
+    CHECK(topics == std::vector<std::string>(expected.topics.begin(), expected.topics.end()));
+    CHECK(views[i].license.has_value() == expected.license.has_value());
+    if (expected.license) {
+      REQUIRE(json::unescape(views[i].license->name, text));
+      CHECK(text == std::string_view(expected.license->name));
+    }
+  }
+  CHECK(escaped > 0);
+}
+
+TEST_CASE("views stay valid when the parser goes on to another body") {
+  json::Parser parser;
+  const simdjson::padded_string first(array_body(Payload::repos, 20));
+  const simdjson::padded_string second(array_body(Payload::weather, 500));
+  std::pmr::vector<json::RepositoryView> views;
+  std::pmr::vector<json::WeatherView> others;
+  REQUIRE(json::parse_repos_views(parser, first, views).has_value());
+  REQUIRE(json::parse_weather_views(parser, second, others).has_value());
+  CHECK(json::checksum(views) == json::checksum_repos(20));
+}
+
+TEST_CASE("keys in any order and unknown keys of any kind read the same records") {
+  json::Parser parser;
+  for (const Payload p : kPayloads) {
+    for (const uint64_t seed : {1u, 2u, 3u}) {
+      INFO(name_of(p) << " seed " << seed);
+      const simdjson::padded_string body(shuffled_body(p, 30, seed));
+      const Parsed owning = owning_array(parser, p, body);
+      const Parsed views = views_array(parser, p, body);
+      const Parsed records = by_record(parser, p, body, true);
+      INFO("owning: " << describe(owning.status) << " views: " << describe(views.status)
+                      << " by record: " << describe(records.status));
+      REQUIRE(owning.status.has_value());
+      REQUIRE(views.status.has_value());
+      REQUIRE(records.status.has_value());
+      CHECK(owning.checksum == truth(p, 30));
+      CHECK(views.checksum == truth(p, 30));
+      CHECK(records.checksum == truth(p, 30));
+    }
+  }
+}
+
+TEST_CASE("escapes and \\u sequences are decoded in owning records and validated in views") {
+  json::Parser parser;
+  const simdjson::padded_string body(std::string(
+      R"([{"date":"2024\u002d01-01","temperatureC":-6,"summary":"Fr\u0065ez\"ing\\ \ud83d\ude80 caf\u00E9","temperatureF":22},)"
+      R"({"date":"2024-01-02","temperatureC":43,"summary":"tab\tnew\nline\/","temperatureF":109}])"));
+  std::pmr::vector<json::WeatherForecast> owning;
+  std::pmr::vector<json::WeatherView> views;
+  REQUIRE(json::parse_weather(parser, body, owning).has_value());
+  REQUIRE(json::parse_weather_views(parser, body, views).has_value());
+  REQUIRE(owning.size() == 2);
+  CHECK(owning[0].date == "2024-01-01");
+  CHECK(owning[0].summary == "Freez\"ing\\ \xF0\x9F\x9A\x80 caf\xC3\xA9");
+  CHECK(owning[1].summary == "tab\tnew\nline/");
+  CHECK(views[0].date.has_escapes);
+  CHECK(views[0].date.raw == R"(2024\u002d01-01)");
+  std::string text;
+  REQUIRE(json::unescape(views[0].summary, text));
+  CHECK(text == std::string_view(owning[0].summary));
+  CHECK(json::checksum(views) == json::checksum(owning));
+}
+
+TEST_CASE("a key given twice counts with its last value") {
+  json::Parser parser;
+  const simdjson::padded_string body(std::string(
+      R"([{"date":"x","temperatureC":1,"summary":"Mild","temperatureF":33,"date":"2024-01-01","temperatureC":-6,)"
+      R"("summary":"Freezing","temperatureF":22}])"));
+  std::pmr::vector<json::WeatherForecast> owning;
+  std::pmr::vector<json::WeatherView> views;
+  REQUIRE(json::parse_weather(parser, body, owning).has_value());
+  REQUIRE(json::parse_weather_views(parser, body, views).has_value());
+  CHECK(owning[0] == json::make_weather(0));
+  CHECK(json::checksum(views) == json::checksum_weather(1));
+}
+
+TEST_CASE("bad bodies: the error names the record, the field and the byte") {
+  struct Row {
+    std::string_view name;  // doctest 2.4.9 prints a const char* in INFO as a pointer
+    Payload payload;
+    std::string body;
+    std::string_view message_start;  // the message begins with this
+    std::size_t record;
+    std::string_view field;
+  };
+  const std::string good = R"({"date":"2024-01-01","temperatureC":-6,"summary":"Freezing","temperatureF":22})";
+  std::string repo;
+  json::append_json(repo, json::make_repository(0));
+  auto with = [&](std::string_view from, std::string_view to) {
+    std::string text = repo;
+    const auto at = text.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from);
+    text.replace(at, from.size(), to);
+    return text;
+  };
+  const Row rows[] = {
+      {"string for an integer", Payload::weather,
+       "[" + good + R"(,{"date":"2024-01-02","temperatureC":"12","summary":"Cool","temperatureF":53}])",
+       "record 1 field temperatureC: INCORRECT_TYPE", 1, "temperatureC"},
+      {"fraction for an integer", Payload::weather,
+       R"([{"date":"2024-01-01","temperatureC":1.5,"summary":"Cool","temperatureF":53}])",
+       "record 0 field temperatureC: ", 0, "temperatureC"},
+      {"integer beyond int32", Payload::weather,
+       R"([{"date":"2024-01-01","temperatureC":3000000000,"summary":"Cool","temperatureF":53}])",
+       "record 0 field temperatureC: NUMBER_OUT_OF_RANGE", 0, "temperatureC"},
+      {"null for a string", Payload::weather,
+       R"([{"date":null,"temperatureC":1,"summary":"Cool","temperatureF":53}])", "record 0 field date: INCORRECT_TYPE",
+       0, "date"},
+      {"number for a string", Payload::weather,
+       "[" + good + "," + good + R"(,{"date":"2024-01-02","temperatureC":1,"summary":7,"temperatureF":53}])",
+       "record 2 field summary: INCORRECT_TYPE", 2, "summary"},
+      {"missing field", Payload::weather, R"([{"date":"2024-01-01","temperatureC":1,"temperatureF":53}])",
+       "record 0 field summary: NO_SUCH_FIELD", 0, "summary"},
+      {"invalid escape", Payload::weather,
+       R"([{"date":"2024-01-01","temperatureC":1,"summary":"bad \q","temperatureF":53}])",
+       "record 0 field summary: STRING_ERROR", 0, "summary"},
+      {"lone surrogate", Payload::weather,
+       R"([{"date":"2024-01-01","temperatureC":1,"summary":"\udc00","temperatureF":53}])",
+       "record 0 field summary: STRING_ERROR", 0, "summary"},
+      {"record not an object", Payload::weather, "[" + good + ",5]", "record 1: INCORRECT_TYPE", 1, ""},
+      {"not an array", Payload::weather, good, "document: INCORRECT_TYPE", json::kNoRecord, ""},
+      {"truncated inside a record", Payload::weather, "[" + good + R"(,{"date":"2024-01-02","temperatureC":1)",
+       "record 1: INCOMPLETE_ARRAY_OR_OBJECT", 1, ""},
+      {"truncated after a record", Payload::weather, "[" + good + ",", "record 1: INCOMPLETE_ARRAY_OR_OBJECT", 1, ""},
+      {"garbage after the array", Payload::weather, "[" + good + "] x", "document: ", json::kNoRecord, ""},
+      {"a second document after the array", Payload::weather, "[" + good + "] [1]",
+       "document: TRAILING_CONTENT", json::kNoRecord, ""},
+      {"empty body", Payload::weather, "", "document: EMPTY", json::kNoRecord, ""},
+      {"unclosed string", Payload::weather, R"([{"date":"2024-01-01)", "record 0: UNCLOSED_STRING", 0, ""},
+      {"nested field of the wrong type", Payload::repos, "[" + with(R"("login":")", R"("login":1,"x":")") + "]",
+       "record 0 field owner.login: INCORRECT_TYPE", 0, "owner.login"},
+      {"owner not an object", Payload::repos, "[" + repo + "," + with(R"("owner":{)", R"("owner":[],"x":{)") + "]",
+       "record 1 field owner: INCORRECT_TYPE", 1, "owner"},
+      {"topic not a string", Payload::repos, "[" + with(R"("topics":[)", R"("topics":["a",2,)") + "]",
+       "record 0 field topics[1]: INCORRECT_TYPE", 0, "topics[1]"},
+      {"license field missing", Payload::repos,
+       "[" + with(R"("license":{)", R"("license":{"key":"k","name":"n"},"x":{)") + "]",
+       "record 0 field license.spdx_id: NO_SUCH_FIELD", 0, "license.spdx_id"},
+      {"number for a nullable string", Payload::repos, "[" + with(R"("homepage":)", R"("homepage":5,"x":)") + "]",
+       "record 0 field homepage: INCORRECT_TYPE", 0, "homepage"},
+      {"missing top-level field", Payload::repos, "[" + with(R"("score":)", R"("x":)") + "]",
+       "record 0 field score: NO_SUCH_FIELD", 0, "score"},
+  };
+  json::Parser parser;
+  for (const Row& row : rows) {
+    INFO(row.name << "\nbody: " << row.body);
+    const simdjson::padded_string body(row.body);
+    const Parsed results[] = {owning_array(parser, row.payload, body), views_array(parser, row.payload, body)};
+    for (const Parsed& parsed : results) {
+      REQUIRE_FALSE(parsed.status.has_value());
+      const json::Error& error = parsed.status.error();
+      INFO("message: " << error.message);
+      CHECK(error.message.starts_with(row.message_start));
+      CHECK(error.record == row.record);
+      CHECK(error.field == row.field);
+      CHECK(error.offset <= body.size());
+    }
+  }
+}
+
+TEST_CASE("the byte offset of a type error points at the value") {
+  json::Parser parser;
+  const std::string text = R"([{"date":"2024-01-01","temperatureC":"12","summary":"Cool","temperatureF":53}])";
+  const simdjson::padded_string body(text);
+  std::pmr::vector<json::WeatherView> views;
+  const auto status = json::parse_weather_views(parser, body, views);
+  REQUIRE_FALSE(status.has_value());
+  CHECK(status.error().offset == text.find("\"12\""));
+  CHECK(status.error().message.ends_with(" at byte " + std::to_string(text.find("\"12\""))));
+}
+
+TEST_CASE("a body cut at any byte is an error, never a crash or a silent success") {
+  json::Parser parser;
+  for (const Payload p : kPayloads) {
+    const std::string whole = array_body(p, p == Payload::weather ? 3 : 1);
+    for (std::size_t cut = 0; cut < whole.size(); ++cut) {
+      INFO(name_of(p) << " cut at " << cut);
+      const simdjson::padded_string body(std::string_view(whole).substr(0, cut));
+      CHECK_FALSE(owning_array(parser, p, body).status.has_value());
+      CHECK_FALSE(views_array(parser, p, body).status.has_value());
+    }
+  }
+}
+
+TEST_CASE("NDJSON: a cut last line, a window too small and a non-object line are errors naming the record") {
+  json::Parser parser;
+  const std::string lines = ndjson_body(Payload::repos, 3);
+  SUBCASE("the body ends inside the last record") {
+    const simdjson::padded_string body(std::string_view(lines).substr(0, lines.size() - 20));
+    for (const Parsed& parsed : {owning_ndjson(parser, Payload::repos, body), views_ndjson(parser, Payload::repos, body)}) {
+      REQUIRE_FALSE(parsed.status.has_value());
+      INFO(parsed.status.error().message);
+      CHECK(parsed.status.error().record == 2);
+      CHECK(parsed.status.error().message.starts_with("record 2: INCOMPLETE_ARRAY_OR_OBJECT"));
+    }
+  }
+  SUBCASE("a record longer than the window") {
+    const simdjson::padded_string body(lines);
+    const Parsed parsed = owning_ndjson(parser, Payload::repos, body, 512);
+    REQUIRE_FALSE(parsed.status.has_value());
+    INFO(parsed.status.error().message);
+    CHECK(parsed.status.error().message.find("CAPACITY") != std::string::npos);
+    CHECK(parsed.status.error().record == 0);
+  }
+  SUBCASE("a line that is not an object") {
+    const simdjson::padded_string body(lines + "[1,2]\n");
+    const Parsed parsed = views_ndjson(parser, Payload::repos, body);
+    REQUIRE_FALSE(parsed.status.has_value());
+    CHECK(parsed.status.error().message.starts_with("record 3: INCORRECT_TYPE"));
+  }
+  SUBCASE("a wrong field names record and field") {
+    std::string bad = ndjson_body(Payload::weather, 2);
+    bad.replace(bad.rfind("\"summary\":"), 10, "\"summary\":1,\"x\":");
+    const simdjson::padded_string body(bad);
+    const Parsed parsed = owning_ndjson(parser, Payload::weather, body);
+    REQUIRE_FALSE(parsed.status.has_value());
+    CHECK(parsed.status.error().message.starts_with("record 1 field summary: INCORRECT_TYPE"));
+  }
+}
+
+TEST_CASE("record parses check the span and what it holds") {
+  json::Parser parser;
+  const std::string text = array_body(Payload::weather, 3);
+  const simdjson::padded_string body(text);
+  json::WeatherForecast record;
+  SUBCASE("a span beyond the body") {
+    const auto status = json::parse_weather_record(parser, body, json::RecordSpan{4, text.size() - 2, 10}, record);
+    REQUIRE_FALSE(status.has_value());
+    CHECK(status.error().message.starts_with("record 4: OUT_OF_BOUNDS"));
+  }
+  SUBCASE("a span holding two records") {
+    const std::size_t second_end = text.find("},{", text.find("},{") + 1) + 1;
+    const auto status = json::parse_weather_record(parser, body, json::RecordSpan{0, 1, second_end - 1}, record);
+    REQUIRE_FALSE(status.has_value());
+    INFO(status.error().message);
+    CHECK(status.error().record == 0);
+  }
+  SUBCASE("error offsets count from the start of the body") {
+    std::string bad = text;
+    const std::size_t value = bad.rfind("\"summary\":") + 10;
+    bad.replace(value, 1, "7,\"x\":\"");
+    const simdjson::padded_string bad_body(bad);
+    json::RecordSplitter splitter;
+    std::optional<json::RecordSpan> last;
+    while (auto span = splitter.next(bad)) {
+      if (!*span) break;
+      last = **span;
+    }
+    REQUIRE(last.has_value());
+    json::WeatherView view;
+    const auto status = json::parse_weather_record_view(parser, bad_body, *last, view);
+    REQUIRE_FALSE(status.has_value());
+    CHECK(status.error().record == 2);
+    CHECK(status.error().field == "summary");
+    CHECK(status.error().offset == value);
+  }
+}
+
+TEST_CASE("a body without simdjson's padding is refused, not over-read") {
+  json::Parser parser;
+  const std::string text = array_body(Payload::weather, 2);
+  std::pmr::vector<json::WeatherForecast> out;
+  const auto status = json::parse_weather(parser, simdjson::padded_string_view(text.data(), text.size(), text.size()), out);
+  REQUIRE_FALSE(status.has_value());
+  CHECK(status.error().message.find("INSUFFICIENT_PADDING") != std::string::npos);
+}
+
+TEST_CASE("bodies received into a PaddedBuffer parse in place") {
+  json::Parser parser;
+  PaddedBuffer buffer;
+  buffer.append(array_body(Payload::repos, 25));
+  std::pmr::vector<json::RepositoryView> views;
+  std::pmr::vector<json::Repository> owning;
+  REQUIRE(json::parse_repos_views(parser, buffer, views).has_value());
+  REQUIRE(json::parse_repos(parser, json::padded_view(buffer), owning).has_value());
+  CHECK(json::checksum(views) == json::checksum_repos(25));
+  CHECK(json::checksum(owning) == json::checksum_repos(25));
+  CHECK(views.front().name.raw.data() >= buffer.data());
+  CHECK(views.back().name.raw.data() < buffer.data() + buffer.size());
+
+  PaddedBuffer empty;
+  std::pmr::vector<json::WeatherView> nothing;
+  const auto status = json::parse_weather_views(parser, empty, nothing);
+  REQUIRE_FALSE(status.has_value());
+  CHECK(status.error().message.starts_with("document: EMPTY"));
+}
+
+TEST_CASE("parsing again overwrites the records in place and drops the extra ones") {
+  json::Parser parser;
+  std::pmr::vector<json::Repository> out;
+  const simdjson::padded_string ten(array_body(Payload::repos, 10));
+  const simdjson::padded_string three(array_body(Payload::repos, 3));
+  REQUIRE(json::parse_repos(parser, ten, out).has_value());
+  const json::Repository* storage = out.data();
+  REQUIRE(json::parse_repos(parser, three, out).has_value());
+  CHECK(out.size() == 3);
+  CHECK(out.data() == storage);
+  CHECK(json::checksum(out) == json::checksum_repos(3));
+}
+
+TEST_CASE("owning records take their memory from the output vector's resource") {
+  // A second parse of the same body into the same records needs no memory at all: every string
+  // already has the capacity it needs.
+  class Counting final : public std::pmr::memory_resource {
+   public:
+    std::size_t allocations = 0;
+
+   private:
+    void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+      ++allocations;
+      return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+    }
+    void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
+      std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+    }
+    bool do_is_equal(const memory_resource& other) const noexcept override { return this == &other; }
+  } counting;
+  json::Parser parser;
+  const simdjson::padded_string body(array_body(Payload::repos, 100));
+  std::pmr::vector<json::Repository> out(&counting);
+  REQUIRE(json::parse_repos(parser, body, out).has_value());
+  CHECK(counting.allocations > 100);
+  for (const json::Repository& r : out) CHECK(r.description.get_allocator().resource() == &counting);
+  const std::size_t first = counting.allocations;
+  REQUIRE(json::parse_repos(parser, body, out).has_value());
+  CHECK(counting.allocations == first);
+}
