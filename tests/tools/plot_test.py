@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""Tests for tools/plot: it runs on small synthetic report.json files and the images it writes are
+checked as images (PNG signature, decoded by Pillow and by matplotlib; SVG parsed as XML).
+
+Run by ctest (tests/tools/CMakeLists.txt) as: plot_test.py PATH/TO/tools/plot SCRATCH_FOLDER
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+import xml.etree.ElementTree as ET
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+PLOT = None
+WORK = None
+
+
+def case(strategy, size, mean, allocator="system", bytes_per_op=1000.0, status="ok", method="GET",
+         payload="weather"):
+    return {
+        "strategy": strategy, "method": method, "payload": payload, "size": size, "allocator": allocator,
+        "baseline": strategy == "string_copy", "status": status, "reason": "" if status == "ok" else "refused",
+        "ops_per_iteration": 16, "warmup_iterations": 3, "samples_ns": [mean * 0.99, mean, mean * 1.01],
+        "outliers": [],
+        "stats": {"n": 3, "outliers": 0, "mean": mean, "error": mean * 0.03, "stddev": mean * 0.01,
+                  "median": mean, "p95": mean * 1.01, "min": mean * 0.99, "max": mean * 1.01,
+                  "ratio": None, "ratio_sd": None},
+        "memory": {"bytes_per_op": bytes_per_op, "allocs_per_op": 2.0, "alloc_ratio": None,
+                   "peak_rss": 1 << 22, "minor_faults_per_op": 0.1},
+        "counters": {}, "checksum": 12345, "notes": "",
+    }
+
+
+def report(cases, version=1):
+    return {
+        "schema_version": version,
+        "environment": {"timestamp": "2024-05-01T12:00:00Z", "cpu": "Synthetic CPU", "kernel": "6.1.0",
+                        "compiler": "g++ 12.2.0", "build_type": "Release", "allocator": "glibc 2.36"},
+        "config": {"suite": "get"},
+        "cases": cases,
+    }
+
+
+PLAIN = report([
+    case("string_copy", 10, 21000.0, bytes_per_op=5200.0),
+    case("presized", 10, 15000.0, bytes_per_op=1800.0),
+    case("views", 10, 12000.0, bytes_per_op=0.0),            # allocation-free: no bar on a log axis
+    case("string_copy", 1000, 910000.0, bytes_per_op=510000.0),
+    case("presized", 1000, 640000.0, bytes_per_op=None),     # not measured
+    case("views", 1000, 520000.0, bytes_per_op=0.0),
+    case("arena", 1000, 0.0, status="failed"),               # failed cases are left out
+    case("string_copy", 10, 30000.0, method="POST", payload="repos"),
+])
+
+ALLOCATORS = report([
+    case(strategy, size, mean * factor, allocator=allocator)
+    for allocator, factor in (("system", 1.0), ("mimalloc", 0.9), ("jemalloc", 0.95), ("tcmalloc", 0.93))
+    for strategy, size, mean in (("string_copy", 10, 21000.0), ("presized", 10, 15000.0),
+                                 ("string_copy", 1000, 910000.0), ("presized", 1000, 640000.0))
+])
+
+
+class PlotTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = os.path.join(WORK, self.id().rsplit(".", 1)[-1])
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+
+    def write_report(self, content, name="report.json"):
+        path = os.path.join(self.dir, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content))
+        return path
+
+    def plot(self, *args):
+        return subprocess.run([PLOT, *args], capture_output=True, text=True, timeout=120)
+
+    def assert_png(self, path):
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(8), PNG_SIGNATURE, f"{path}: PNG signature")
+        from PIL import Image
+        with Image.open(path) as image:
+            image.verify()  # checks the chunks and their CRCs
+        with Image.open(path) as image:
+            self.assertEqual(image.format, "PNG")
+            width, height = image.size
+            self.assertGreater(width, 200)
+            self.assertGreater(height, 200)
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.image
+        pixels = matplotlib.image.imread(path)
+        self.assertEqual(pixels.shape[:2], (height, width))
+        self.assertGreater(pixels.std(), 0.0, f"{path}: a blank image")
+
+    def svg_texts(self, path):
+        root = ET.parse(path).getroot()  # raises on anything that is not well-formed XML
+        self.assertEqual(root.tag, SVG_NS + "svg")
+        return ["".join(t.itertext()) for t in root.iter(SVG_NS + "text")]
+
+    def test_plain_run_writes_time_and_bytes_as_valid_png_and_svg_next_to_the_report(self):
+        path = self.write_report(PLAIN)
+        result = self.plot(path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        expected = [os.path.join(self.dir, f"{metric}.{fmt}") for metric in ("time", "bytes") for fmt in ("png", "svg")]
+        self.assertEqual(sorted(result.stdout.split()), sorted(expected))
+        for file in expected:
+            if file.endswith(".png"):
+                self.assert_png(file)
+        texts = self.svg_texts(os.path.join(self.dir, "time.svg"))
+        for label in ("string_copy", "presized", "views", "GET weather", "POST repos", "size (records)"):
+            self.assertIn(label, texts)
+        self.assertNotIn("arena", texts, "a failed case must not be plotted")
+
+    def test_zero_and_unmeasured_bytes_are_written_on_the_axis_not_dropped(self):
+        path = self.write_report(PLAIN)
+        result = self.plot(path, "--format", "svg")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        texts = self.svg_texts(os.path.join(self.dir, "bytes.svg"))
+        self.assertEqual(texts.count("0"), 2)  # views at both sizes
+        self.assertEqual(texts.count("n/a"), 1)  # presized at 1000
+
+    def test_allocator_jobs_are_grouped_by_allocator_one_panel_per_size(self):
+        path = self.write_report(ALLOCATORS)
+        result = self.plot(path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_png(os.path.join(self.dir, "time.png"))
+        texts = self.svg_texts(os.path.join(self.dir, "time.svg"))
+        for label in ("system", "mimalloc", "jemalloc", "tcmalloc", "allocator",
+                      "GET weather, size 10", "GET weather, size 1000"):
+            self.assertIn(label, texts)
+
+    def test_out_option_writes_elsewhere_and_format_option_limits_the_files(self):
+        path = self.write_report(PLAIN)
+        out = os.path.join(self.dir, "plots", "nested")
+        result = self.plot(path, "--out", out, "--format", "png")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(sorted(os.listdir(out)), ["bytes.png", "time.png"])
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "time.png")))
+
+    def test_the_same_report_gives_the_same_svg_bytes(self):
+        path = self.write_report(PLAIN)
+        first, second = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
+        for out in (first, second):
+            result = self.plot(path, "--out", out, "--format", "svg")
+            self.assertEqual(result.returncode, 0, result.stderr)
+        for name in ("time.svg", "bytes.svg"):
+            with open(os.path.join(first, name), "rb") as a, open(os.path.join(second, name), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
+
+    def test_bad_input_is_refused_with_a_message_and_an_exit_status(self):
+        rows = [
+            # (what, report text or None for a missing file, extra args, status, words in stderr)
+            ("missing file", None, [], 2, "No such file or directory"),
+            ("not JSON", "{\"schema_version\": 1, ", [], 2, "not JSON"),
+            ("not an object", "[1, 2]", [], 2, "not a report"),
+            ("unknown schema", json.dumps(report([case("views", 10, 1.0)], version=99)), [], 2, "schema_version 99"),
+            ("no cases list", json.dumps({"schema_version": 1}), [], 2, "no 'cases' list"),
+            ("nothing succeeded", json.dumps(report([case("views", 10, 1.0, status="failed")])), [], 1,
+             "no successful case"),
+            ("unknown format", json.dumps(PLAIN), ["--format", "gif"], 2, "choose from png, svg"),
+        ]
+        for what, text, args, status, words in rows:
+            with self.subTest(what):
+                path = os.path.join(self.dir, "absent.json") if text is None else self.write_report(text, f"{what}.json")
+                result = self.plot(path, *args)
+                self.assertEqual(result.returncode, status, result.stderr)
+                self.assertIn(words, result.stderr)
+                self.assertEqual(result.stdout, "")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        print("usage: plot_test.py PATH/TO/tools/plot SCRATCH_FOLDER [unittest options]", file=sys.stderr)
+        sys.exit(2)
+    PLOT = os.path.abspath(sys.argv[1])
+    WORK = os.path.abspath(sys.argv[2])
+    os.makedirs(WORK, exist_ok=True)
+    unittest.main(argv=[sys.argv[0], *sys.argv[3:]], verbosity=2)
