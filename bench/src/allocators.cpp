@@ -201,19 +201,19 @@ std::optional<Allocator> parse_allocator(std::string_view name) noexcept {
 
 Result<std::vector<Allocator>> parse_allocator_list(std::string_view list) {
   std::vector<Allocator> out;
-  if (trim(list).empty()) return fail("--allocators: empty list (choose from system, mimalloc, jemalloc, tcmalloc)");
+  if (trim(list).empty()) return fail("empty list (choose from system, mimalloc, jemalloc, tcmalloc)");
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = list.find(',', start);
     const std::string_view item = trim(list.substr(start, comma == std::string_view::npos ? list.npos : comma - start));
-    if (item.empty()) return fail("--allocators '" + std::string(list) + "': empty item");
+    if (item.empty()) return fail("'" + std::string(list) + "': empty item");
     const auto allocator = parse_allocator(item);
     if (!allocator) {
-      return fail("--allocators: unknown allocator '" + std::string(item) +
+      return fail("unknown allocator '" + std::string(item) +
                   "' (choose from system, mimalloc, jemalloc, tcmalloc)");
     }
     if (std::find(out.begin(), out.end(), *allocator) != out.end()) {
-      return fail("--allocators: '" + std::string(item) + "' given twice");
+      return fail("'" + std::string(item) + "' given twice");
     }
     out.push_back(*allocator);
     if (comma == std::string_view::npos) break;

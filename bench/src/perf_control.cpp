@@ -40,7 +40,7 @@ Result<PerfControlPaths> parse_perf_control(std::string_view spec) {
   const std::size_t comma = spec.find(',');
   if (comma == std::string_view::npos || comma == 0 || comma + 1 == spec.size() ||
       spec.find(',', comma + 1) != std::string_view::npos) {
-    return fail("--perf-control '" + std::string(spec) + "': expected CONTROL_FIFO,ACK_FIFO");
+    return fail("'" + std::string(spec) + "': expected CONTROL_FIFO,ACK_FIFO");
   }
   return PerfControlPaths{std::string(spec.substr(0, comma)), std::string(spec.substr(comma + 1))};
 }

@@ -65,7 +65,8 @@ inline constexpr std::array<Allocator, 4> kAllAllocators = {Allocator::system, A
 [[nodiscard]] std::optional<Allocator> parse_allocator(std::string_view name) noexcept;
 
 // "system,mimalloc" -> {system, mimalloc}. Spaces around names are ignored; an empty list, an empty
-// item, an unknown name or a repeated one is an error naming it.
+// item, an unknown name or a repeated one is an error naming it (without the option's name: the
+// caller adds "--allocators: ").
 [[nodiscard]] Result<std::vector<Allocator>> parse_allocator_list(std::string_view list);
 
 // ---- Which allocator serves malloc in this process -----------------------------------------------

@@ -36,7 +36,8 @@ struct PerfControlPaths {
   std::string ack;      // FIFO perf answers on
 };
 
-// "CTL,ACK" (the value of --perf-control) -> the two paths; both must be non-empty.
+// "CTL,ACK" (the value of --perf-control) -> the two paths; both must be non-empty. The error does
+// not name the option: the caller adds "--perf-control: ".
 [[nodiscard]] Result<PerfControlPaths> parse_perf_control(std::string_view spec);
 
 class PerfControl {
