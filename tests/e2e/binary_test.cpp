@@ -1,0 +1,116 @@
+// The built `server` binary: its one stdout line, its flags, and its graceful stop on SIGTERM/SIGINT.
+#include <signal.h>
+
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include "support.hpp"
+
+using namespace ringlab;
+using namespace ringlab::e2e;
+
+namespace {
+
+// Starts the binary with --port 0 and reads the port from its first line.
+struct RunningBinary {
+  Child child;
+  uint16_t port = 0;
+  std::string first_line;
+};
+
+RunningBinary start_binary(std::vector<std::string> flags) {
+  std::vector<std::string> argv = {RINGLAB_SERVER_BINARY, "--port", "0"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  RunningBinary running{Child::with_stdout_pipe(argv), 0, {}};
+  auto line = running.child.read_line();
+  REQUIRE_MESSAGE(line.has_value(), "the server printed no line");
+  running.first_line = *line;
+  std::smatch match;
+  const std::regex pattern(R"(listening on 127\.0\.0\.1:(\d+))");
+  REQUIRE_MESSAGE(std::regex_match(running.first_line, match, pattern), "first line: '", running.first_line, "'");
+  running.port = static_cast<uint16_t>(std::stoi(match[1].str()));
+  return running;
+}
+
+}  // namespace
+
+TEST_CASE("the binary prints one 'listening on' line, serves, and exits 0 on SIGTERM") {
+  auto running = start_binary({});
+  CHECK(running.port != 0);
+  RawClient client(running.port);
+  client.send(get_request("/weather?count=3"));
+  Response response = client.read_response();
+  CHECK(response.status == 200);
+  CHECK(json_array_size(response.body) == 3);
+  running.child.signal(SIGTERM);
+  CHECK(running.child.wait() == 0);
+  // Nothing else on stdout.
+  CHECK_FALSE(running.child.read_line(1s).has_value());
+}
+
+TEST_CASE("SIGINT stops the binary too, with connections open") {
+  auto running = start_binary({"--threads", "2"});
+  RawClient idle(running.port);
+  RawClient used(running.port);
+  used.send(get_request("/health"));
+  CHECK(used.read_response().status == 200);
+  running.child.signal(SIGINT);
+  CHECK(running.child.wait() == 0);
+  CHECK(idle.closed_by_peer(5s));
+}
+
+TEST_CASE("the binary's flags reach the server") {
+  auto running = start_binary({"--idle-timeout", "300ms", "--max-header", "1KiB", "--max-body", "100",
+                               "--threads", "2", "--max-connections", "8", "--cache-entries", "2",
+                               "--cache-bytes", "1MiB", "--recv-buffer-size", "1KiB", "--recv-buffers", "64",
+                               "--upstream-timeout", "2s", "--shutdown-timeout", "1s", "--cpu", "0"});
+  {
+    RawClient client(running.port);
+    client.send(get_request("/health", "X-Pad: " + std::string(2000, 'p') + "\r\n"));
+    CHECK(client.read_response().status == 431);
+  }
+  {
+    RawClient client(running.port);
+    client.send(post_request("/echo", std::string(101, 'b'), "text/plain"));
+    CHECK(client.read_response().status == 413);
+  }
+  {
+    RawClient client(running.port);
+    client.send(post_request("/echo", std::string(100, 'b'), "text/plain"));
+    CHECK(client.read_response().status == 200);
+    CHECK(client.closed_by_peer(10s));  // the idle timeout
+  }
+  running.child.signal(SIGTERM);
+  CHECK(running.child.wait() == 0);
+}
+
+TEST_CASE("bad flags and a taken port make the binary exit 1 with a message") {
+  TempDir dir;
+  struct Row {
+    std::vector<std::string> flags;
+    std::string message;
+  };
+  SilentListener taken;
+  const std::vector<Row> rows = {
+      {{"--threads", "0"}, "--threads"},
+      {{"--idle-timeout", "soon"}, "--idle-timeout"},
+      {{"--max-body", "lots"}, "--max-body"},
+      {{"--recv-buffers", "100"}, "--recv-buffers"},
+      {{"--upstream", "https://127.0.0.1:1"}, "--upstream"},
+      {{"--bind", "example.com"}, "example.com"},
+      {{"--port", std::to_string(taken.port()), "--bind", "127.0.0.1"}, "Address already in use"},
+      {{"--no-such-flag"}, "--no-such-flag"},
+  };
+  for (const Row& row : rows) {
+    std::vector<std::string> argv = {RINGLAB_SERVER_BINARY};
+    argv.insert(argv.end(), row.flags.begin(), row.flags.end());
+    INFO(argv[1]);
+    auto exit_code = run(argv, dir.file("out"), dir.file("err"), 30s);
+    CHECK(exit_code.has_value());
+    CHECK(exit_code != 0);
+    const std::string err = read_file(dir.file("err"));
+    CHECK_MESSAGE(err.find(row.message) != std::string::npos, "stderr: ", err);
+    CHECK(read_file(dir.file("out")).find("listening on") == std::string::npos);
+  }
+}

@@ -1,0 +1,221 @@
+// Every route, plain and chunked, over raw sockets: status, headers and the exact bytes.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "ringlab/server/body_cache.hpp"
+#include "support.hpp"
+
+using namespace ringlab;
+using namespace ringlab::e2e;
+
+namespace {
+
+std::string expected_body(server::Route route, server::Format format, uint32_t count) {
+  return server::generate_body(server::BodyKey{route, format, count}).bytes;
+}
+
+}  // namespace
+
+TEST_CASE("GET routes answer the expected bytes, plain and chunked, on one kept-alive connection") {
+  TestServer server;
+  RawClient client(server.port());
+  struct Row {
+    std::string target;
+    std::string content_type;
+    std::string body;
+  };
+  using server::Format;
+  using server::Route;
+  std::vector<Row> rows = {
+      {"/weather?count=0", "application/json", "[]"},
+      {"/weather?count=1", "application/json", expected_body(Route::weather, Format::json, 1)},
+      {"/weather?count=10", "application/json", expected_body(Route::weather, Format::json, 10)},
+      {"/weather?count=1000", "application/json", expected_body(Route::weather, Format::json, 1000)},
+      {"/weather", "application/json", expected_body(Route::weather, Format::json, 10)},
+      {"/weather?count=7&format=ndjson", "application/x-ndjson", expected_body(Route::weather, Format::ndjson, 7)},
+      {"/repos?count=5", "application/json", expected_body(Route::repos, Format::json, 5)},
+      {"/repos?count=200", "application/json", expected_body(Route::repos, Format::json, 200)},
+      {"/repos?count=3&format=ndjson", "application/x-ndjson", expected_body(Route::repos, Format::ndjson, 3)},
+      {"/plaintext", "text/plain", "Hello, World!"},
+      {"/health", "application/json", "{\"status\":\"ok\"}"},
+      {"/proxy?count=4", "application/json", expected_body(Route::weather, Format::json, 4)},
+      {"/proxy?count=4&conn=fresh", "application/json", expected_body(Route::weather, Format::json, 4)},
+  };
+  for (const Row& row : rows) {
+    for (std::string suffix : {"", "chunked=1", "chunked=1&chunk=7", "chunked=1&chunk=1", "chunked=0"}) {
+      std::string target = row.target;
+      if (!suffix.empty()) target += (target.find('?') == std::string::npos ? "?" : "&") + suffix;
+      INFO("GET ", target);
+      client.send(get_request(target));
+      Response response = client.read_response();
+      CHECK(response.status == 200);
+      CHECK(response.header("Content-Type") == row.content_type);
+      CHECK(response.header("Server") == "ringlab");
+      CHECK_FALSE(response.header("Connection").has_value());
+      const bool chunked = suffix.find("chunked=1") != std::string::npos;
+      CHECK(response.chunked == chunked);
+      if (chunked) {
+        CHECK_FALSE(response.header("Content-Length").has_value());
+        const std::size_t limit = suffix.find("chunk=7") != std::string::npos   ? 7
+                                  : suffix.find("chunk=1") != std::string::npos ? 1
+                                                                                 : 4096;
+        // Every chunk but the last has exactly the asked size; the last at most that.
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < response.chunk_sizes.size(); ++i) {
+          const bool last = i + 1 == response.chunk_sizes.size();
+          if (last ? response.chunk_sizes[i] > limit : response.chunk_sizes[i] != limit) ++wrong;
+        }
+        CHECK(wrong == 0);
+      } else {
+        CHECK(response.header("Content-Length") == std::to_string(row.body.size()));
+      }
+      CHECK(response.body == row.body);
+    }
+  }
+  CHECK(json_array_size(expected_body(server::Route::weather, server::Format::json, 1000)) == 1000);
+}
+
+TEST_CASE("POST /echo returns the body byte for byte with its Content-Type, plain and chunked") {
+  TestServer server;
+  RawClient client(server.port());
+  const std::size_t sizes[] = {0, 1, 13, 1024, 1025, 65536, 300000};
+  for (std::size_t size : sizes) {
+    const std::string body = pattern_bytes(size, static_cast<unsigned>(size));
+    for (std::string target : {"/echo", "/echo?chunked=1", "/echo?chunked=1&chunk=100"}) {
+      INFO("POST ", target, " with ", size, " bytes");
+      client.send(post_request(target, body, "application/x-test; charset=binary"));
+      Response response = client.read_response();
+      CHECK(response.status == 200);
+      CHECK(response.header("Content-Type") == "application/x-test; charset=binary");
+      CHECK(response.chunked == (target.find("chunked=1") != std::string::npos));
+      CHECK(response.body.size() == body.size());
+      CHECK(response.body == body);
+    }
+  }
+}
+
+TEST_CASE("POST /echo without Content-Type answers without one") {
+  TestServer server;
+  RawClient client(server.port());
+  client.send(post_request("/echo", "abc", ""));
+  Response response = client.read_response();
+  CHECK(response.status == 200);
+  CHECK_FALSE(response.header("Content-Type").has_value());
+  CHECK(response.body == "abc");
+}
+
+TEST_CASE("POST /echo accepts a chunked request body, with extensions and trailers") {
+  TestServer server;
+  RawClient client(server.port());
+  const std::string request =
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5\r\nhello\r\n"
+      "1;ext=1\r\n,\r\n"
+      "6\r\n world\r\n"
+      "0\r\nX-Trailer: yes\r\n\r\n";
+  client.send(request);
+  Response response = client.read_response();
+  CHECK(response.status == 200);
+  CHECK(response.body == "hello, world");
+  CHECK(response.header("Content-Type") == "text/plain");
+  // The connection stays usable.
+  client.send(get_request("/health"));
+  CHECK(client.read_response().status == 200);
+}
+
+TEST_CASE("HEAD answers the head of GET without a body") {
+  TestServer server;
+  RawClient client(server.port());
+  for (std::string target : {"/weather?count=3", "/health", "/plaintext", "/repos?count=2&chunked=1"}) {
+    INFO("HEAD ", target);
+    client.send("HEAD " + target + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    Response response = client.read_response(true);
+    CHECK(response.status == 200);
+    CHECK(response.body.empty());
+    if (target.find("chunked=1") == std::string::npos) {
+      client.send(get_request(target));
+      Response full = client.read_response();
+      CHECK(response.header("Content-Length") == std::to_string(full.body.size()));
+    } else {
+      CHECK(response.header("Transfer-Encoding") == "chunked");
+    }
+  }
+}
+
+TEST_CASE("HTTP/1.0 is answered and closed unless it asks for keep-alive, and never chunked") {
+  TestServer server;
+  SUBCASE("without keep-alive the server closes after the answer") {
+    RawClient client(server.port());
+    client.send("GET /weather?count=2&chunked=1 HTTP/1.0\r\n\r\n");
+    Response response = client.read_response();
+    CHECK(response.status == 200);
+    CHECK_FALSE(response.chunked);
+    CHECK(response.header("Content-Length") == std::to_string(response.body.size()));
+    CHECK(json_array_size(response.body) == 2);
+    CHECK(client.closed_by_peer());
+  }
+  SUBCASE("with keep-alive it says so and serves the next request") {
+    RawClient client(server.port());
+    for (int i = 0; i < 3; ++i) {
+      client.send("GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+      Response response = client.read_response();
+      CHECK(response.status == 200);
+      CHECK(response.header("Connection") == "keep-alive");
+    }
+  }
+}
+
+TEST_CASE("Connection: close is honoured after the answer") {
+  TestServer server;
+  RawClient client(server.port());
+  client.send(get_request("/plaintext", "Connection: close\r\n"));
+  Response response = client.read_response();
+  CHECK(response.status == 200);
+  CHECK(response.header("Connection") == "close");
+  CHECK(response.body == "Hello, World!");
+  CHECK(client.closed_by_peer());
+}
+
+TEST_CASE("Expect: 100-continue gets an interim 100 before the body is sent") {
+  TestServer server;
+  RawClient client(server.port());
+  const std::string body = pattern_bytes(5000);
+  client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n\r\n");
+  Response interim = client.read_response();
+  CHECK(interim.status == 100);
+  client.send(body);
+  Response response = client.read_response();
+  CHECK(response.status == 200);
+  CHECK(response.body == body);
+}
+
+TEST_CASE("count=0 gives an empty array and an empty NDJSON body") {
+  TestServer server;
+  RawClient client(server.port());
+  client.send(get_request("/repos?count=0"));
+  Response json = client.read_response();
+  CHECK(json.body == "[]");
+  client.send(get_request("/weather?count=0&format=ndjson"));
+  Response lines = client.read_response();
+  CHECK(lines.status == 200);
+  CHECK(lines.body.empty());
+  CHECK(lines.header("Content-Length") == "0");
+}
+
+TEST_CASE("several server threads all serve, and every connection is closed at stop") {
+  server::ServerOptions options;
+  options.threads = 3;
+  TestServer server(options);
+  for (int i = 0; i < 30; ++i) {
+    RawClient client(server.port());
+    client.send(get_request("/weather?count=3"));
+    Response response = client.read_response();
+    CHECK(response.status == 200);
+    CHECK(json_array_size(response.body) == 3);
+  }
+  auto stats = server.stop();
+  CHECK(stats.accepted >= 30);
+  CHECK(stats.accepted == stats.closed);
+  CHECK(stats.requests >= 30);
+}

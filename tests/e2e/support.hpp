@@ -1,0 +1,166 @@
+#pragma once
+// What the end-to-end tests share: an in-process server, a blocking raw-socket client with its own
+// small HTTP response reader (independent of http/, so the server is not checked by the code it
+// shares), child processes killed by PID on every path, temporary folders, and file helpers.
+//
+// Every wait is bounded (kIoTimeout): a server that does not answer fails the test, never hangs it.
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ringlab/server/server.hpp"
+
+namespace ringlab::e2e {
+
+using namespace std::chrono_literals;
+
+inline constexpr std::chrono::milliseconds kIoTimeout = 20s;
+
+// A server running in this process on a free loopback port; stopped and joined on destruction.
+class TestServer {
+ public:
+  explicit TestServer(server::ServerOptions options = {});
+  ~TestServer();
+  TestServer(const TestServer&) = delete;
+  TestServer& operator=(const TestServer&) = delete;
+
+  [[nodiscard]] uint16_t port() const { return server_->port(); }
+  [[nodiscard]] server::Server& get() { return *server_; }
+  [[nodiscard]] std::string url(std::string_view target) const;
+  // Stops, joins, and returns the final counters.
+  server::ServerStats stop();
+
+ private:
+  std::unique_ptr<server::Server> server_;
+  bool stopped_ = false;
+};
+
+struct Response {
+  int status = 0;
+  std::string head;  // status line and headers, through the blank line
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;  // de-chunked
+  bool chunked = false;
+  std::vector<std::size_t> chunk_sizes;
+
+  // Case-insensitive; the first one.
+  [[nodiscard]] std::optional<std::string> header(std::string_view name) const;
+};
+
+// One TCP connection with blocking sockets and poll()-bounded waits.
+class RawClient {
+ public:
+  explicit RawClient(uint16_t port);
+  ~RawClient();
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+
+  void send(std::string_view bytes);
+  // Next response on the connection (bytes after it stay buffered for the next call).
+  // `head_request`: the response has no body whatever its headers say. Fails the test on timeout,
+  // on a close before the response is complete, or on bytes that are not a response.
+  Response read_response(bool head_request = false);
+  // Everything until the server closes (or kIoTimeout): what a response to a closing request leaves.
+  std::string read_until_close();
+  // True when the server closed the connection (EOF or reset) within `within`; false if it is
+  // still open then. Buffered or arriving bytes are discarded.
+  bool closed_by_peer(std::chrono::milliseconds within = kIoTimeout);
+  // Sets SO_LINGER 0 and closes: the server sees a reset.
+  void reset();
+  [[nodiscard]] int fd() const { return fd_; }
+
+ private:
+  bool fill();  // one recv into buffer_; false on EOF
+  int fd_ = -1;
+  std::string buffer_;
+};
+
+// "GET /path HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+std::string get_request(std::string_view target, std::string_view extra_headers = {});
+std::string post_request(std::string_view target, std::string_view body, std::string_view content_type,
+                         std::string_view extra_headers = {});
+
+// A child process, killed (SIGTERM, then SIGKILL) and reaped by PID on destruction.
+class Child {
+ public:
+  // Starts argv[0] (a path) with stdout and stderr to the given files (empty: /dev/null).
+  Child(const std::vector<std::string>& argv, const std::string& stdout_path = {},
+        const std::string& stderr_path = {});
+  // Starts it with stdout on a pipe the test reads with read_line().
+  static Child with_stdout_pipe(const std::vector<std::string>& argv);
+  ~Child();
+  Child(Child&& other) noexcept;
+  Child& operator=(Child&&) = delete;
+
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  // A line of stdout (pipe mode), without the newline; nullopt on EOF or timeout.
+  std::optional<std::string> read_line(std::chrono::milliseconds timeout = kIoTimeout);
+  // Sends a signal to this child.
+  void signal(int sig);
+  // Waits for exit; the exit status (or 128 + signal), nullopt on timeout.
+  std::optional<int> wait(std::chrono::milliseconds timeout = kIoTimeout);
+
+ private:
+  Child() = default;
+  void start(const std::vector<std::string>& argv, int stdout_fd, int stderr_fd);
+  pid_t pid_ = -1;
+  int stdout_pipe_ = -1;
+  std::string pending_;
+  bool reaped_ = false;
+};
+
+// Runs a command to completion (bounded): exit status, or nullopt if it had to be killed.
+std::optional<int> run(const std::vector<std::string>& argv, const std::string& stdout_path = {},
+                       const std::string& stderr_path = {}, std::chrono::milliseconds timeout = 60s);
+
+// A temporary folder (mode 0755: readable by servers that drop privileges), removed on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
+
+ private:
+  std::string path_;
+};
+
+void write_file(const std::string& path, std::string_view bytes);
+std::string read_file(const std::string& path);
+
+// A plain listener (no SO_REUSEPORT) on a free loopback port that never accepts: the kernel
+// completes handshakes and nobody ever answers. Holds its port against other listeners.
+class SilentListener {
+ public:
+  SilentListener();
+  ~SilentListener();
+  SilentListener(const SilentListener&) = delete;
+  SilentListener& operator=(const SilentListener&) = delete;
+  [[nodiscard]] uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+// A port nothing listens on (bound, then closed: the kernel will refuse connections to it).
+uint16_t unused_port();
+
+// Number of elements of a top-level JSON array (simdjson); -1 when it is not a JSON array.
+long json_array_size(const std::string& json);
+// The "error" string of {"error": "..."}; nullopt when the body is not that.
+std::optional<std::string> json_error(const std::string& json);
+
+// Deterministic bytes of a given size (for echo bodies).
+std::string pattern_bytes(std::size_t size, unsigned seed = 1);
+
+}  // namespace ringlab::e2e
