@@ -50,7 +50,7 @@ void Connection::open(int fd) {
   send_in_flight_ = false;
   close_after_send_ = false;
   peer_closed_ = false;
-  last_active_ = worker_.tick();
+  last_active_ = worker_.now();
   parser_.reset();
   request_ = Request{};
   arm_recv();
@@ -73,7 +73,7 @@ void Connection::on_recv(int res, uint32_t flags) {
     } else {
       const uint16_t id = net::BufferRing::buffer_id(flags);
       if (state_ == State::open) {
-        last_active_ = worker_.tick();
+        last_active_ = worker_.now();
         auto buffer = worker_.buffers().buffer(id);
         consume({buffer.data(), std::min<std::size_t>(static_cast<std::size_t>(res), buffer.size())});
       }
@@ -314,7 +314,7 @@ void Connection::on_sent(int res, uint32_t /*flags*/) {
     start_close();
     return;
   }
-  last_active_ = worker_.tick();
+  last_active_ = worker_.now();
   if (!in_flight().consume(static_cast<std::size_t>(res))) {
     submit_send();  // a short send: continue where it stopped
     return;
@@ -340,21 +340,20 @@ void Connection::begin_drain() {
     return;
   }
   state_ = State::draining;
-  drain_since_ = worker_.tick();
+  drain_since_ = worker_.now();
   if (!recv_armed_) start_close();
 }
 
-void Connection::on_tick() {
-  const uint64_t now = worker_.tick();
+void Connection::on_tick(Clock::time_point now) {
   switch (state_) {
     case State::open:
-      if (now - last_active_ > worker_.idle_ticks() || worker_.shutdown_expired()) {
+      if (now - last_active_ > worker_.idle_limit() || worker_.shutdown_expired()) {
         ++worker_.counters().idle_closed;
         start_close();
       }
       break;
     case State::draining:
-      if (now - drain_since_ > worker_.linger_ticks() || worker_.shutdown_expired()) start_close();
+      if (now - drain_since_ > worker_.linger_limit() || worker_.shutdown_expired()) start_close();
       break;
     case State::free:
     case State::closing:

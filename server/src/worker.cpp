@@ -20,11 +20,6 @@ namespace {
 
 using std::chrono::duration_cast;
 
-uint64_t ticks_for(net::Duration span, net::Duration period) {
-  if (period.count() <= 0) return 0;
-  return static_cast<uint64_t>((span.count() + period.count() - 1) / period.count());
-}
-
 std::string errno_text(const char* op, int code) {
   std::string text = op;
   text += ": ";
@@ -55,14 +50,14 @@ Worker::Worker(const ServerOptions& options, net::Fd listener, std::string upstr
   upstream_target_.reserve(64);
   const net::Duration idle = options_.idle_timeout;
   tick_period_ = std::clamp<net::Duration>(idle / 8, std::chrono::milliseconds(1), std::chrono::seconds(1));
-  idle_ticks_ = ticks_for(idle, tick_period_);
-  linger_ticks_ = ticks_for(std::min<net::Duration>(idle, std::chrono::seconds(1)), tick_period_);
-  shutdown_ticks_ = ticks_for(options_.shutdown_timeout, tick_period_);
+  idle_limit_ = idle + tick_period_;
+  linger_limit_ = std::min<net::Duration>(idle, std::chrono::seconds(1)) + tick_period_;
 }
 
 Worker::~Worker() { tear_down(); }
 
 Status Worker::set_up() {
+  now_ = Clock::now();
   if (!wake_fd_.valid()) return std::unexpected(Error{errno_text("eventfd", wake_errno_)});
 
   if (cpu_ >= 0) {
@@ -144,7 +139,9 @@ ServerStats Worker::stats() const {
   return stats;
 }
 
-bool Worker::shutdown_expired() const noexcept { return stopping_ && tick_ - stop_tick_ > shutdown_ticks_; }
+bool Worker::shutdown_expired() const noexcept {
+  return stopping_ && now_ - stop_time_ >= options_.shutdown_timeout;
+}
 
 void Worker::arm_accept() {
   ring_->prep_accept_multishot(listener_.get(), accept_op_);
@@ -189,10 +186,10 @@ void Worker::on_accept(int res, uint32_t flags) {
 void Worker::on_tick(int res, uint32_t /*flags*/) {
   timer_armed_ = false;
   if (res == -ETIME) {
-    ++tick_;
+    now_ = Clock::now();
     for (Connection* connection = live_head_; connection != nullptr;) {
       Connection* next = connection->next_live;  // on_tick may release the connection
-      connection->on_tick();
+      connection->on_tick(now_);
       connection = next;
     }
     if (accept_retry_ && !stopping_) arm_accept();
@@ -210,9 +207,20 @@ void Worker::on_wake(int /*res*/, uint32_t /*flags*/) {
 void Worker::begin_stop() {
   if (stopping_) return;
   stopping_ = true;
-  stop_tick_ = tick_;
+  now_ = Clock::now();
+  stop_time_ = now_;
   accept_retry_ = false;
   if (accept_armed_) ring_->prep_cancel(accept_op_, nullptr);
+  // A stopping server should be gone soon: finer ticks than the idle timeout may need (the timer is
+  // cancelled and re-armed by on_tick with the shorter period), and a short linger.
+  constexpr net::Duration kStopTick = std::chrono::milliseconds(100);
+  const net::Duration finer = std::clamp<net::Duration>(options_.shutdown_timeout / 8, std::chrono::milliseconds(1),
+                                                        std::min(tick_period_, kStopTick));
+  linger_limit_ = std::min(linger_limit_, kStopTick + finer);
+  if (finer < tick_period_) {
+    tick_period_ = finer;
+    if (timer_armed_) ring_->prep_cancel(tick_op_, nullptr);
+  }
   for (Connection* connection = live_head_; connection != nullptr;) {
     Connection* next = connection->next_live;
     connection->on_stop();

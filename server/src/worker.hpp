@@ -8,6 +8,7 @@
 // kept for reuse, so a worker allocates nothing per connection once warm.
 #include <sys/socket.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -32,6 +33,7 @@
 namespace ringlab::server {
 
 class Worker;
+using Clock = std::chrono::steady_clock;
 
 // Routes a completion to a member function of its owner.
 template <class Owner, void (Owner::*Method)(int, uint32_t)>
@@ -54,7 +56,7 @@ class Connection final : private http::RequestHandler {
   // Takes an accepted socket over and starts receiving.
   void open(int fd);
   // Called at every tick of the worker's timer: idle, drain and shutdown deadlines.
-  void on_tick();
+  void on_tick(Clock::time_point now);
   // The worker is stopping: close now if idle, else after the answers already started.
   void on_stop();
   // Synchronous close of a socket still open when the worker exits on a ring failure.
@@ -112,8 +114,8 @@ class Connection final : private http::RequestHandler {
   bool send_in_flight_ = false;
   bool close_after_send_ = false;  // an answer that ends the connection is queued: read no more requests
   bool peer_closed_ = false;
-  uint64_t last_active_ = 0;  // worker tick of the last byte received or send completed
-  uint64_t drain_since_ = 0;
+  Clock::time_point last_active_{};  // worker's clock at the last byte received or send completed
+  Clock::time_point drain_since_{};
 
   http::RequestParser parser_;
   Request request_;
@@ -158,10 +160,13 @@ class Worker {
   [[nodiscard]] BodyCache& cache() noexcept { return cache_; }
   [[nodiscard]] const ServerOptions& options() const noexcept { return options_; }
   [[nodiscard]] ServerStats& counters() noexcept { return stats_; }
-  [[nodiscard]] uint64_t tick() const noexcept { return tick_; }
+  // The worker's clock, read once per tick: stamping activity costs no clock read.
+  [[nodiscard]] Clock::time_point now() const noexcept { return now_; }
   [[nodiscard]] bool stopping() const noexcept { return stopping_; }
-  [[nodiscard]] uint64_t idle_ticks() const noexcept { return idle_ticks_; }
-  [[nodiscard]] uint64_t linger_ticks() const noexcept { return linger_ticks_; }
+  // Idle and drain limits as compared with now() - stamp: one tick is added to idle_timeout because
+  // a stamp may be up to one tick older than the activity it records.
+  [[nodiscard]] net::Duration idle_limit() const noexcept { return idle_limit_; }
+  [[nodiscard]] net::Duration linger_limit() const noexcept { return linger_limit_; }
   // Stopping, and shutdown_timeout has passed since: every connection is closed now.
   [[nodiscard]] bool shutdown_expired() const noexcept;
   void release(Connection& connection);
@@ -205,11 +210,10 @@ class Worker {
   bool stopping_ = false;
 
   net::Duration tick_period_{};
-  uint64_t tick_ = 0;
-  uint64_t idle_ticks_ = 0;
-  uint64_t linger_ticks_ = 0;
-  uint64_t shutdown_ticks_ = 0;
-  uint64_t stop_tick_ = 0;
+  net::Duration idle_limit_{};
+  net::Duration linger_limit_{};
+  Clock::time_point now_{};
+  Clock::time_point stop_time_{};
 
   std::vector<std::unique_ptr<Connection>> connections_;  // every connection object ever made
   std::vector<Connection*> free_;
