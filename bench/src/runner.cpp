@@ -59,7 +59,6 @@ struct CaseState {
   std::unique_ptr<strategies::Strategy> strategy;
   CaseResult result;
   bool active = false;       // set up and not failed
-  bool measuring = false;    // hooks' case_begin called
   bool have_checksum = false;
   uint64_t checksum = 0;
   std::optional<std::string> failure;  // set inside the timed loop; turned into status after
@@ -282,7 +281,7 @@ class Runner {
     return true;
   }
 
-  void begin_measuring(CaseState& s, uint64_t planned_iterations) {
+  bool begin_measuring(CaseState& s, uint64_t planned_iterations) {
     s.result.ops_per_iteration = s.ops;
     const uint64_t planned_ops = s.ops * std::max<uint64_t>(1, planned_iterations);
     const std::size_t capacity = std::max<std::size_t>(1, options_.phase_samples);
@@ -293,8 +292,13 @@ class Runner {
     s.result.samples_ns.reserve(planned_iterations);
     s.io_before = s.strategy->io_counters();
     s.usage_before = read_resource_usage();
-    for (IterationHook* hook : context_.hooks) hook->case_begin(s.index, *s.spec);
-    s.measuring = true;
+    for (IterationHook* hook : context_.hooks) {
+      if (auto status = hook->case_begin(s.index, *s.spec); !status) {
+        fail(s, "hook: " + status.error().message);
+        return false;
+      }
+    }
+    return true;
   }
 
   // One measured iteration; false when the case failed.
@@ -385,7 +389,7 @@ class Runner {
     if (!prepare(s) || !pilot(s) || !warmup(s)) return;
     const unsigned min_n = std::max(1u, options_.iterations);
     const unsigned max_n = std::max(min_n, options_.max_iterations);
-    begin_measuring(s, max_n);
+    if (!begin_measuring(s, max_n)) return;
     for (unsigned n = 1; n <= max_n; ++n) {
       if (!measure_one(s, n, max_n)) return;
       if (cancelled()) {
@@ -407,7 +411,7 @@ class Runner {
     const std::size_t max_rounds =
         std::max(min_rounds, (std::max<std::size_t>(options_.max_iterations, 1) / n) * n);
     for (CaseState& s : states_) {
-      if (s.active) begin_measuring(s, max_rounds);
+      if (s.active) (void)begin_measuring(s, max_rounds);
     }
     for (std::size_t round = 0; round < max_rounds; ++round) {
       for (std::size_t index : interleave_order(n, round)) {

@@ -126,9 +126,11 @@ rb::CaseSpec spec(std::size_t descriptor, std::size_t size = 100) {
 // Counts hook calls and moves measured_iteration; optionally cancels after some iterations.
 class CountingHook final : public rb::IterationHook {
  public:
-  void case_begin(std::size_t index, const rb::CaseSpec&) override {
+  rb::Status case_begin(std::size_t index, const rb::CaseSpec&) override {
     case_begins.push_back(index);
     measured_iteration = 0;
+    if (refuse_begin) return std::unexpected(rb::Error{"perf control: no ack within 5000 ms"});
+    return {};
   }
   void iteration_begin(std::size_t index) noexcept override {
     ++measured_iteration;
@@ -155,6 +157,7 @@ class CountingHook final : public rb::IterationHook {
   uint64_t ops_seen = 0;
   std::size_t last_index = 0;
   unsigned cancel_after = 0;
+  bool refuse_begin = false;
   volatile std::sig_atomic_t cancel_flag = 0;
 };
 
@@ -413,6 +416,15 @@ TEST_CASE_FIXTURE(Fixture, "a cancel between iterations stops the run and marks 
   CHECK(results[1].status == rb::CaseStatus::failed);
   CHECK(behaviours[1].calls == 0);
   CHECK(hook.ends == 3);
+}
+
+TEST_CASE_FIXTURE(Fixture, "a hook that cannot begin fails the case before anything is measured") {
+  hook.refuse_begin = true;
+  const auto results = run({spec(0)});
+  CHECK(results[0].status == rb::CaseStatus::failed);
+  CHECK(results[0].reason == "hook: perf control: no ack within 5000 ms");
+  CHECK(hook.begins == 0);
+  CHECK(behaviours[0].teardowns == 1);
 }
 
 TEST_CASE_FIXTURE(Fixture, "progress goes through setup, pilot, warm-up, measurement and done") {

@@ -84,10 +84,12 @@ struct CaseSpec {
 class IterationHook {
  public:
   virtual ~IterationHook() = default;
-  // Before the first measured iteration of a case (after its warm-up).
-  virtual void case_begin(std::size_t index, const CaseSpec& spec) {
+  // Before the first measured iteration of a case (after its warm-up). An error fails the case
+  // ("hook: <message>") before anything is measured.
+  virtual Status case_begin(std::size_t index, const CaseSpec& spec) {
     (void)index;
     (void)spec;
+    return {};
   }
   virtual void iteration_begin(std::size_t index) noexcept { (void)index; }
   virtual void iteration_end(std::size_t index, uint64_t ops) noexcept {
@@ -95,7 +97,7 @@ class IterationHook {
     (void)ops;
   }
   // After the last measured iteration (not called for a case that failed before measuring); may
-  // fill result.counters and result.notes.
+  // fill result.counters and result.notes, or fail the case by setting its status and reason.
   virtual void case_end(std::size_t index, const CaseSpec& spec, CaseResult& result) {
     (void)index;
     (void)spec;
