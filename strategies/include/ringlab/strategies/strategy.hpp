@@ -15,8 +15,22 @@
 //   io_counters()           read before and after the timed iterations
 //   teardown()              untimed
 //
+// Checks: setup() computes the checksum the generator's records must give (json::checksum_weather /
+// checksum_repos) and makes one request whose checksum must equal it; every run() compares again (one
+// integer compare). A mismatch is an error naming both values, never a number in the table; bench
+// also compares each strategy with its method's baseline.
+//
 // Errors: a Result whose Error says which step failed, for which case ("presized weather 1000:
-// truncated 127.0.0.1:8080: peer closed after 512 of 77123 body bytes").
+// truncated 127.0.0.1:8080: peer closed after 512 of 77123 body bytes"). After an error the strategy
+// stays usable (its connection is closed; the next run() opens a new one); nothing is retried.
+//
+// Registration: an explicit table in strategies/src/registry.cpp, one row per strategy, each pointing
+// at the make_*() factory its own source file defines (strategies/src/factories.hpp). No static
+// initialisers and no linker tricks: the table is constant data, and a strategy that is not in it does
+// not exist for bench.
+//
+// Threads: a strategy (its ring, client, buffers) is used by the thread that called setup() only.
+#include <chrono>
 #include <cstdint>
 #include <expected>
 #include <memory>
@@ -49,6 +63,11 @@ struct CaseConfig {
   Payload payload = Payload::weather;
   std::size_t count = 10;           // records per response (GET) or per posted body (POST)
   http::TickSource ticks = nullptr;  // for the phase timeline; null = no stamps
+  // Connect deadline and per-operation deadline of every send and receive (the client's io_timeout,
+  // the peers' SO_RCVTIMEO/SO_SNDTIMEO and epoll_wait timeouts; libcurl applies it to the whole
+  // transfer, CURLOPT_TIMEOUT_MS): a server that stalls fails the request with a timeout error
+  // instead of hanging it.
+  net::Duration timeout = std::chrono::seconds(10);
 };
 
 // io_uring work and other per-operation facts a strategy can report; summed over the timed run.
@@ -59,6 +78,9 @@ struct IoCounters {
   uint64_t connections_opened = 0;
   uint64_t zero_copy_sends = 0;
   uint64_t zero_copy_copied = 0;  // sends the kernel reported as copied anyway
+  // System calls on the request path: io_uring_enter for ringlab's strategies (= ring_enters); connect,
+  // send, recv, epoll_wait... for blocking_sockets and epoll. libcurl does not report its own: 0.
+  uint64_t syscalls = 0;
 };
 
 class Strategy {

@@ -1,0 +1,52 @@
+// arena_pool: the body buffer and the owning models come from a std::pmr::unsynchronized_pool_resource;
+// each request makes them and frees them (back into the pool, which keeps the memory for the next
+// request). Unlike arena, freeing is per object; unlike the global heap, nothing is shared or locked.
+//
+// The pool's largest block is set at setup from one real body (Content-Length + padding, doubled for
+// slack), so the body buffer too is served from a pool rather than passed through to the heap.
+#include <algorithm>
+
+#include "factories.hpp"
+#include "resource_strategy.hpp"
+#include "ringlab/net/padded_buffer.hpp"
+
+namespace ringlab::strategies::detail {
+namespace {
+
+class ArenaPool final : public ResourceStrategy {
+ public:
+  ArenaPool() : ResourceStrategy("arena_pool") {}
+  ~ArenaPool() override { drop_objects(); }
+  ArenaPool(const ArenaPool&) = delete;
+  ArenaPool& operator=(const ArenaPool&) = delete;
+
+  [[nodiscard]] std::string notes() const override {
+    return "pool largest block " + std::to_string(largest_block_) + " bytes";
+  }
+
+ private:
+  Status prepare() override {
+    auto body_bytes = probe_body_bytes();
+    if (!body_bytes) return std::unexpected(body_bytes.error());
+    largest_block_ = std::max<std::size_t>(4096, 2 * (*body_bytes + net::kPadding));
+    pool_.emplace(std::pmr::pool_options{.max_blocks_per_chunk = 0, .largest_required_pool_block = largest_block_},
+                  std::pmr::new_delete_resource());
+    return {};
+  }
+
+  Result<std::pmr::memory_resource*> next_resource() override { return &*pool_; }
+
+  void release() override {
+    drop_objects();
+    pool_.reset();
+  }
+
+  std::size_t largest_block_ = 0;
+  std::optional<std::pmr::unsynchronized_pool_resource> pool_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_arena_pool() { return std::make_unique<ArenaPool>(); }
+
+}  // namespace ringlab::strategies::detail

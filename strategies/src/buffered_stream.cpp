@@ -1,0 +1,36 @@
+// buffered_stream (ReadAsStreamAsync, content buffered): the body is appended to a padded buffer
+// that starts empty at every request and doubles (copying what it holds) whenever it is full,
+// ignoring Content-Length, as a MemoryStream does. Being padded, it is parsed in place (no second copy
+// as in string_copy), into fresh owning models.
+#include "client_strategy.hpp"
+#include "factories.hpp"
+#include "ringlab/http/sinks.hpp"
+#include "ringlab/net/padded_buffer.hpp"
+
+namespace ringlab::strategies::detail {
+namespace {
+
+class BufferedStream final : public ClientStrategy {
+ public:
+  BufferedStream() : ClientStrategy("buffered_stream") {}
+
+ private:
+  Status before_request() override {
+    body_ = net::PaddedBuffer();  // frees the previous body: every request grows its buffer anew
+    return {};
+  }
+  http::BodySink& sink() override { return sink_; }
+  json::Result<uint64_t> deserialize() override {
+    OwningModels models;
+    return models.parse(config().payload, parser(), json::padded_view(body_));
+  }
+
+  net::PaddedBuffer body_;
+  http::GrowingSink sink_{body_};
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_buffered_stream() { return std::make_unique<BufferedStream>(); }
+
+}  // namespace ringlab::strategies::detail

@@ -1,0 +1,37 @@
+// chunked: as presized, but the server answers with Transfer-Encoding: chunked (chunked=1, its default
+// 4 KiB chunks), so there is no Content-Length to size the buffer with: the buffer is reused across
+// requests (it keeps the capacity the largest body needed) and the body is received into it with the
+// chunk framing, which is removed in place (each piece slides down over the framing by memmove).
+#include "client_strategy.hpp"
+#include "factories.hpp"
+#include "ringlab/http/sinks.hpp"
+#include "ringlab/net/padded_buffer.hpp"
+
+namespace ringlab::strategies::detail {
+namespace {
+
+class Chunked final : public ClientStrategy {
+ public:
+  Chunked() : ClientStrategy("chunked") {}
+
+ private:
+  [[nodiscard]] std::string target() const override { return get_target(config(), "&chunked=1"); }
+  Status prepare() override {
+    models_.reserve(config().payload, config().count);
+    return {};
+  }
+  http::BodySink& sink() override { return sink_; }
+  json::Result<uint64_t> deserialize() override {
+    return models_.parse(config().payload, parser(), json::padded_view(body_));
+  }
+
+  net::PaddedBuffer body_;
+  http::PresizedSink sink_{body_};
+  OwningModels models_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_chunked() { return std::make_unique<Chunked>(); }
+
+}  // namespace ringlab::strategies::detail

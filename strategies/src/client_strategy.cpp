@@ -1,0 +1,102 @@
+#include "client_strategy.hpp"
+
+#include "ringlab/http/sinks.hpp"
+#include "ringlab/net/padded_buffer.hpp"
+
+namespace ringlab::strategies::detail {
+
+Status ClientStrategy::setup(const CaseConfig& config) {
+  config_ = config;
+  label_ = case_label(name_, config_);
+  expected_ = expected_checksum(config_);
+
+  url_text_ = "http://" + authority(config_) + target();
+  auto url = http::Url::parse(url_text_);
+  if (!url) return fail(label_, "URL " + url_text_ + ": " + url.error().message());
+  url_ = *url;
+
+  auto ring = net::Ring::create();
+  if (!ring) return fail(label_, ring.error().message());
+  ring_ = std::move(*ring);
+
+  http::ClientOptions options = client_options();
+  options.connect_timeout = config_.timeout;
+  options.io_timeout = config_.timeout;
+  options.ticks = config_.ticks;
+  client_ = std::make_unique<http::Client>(*ring_, options);
+
+  ready_ = false;
+  if (auto prepared = prepare(); !prepared) return prepared;
+  ready_ = true;
+  // The first response proves the case: a strategy that reads something else than the generator's
+  // records fails here, before anything is measured.
+  auto first = run(nullptr);
+  if (!first) return std::unexpected(first.error());
+  return {};
+}
+
+Result<http::ResponseInfo> ClientStrategy::fetch_once(http::BodySink& sink) {
+  auto response = client_->request(url_, request(), sink, nullptr);
+  if (!response) return fail(label_, response.error().message());
+  if (response->status != 200) {
+    return fail(label_, "status " + std::to_string(response->status) + " for " + url_text_);
+  }
+  return *response;
+}
+
+Result<std::size_t> ClientStrategy::probe_body_bytes() {
+  net::PaddedBuffer scratch;
+  http::PresizedSink scratch_sink(scratch);
+  auto response = fetch_once(scratch_sink);
+  if (!response) return std::unexpected(response.error());
+  return scratch.size();
+}
+
+Result<uint64_t> ClientStrategy::run(http::Timeline* timeline) {
+  if (!ready_) [[unlikely]] {
+    return fail(label_.empty() ? name_ : label_, "run() without a successful setup()");
+  }
+  if (auto ready = before_request(); !ready) return std::unexpected(ready.error());
+  auto response = client_->request(url_, request(), sink(), timeline);
+  if (!response) [[unlikely]] {
+    return fail(label_, response.error().message());
+  }
+  zero_copy_sends_ += response->zero_copy.sends;
+  zero_copy_copied_ += response->zero_copy.copied_sends;
+  if (response->status != 200) [[unlikely]] {
+    return fail(label_, "status " + std::to_string(response->status) + " for " + url_text_);
+  }
+  auto checksum = deserialize();
+  if (timeline != nullptr && config_.ticks != nullptr) timeline->deserialized = config_.ticks();
+  if (!checksum) [[unlikely]] {
+    return fail(label_, describe(checksum.error()));
+  }
+  if (*checksum != expected_) [[unlikely]] {
+    return fail(label_, checksum_mismatch(*checksum, expected_, config_.count));
+  }
+  return *checksum;
+}
+
+IoCounters ClientStrategy::io_counters() const {
+  IoCounters counters;
+  if (ring_) {
+    const net::RingStats& stats = ring_->stats();
+    counters.ring_enters = stats.enters;
+    counters.sqes_submitted = stats.sqes_submitted;
+    counters.cqes_reaped = stats.cqes_reaped;
+    counters.syscalls = stats.enters;
+  }
+  if (client_) counters.connections_opened = client_->stats().connections_opened;
+  counters.zero_copy_sends = zero_copy_sends_;
+  counters.zero_copy_copied = zero_copy_copied_;
+  return counters;
+}
+
+void ClientStrategy::teardown() {
+  ready_ = false;
+  release();
+  client_.reset();
+  ring_.reset();
+}
+
+}  // namespace ringlab::strategies::detail

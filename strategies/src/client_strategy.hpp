@@ -1,0 +1,80 @@
+#pragma once
+// ClientStrategy: the frame of every strategy that goes through ringlab's own stack (net::Ring +
+// http::Client). A strategy derived from it says only what makes it different:
+//   client_options()   connection policy, receive mode (provided buffers), receive buffer size;
+//   target()           the request target ("/weather?count=N", "&chunked=1", "/echo");
+//   request()          method, body and send mode (POST strategies);
+//   prepare()          once, after the ring and the client exist (registered buffers);
+//   before_request()   at the start of every run(), before the request is sent (arena resets);
+//   sink()             where the body lands;
+//   deserialize()      parse the body the sink holds; return the checksum of every field.
+// Everything else is the same for all of them, so that a difference in the table is a difference in
+// those hooks: one Ring (default options) and one Client per strategy, the timeouts of the case, the
+// status check, the checksum check against the generator's, the timeline's `deserialized` stamp, the
+// counters.
+//
+// Errors: every error is prefixed with the case label ("presized weather 1000: truncated
+// 127.0.0.1:8080: ..."). The client closes the connection involved; the next run() connects again.
+//
+// Lifetime: the Ring and Client live from setup() to teardown(). teardown() calls release() first, so
+// that a derived strategy frees what it registered with the ring (fixed buffers) before the ring goes.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common.hpp"
+#include "ringlab/http/client.hpp"
+#include "ringlab/http/url.hpp"
+#include "ringlab/json/deserialize.hpp"
+#include "ringlab/net/ring.hpp"
+#include "ringlab/strategies/strategy.hpp"
+
+namespace ringlab::strategies::detail {
+
+class ClientStrategy : public Strategy {
+ public:
+  Status setup(const CaseConfig& config) final;
+  Result<uint64_t> run(http::Timeline* timeline) final;
+  [[nodiscard]] IoCounters io_counters() const override;
+  void teardown() final;
+
+ protected:
+  explicit ClientStrategy(std::string_view name) : name_(name) {}
+
+  [[nodiscard]] virtual http::ClientOptions client_options() const { return {}; }
+  [[nodiscard]] virtual std::string target() const { return get_target(config_); }
+  [[nodiscard]] virtual http::Request request() const { return {}; }
+  virtual Status prepare() { return {}; }
+  virtual Status before_request() { return {}; }
+  virtual http::BodySink& sink() = 0;
+  virtual json::Result<uint64_t> deserialize() = 0;
+  virtual void release() {}
+
+  [[nodiscard]] const CaseConfig& config() const noexcept { return config_; }
+  [[nodiscard]] const std::string& label() const noexcept { return label_; }
+  [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }
+  [[nodiscard]] http::Client& client() noexcept { return *client_; }
+  [[nodiscard]] json::Parser& parser() noexcept { return parser_; }
+  // One request outside the timed runs (prepare() uses it to learn a body's size): body into `sink`,
+  // no checksum.
+  Result<http::ResponseInfo> fetch_once(http::BodySink& sink);
+  // Bytes of one body as the server sends it (fetch_once into a scratch buffer): what strategies that
+  // size memory up front size it for.
+  Result<std::size_t> probe_body_bytes();
+
+ private:
+  std::string_view name_;
+  CaseConfig config_;
+  std::string label_;
+  std::string url_text_;  // url_ points into it: never changed after setup()
+  http::Url url_;
+  uint64_t expected_ = 0;
+  bool ready_ = false;  // prepare() succeeded: run() may go
+  std::unique_ptr<net::Ring> ring_;
+  std::unique_ptr<http::Client> client_;
+  json::Parser parser_;
+  uint64_t zero_copy_sends_ = 0;
+  uint64_t zero_copy_copied_ = 0;
+};
+
+}  // namespace ringlab::strategies::detail

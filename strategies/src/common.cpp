@@ -1,0 +1,175 @@
+#include "common.hpp"
+
+#include <array>
+#include <charconv>
+#include <fstream>
+#include <iterator>
+#include <span>
+
+#include "ringlab/json/checksum.hpp"
+
+namespace ringlab::strategies::detail {
+
+std::string case_label(std::string_view strategy, const CaseConfig& config) {
+  std::string label(strategy);
+  label += ' ';
+  label += payload_name(config.payload);
+  label += ' ';
+  label += std::to_string(config.count);
+  return label;
+}
+
+std::unexpected<Error> fail(std::string_view label, std::string_view what) {
+  std::string message(label);
+  message += ": ";
+  message += what;
+  return std::unexpected<Error>(Error{std::move(message)});
+}
+
+std::string get_target(const CaseConfig& config, std::string_view extra_query) {
+  std::string target = config.payload == Payload::repos ? "/repos?count=" : "/weather?count=";
+  target += std::to_string(config.count);
+  target += extra_query;
+  return target;
+}
+
+std::string authority(const CaseConfig& config) {
+  const bool v6 = config.host.find(':') != std::string::npos;
+  std::string text;
+  if (v6) text += '[';
+  text += config.host;
+  if (v6) text += ']';
+  text += ':';
+  text += std::to_string(config.port);
+  return text;
+}
+
+uint64_t expected_checksum(const CaseConfig& config) {
+  return config.payload == Payload::repos ? json::checksum_repos(config.count)
+                                          : json::checksum_weather(config.count);
+}
+
+namespace {
+
+std::string hex(uint64_t value) {
+  std::array<char, 20> digits{};
+  auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), value, 16);
+  (void)ec;
+  return "0x" + std::string(digits.data(), end);
+}
+
+}  // namespace
+
+std::string checksum_mismatch(uint64_t got, uint64_t expected, std::size_t count) {
+  return "checksum " + hex(got) + " differs from the generator's " + hex(expected) + " for " +
+         std::to_string(count) + " records: the body or its deserialization is wrong";
+}
+
+OwningModels::OwningModels(std::pmr::memory_resource* resource) : weather_(resource), repos_(resource) {}
+
+json::Result<uint64_t> OwningModels::parse(Payload payload, json::Parser& parser, simdjson::padded_string_view body) {
+  if (payload == Payload::repos) {
+    if (auto status = json::parse_repos(parser, body, repos_); !status) return std::unexpected(status.error());
+    return json::checksum(std::span<const json::Repository>(repos_));
+  }
+  if (auto status = json::parse_weather(parser, body, weather_); !status) return std::unexpected(status.error());
+  return json::checksum(std::span<const json::WeatherForecast>(weather_));
+}
+
+void OwningModels::reserve(Payload payload, std::size_t records) {
+  if (payload == Payload::repos) {
+    repos_.reserve(records);
+  } else {
+    weather_.reserve(records);
+  }
+}
+
+std::size_t OwningModels::size(Payload payload) const noexcept {
+  return payload == Payload::repos ? repos_.size() : weather_.size();
+}
+
+json::Result<uint64_t> ViewModels::parse(Payload payload, json::Parser& parser, json::PaddedBody body) {
+  if (payload == Payload::repos) {
+    if (auto status = json::parse_repos_views(parser, body, repos_); !status) return std::unexpected(status.error());
+    return json::checksum(std::span<const json::RepositoryView>(repos_));
+  }
+  if (auto status = json::parse_weather_views(parser, body, weather_); !status) {
+    return std::unexpected(status.error());
+  }
+  return json::checksum(std::span<const json::WeatherView>(weather_));
+}
+
+void ViewModels::reserve(Payload payload, std::size_t records) {
+  if (payload == Payload::repos) {
+    repos_.reserve(records);
+  } else {
+    weather_.reserve(records);
+  }
+}
+
+std::string describe(const json::Error& error) { return "json: " + error.message; }
+
+namespace {
+
+// The next whitespace-separated field of `line`, advancing it.
+std::string_view next_field(std::string_view& line) noexcept {
+  const std::size_t start = line.find_first_not_of(' ');
+  if (start == std::string_view::npos) {
+    line = {};
+    return {};
+  }
+  line.remove_prefix(start);
+  const std::size_t end = line.find(' ');
+  std::string_view field = line.substr(0, end);
+  line = end == std::string_view::npos ? std::string_view{} : line.substr(end);
+  return field;
+}
+
+// The port of an "ADDRESS:PORT" field (both hex), or -1.
+int port_of(std::string_view address) noexcept {
+  const std::size_t colon = address.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 >= address.size()) return -1;
+  unsigned value = 0;
+  const char* first = address.data() + colon + 1;
+  const char* last = address.data() + address.size();
+  auto [end, ec] = std::from_chars(first, last, value, 16);
+  if (ec != std::errc{} || end != last || value > 0xFFFF) return -1;
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+std::size_t count_time_wait(std::string_view proc_net_tcp, uint16_t port) noexcept {
+  constexpr std::string_view kTimeWait = "06";
+  std::size_t count = 0;
+  bool header = true;
+  while (!proc_net_tcp.empty()) {
+    const std::size_t newline = proc_net_tcp.find('\n');
+    std::string_view line = proc_net_tcp.substr(0, newline);
+    proc_net_tcp = newline == std::string_view::npos ? std::string_view{} : proc_net_tcp.substr(newline + 1);
+    if (header) {  // "  sl  local_address rem_address   st tx_queue ..."
+      header = false;
+      continue;
+    }
+    const std::string_view slot = next_field(line);
+    const std::string_view local = next_field(line);
+    const std::string_view remote = next_field(line);
+    const std::string_view state = next_field(line);
+    if (slot.empty() || slot.back() != ':' || state != kTimeWait) continue;
+    if (port_of(local) == port || port_of(remote) == port) ++count;
+  }
+  return count;
+}
+
+std::size_t count_time_wait(uint16_t port) {
+  std::size_t count = 0;
+  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream file(path);
+    if (!file) continue;
+    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    count += count_time_wait(text, port);
+  }
+  return count;
+}
+
+}  // namespace ringlab::strategies::detail

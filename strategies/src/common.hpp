@@ -1,0 +1,76 @@
+#pragma once
+// What every strategy needs and none should write twice: the case's label for error messages, the
+// URL and target of a case, the ground-truth checksum, and deserialization of a whole body into
+// owning or viewing models with its checksum.
+//
+// Internal to strategies/ (tests include it to drive the pieces directly).
+#include <cstdint>
+#include <memory_resource>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/json/deserialize.hpp"
+#include "ringlab/json/models.hpp"
+#include "ringlab/net/error.hpp"
+#include "ringlab/strategies/strategy.hpp"
+
+namespace ringlab::strategies::detail {
+
+// "presized weather 1000": the prefix of every error the strategy returns.
+[[nodiscard]] std::string case_label(std::string_view strategy, const CaseConfig& config);
+
+// "label: what". Only on error paths: it allocates.
+[[nodiscard]] std::unexpected<Error> fail(std::string_view label, std::string_view what);
+
+// "/weather?count=N" or "/repos?count=N", then `extra_query` ("&chunked=1") appended as is.
+[[nodiscard]] std::string get_target(const CaseConfig& config, std::string_view extra_query = {});
+// "host:port", with brackets around an IPv6 host: the Host header value and the URL authority.
+[[nodiscard]] std::string authority(const CaseConfig& config);
+
+// The checksum the generator's records 0..count-1 give (json::checksum_weather / checksum_repos).
+[[nodiscard]] uint64_t expected_checksum(const CaseConfig& config);
+
+// "checksum 0x... differs from the generator's 0x... for N records": the text of a wrong answer.
+[[nodiscard]] std::string checksum_mismatch(uint64_t got, uint64_t expected, std::size_t count);
+
+// Owning records of either payload, parsed from a whole JSON array body. The vectors (and the
+// records' strings) take their memory from `resource` and keep their capacity between parses, so a
+// body of the same shape parsed again allocates nothing more.
+class OwningModels {
+ public:
+  explicit OwningModels(std::pmr::memory_resource* resource = std::pmr::get_default_resource());
+  // Parses the whole body and returns the checksum of every field of every record.
+  [[nodiscard]] json::Result<uint64_t> parse(Payload payload, json::Parser& parser,
+                                             simdjson::padded_string_view body);
+  void reserve(Payload payload, std::size_t records);  // so that run() never grows the vector
+  [[nodiscard]] std::size_t size(Payload payload) const noexcept;
+
+ private:
+  std::pmr::vector<json::WeatherForecast> weather_;
+  std::pmr::vector<json::Repository> repos_;
+};
+
+// Viewing records: they point into the body, which must stay alive and unchanged while they are used;
+// the vectors keep their capacity, so parsing allocates only while they grow to the largest body.
+class ViewModels {
+ public:
+  [[nodiscard]] json::Result<uint64_t> parse(Payload payload, json::Parser& parser, json::PaddedBody body);
+  void reserve(Payload payload, std::size_t records);
+
+ private:
+  std::pmr::vector<json::WeatherView> weather_;
+  std::pmr::vector<json::RepositoryView> repos_;
+};
+
+// "json: record 17 field temperatureC: ...": a json::Error as text for a strategy's error.
+[[nodiscard]] std::string describe(const json::Error& error);
+
+// TIME_WAIT sockets with `port` at either end, in the text of /proc/net/tcp or /proc/net/tcp6
+// (header line, then one socket per line: "sl local_address rem_address st ..." with hex addresses,
+// hex ports and the state in hex, 06 = TIME_WAIT). Lines that do not parse are skipped.
+[[nodiscard]] std::size_t count_time_wait(std::string_view proc_net_tcp, uint16_t port) noexcept;
+// The same over this network namespace's /proc/net/tcp and /proc/net/tcp6 (a missing file counts 0).
+[[nodiscard]] std::size_t count_time_wait(uint16_t port);
+
+}  // namespace ringlab::strategies::detail

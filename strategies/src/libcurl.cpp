@@ -1,0 +1,161 @@
+// libcurl (peer): what a C or C++ program usually links. One easy handle, made at setup and reused, so
+// libcurl keeps the connection alive between requests; the write callback appends each piece to a
+// std::string (cleared, not freed, between requests); the body is then copied into a padded buffer,
+// because simdjson needs padding that a std::string lacks, and parsed into reused owning models.
+// libcurl's own allocations per request (its state, header handling) are part of what is measured.
+//
+// The phase timeline has what can be seen from outside: start, first byte and end of head (from the
+// header callback), end of body (curl_easy_perform returns), deserialized.
+//
+// Deadlines: CURLOPT_CONNECTTIMEOUT_MS and CURLOPT_TIMEOUT_MS (whole transfer) from the case's
+// deadline; CURLOPT_NOSIGNAL, so no SIGALRM is used. Errors carry libcurl's own text
+// (CURLOPT_ERRORBUFFER).
+#include <curl/curl.h>
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+#include "common.hpp"
+#include "factories.hpp"
+#include "ringlab/http/client.hpp"
+#include "ringlab/net/padded_buffer.hpp"
+
+namespace ringlab::strategies::detail {
+namespace {
+
+// curl_global_init is not thread-safe and must run once before any handle (libcurl's rule).
+CURLcode global_init() {
+  static std::once_flag once;
+  static CURLcode code = CURLE_OK;
+  std::call_once(once, [] { code = curl_global_init(CURL_GLOBAL_DEFAULT); });
+  return code;
+}
+
+class Libcurl final : public Strategy {
+ public:
+  Libcurl() = default;
+  ~Libcurl() override { teardown(); }
+  Libcurl(const Libcurl&) = delete;
+  Libcurl& operator=(const Libcurl&) = delete;
+
+  Status setup(const CaseConfig& config) override {
+    config_ = config;
+    label_ = case_label("libcurl", config_);
+    expected_ = expected_checksum(config_);
+    url_ = "http://" + authority(config_) + get_target(config_);
+    if (CURLcode code = global_init(); code != CURLE_OK) {
+      return fail(label_, std::string("curl_global_init: ") + curl_easy_strerror(code));
+    }
+    teardown();
+    easy_ = curl_easy_init();
+    if (easy_ == nullptr) return fail(label_, "curl_easy_init failed");
+    const auto ms = static_cast<long>(std::max<int64_t>(
+        1, std::chrono::ceil<std::chrono::milliseconds>(config_.timeout).count()));
+    const http::ParserLimits limits;
+    bool ok = true;
+    const auto set = [&ok](CURLcode code) { ok = ok && code == CURLE_OK; };
+    set(curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str()));
+    set(curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_));
+    set(curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L));
+    set(curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, ms));
+    set(curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, ms));
+    set(curl_easy_setopt(easy_, CURLOPT_TCP_NODELAY, 1L));
+    set(curl_easy_setopt(easy_, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1)));
+    set(curl_easy_setopt(easy_, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(limits.max_body_bytes)));
+    set(curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &Libcurl::on_write));
+    set(curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this));
+    set(curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &Libcurl::on_header));
+    set(curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this));
+    if (!ok) return fail(label_, "curl_easy_setopt refused an option");
+    models_.reserve(config_.payload, config_.count);
+    auto first = run(nullptr);
+    if (!first) return std::unexpected(first.error());
+    return {};
+  }
+
+  Result<uint64_t> run(http::Timeline* timeline) override {
+    if (easy_ == nullptr) [[unlikely]] {
+      return fail(label_.empty() ? "libcurl" : label_, "run() without a successful setup()");
+    }
+    timeline_ = timeline;
+    stamp(&http::Timeline::start);
+    body_.clear();
+    head_started_ = false;
+    error_[0] = '\0';
+    const CURLcode code = curl_easy_perform(easy_);
+    long connects = 0;
+    curl_easy_getinfo(easy_, CURLINFO_NUM_CONNECTS, &connects);
+    connections_opened_ += static_cast<uint64_t>(connects);
+    if (code != CURLE_OK) [[unlikely]] {
+      return fail(label_, std::string("libcurl ") + url_ + ": " + (error_[0] != '\0' ? error_ : curl_easy_strerror(code)));
+    }
+    stamp(&http::Timeline::body_done);
+    long status = 0;
+    curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200) [[unlikely]] {
+      return fail(label_, "status " + std::to_string(status) + " for " + url_);
+    }
+    padded_.clear();
+    padded_.append(body_);
+    auto checksum = models_.parse(config_.payload, parser_, json::padded_view(padded_));
+    stamp(&http::Timeline::deserialized);
+    if (!checksum) [[unlikely]] {
+      return fail(label_, describe(checksum.error()));
+    }
+    if (*checksum != expected_) [[unlikely]] {
+      return fail(label_, checksum_mismatch(*checksum, expected_, config_.count));
+    }
+    return *checksum;
+  }
+
+  [[nodiscard]] IoCounters io_counters() const override {
+    IoCounters counters;
+    counters.connections_opened = connections_opened_;
+    return counters;
+  }
+
+  void teardown() override {
+    if (easy_ != nullptr) curl_easy_cleanup(easy_);
+    easy_ = nullptr;
+  }
+
+ private:
+  static std::size_t on_write(char* data, std::size_t size, std::size_t count, void* self) {
+    static_cast<Libcurl*>(self)->body_.append(data, size * count);
+    return size * count;
+  }
+  static std::size_t on_header(char* data, std::size_t size, std::size_t count, void* self) {
+    auto* me = static_cast<Libcurl*>(self);
+    const std::size_t n = size * count;
+    if (!me->head_started_) {
+      me->head_started_ = true;
+      me->stamp(&http::Timeline::first_byte);
+    }
+    if (n == 2 && data[0] == '\r' && data[1] == '\n') me->stamp(&http::Timeline::head_parsed);
+    return n;
+  }
+  void stamp(uint64_t http::Timeline::*phase) noexcept {
+    if (timeline_ != nullptr && config_.ticks != nullptr) timeline_->*phase = config_.ticks();
+  }
+
+  CaseConfig config_;
+  std::string label_;
+  std::string url_;
+  uint64_t expected_ = 0;
+  CURL* easy_ = nullptr;
+  char error_[CURL_ERROR_SIZE] = {};
+  std::string body_;
+  net::PaddedBuffer padded_;
+  OwningModels models_;
+  json::Parser parser_;
+  http::Timeline* timeline_ = nullptr;
+  bool head_started_ = false;
+  uint64_t connections_opened_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_libcurl() { return std::make_unique<Libcurl>(); }
+
+}  // namespace ringlab::strategies::detail

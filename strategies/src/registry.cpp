@@ -1,0 +1,117 @@
+// The registry: one row per strategy, in table order (baseline first within each method). The rows
+// are constant data; each `make` is the factory in the strategy's own source file.
+#include <array>
+
+#include "factories.hpp"
+#include "ringlab/strategies/strategy.hpp"
+
+namespace ringlab::strategies {
+namespace {
+
+using namespace detail;
+
+constexpr std::string_view kBuffered = "GetAsync + ReadAsStringAsync + Deserialize";
+constexpr std::string_view kStream = "GetAsync + ReadAsStreamAsync (content buffered)";
+constexpr std::string_view kHeadersRead = "ResponseHeadersRead + stream, GetFromJsonAsync";
+constexpr std::string_view kPooled = "reuse of buffers / pooled memory";
+
+constexpr std::array kRegistry{
+    Descriptor{"string_copy",
+               "body appended to a fresh std::string, copied into a fresh padded string, parsed into fresh "
+               "owning models (baseline)",
+               kBuffered, Method::get, true, false, &make_string_copy},
+    Descriptor{"buffered_stream",
+               "body appended to a fresh padded buffer that doubles and copies as it grows, parsed in place "
+               "into fresh owning models",
+               kStream, Method::get, false, false, &make_buffered_stream},
+    Descriptor{"presized",
+               "one padded buffer of Content-Length reused across requests; body received into it in place, "
+               "parsed into owning models reused in place",
+               kHeadersRead, Method::get, false, false, &make_presized},
+    Descriptor{"views",
+               "as presized, parsed into viewing models (string_views into the body): no allocation per "
+               "record",
+               kHeadersRead, Method::get, false, false, &make_views},
+    Descriptor{"arena",
+               "body buffer and owning models from a monotonic_buffer_resource released at each request; "
+               "its buffer is sized once at setup: 0 B/op",
+               kPooled, Method::get, false, false, &make_arena},
+    Descriptor{"arena_pool",
+               "body buffer and owning models from an unsynchronized_pool_resource, made and freed at each "
+               "request; the pool keeps the memory",
+               kPooled, Method::get, false, false, &make_arena_pool},
+    Descriptor{"mimalloc_heap",
+               "body buffer and owning models from a mimalloc heap made at each request and destroyed whole "
+               "(mi_heap_new / mi_heap_destroy)",
+               kPooled, Method::get, false, false, &make_mimalloc_heap},
+    Descriptor{"provided_buffers",
+               "multishot recv into a provided-buffer ring; one copy remains: kernel-chosen buffers -> "
+               "padded buffer (simdjson needs contiguous padded input)",
+               kPooled, Method::get, false, false, &make_provided_buffers},
+    Descriptor{"fixed_buffers",
+               "body received by READ_FIXED into a registered (pinned once) padded buffer, parsed in place "
+               "into reused owning models",
+               kPooled, Method::get, false, false, &make_fixed_buffers},
+    Descriptor{"streaming",
+               "records of the JSON array cut (RecordSplitter) and parsed between receives, as their bytes "
+               "arrive; body received in place",
+               kHeadersRead, Method::get, false, false, &make_streaming},
+    Descriptor{"chunked",
+               "as presized, but the server answers Transfer-Encoding: chunked; the body is de-chunked in "
+               "place (memmove over the framing)",
+               kHeadersRead, Method::get, false, false, &make_chunked},
+    Descriptor{"fresh_connection",
+               "as presized, but a new TCP connection per request (connect, then close: one socket left in "
+               "TIME_WAIT per request)",
+               "new HttpClient per request vs factory/pooled", Method::get, false, false, &make_fresh_connection},
+    Descriptor{"libcurl",
+               "libcurl easy handle reused (keep-alive); write callback appends to a std::string, then a "
+               "padded copy, parsed into reused owning models",
+               "WebRequest / RestSharp / Flurl peers", Method::get, false, true, &make_libcurl},
+    Descriptor{"blocking_sockets",
+               "blocking send/recv on a kept-alive socket, ringlab's parser; body received in place into a "
+               "presized padded buffer",
+               "WebRequest / RestSharp / Flurl peers", Method::get, false, true, &make_blocking_sockets},
+    Descriptor{"epoll",
+               "non-blocking socket on an epoll_wait loop, ringlab's parser; body received in place into a "
+               "presized padded buffer",
+               "WebRequest / RestSharp / Flurl peers", Method::get, false, true, &make_epoll},
+    Descriptor{"send_copy",
+               "POST /echo: head and body copied into one buffer, one send; echoed body presized and parsed "
+               "(baseline)",
+               "POST with body", Method::post, true, false, &make_send_copy},
+    Descriptor{"writev",
+               "POST /echo: head and body as two iovecs, one sendmsg, no copy in user space",
+               "POST with body", Method::post, false, false, &make_writev},
+    Descriptor{"send_zc",
+               "POST /echo: head by send, body by SEND_ZC with REPORT_USAGE, waiting for the notification; "
+               "counts the sends the kernel copied anyway",
+               "POST with body", Method::post, false, false, &make_send_zc},
+};
+
+}  // namespace
+
+std::span<const Descriptor> registry() { return kRegistry; }
+
+const Descriptor* find(std::string_view name) {
+  for (const Descriptor& descriptor : kRegistry) {
+    if (descriptor.name == name) return &descriptor;
+  }
+  return nullptr;
+}
+
+std::string_view payload_name(Payload payload) noexcept {
+  switch (payload) {
+    case Payload::weather: return "weather";
+    case Payload::repos: return "repos";
+  }
+  return "?";
+}
+
+std::optional<Payload> parse_payload(std::string_view name) noexcept {
+  if (name == "weather") return Payload::weather;
+  if (name == "repos") return Payload::repos;
+  return std::nullopt;
+}
+
+}  // namespace ringlab::strategies

@@ -1,0 +1,77 @@
+#pragma once
+// SocketPeer: the frame of the two peers that drive a TCP socket with plain system calls
+// (blocking_sockets, epoll) and parse with ringlab's ResponseParser (response_reader.hpp). What
+// differs between them is how they wait: open_connection(), send_all() and receive(), each counting
+// its system calls. The rest is shared, so that the two compare with ringlab's own strategies on equal
+// terms: one kept-alive connection, the request head serialized once at setup (http::serialize), the
+// body received in place into a presized padded buffer (http::PresizedSink) and parsed into reused
+// owning models, the checksum checked against the generator's at setup and at every run().
+//
+// Errors name the case, the operation, the peer and errno ("epoll weather 10: recv 127.0.0.1:8080:
+// Connection reset by peer (ECONNRESET)"). After any error the socket is closed; the next run()
+// connects again. Nothing is retried.
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common.hpp"
+#include "response_reader.hpp"
+#include "ringlab/http/sinks.hpp"
+#include "ringlab/net/endpoint.hpp"
+#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/net/socket.hpp"
+
+namespace ringlab::strategies::detail {
+
+class SocketPeer : public Strategy {
+ public:
+  Status setup(const CaseConfig& config) final;
+  Result<uint64_t> run(http::Timeline* timeline) final;
+  [[nodiscard]] IoCounters io_counters() const final;
+  void teardown() final;
+
+ protected:
+  explicit SocketPeer(std::string_view name) : name_(name) {}
+
+  // Makes socket_ a connected socket to peer().
+  virtual net::Status open_connection() = 0;
+  // Sends every byte.
+  virtual net::Status send_all(std::string_view bytes) = 0;
+  // One receive into `into` (never empty): bytes received, 0 when the peer closed.
+  virtual net::Result<std::size_t> receive(std::span<char> into) = 0;
+
+  [[nodiscard]] const net::Endpoint& peer() const noexcept { return peer_; }
+  [[nodiscard]] const std::string& peer_text() const noexcept { return peer_text_; }
+  [[nodiscard]] const CaseConfig& config() const noexcept { return config_; }
+  // The case's deadline in whole milliseconds, at least 1 (epoll_wait, SO_RCVTIMEO).
+  [[nodiscard]] int timeout_ms() const noexcept;
+  void count_syscall() noexcept { ++syscalls_; }
+  void close_connection() noexcept;
+
+  net::Fd socket_;
+
+ private:
+  Result<uint64_t> exchange(http::Timeline* timeline);
+
+  std::string_view name_;
+  CaseConfig config_;
+  std::string label_;
+  uint64_t expected_ = 0;
+  net::Endpoint peer_;
+  std::string peer_text_;
+  std::string request_;  // the whole GET request, serialized once
+  ResponseReader reader_;
+  net::PaddedBuffer body_;
+  http::PresizedSink sink_{body_};
+  OwningModels models_;
+  json::Parser parser_;
+  bool ready_ = false;
+  uint64_t syscalls_ = 0;
+  uint64_t connections_opened_ = 0;
+};
+
+// A net::Error for the failed system call just made (reads errno).
+[[nodiscard]] std::unexpected<net::Error> syscall_failed(const char* op, const std::string& peer);
+
+}  // namespace ringlab::strategies::detail

@@ -1,0 +1,38 @@
+// streaming: records are deserialized between receives, as soon as their last byte is in, so that
+// parsing overlaps the network wait (streaming_sink.hpp says how: RecordSplitter over the JSON array
+// body, received in place into a presized padded buffer). notes() says how many records, on the last
+// request, were parsed before the body was complete.
+#include "client_strategy.hpp"
+#include "factories.hpp"
+#include "ringlab/net/padded_buffer.hpp"
+#include "streaming_sink.hpp"
+
+namespace ringlab::strategies::detail {
+namespace {
+
+class Streaming final : public ClientStrategy {
+ public:
+  Streaming() : ClientStrategy("streaming") {}
+
+  [[nodiscard]] std::string notes() const override {
+    return "last request: " + std::to_string(sink_.records_before_end()) + " of " +
+           std::to_string(sink_.records()) + " records parsed before the body was complete";
+  }
+
+ private:
+  Status prepare() override {
+    sink_.expect(config().payload, config().count);
+    return {};
+  }
+  http::BodySink& sink() override { return sink_; }
+  json::Result<uint64_t> deserialize() override { return sink_.checksum(); }
+
+  net::PaddedBuffer body_;
+  StreamingSink sink_{parser(), body_};
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_streaming() { return std::make_unique<Streaming>(); }
+
+}  // namespace ringlab::strategies::detail

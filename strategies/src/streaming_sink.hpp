@@ -1,0 +1,73 @@
+#pragma once
+// StreamingSink: deserializes the records of a JSON array body while the body is still arriving.
+//
+// The bytes land as with PresizedSink (which it wraps: in place, in one padded buffer of
+// Content-Length, de-chunked in place for chunked bodies). After every piece, json::RecordSplitter
+// finds the records whose last byte is in, and each is parsed at once into the next owning record and
+// folded into the checksum, so parsing overlaps the wait for the rest of the body. This form keeps the
+// server's ordinary JSON array route (the same bytes as every other strategy); NDJSON (format=ndjson)
+// would need no splitter, but would be another body.
+//
+// Records are owning and kept (a reused vector, overwritten in place, as presized's), so the work per
+// record is the same as presized's; only its timing differs.
+//
+// Errors: a splitter or parse error stops the response as Errc::sink, with json/'s message (record,
+// field, byte offset); the client then closes the connection. A body whose status is not 2xx (an error
+// page) is received but not parsed: the caller reports the status.
+//
+// Ownership: the caller owns the body buffer and the parser, and both outlive the sink; the records
+// live until the next begin().
+#include <cstdint>
+#include <memory_resource>
+#include <vector>
+
+#include "ringlab/http/body_sink.hpp"
+#include "ringlab/http/sinks.hpp"
+#include "ringlab/json/checksum.hpp"
+#include "ringlab/json/deserialize.hpp"
+#include "ringlab/json/record_splitter.hpp"
+#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/strategies/strategy.hpp"
+
+namespace ringlab::strategies::detail {
+
+class StreamingSink final : public http::BodySink {
+ public:
+  StreamingSink(json::Parser& parser, net::PaddedBuffer& body) noexcept
+      : parser_(&parser), body_(&body), inner_(body) {}
+
+  // The payload of the bodies to come, and room for `records` of them (so that parsing them does not
+  // grow the vector).
+  void expect(Payload payload, std::size_t records);
+
+  http::Status begin(const http::ResponseHead& head) override;
+  http::ReceiveWindow receive_window() override { return inner_.receive_window(); }
+  http::Status on_body(std::string_view bytes) override;
+  http::Status end() override;
+
+  // After end(): the checksum of every record, as json::checksum() of the whole array gives it.
+  [[nodiscard]] uint64_t checksum() const noexcept { return checksum_.value(); }
+  [[nodiscard]] std::size_t records() const noexcept { return checksum_.records(); }
+  // Records parsed before the last piece of the body arrived, i.e. while the body was still being
+  // waited for: the overlap achieved.
+  [[nodiscard]] std::size_t records_before_end() const noexcept { return before_end_; }
+
+ private:
+  http::Status drain();
+  template <class Record, class ParseOne>
+  json::Status parse_into(std::pmr::vector<Record>& records, json::RecordSpan span, ParseOne parse_one);
+
+  Payload payload_ = Payload::weather;
+  json::Parser* parser_;
+  net::PaddedBuffer* body_;
+  http::PresizedSink inner_;
+  json::RecordSplitter splitter_;
+  json::Checksum checksum_;
+  std::size_t before_end_ = 0;
+  std::size_t before_piece_ = 0;  // records parsed before the current piece arrived
+  bool parse_ = false;            // a 2xx body: records to parse
+  std::pmr::vector<json::WeatherForecast> weather_;
+  std::pmr::vector<json::Repository> repos_;
+};
+
+}  // namespace ringlab::strategies::detail

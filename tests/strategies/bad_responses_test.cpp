@@ -1,0 +1,156 @@
+// Bad responses, from a raw-socket server that answers every request with the same canned bytes: a
+// body cut short, a Content-Length shorter or longer than the body, bad chunk framing, invalid JSON,
+// valid JSON with the wrong records, an error status, a server that stalls. Every strategy (GET and
+// POST alike: they all read a response) must return an error that names the case, and never crash,
+// hang (every wait is bounded by CaseConfig::timeout) or report a checksum.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "fixtures.hpp"
+#include "ringlab/json/serialize.hpp"
+
+namespace ringlab::strategies::testing {
+namespace {
+
+constexpr std::size_t kCount = 3;
+
+std::string weather_body(std::size_t count = kCount) {
+  std::string body;
+  json::append_weather_json(body, count);
+  return body;
+}
+
+std::string with_length(std::string_view body, std::size_t content_length, std::string_view extra = {}) {
+  return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(content_length) +
+         "\r\n" + std::string(extra) + "\r\n" + std::string(body);
+}
+
+struct BadCase {
+  const char* name;
+  std::string response;
+  bool close_after = true;
+  bool stall = false;
+};
+
+std::vector<BadCase> bad_cases() {
+  const std::string body = weather_body();
+  std::vector<BadCase> cases;
+  cases.push_back({"body cut short, then close", with_length(body.substr(0, body.size() / 2), body.size())});
+  cases.push_back({"Content-Length one byte shorter than the body", with_length(body, body.size() - 1)});
+  cases.push_back({"Content-Length longer than the body, then close", with_length(body, body.size() + 10)});
+  cases.push_back({"Content-Length longer than the body, connection held open", with_length(body, body.size() + 10),
+                   false});
+  cases.push_back({"chunk size that is not hex",
+                   "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" + body + "\r\n0\r\n\r\n"});
+  cases.push_back({"chunk shorter than its size line says",
+                   "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                       [&] {
+                         char size[32];
+                         std::snprintf(size, sizeof(size), "%zx", body.size() + 5);
+                         return std::string(size);
+                       }() +
+                       "\r\n" + body + "\r\n0\r\n\r\n"});
+  cases.push_back({"chunk data not followed by CRLF",
+                   "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n[{X\r\n0\r\n\r\n"});
+  cases.push_back({"chunked body that never ends, then close",
+                   "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n[{\"da\r\n"});
+  const std::string invalid = R"([{"date":"2024-01-01","temperatureC":oops,"summary":"Mild","temperatureF":32}])";
+  cases.push_back({"invalid JSON", with_length(invalid, invalid.size()), false});
+  const std::string wrong_type = R"([{"date":"2024-01-01","temperatureC":"5","summary":"Mild","temperatureF":32}])";
+  cases.push_back({"a field of the wrong type", with_length(wrong_type, wrong_type.size()), false});
+  const std::string fewer = weather_body(kCount - 1);
+  cases.push_back({"valid JSON with one record fewer (wrong checksum)", with_length(fewer, fewer.size()), false});
+  const std::string not_json = "Hello, World!";
+  cases.push_back({"not JSON at all", with_length(not_json, not_json.size()), false});
+  const std::string error = R"({"error":"boom"})";
+  cases.push_back({"status 500", "HTTP/1.1 500 Internal Server Error\r\nContent-Length: " +
+                                     std::to_string(error.size()) + "\r\n\r\n" + error,
+                   false});
+  cases.push_back({"not HTTP", "SSH-2.0-OpenSSH_9.2\r\n"});
+  cases.push_back({"close without a byte", ""});
+  cases.push_back({"server that never answers", "", false, true});
+  return cases;
+}
+
+TEST_CASE("every strategy turns every bad response into an error, without crash, hang or checksum") {
+  for (const BadCase& bad : bad_cases()) {
+    CannedServer server(bad.response, bad.close_after, bad.stall);
+    for (const Descriptor& descriptor : registry()) {
+      CaseConfig config;
+      config.port = server.port();
+      config.count = kCount;
+      // Short, so the cases where only the deadline can end the request stay quick.
+      config.timeout = std::chrono::milliseconds(300);
+      INFO("strategy " << descriptor.name << ", response: " << bad.name);
+      const Outcome outcome = run_strategy(descriptor, config, 2);
+      if (outcome.skipped) continue;
+      CHECK(outcome.checksums.empty());
+      REQUIRE(outcome.error.has_value());
+      INFO("error: " << *outcome.error);
+      // Errors name the case.
+      CHECK(outcome.error->starts_with(std::string(descriptor.name) + " weather 3: "));
+      CHECK(outcome.error->size() > descriptor.name.size() + 12);
+    }
+  }
+}
+
+TEST_CASE("a stalled server fails the request with a timeout error") {
+  CannedServer server("", false, true);
+  for (const Descriptor& descriptor : registry()) {
+    CaseConfig config;
+    config.port = server.port();
+    config.count = kCount;
+    config.timeout = std::chrono::milliseconds(200);
+    INFO(descriptor.name);
+    const Outcome outcome = run_strategy(descriptor, config, 1);
+    if (outcome.skipped) continue;
+    REQUIRE(outcome.error.has_value());
+    INFO(*outcome.error);
+    const bool says_timeout = outcome.error->find("timed out") != std::string::npos ||
+                              outcome.error->find("timeout") != std::string::npos ||
+                              outcome.error->find("ETIMEDOUT") != std::string::npos;
+    CHECK(says_timeout);
+  }
+}
+
+TEST_CASE("a strategy is usable again after an error: the next request opens a new connection") {
+  // The first response is cut short; the server then closes. A strategy that kept the dead connection
+  // or a half-parsed state would fail the next case differently or hang; each run must fail the same
+  // clean way, with a new connection each time.
+  const std::string body = weather_body();
+  CannedServer server(with_length(body.substr(0, 10), body.size()));
+  for (const char* name : {"presized", "blocking_sockets", "epoll", "libcurl", "streaming"}) {
+    const Descriptor* descriptor = find(name);
+    REQUIRE(descriptor != nullptr);
+    auto strategy = descriptor->make();
+    CaseConfig config;
+    config.port = server.port();
+    config.count = kCount;
+    config.timeout = std::chrono::milliseconds(300);
+    INFO(std::string_view(name));
+    REQUIRE_FALSE(strategy->setup(config));
+    for (int i = 0; i < 2; ++i) {
+      const uint64_t opened = strategy->io_counters().connections_opened;
+      auto again = strategy->run(nullptr);
+      REQUIRE_FALSE(again);
+      INFO(again.error().message);
+      CHECK(again.error().message.starts_with(std::string(name) + " weather 3: "));
+      CHECK(strategy->io_counters().connections_opened == opened + 1);
+    }
+    strategy->teardown();
+  }
+}
+
+TEST_CASE("run() before setup() is an error, not a crash") {
+  for (const Descriptor& descriptor : registry()) {
+    INFO(descriptor.name);
+    auto strategy = descriptor.make();
+    auto result = strategy->run(nullptr);
+    REQUIRE_FALSE(result);
+    CHECK(result.error().message.find("setup") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace ringlab::strategies::testing

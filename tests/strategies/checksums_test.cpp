@@ -1,0 +1,122 @@
+// Every registered strategy, against the real server binary, for both payloads and sizes 0, 1, 10 and
+// 1000: its checksum equals the generator's ground truth and string_copy's (send_copy's for POST), on
+// the first response (setup) and on every run after it. Strategies the kernel cannot run are skipped
+// with their reason shown, never dropped silently.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "fixtures.hpp"
+#include "ringlab/json/checksum.hpp"
+
+namespace ringlab::strategies::testing {
+namespace {
+
+constexpr unsigned kRuns = 3;
+
+uint64_t ground_truth(Payload payload, std::size_t count) {
+  return payload == Payload::repos ? json::checksum_repos(count) : json::checksum_weather(count);
+}
+
+TEST_CASE("every strategy reads the generator's records from the server, for every payload and size") {
+  ServerProcess server;
+  // (method, payload, count) -> the baseline's checksum
+  std::map<std::tuple<Method, Payload, std::size_t>, uint64_t> baseline;
+  for (const Descriptor& descriptor : registry()) {
+    for (const Payload payload : {Payload::weather, Payload::repos}) {
+      for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{1000}}) {
+        CaseConfig config;
+        config.port = server.port();
+        config.payload = payload;
+        config.count = count;
+        INFO("strategy " << descriptor.name << ", " << payload_name(payload) << ", " << count << " records");
+        const Outcome outcome = run_strategy(descriptor, config, kRuns);
+        if (outcome.skipped) {
+          MESSAGE(descriptor.name << " skipped: " << *outcome.skipped);
+          continue;
+        }
+        REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+        REQUIRE(outcome.checksums.size() == kRuns);
+        for (const uint64_t checksum : outcome.checksums) CHECK(checksum == ground_truth(payload, count));
+        const auto key = std::make_tuple(descriptor.method, payload, count);
+        if (descriptor.baseline) {
+          baseline[key] = outcome.checksums.front();
+        } else {
+          REQUIRE_MESSAGE(baseline.contains(key), "the registry lists the baseline first");
+          CHECK(outcome.checksums.front() == baseline[key]);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("counters: ring strategies count io_uring_enter calls, peers their system calls") {
+  ServerProcess server;
+  CaseConfig config;
+  config.port = server.port();
+  config.count = 10;
+  for (const char* name : {"presized", "blocking_sockets", "epoll"}) {
+    INFO(std::string_view(name));
+    const Descriptor* descriptor = find(name);
+    REQUIRE(descriptor != nullptr);
+    const Outcome outcome = run_strategy(*descriptor, config, 5);
+    REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+    // Kept alive: the connection of setup's first request serves the five runs.
+    CHECK(outcome.counters.connections_opened == 1);
+    CHECK(outcome.counters.syscalls >= outcome.counters_after_setup.syscalls + 5 * 2);
+    if (std::string_view(name) == "presized") {
+      CHECK(outcome.counters.ring_enters == outcome.counters.syscalls);
+      CHECK(outcome.counters.sqes_submitted > outcome.counters_after_setup.sqes_submitted);
+      CHECK(outcome.counters.cqes_reaped > outcome.counters_after_setup.cqes_reaped);
+    }
+  }
+}
+
+TEST_CASE("fresh_connection opens a connection per request and reports TIME_WAIT sockets") {
+  ServerProcess server;
+  CaseConfig config;
+  config.port = server.port();
+  const Outcome outcome = run_strategy(*find("fresh_connection"), config, 4);
+  REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+  CHECK(outcome.counters.connections_opened == outcome.counters_after_setup.connections_opened + 4);
+  INFO(outcome.notes);
+  CHECK(outcome.notes.find("TIME_WAIT on port " + std::to_string(server.port())) != std::string::npos);
+}
+
+TEST_CASE("send_zc counts one zero-copy send per request and how many the kernel copied") {
+  ServerProcess server;
+  CaseConfig config;
+  config.port = server.port();
+  config.count = 1000;
+  const Descriptor* descriptor = find("send_zc");
+  REQUIRE(descriptor != nullptr);
+  const Outcome outcome = run_strategy(*descriptor, config, 3);
+  if (outcome.skipped) {
+    MESSAGE("send_zc skipped: " << *outcome.skipped);
+    return;
+  }
+  REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+  const uint64_t sends = outcome.counters.zero_copy_sends - outcome.counters_after_setup.zero_copy_sends;
+  const uint64_t copied = outcome.counters.zero_copy_copied - outcome.counters_after_setup.zero_copy_copied;
+  CHECK(sends >= 3);
+  CHECK(copied <= sends);
+  MESSAGE("send_zc over loopback: " << copied << " of " << sends << " zero-copy sends copied by the kernel");
+}
+
+TEST_CASE("streaming parses records before the body is complete when the body is large") {
+  ServerProcess server;
+  CaseConfig config;
+  config.port = server.port();
+  config.payload = Payload::repos;
+  config.count = 1000;
+  const Outcome outcome = run_strategy(*find("streaming"), config, 1);
+  REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+  // Informative only: how much overlap there is depends on how the kernel hands out the bytes.
+  MESSAGE("streaming repos 1000: " << outcome.notes);
+  CHECK(outcome.notes.find("of 1000 records") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace ringlab::strategies::testing

@@ -1,0 +1,198 @@
+#pragma once
+// What the strategy tests share: the built `server` binary as a child process, a raw-socket server
+// that answers every request with canned bytes (the bad responses), and running one strategy for a
+// case. Processes are started and killed by PID (tests/e2e/support.hpp's Child); every wait is bounded.
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "ringlab/strategies/strategy.hpp"
+#include "support.hpp"
+
+namespace ringlab::strategies::testing {
+
+using namespace std::chrono_literals;
+
+// The `server` binary, started with --port 0 and one thread; its port read from its
+// "listening on HOST:PORT" line.
+class ServerProcess {
+ public:
+  ServerProcess() : child_(e2e::Child::with_stdout_pipe({RINGLAB_SERVER_BINARY, "--port", "0", "--threads", "1"})) {
+    const auto line = child_.read_line(10s);
+    REQUIRE_MESSAGE(line.has_value(), "the server printed no line");
+    const std::string_view text = *line;
+    INFO("server said: " << text);
+    REQUIRE(text.starts_with("listening on "));
+    const auto colon = text.rfind(':');
+    REQUIRE(colon != std::string_view::npos);
+    port_ = static_cast<uint16_t>(std::stoul(std::string(text.substr(colon + 1))));
+    REQUIRE(port_ != 0);
+  }
+  [[nodiscard]] uint16_t port() const noexcept { return port_; }
+
+ private:
+  e2e::Child child_;
+  uint16_t port_ = 0;
+};
+
+// A loopback server on its own thread that reads each request (head, then Content-Length bytes of
+// body) and answers it with `response`, then closes the connection (close_after) or waits for the
+// next request. With `stall`, it answers nothing and holds the connection open: the client's
+// deadline must end the request. Accept and reads poll in 20 ms steps, so the destructor stops it
+// within that.
+class CannedServer {
+ public:
+  explicit CannedServer(std::string response, bool close_after = true, bool stall = false)
+      : response_(std::move(response)), close_after_(close_after), stall_(stall) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(listener_ >= 0);
+    const int one = 1;
+    ::setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(listener_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0);
+    REQUIRE(::listen(listener_, 64) == 0);
+    socklen_t length = sizeof(address);
+    REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    port_ = ntohs(address.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~CannedServer() {
+    stop_.store(true);
+    thread_.join();
+    ::close(listener_);
+  }
+  CannedServer(const CannedServer&) = delete;
+  CannedServer& operator=(const CannedServer&) = delete;
+
+  [[nodiscard]] uint16_t port() const noexcept { return port_; }
+  [[nodiscard]] unsigned requests() const noexcept { return requests_.load(); }
+
+ private:
+  bool wait_readable(int fd) {
+    while (!stop_.load()) {
+      pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+      const int n = ::poll(&p, 1, 20);
+      if (n > 0) return true;
+    }
+    return false;
+  }
+
+  // Reads one request; false when the client closed or the server is stopping.
+  bool read_request(int fd, std::string& pending) {
+    while (true) {
+      const auto end = pending.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        std::size_t body = 0;
+        const std::string head = pending.substr(0, end);
+        for (const char* name : {"Content-Length: ", "content-length: "}) {
+          if (auto at = head.find(name); at != std::string::npos) body = std::stoul(head.substr(at + 16));
+        }
+        if (pending.size() >= end + 4 + body) {
+          pending.erase(0, end + 4 + body);
+          return true;
+        }
+      }
+      if (!wait_readable(fd)) return false;
+      char buffer[65536];
+      const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+      if (n <= 0) return false;
+      pending.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+
+  void serve_connection(int fd) {
+    std::string pending;
+    while (read_request(fd, pending)) {
+      ++requests_;
+      if (stall_) {
+        while (wait_readable(fd)) {
+          char sink[4096];
+          if (::recv(fd, sink, sizeof(sink), 0) <= 0) break;
+        }
+        break;
+      }
+      std::string_view rest = response_;
+      while (!rest.empty()) {
+        const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+        if (n <= 0) break;
+        rest.remove_prefix(static_cast<std::size_t>(n));
+      }
+      if (close_after_) break;
+    }
+    ::close(fd);
+  }
+
+  void serve() {
+    while (wait_readable(listener_)) {
+      const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      serve_connection(fd);
+    }
+  }
+
+  std::string response_;
+  bool close_after_;
+  bool stall_;
+  int listener_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<unsigned> requests_{0};
+  std::thread thread_;
+};
+
+// One strategy for one case: setup, then `runs` run()s. The checksums of every run, or the first error
+// (from setup or run), with teardown always called.
+struct Outcome {
+  std::optional<std::string> skipped;
+  std::optional<std::string> error;
+  std::vector<uint64_t> checksums;
+  IoCounters counters_after_setup;
+  IoCounters counters;
+  std::string notes;
+};
+
+inline Outcome run_strategy(const Descriptor& descriptor, const CaseConfig& config, unsigned runs) {
+  Outcome outcome;
+  auto strategy = descriptor.make();
+  REQUIRE(strategy != nullptr);
+  auto ring = net::Ring::create();
+  REQUIRE(ring);
+  if (auto reason = strategy->skip_reason((*ring)->features())) {
+    outcome.skipped = *reason;
+    return outcome;
+  }
+  if (auto status = strategy->setup(config); !status) {
+    outcome.error = status.error().message;
+    strategy->teardown();
+    return outcome;
+  }
+  outcome.counters_after_setup = strategy->io_counters();
+  for (unsigned i = 0; i < runs; ++i) {
+    auto checksum = strategy->run(nullptr);
+    if (!checksum) {
+      outcome.error = checksum.error().message;
+      break;
+    }
+    outcome.checksums.push_back(*checksum);
+  }
+  outcome.counters = strategy->io_counters();
+  outcome.notes = strategy->notes();
+  strategy->teardown();
+  return outcome;
+}
+
+}  // namespace ringlab::strategies::testing

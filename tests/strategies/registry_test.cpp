@@ -1,0 +1,101 @@
+// The registry: what bench knows the strategies by.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "ringlab/strategies/strategy.hpp"
+
+namespace ringlab::strategies {
+namespace {
+
+TEST_CASE("the registry lists every strategy of the issue once, with a description and a seed pattern") {
+  const char* expected[] = {"string_copy", "buffered_stream", "presized",     "views",           "arena",
+                            "arena_pool",  "mimalloc_heap",   "provided_buffers", "fixed_buffers", "streaming",
+                            "chunked",     "fresh_connection", "libcurl",      "blocking_sockets", "epoll",
+                            "send_copy",   "writev",          "send_zc"};
+  std::set<std::string_view> names;
+  for (const Descriptor& descriptor : registry()) {
+    INFO(descriptor.name);
+    CHECK(names.insert(descriptor.name).second);
+    CHECK_FALSE(descriptor.description.empty());
+    CHECK_FALSE(descriptor.mirrors.empty());
+    REQUIRE(static_cast<bool>(descriptor.make));
+    CHECK(descriptor.make() != nullptr);
+  }
+  for (const char* name : expected) {
+    INFO(std::string_view(name));
+    CHECK(names.contains(name));
+  }
+  CHECK(names.size() == std::size(expected));
+}
+
+TEST_CASE("each method has exactly one baseline, listed before the method's other strategies") {
+  for (const Method method : {Method::get, Method::post}) {
+    bool seen_other = false;
+    int baselines = 0;
+    for (const Descriptor& descriptor : registry()) {
+      if (descriptor.method != method) continue;
+      INFO(descriptor.name);
+      if (descriptor.baseline) {
+        ++baselines;
+        CHECK_FALSE(seen_other);
+      } else {
+        seen_other = true;
+      }
+    }
+    CHECK(baselines == 1);
+  }
+  CHECK(find("string_copy")->baseline);
+  CHECK(find("send_copy")->baseline);
+}
+
+TEST_CASE("find() returns the row of a name and null for an unknown one") {
+  const Descriptor* presized = find("presized");
+  REQUIRE(presized != nullptr);
+  CHECK(presized->name == "presized");
+  CHECK(find("") == nullptr);
+  CHECK(find("Presized") == nullptr);
+  CHECK(find("no_such_strategy") == nullptr);
+}
+
+TEST_CASE("peers are flagged, and POST strategies are the three of /echo") {
+  for (const Descriptor& descriptor : registry()) {
+    INFO(descriptor.name);
+    const std::string_view name = descriptor.name;
+    CHECK(descriptor.peer == (name == "libcurl" || name == "blocking_sockets" || name == "epoll"));
+    CHECK((descriptor.method == Method::post) == (name == "send_copy" || name == "writev" || name == "send_zc"));
+  }
+}
+
+TEST_CASE("payload names read back") {
+  for (const Payload payload : {Payload::weather, Payload::repos}) {
+    INFO(payload_name(payload));
+    CHECK(parse_payload(payload_name(payload)) == payload);
+  }
+  CHECK(payload_name(Payload::weather) == "weather");
+  CHECK(payload_name(Payload::repos) == "repos");
+  CHECK_FALSE(parse_payload("Weather").has_value());
+  CHECK_FALSE(parse_payload("").has_value());
+}
+
+TEST_CASE("skip reasons name the missing kernel feature") {
+  const net::RingFeatures none{};
+  for (const char* name : {"provided_buffers", "fixed_buffers", "send_zc"}) {
+    INFO(std::string_view(name));
+    auto strategy = find(name)->make();
+    const auto reason = strategy->skip_reason(none);
+    REQUIRE(reason.has_value());
+    CHECK(reason->find("kernel lacks") != std::string::npos);
+  }
+  net::RingFeatures all{};
+  all.send_zc = all.send_zc_report_usage = all.recv_multishot = all.provided_buffer_ring = all.fixed_buffers = true;
+  for (const Descriptor& descriptor : registry()) {
+    if (descriptor.name == "mimalloc_heap") continue;  // depends on the library, not the kernel
+    INFO(descriptor.name);
+    CHECK_FALSE(descriptor.make()->skip_reason(all).has_value());
+  }
+}
+
+}  // namespace
+}  // namespace ringlab::strategies

@@ -1,0 +1,167 @@
+// strategies/src/streaming_sink.cpp: records parsed while the body arrives. Bodies are fed as the
+// client feeds a sink (into its receive window when it offers one, else from elsewhere), cut at every
+// byte boundary and byte by byte; the checksum must equal the generator's whatever the cuts.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ringlab/json/checksum.hpp"
+#include "ringlab/json/serialize.hpp"
+#include "streaming_sink.hpp"
+
+namespace ringlab::strategies::detail {
+namespace {
+
+// Feeds `body` in pieces ending at `ends`: each piece goes into the sink's window (received in place)
+// or, when the window is empty or `from_elsewhere`, from a separate buffer (copied by the sink).
+http::Status feed(StreamingSink& sink, std::string_view body, const std::vector<std::size_t>& ends, bool chunked,
+                  bool from_elsewhere = false, int status_code = 200) {
+  http::ResponseHead head;
+  head.status = status_code;
+  head.chunked = chunked;
+  if (!chunked) head.content_length = body.size();
+  if (auto begun = sink.begin(head); !begun) return begun;
+  std::size_t at = 0;
+  for (const std::size_t end : ends) {
+    while (at < end) {
+      const std::span<char> window = sink.receive_window().bytes;
+      if (window.empty() || from_elsewhere) {
+        if (auto status = sink.on_body(body.substr(at, end - at)); !status) return status;
+        at = end;
+        continue;
+      }
+      const std::size_t n = std::min(window.size(), end - at);
+      std::memcpy(window.data(), body.data() + at, n);
+      at += n;
+      if (auto status = sink.on_body(std::string_view(window.data(), n)); !status) return status;
+    }
+  }
+  return sink.end();
+}
+
+std::string body_of(Payload payload, std::size_t count) {
+  std::string body;
+  if (payload == Payload::repos) {
+    json::append_repos_json(body, count);
+  } else {
+    json::append_weather_json(body, count);
+  }
+  return body;
+}
+
+uint64_t truth(Payload payload, std::size_t count) {
+  return payload == Payload::repos ? json::checksum_repos(count) : json::checksum_weather(count);
+}
+
+TEST_CASE("a body cut at every byte gives the generator's checksum, presized and chunked") {
+  struct Row {
+    Payload payload;
+    std::size_t count;
+  };
+  for (const Row row : {Row{Payload::weather, 0}, Row{Payload::weather, 3}, Row{Payload::repos, 2}}) {
+    const std::string body = body_of(row.payload, row.count);
+    for (const bool chunked : {false, true}) {
+      INFO(payload_name(row.payload) << " " << row.count << (chunked ? std::string(" chunked") : std::string(" with Content-Length")));
+      json::Parser parser;
+      net::PaddedBuffer buffer;
+      StreamingSink sink(parser, buffer);
+      sink.expect(row.payload, row.count);
+      for (std::size_t cut = 0; cut <= body.size(); ++cut) {
+        INFO("cut at byte " << cut);
+        std::vector<std::size_t> ends;
+        if (cut > 0 && cut < body.size()) ends.push_back(cut);
+        ends.push_back(body.size());
+        const auto status = feed(sink, body, ends, chunked);
+        REQUIRE_MESSAGE(status, (status ? "" : status.error().message()));
+        CHECK(sink.checksum() == truth(row.payload, row.count));
+        CHECK(sink.records() == row.count);
+      }
+    }
+  }
+}
+
+TEST_CASE("fed byte by byte, every record is parsed before the closing bracket arrives") {
+  const std::string body = body_of(Payload::weather, 5);
+  std::vector<std::size_t> ends(body.size());
+  for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = i + 1;
+  json::Parser parser;
+  net::PaddedBuffer buffer;
+  StreamingSink sink(parser, buffer);
+  sink.expect(Payload::weather, 5);
+  for (const bool from_elsewhere : {false, true}) {
+    INFO(std::string_view(from_elsewhere ? "bytes copied from elsewhere" : "bytes received in place"));
+    REQUIRE(feed(sink, body, ends, false, from_elsewhere));
+    CHECK(sink.checksum() == json::checksum_weather(5));
+    CHECK(sink.records_before_end() == 5);
+  }
+}
+
+TEST_CASE("a shorter body after a longer one leaves no stale records") {
+  json::Parser parser;
+  net::PaddedBuffer buffer;
+  StreamingSink sink(parser, buffer);
+  sink.expect(Payload::repos, 4);
+  for (const std::size_t count : {std::size_t{4}, std::size_t{1}, std::size_t{3}}) {
+    INFO(count);
+    const std::string body = body_of(Payload::repos, count);
+    REQUIRE(feed(sink, body, {body.size()}, false));
+    CHECK(sink.checksum() == json::checksum_repos(count));
+  }
+}
+
+TEST_CASE("the body of an error status is received, not parsed: the caller reports the status") {
+  json::Parser parser;
+  net::PaddedBuffer buffer;
+  StreamingSink sink(parser, buffer);
+  sink.expect(Payload::weather, 2);
+  const std::string body = R"({"error":"count must be a decimal"})";
+  for (const int status : {400, 404, 500}) {
+    INFO(status);
+    REQUIRE(feed(sink, body, {5, body.size()}, false, false, status));
+    CHECK(buffer.view() == body);
+    CHECK(sink.records() == 0);
+  }
+}
+
+TEST_CASE("bad bodies are sink errors carrying json's message, at every cut") {
+  struct Bad {
+    const char* name;
+    std::string body;
+    const char* says;
+  };
+  const std::string good = body_of(Payload::weather, 2);
+  const Bad bads[] = {
+      {"a value that is not JSON", R"([{"date":"2024-01-01","temperatureC":oops,"summary":"Mild","temperatureF":1}])",
+       "record 0"},
+      {"a missing field", R"([{"date":"2024-01-01","summary":"Mild","temperatureF":1}])", "record 0"},
+      {"array never closed", good.substr(0, good.size() - 1), "json: "},
+      {"garbage between records", good.substr(0, good.find("},{") + 1) + " x " + good.substr(good.find("},{") + 2),
+       "json: "},
+      {"not an array", R"({"date":"2024-01-01"})", "json: "},
+      {"empty body", "", "json: "},
+  };
+  for (const Bad& bad : bads) {
+    INFO(std::string_view(bad.name));
+    for (std::size_t cut = 0; cut <= bad.body.size(); ++cut) {
+      INFO("cut at byte " << cut);
+      json::Parser parser;
+      net::PaddedBuffer buffer;
+      StreamingSink sink(parser, buffer);
+      sink.expect(Payload::weather, 2);
+      std::vector<std::size_t> ends;
+      if (cut > 0 && cut < bad.body.size()) ends.push_back(cut);
+      ends.push_back(bad.body.size());
+      const auto status = feed(sink, bad.body, ends, false);
+      REQUIRE_FALSE(status);
+      INFO(status.error().message());
+      CHECK(status.error().code == http::Errc::sink);
+      CHECK(status.error().detail.find(bad.says) != std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ringlab::strategies::detail
