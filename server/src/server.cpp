@@ -137,6 +137,7 @@ Status Server::wait() {
 
 ServerStats Server::stats() const {
   ServerStats total;
+  if (!joined_) return total;
   for (const auto& worker : workers_) {
     ServerStats one = worker->stats();
     total.accepted += one.accepted;

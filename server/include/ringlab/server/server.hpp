@@ -35,7 +35,9 @@
 // runs its own Ring: the worker thread is blocked (answers nothing else) until the upstream answers
 // or upstream_timeout passes. With no upstream given, the server starts one extra worker with its
 // own listener as the upstream ("itself"), so a proxy request never waits on the thread that made
-// it (which would be a deadlock with one thread). That worker serves every route but /proxy.
+// it (which would be a deadlock with one thread). That worker serves every route but /proxy. An
+// --upstream that points back at this server's own port may land on the thread that waits: that
+// fetch then fails after upstream_timeout (504).
 //
 // Stop: stop() (any thread, idempotent) makes every worker cancel its accept, close idle
 // connections, answer the requests already started with "Connection: close", and exit when every
@@ -75,7 +77,7 @@ struct ServerOptions {
   unsigned recv_buffer_count = 256;        // provided buffers per worker (a power of two)
   std::size_t cache_entries = 64;          // per worker
   std::size_t cache_bytes = 256u << 20;    // per worker
-  int cpu = -1;  // >= 0: worker i is pinned to CPU (cpu + i) modulo the CPUs online
+  int cpu = -1;  // >= 0: worker i is pinned to CPU (cpu + i) modulo the CPUs (the built-in upstream is not)
 };
 
 struct ServerStats {
@@ -121,7 +123,9 @@ class Server {
   void stop() noexcept;
   // Joins the workers (once); the first worker error, if any.
   Status wait();
-  // Sum over the workers (the internal upstream's included). Exact after wait().
+  // Sum over the workers (the built-in upstream's included), once wait() has returned; zeros before
+  // (the counters belong to the worker threads while they run, and are not atomics: they are
+  // bumped on every request).
   [[nodiscard]] ServerStats stats() const;
 
  private:
