@@ -1,0 +1,92 @@
+#pragma once
+// ServerProcess: the server under test as a child process of bench.
+//
+// start() forks and execs the server binary with `--port 0 --bind HOST` (plus extra arguments),
+// pinned to `cpu` when one is given (sched_setaffinity in the child before exec, so every server
+// thread inherits the mask), with PR_SET_PDEATHSIG so that the kernel sends it SIGTERM if bench dies
+// without stopping it (a crash, a SIGKILL). It reads the server's first stdout line, "listening on
+// HOST:PORT" (the server's contract), then checks GET /health answers 200 on a plain blocking socket.
+// Both waits are bounded by `start_timeout`; a server that exits early, prints something else or
+// does not answer is an error with what it did, and is killed and reaped before start() returns.
+//
+// stop() (and the destructor) sends SIGTERM, waits up to `stop_timeout` for a graceful exit, then
+// SIGKILL, and always reaps the child: no zombie, no orphan. The server's stderr is bench's stderr.
+// The read end of its stdout pipe stays open until stop(), so a late line from the server does
+// not kill it with SIGPIPE.
+//
+// Errors: bench::Error with the step and the child ("server /path/server (pid 4242): exited with
+// status 1 before printing 'listening on'").
+//
+// Ownership: the object owns the child and the pipe; move-only.
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/bench/error.hpp"
+
+namespace ringlab::bench {
+
+// "listening on 127.0.0.1:40123" -> 40123; "[::1]:80" forms too. nullopt for anything else.
+[[nodiscard]] std::optional<uint16_t> parse_listening_line(std::string_view line);
+
+// One GET over a fresh blocking TCP connection with `Connection: close`: returns the status code.
+// Every step (connect, send, receive) is bounded by the time left until `timeout` from the call.
+[[nodiscard]] Result<int> http_get_status(const std::string& host, uint16_t port, std::string_view target,
+                                          std::chrono::milliseconds timeout);
+
+struct ServerProcessOptions {
+  std::string executable;            // path of the server binary
+  std::string bind = "127.0.0.1";
+  int cpu = -1;                      // pin the server to this CPU; -1: not pinned
+  std::vector<std::string> extra_arguments;
+  std::chrono::milliseconds start_timeout{10'000};  // bench --server-start-timeout-ms
+  std::chrono::milliseconds stop_timeout{10'000};   // bench --server-stop-timeout-ms
+};
+
+class ServerProcess {
+ public:
+  [[nodiscard]] static Result<ServerProcess> start(const ServerProcessOptions& options);
+
+  ServerProcess(ServerProcess&& other) noexcept;
+  ServerProcess& operator=(ServerProcess&& other) noexcept;
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+  ~ServerProcess();
+
+  // Stops and reaps the child; idempotent. Error when it had to be killed or exited non-zero.
+  Status stop();
+
+  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+  [[nodiscard]] const std::string& host() const noexcept { return host_; }
+  [[nodiscard]] uint16_t port() const noexcept { return port_; }
+  [[nodiscard]] bool running() const noexcept { return pid_ > 0; }
+
+ private:
+  ServerProcess() = default;
+
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  std::string host_;
+  uint16_t port_ = 0;
+  std::string executable_;
+  std::chrono::milliseconds stop_timeout_{10'000};
+};
+
+// Where the server binary is expected next to `bench_executable`: "<dir>/server" when that is an
+// executable file, else "<dir>/../server/server" and "<dir>/server/server" (the build tree keeps
+// the binary inside the folder of its CMake directory). The first that exists; "<dir>/server" when
+// none does, so the error names the usual place.
+[[nodiscard]] std::string default_server_path(const std::string& bench_executable);
+
+// Pins the calling thread to `cpu`; error with errno text.
+[[nodiscard]] Status pin_current_thread(int cpu);
+
+// CPUs this process may run on (its affinity mask), ascending.
+[[nodiscard]] std::vector<int> allowed_cpus();
+
+}  // namespace ringlab::bench

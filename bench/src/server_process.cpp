@@ -1,0 +1,364 @@
+#include "ringlab/bench/server_process.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <thread>
+
+namespace ringlab::bench {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::optional<uint16_t> parse_listening_line(std::string_view line) {
+  constexpr std::string_view kPrefix = "listening on ";
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (!line.starts_with(kPrefix)) return std::nullopt;
+  line.remove_prefix(kPrefix.size());
+  const std::size_t colon = line.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+  const std::string_view host = line.substr(0, colon);
+  if (host.front() == '[' && host.back() != ']') return std::nullopt;
+  const std::string_view digits = line.substr(colon + 1);
+  unsigned port = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+  if (ec != std::errc{} || end != digits.data() + digits.size() || port == 0 || port > 65535) return std::nullopt;
+  return static_cast<uint16_t>(port);
+}
+
+namespace {
+
+int remaining_ms(Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
+  return left > 0 ? static_cast<int>(std::min<long long>(left, 1 << 30)) : 0;
+}
+
+// Waits for `events` on fd until the deadline; false on timeout, with errno set to ETIMEDOUT.
+bool wait_fd(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    pollfd p{fd, events, 0};
+    const int n = ::poll(&p, 1, remaining_ms(deadline));
+    if (n > 0) return true;
+    if (n == 0) {
+      errno = ETIMEDOUT;
+      return false;
+    }
+    if (errno != EINTR) return false;
+  }
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Result<int> http_get_status(const std::string& host, uint16_t port, std::string_view target, milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  const std::string peer = fmt::format("{}:{}", host, port);
+  // Numeric addresses (the usual case: loopback) are converted directly; only a name goes through
+  // getaddrinfo, which may load NSS modules.
+  sockaddr_storage address{};
+  socklen_t address_length = 0;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&address);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&address);
+  if (::inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(port);
+    address_length = sizeof(sockaddr_in);
+  } else if (::inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(port);
+    address_length = sizeof(sockaddr_in6);
+  } else {
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    const std::string service = std::to_string(port);
+    if (const int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
+      return fail(fmt::format("resolve {}: {}", host, gai_strerror(rc)));
+    }
+    std::memcpy(&address, found->ai_addr, found->ai_addrlen);
+    address_length = found->ai_addrlen;
+    ::freeaddrinfo(found);
+  }
+  Fd fd(::socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return fail(errno_message("socket", peer, errno));
+  const int rc = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), address_length);
+  const int connect_errno = errno;
+  if (rc != 0 && connect_errno != EINPROGRESS) return fail(errno_message("connect", peer, connect_errno));
+  if (rc != 0) {
+    if (!wait_fd(fd.get(), POLLOUT, deadline)) return fail(errno_message("connect", peer, errno));
+    int so_error = 0;
+    socklen_t len = sizeof so_error;
+    ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &so_error, &len);
+    if (so_error != 0) return fail(errno_message("connect", peer, so_error));
+  }
+  const std::string request =
+      fmt::format("GET {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", target, peer);
+  std::size_t sent = 0;
+  while (sent < request.size()) {
+    const ssize_t n = ::send(fd.get(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n >= 0) {
+      sent += static_cast<std::size_t>(n);
+    } else if (errno == EAGAIN) {
+      if (!wait_fd(fd.get(), POLLOUT, deadline)) return fail(errno_message("send", peer, errno));
+    } else if (errno != EINTR) {
+      return fail(errno_message("send", peer, errno));
+    }
+  }
+  // The status line is all that is needed: "HTTP/1.1 200 OK\r\n".
+  std::string head;
+  while (head.find("\r\n") == std::string::npos) {
+    if (head.size() > 4096) return fail(fmt::format("GET {} from {}: no status line in 4096 bytes", target, peer));
+    char buffer[512];
+    const ssize_t n = ::recv(fd.get(), buffer, sizeof buffer, 0);
+    if (n > 0) {
+      head.append(buffer, static_cast<std::size_t>(n));
+    } else if (n == 0) {
+      return fail(fmt::format("GET {} from {}: connection closed after {} bytes without a status line", target,
+                              peer, head.size()));
+    } else if (errno == EAGAIN) {
+      if (!wait_fd(fd.get(), POLLIN, deadline)) return fail(errno_message("recv", peer, errno));
+    } else if (errno != EINTR) {
+      return fail(errno_message("recv", peer, errno));
+    }
+  }
+  int status = 0;
+  if (!head.starts_with("HTTP/1.") || head.size() < 12 ||
+      std::from_chars(head.data() + 9, head.data() + 12, status).ec != std::errc{}) {
+    return fail(fmt::format("GET {} from {}: not an HTTP/1.x status line: '{}'", target, peer,
+                            head.substr(0, head.find("\r\n"))));
+  }
+  return status;
+}
+
+std::string default_server_path(const std::string& bench_executable) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(bench_executable).parent_path();
+  const auto executable_file = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+  };
+  for (const fs::path& candidate : {dir / "server", dir / ".." / "server" / "server", dir / "server" / "server"}) {
+    if (executable_file(candidate)) return fs::weakly_canonical(candidate).string();
+  }
+  return (dir / "server").string();
+}
+
+Status pin_current_thread(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (::sched_setaffinity(0, sizeof set, &set) != 0) {
+    return fail(errno_message("sched_setaffinity", fmt::format("CPU {}", cpu), errno));
+  }
+  return {};
+}
+
+std::vector<int> allowed_cpus() {
+  std::vector<int> out;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return out;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) out.push_back(cpu);
+  }
+  return out;
+}
+
+namespace {
+
+// Reaps `pid` if it has exited; the wait status, or nullopt while it runs.
+std::optional<int> try_reap(pid_t pid) {
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r == 0) return std::nullopt;
+    if (errno == EINTR) continue;
+    return -1;  // not our child any more (ECHILD): treat as gone
+  }
+}
+
+std::string describe_status(int status) {
+  if (status == -1) return "was already reaped";
+  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  return "stopped";
+}
+
+}  // namespace
+
+Result<ServerProcess> ServerProcess::start(const ServerProcessOptions& options) {
+  if (::access(options.executable.c_str(), X_OK) != 0) {
+    return fail(errno_message("server", options.executable, errno) +
+                " (build the server target, or give --server PATH or --url)");
+  }
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail(errno_message("pipe", "server stdout", errno));
+  Fd read_end(pipe_fds[0]);
+  Fd write_end(pipe_fds[1]);
+
+  std::vector<std::string> args{options.executable, "--port", "0", "--bind", options.bind};
+  args.insert(args.end(), options.extra_arguments.begin(), options.extra_arguments.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) return fail(errno_message("fork", "server", errno));
+  if (pid == 0) {
+    // Child: only async-signal-safe calls from here to exec.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+    if (options.cpu >= 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(options.cpu, &set);
+      ::sched_setaffinity(0, sizeof set, &set);
+    }
+    // Ctrl-C reaches the whole foreground group; bench stops the server itself, in order.
+    ::signal(SIGINT, SIG_IGN);
+    ::dup2(write_end.get(), STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copy
+    ::execv(argv[0], argv.data());
+    const char message[] = "server: exec failed\n";
+    [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, message, sizeof message - 1);
+    ::_exit(127);
+  }
+  ::close(write_end.release());
+
+  ServerProcess server;
+  server.pid_ = pid;
+  server.executable_ = options.executable;
+  server.host_ = options.bind;
+  server.stop_timeout_ = options.stop_timeout;
+  const std::string who = fmt::format("server {} (pid {})", options.executable, pid);
+  const auto deadline = Clock::now() + options.start_timeout;
+
+  std::string line;
+  while (line.find('\n') == std::string::npos) {
+    if (line.size() > 4096) return fail(fmt::format("{}: first line longer than 4096 bytes", who));
+    pollfd p{read_end.get(), POLLIN, 0};
+    const int n = ::poll(&p, 1, std::min(remaining_ms(deadline), 100));
+    if (n < 0 && errno != EINTR) return fail(errno_message("poll", who, errno));
+    if (n > 0) {
+      char buffer[256];
+      const ssize_t got = ::read(read_end.get(), buffer, sizeof buffer);
+      if (got > 0) {
+        line.append(buffer, static_cast<std::size_t>(got));
+        continue;
+      }
+      if (got == 0) {
+        // stdout closed: the server is gone or going.
+        std::optional<int> status;
+        for (int i = 0; i < 50 && !(status = try_reap(pid)); ++i) std::this_thread::sleep_for(milliseconds(10));
+        if (status) server.pid_ = -1;
+        return fail(fmt::format("{}: {} before printing 'listening on'", who,
+                                status ? describe_status(*status) : "closed its stdout"));
+      }
+      if (errno != EINTR && errno != EAGAIN) return fail(errno_message("read", who + " stdout", errno));
+    }
+    if (auto status = try_reap(pid)) {
+      server.pid_ = -1;
+      return fail(fmt::format("{}: {} before printing 'listening on'", who, describe_status(*status)));
+    }
+    if (remaining_ms(deadline) == 0) {
+      return fail(fmt::format("{}: no 'listening on' line within {} ms", who, options.start_timeout.count()));
+    }
+  }
+  line.resize(line.find('\n'));
+  const auto port = parse_listening_line(line);
+  if (!port) return fail(fmt::format("{}: first line is '{}', not 'listening on HOST:PORT'", who, line));
+  server.port_ = *port;
+  server.stdout_fd_ = read_end.release();
+
+  auto status = http_get_status(server.host_, server.port_, "/health",
+                                std::max(milliseconds(1), milliseconds(remaining_ms(deadline))));
+  if (!status) return std::unexpected(status.error().wrap(who + ": GET /health"));
+  if (*status != 200) return fail(fmt::format("{}: GET /health answered {}, not 200", who, *status));
+  return server;
+}
+
+ServerProcess::ServerProcess(ServerProcess&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)),
+      stdout_fd_(std::exchange(other.stdout_fd_, -1)),
+      host_(std::move(other.host_)),
+      port_(other.port_),
+      executable_(std::move(other.executable_)),
+      stop_timeout_(other.stop_timeout_) {}
+
+ServerProcess& ServerProcess::operator=(ServerProcess&& other) noexcept {
+  if (this != &other) {
+    (void)stop();
+    pid_ = std::exchange(other.pid_, -1);
+    stdout_fd_ = std::exchange(other.stdout_fd_, -1);
+    host_ = std::move(other.host_);
+    port_ = other.port_;
+    executable_ = std::move(other.executable_);
+    stop_timeout_ = other.stop_timeout_;
+  }
+  return *this;
+}
+
+ServerProcess::~ServerProcess() { (void)stop(); }
+
+Status ServerProcess::stop() {
+  if (stdout_fd_ >= 0) {
+    ::close(stdout_fd_);
+    stdout_fd_ = -1;
+  }
+  if (pid_ <= 0) return {};
+  const pid_t pid = std::exchange(pid_, -1);
+  const std::string who = fmt::format("server {} (pid {})", executable_, pid);
+  if (auto status = try_reap(pid)) {
+    return fail(fmt::format("{}: {} while bench ran", who, describe_status(*status)));
+  }
+  ::kill(pid, SIGTERM);
+  const auto deadline = Clock::now() + stop_timeout_;
+  while (Clock::now() < deadline) {
+    if (auto status = try_reap(pid)) {
+      if (WIFEXITED(*status) && WEXITSTATUS(*status) == 0) return {};
+      return fail(fmt::format("{}: {} on SIGTERM", who, describe_status(*status)));
+    }
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return fail(fmt::format("{}: still running {} ms after SIGTERM; killed", who, stop_timeout_.count()));
+}
+
+}  // namespace ringlab::bench
