@@ -1,0 +1,59 @@
+#pragma once
+// Suites: named sets of cases (strategy x payload x size) built from the strategy registry.
+//
+//   get    every GET strategy x sizes 10, 100, 1000, 10000 x weather (the default suite)
+//   repos  every GET strategy x sizes 10, 100, 1000 x repos (records of 1-2 KB each)
+//   post   every POST strategy x sizes 10, 100, 1000, 10000 x weather bodies
+//
+// Cases are ordered by size, then by registry order (baseline first), which is the order of the
+// table's groups. --filter keeps the strategies whose name matches one of its comma-separated
+// globs (fnmatch(3): *, ?, [...]); the baseline is not added back, so a filtered run without it
+// shows Ratio "?".
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/bench/error.hpp"
+#include "ringlab/bench/runner.hpp"
+#include "ringlab/strategies/strategy.hpp"
+
+namespace ringlab::bench {
+
+struct Suite {
+  std::string_view name;
+  std::string_view description;
+  strategies::Method method = strategies::Method::get;
+  strategies::Payload payload = strategies::Payload::weather;
+  std::span<const std::size_t> sizes;
+};
+
+[[nodiscard]] std::span<const Suite> suites();
+[[nodiscard]] const Suite* find_suite(std::string_view name);
+
+// Whether `name` matches one of the comma-separated globs of `filter` ("*" matches everything).
+[[nodiscard]] bool filter_matches(std::string_view filter, std::string_view name);
+
+// "10,100,1000" -> sizes; each a positive integer, no repeats.
+[[nodiscard]] Result<std::vector<std::size_t>> parse_sizes(std::string_view list);
+
+struct Selection {
+  std::string filter = "*";
+  std::optional<std::vector<std::size_t>> sizes;  // instead of the suite's
+  std::optional<strategies::Payload> payload;     // instead of the suite's
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+};
+
+// The suite's cases from `registry`. Error when nothing is left ("filter 'x' matches no POST
+// strategy; POST strategies: send_copy, writev, send_zc").
+[[nodiscard]] Result<std::vector<CaseSpec>> build_cases(const Suite& suite,
+                                                        std::span<const strategies::Descriptor> registry,
+                                                        const Selection& selection);
+
+// What --list prints: the suites, then every strategy with its method, description and mirror.
+[[nodiscard]] std::string render_list(std::span<const strategies::Descriptor> registry);
+
+}  // namespace ringlab::bench

@@ -1,0 +1,122 @@
+#include "ringlab/bench/suites.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <fmt/format.h>
+
+namespace ringlab::bench {
+namespace {
+
+constexpr std::array<std::size_t, 4> kWeatherSizes{10, 100, 1000, 10000};
+constexpr std::array<std::size_t, 3> kReposSizes{10, 100, 1000};
+
+constexpr std::array kSuites{
+    Suite{"get", "GET /weather: every GET strategy at 10, 100, 1000 and 10000 records (default)",
+          strategies::Method::get, strategies::Payload::weather, kWeatherSizes},
+    Suite{"repos", "GET /repos: every GET strategy at 10, 100 and 1000 repository records of 1-2 KB",
+          strategies::Method::get, strategies::Payload::repos, kReposSizes},
+    Suite{"post", "POST /echo: every POST strategy sending 10, 100, 1000 and 10000 weather records",
+          strategies::Method::post, strategies::Payload::weather, kWeatherSizes},
+};
+
+std::string_view method_word(strategies::Method m) { return m == strategies::Method::post ? "POST" : "GET"; }
+
+}  // namespace
+
+std::span<const Suite> suites() { return kSuites; }
+
+const Suite* find_suite(std::string_view name) {
+  for (const Suite& s : kSuites) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+bool filter_matches(std::string_view filter, std::string_view name) {
+  const std::string subject(name);
+  std::size_t pos = 0;
+  while (pos <= filter.size()) {
+    std::size_t comma = filter.find(',', pos);
+    if (comma == std::string_view::npos) comma = filter.size();
+    const std::string glob(filter.substr(pos, comma - pos));
+    if (!glob.empty() && ::fnmatch(glob.c_str(), subject.c_str(), 0) == 0) return true;
+    pos = comma + 1;
+  }
+  return false;
+}
+
+Result<std::vector<std::size_t>> parse_sizes(std::string_view list) {
+  std::vector<std::size_t> out;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    std::size_t comma = list.find(',', pos);
+    if (comma == std::string_view::npos) comma = list.size();
+    std::string_view item = list.substr(pos, comma - pos);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    std::size_t value = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || value == 0) {
+      return fail(fmt::format("size '{}' is not a positive whole number of records", item));
+    }
+    if (std::find(out.begin(), out.end(), value) != out.end()) return fail(fmt::format("size {} given twice", value));
+    out.push_back(value);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const strategies::Descriptor> registry,
+                                          const Selection& selection) {
+  std::vector<const strategies::Descriptor*> chosen;
+  std::vector<std::string_view> of_method;
+  for (const strategies::Descriptor& d : registry) {
+    if (d.method != suite.method) continue;
+    of_method.push_back(d.name);
+    if (filter_matches(selection.filter, d.name)) chosen.push_back(&d);
+  }
+  if (chosen.empty()) {
+    std::string names;
+    for (std::string_view n : of_method) names += (names.empty() ? "" : ", ") + std::string(n);
+    return fail(fmt::format("filter '{}' matches no {} strategy of suite {}; {} strategies: {}", selection.filter,
+                            method_word(suite.method), suite.name, method_word(suite.method),
+                            names.empty() ? "none registered" : names));
+  }
+  const std::vector<std::size_t> sizes =
+      selection.sizes ? *selection.sizes : std::vector<std::size_t>(suite.sizes.begin(), suite.sizes.end());
+  std::vector<CaseSpec> cases;
+  for (std::size_t size : sizes) {
+    for (const strategies::Descriptor* d : chosen) {
+      CaseSpec spec;
+      spec.strategy = d;
+      spec.config.host = selection.host;
+      spec.config.port = selection.port;
+      spec.config.payload = selection.payload.value_or(suite.payload);
+      spec.config.count = size;
+      cases.push_back(std::move(spec));
+    }
+  }
+  return cases;
+}
+
+std::string render_list(std::span<const strategies::Descriptor> registry) {
+  std::string out = "Suites\n";
+  for (const Suite& s : kSuites) out += fmt::format("  {:<6} {}\n", s.name, s.description);
+  for (strategies::Method method : {strategies::Method::get, strategies::Method::post}) {
+    out += fmt::format("\n{} strategies (suite {})\n", method_word(method),
+                       method == strategies::Method::get ? "get, repos" : "post");
+    for (const strategies::Descriptor& d : registry) {
+      if (d.method != method) continue;
+      std::string tags;
+      if (d.baseline) tags += " [baseline]";
+      if (d.peer) tags += " [peer]";
+      out += fmt::format("  {}{}\n      {}\n      mirrors: {}\n", d.name, tags, d.description, d.mirrors);
+    }
+  }
+  return out;
+}
+
+}  // namespace ringlab::bench

@@ -1,0 +1,129 @@
+// Suites: which cases a suite, a filter and a size list make, in which order.
+#include "ringlab/bench/suites.hpp"
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rb = ringlab::bench;
+namespace rs = ringlab::strategies;
+
+namespace {
+
+std::unique_ptr<rs::Strategy> make_nothing() { return nullptr; }
+
+const rs::Descriptor kRegistry[] = {
+    {"string_copy", "copies", "GetAsync + ReadAsStringAsync", rs::Method::get, true, false, &make_nothing},
+    {"presized", "in place", "ResponseHeadersRead", rs::Method::get, false, false, &make_nothing},
+    {"views", "views", "ResponseHeadersRead", rs::Method::get, false, false, &make_nothing},
+    {"libcurl", "peer", "WebRequest", rs::Method::get, false, true, &make_nothing},
+    {"send_copy", "post copy", "POST with body", rs::Method::post, true, false, &make_nothing},
+    {"send_zc", "post zc", "POST with body", rs::Method::post, false, false, &make_nothing},
+};
+
+std::vector<std::string> names(const std::vector<rb::CaseSpec>& cases) {
+  std::vector<std::string> out;
+  for (const auto& c : cases) out.push_back(rb::case_name(c));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the three suites exist with their methods, payloads and sizes") {
+  const rb::Suite* get = rb::find_suite("get");
+  REQUIRE(get != nullptr);
+  CHECK(get->method == rs::Method::get);
+  CHECK(get->payload == rs::Payload::weather);
+  CHECK(std::vector<std::size_t>(get->sizes.begin(), get->sizes.end()) == std::vector<std::size_t>{10, 100, 1000, 10000});
+  REQUIRE(rb::find_suite("repos") != nullptr);
+  CHECK(rb::find_suite("repos")->payload == rs::Payload::repos);
+  REQUIRE(rb::find_suite("post") != nullptr);
+  CHECK(rb::find_suite("post")->method == rs::Method::post);
+  CHECK(rb::find_suite("nope") == nullptr);
+}
+
+TEST_CASE("filters are comma-separated globs on the strategy name") {
+  struct Row {
+    const char* filter;
+    const char* name;
+    bool matches;
+  };
+  const Row rows[] = {
+      {"*", "presized", true},          {"presized", "presized", true}, {"pre*", "presized", true},
+      {"pre", "presized", false},       {"*copy*", "string_copy", true}, {"views,presized", "presized", true},
+      {"views,libcurl", "presized", false}, {"", "presized", false},      {"?iews", "views", true},
+      {"[pv]*", "views", true},
+  };
+  for (const Row& row : rows) {
+    INFO("filter '" << row.filter << "' on " << row.name);
+    CHECK(rb::filter_matches(row.filter, row.name) == row.matches);
+  }
+}
+
+TEST_CASE("sizes parse as positive whole numbers without repeats") {
+  CHECK(*rb::parse_sizes("10,100, 1000") == std::vector<std::size_t>{10, 100, 1000});
+  for (const char* bad : {"", "0", "-1", "ten", "10,,100", "10,10", "1.5"}) {
+    INFO("sizes '" << bad << "'");
+    CHECK_FALSE(rb::parse_sizes(bad).has_value());
+  }
+}
+
+TEST_CASE("a suite's cases go size by size, strategies in registry order, baseline first") {
+  rb::Selection selection;
+  selection.host = "127.0.0.1";
+  selection.port = 40123;
+  selection.sizes = std::vector<std::size_t>{10, 1000};
+  const auto cases = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
+  REQUIRE(cases.has_value());
+  CHECK(names(*cases) == std::vector<std::string>{"string_copy weather 10", "presized weather 10", "views weather 10",
+                                                 "libcurl weather 10", "string_copy weather 1000",
+                                                 "presized weather 1000", "views weather 1000",
+                                                 "libcurl weather 1000"});
+  for (const auto& c : *cases) {
+    CHECK(c.config.port == 40123);
+    CHECK(c.config.host == "127.0.0.1");
+  }
+}
+
+TEST_CASE("the suite's own sizes and payload apply unless overridden") {
+  const auto repos = rb::build_cases(*rb::find_suite("repos"), kRegistry, rb::Selection{});
+  REQUIRE(repos.has_value());
+  CHECK(repos->size() == 4 * 3);
+  CHECK(repos->front().config.payload == rs::Payload::repos);
+
+  rb::Selection selection;
+  selection.filter = "presized";
+  selection.payload = rs::Payload::weather;
+  const auto overridden = rb::build_cases(*rb::find_suite("repos"), kRegistry, selection);
+  REQUIRE(overridden.has_value());
+  CHECK(overridden->size() == 3);
+  CHECK(overridden->front().config.payload == rs::Payload::weather);
+}
+
+TEST_CASE("the post suite takes POST strategies only") {
+  const auto cases = rb::build_cases(*rb::find_suite("post"), kRegistry, rb::Selection{});
+  REQUIRE(cases.has_value());
+  CHECK(cases->size() == 2 * 4);
+  CHECK(cases->front().strategy->name == "send_copy");
+}
+
+TEST_CASE("a filter that leaves nothing is an error that lists what there is") {
+  rb::Selection selection;
+  selection.filter = "presized";
+  const auto cases = rb::build_cases(*rb::find_suite("post"), kRegistry, selection);
+  REQUIRE_FALSE(cases.has_value());
+  CHECK(cases.error().message ==
+        "filter 'presized' matches no POST strategy of suite post; POST strategies: send_copy, send_zc");
+}
+
+TEST_CASE("--list shows suites and every strategy with description and mirror") {
+  const std::string list = rb::render_list(kRegistry);
+  INFO(list);
+  CHECK(list.find("get    GET /weather") != std::string::npos);
+  CHECK(list.find("string_copy [baseline]") != std::string::npos);
+  CHECK(list.find("libcurl [peer]") != std::string::npos);
+  CHECK(list.find("mirrors: GetAsync + ReadAsStringAsync") != std::string::npos);
+  CHECK(list.find("POST strategies (suite post)") != std::string::npos);
+}
