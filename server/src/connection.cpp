@@ -30,7 +30,8 @@ int status_for(http::Errc code) noexcept {
 Connection::Connection(Worker& worker)
     : worker_(worker),
       parser_(http::ParserLimits{.max_header_bytes = worker.options().max_header_bytes,
-                                 .max_body_bytes = worker.options().max_body_bytes}) {
+                                 .max_body_bytes = worker.options().max_body_bytes}),
+      batches_{OutputBatch(worker.options().inline_body_bytes), OutputBatch(worker.options().inline_body_bytes)} {
   content_type_.reserve(128);
   body_.reserve(4096);
   scratch_.reserve(256);
@@ -201,7 +202,7 @@ void Connection::respond() {
       body = cached->bytes;
       // Small bodies are copied into the batch; larger ones are referenced and must outlive the
       // send even if the cache evicts them meanwhile.
-      if (!routed.head_only && body.size() > OutputBatch::kInlineBytes) pending().hold(cached);
+      if (!routed.head_only && body.size() > pending().inline_limit()) pending().hold(cached);
       break;
     }
     case Route::plaintext:

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   std::string max_header = "16384";
   std::string recv_buffer_size = "16KiB";
   std::string cache_bytes = "256MiB";
+  std::string inline_body = "1KiB";
 
   CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /echo /plaintext /health /proxy"};
   const auto duration = unit_validator(parse_duration, "DURATION (30s, 300ms)");
@@ -69,6 +70,9 @@ int main(int argc, char** argv) {
       ->check(size);
   app.add_option("--recv-buffers", options.recv_buffer_count, "provided receive buffers per thread (power of two)")
       ->capture_default_str();
+  app.add_option("--inline-body", inline_body, "bodies up to this size are copied next to the head, not referenced")
+      ->capture_default_str()
+      ->check(size);
   app.add_option("--cache-entries", options.cache_entries, "generated bodies kept per thread")->capture_default_str();
   app.add_option("--cache-bytes", cache_bytes, "bytes of generated bodies kept per thread")
       ->capture_default_str()
@@ -85,6 +89,7 @@ int main(int argc, char** argv) {
   const uint64_t recv_bytes = *parse_size(recv_buffer_size);
   options.recv_buffer_bytes = recv_bytes > (1u << 24) ? 0u : static_cast<unsigned>(recv_bytes);
   options.cache_bytes = static_cast<std::size_t>(*parse_size(cache_bytes));
+  options.inline_body_bytes = static_cast<std::size_t>(*parse_size(inline_body));
 
   // Blocked before any worker starts, so every thread inherits the mask and only the waiter below
   // receives them.

@@ -4,7 +4,7 @@
 
 namespace ringlab::server {
 
-OutputBatch::OutputBatch() {
+OutputBatch::OutputBatch(std::size_t inline_limit) : inline_limit_(inline_limit) {
   bytes_.reserve(4096);
   segments_.reserve(16);
   iovecs_.reserve(16);
@@ -36,7 +36,7 @@ void OutputBatch::append_ref(std::string_view bytes) {
 }
 
 void OutputBatch::append_body(std::string_view bytes) {
-  if (bytes.size() <= kInlineBytes) {
+  if (bytes.size() <= inline_limit_) {
     append_copy(bytes);
   } else {
     append_ref(bytes);

@@ -64,7 +64,7 @@ TEST_CASE("the binary's flags reach the server") {
   auto running = start_binary({"--idle-timeout", "300ms", "--max-header", "1KiB", "--max-body", "100",
                                "--threads", "2", "--max-connections", "8", "--cache-entries", "2",
                                "--cache-bytes", "1MiB", "--recv-buffer-size", "1KiB", "--recv-buffers", "64",
-                               "--upstream-timeout", "2s", "--shutdown-timeout", "1s", "--cpu", "0"});
+                               "--upstream-timeout", "2s", "--shutdown-timeout", "1s", "--inline-body", "0", "--cpu", "0"});
   {
     RawClient client(running.port);
     client.send(get_request("/health", "X-Pad: " + std::string(2000, 'p') + "\r\n"));
@@ -74,6 +74,12 @@ TEST_CASE("the binary's flags reach the server") {
     RawClient client(running.port);
     client.send(post_request("/echo", std::string(101, 'b'), "text/plain"));
     CHECK(client.read_response().status == 413);
+  }
+  {
+    // --inline-body 0: the body goes out as its own iovec; the bytes are the same.
+    RawClient client(running.port);
+    client.send(get_request("/weather?count=2"));
+    CHECK(json_array_size(client.read_response().body) == 2);
   }
   {
     RawClient client(running.port);

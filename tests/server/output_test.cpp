@@ -52,6 +52,24 @@ TEST_CASE("append_body copies up to kInlineBytes and references beyond") {
   }
 }
 
+TEST_CASE("the inline limit is per batch: 0 references every body, a large one copies") {
+  const std::string body(100, 'b');
+  OutputBatch never(0);
+  never.append_copy("head");
+  never.append_body(body);
+  never.prepare();
+  REQUIRE(never.iovecs().size() == 2);
+  CHECK(never.iovecs()[1].iov_base == body.data());
+
+  OutputBatch always(1u << 20);
+  const std::string large(100000, 'L');
+  always.append_copy("head");
+  always.append_body(large);
+  always.prepare();
+  REQUIRE(always.iovecs().size() == 1);
+  CHECK(always.flatten() == "head" + large);
+}
+
 TEST_CASE("consume resumes after a short send at every byte boundary") {
   const std::string large(3000, 'L');
   auto fill = [&](OutputBatch& batch) {

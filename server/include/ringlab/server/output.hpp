@@ -27,14 +27,15 @@ namespace ringlab::server {
 
 class OutputBatch {
  public:
-  // Bodies up to this size are copied next to the head instead of being referenced: one iovec fewer,
-  // and for a few hundred bytes the copy costs less than the kernel's per-iovec work.
+  // Default for the size up to which append_body() copies a body next to the head instead of
+  // referencing it: one iovec fewer, and for a few hundred bytes the copy costs about what the
+  // kernel's per-iovec work does (the server's --inline-body flag changes it, so it can be measured).
   static constexpr std::size_t kInlineBytes = 1024;
   static constexpr std::size_t kRetainBytes = 1u << 20;
   // Above every small-string buffer (libstdc++: 15 bytes).
   static constexpr std::size_t kHeapCapacity = 64;
 
-  OutputBatch();
+  explicit OutputBatch(std::size_t inline_limit = kInlineBytes);
 
   void append_copy(std::string_view bytes);
   // Appends what `write(std::string&)` appends to the string it is given (the batch's own byte
@@ -46,9 +47,10 @@ class OutputBatch {
     note_written(start);
   }
   void append_ref(std::string_view bytes);
-  // Copies small bodies, references large ones (see kInlineBytes); the caller guarantees the
+  // Copies bodies up to inline_limit() bytes, references larger ones; the caller guarantees the
   // lifetime of referenced bytes as for append_ref().
   void append_body(std::string_view bytes);
+  [[nodiscard]] std::size_t inline_limit() const noexcept { return inline_limit_; }
   // Keeps `owner` alive until clear().
   void hold(std::shared_ptr<const void> owner);
   // Takes `body` over and returns a view of its bytes, valid until clear() (the caller then appends
@@ -87,6 +89,7 @@ class OutputBatch {
   std::vector<iovec> iovecs_;
   std::size_t next_iovec_ = 0;
   std::size_t total_bytes_ = 0;
+  std::size_t inline_limit_;
 };
 
 }  // namespace ringlab::server

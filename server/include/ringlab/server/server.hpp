@@ -8,7 +8,8 @@
 //
 // Connections: requests are parsed as they arrive (split anywhere, pipelined), answered in order,
 // and the answers produced from one receive go out in one sendmsg (head and body as separate
-// iovecs; cached bodies are referenced, not copied). A connection is kept alive unless the client
+// iovecs; cached bodies are referenced, not copied, except bodies of at most inline_body_bytes,
+// which are copied next to their head: see output.hpp). A connection is kept alive unless the client
 // asks otherwise (HTTP/1.0 without keep-alive, "Connection: close") or a request was bad. When the
 // server closes after an answer it first shuts its side down and reads (and drops) what the client
 // still sends for a short while, so the client reads the answer instead of a reset.
@@ -75,6 +76,7 @@ struct ServerOptions {
   unsigned max_connections = 4096;  // per worker; more are accepted and closed at once
   unsigned recv_buffer_bytes = 16 * 1024;  // size of each provided buffer
   unsigned recv_buffer_count = 256;        // provided buffers per worker (a power of two)
+  std::size_t inline_body_bytes = 1024;    // bodies up to this size are copied next to the head
   std::size_t cache_entries = 64;          // per worker
   std::size_t cache_bytes = 256u << 20;    // per worker
   int cpu = -1;  // >= 0: worker i is pinned to CPU (cpu + i) modulo the CPUs (the built-in upstream is not)
