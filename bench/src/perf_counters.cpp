@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -144,7 +145,12 @@ PerfCounters PerfCounters::open(Options options) {
   counters.paranoid_ = read_paranoid();
   if (!options.opener) options.opener = open_event;
 
+  // Each event once (the first mention counts), so a group never holds more than the four events
+  // of its kind and GroupRead's fixed size always fits.
   for (Event event : options.events) {
+    const bool listed = std::any_of(counters.status_.begin(), counters.status_.end(),
+                                    [event](const EventStatus& s) { return s.event == event; });
+    if (listed) continue;
     counters.status_.push_back(EventStatus{event, false, Scope::everything, {}});
     counters.acc_.emplace_back();
   }
@@ -156,10 +162,6 @@ PerfCounters PerfCounters::open(Options options) {
     for (std::size_t i = 0; i < counters.status_.size(); ++i) {
       EventStatus& status = counters.status_[i];
       if (is_hardware(status.event) != hardware) continue;
-      if (group.fds.size() == kMaxMembers) {
-        status.reason = "more events in one group than ringlab reads at once";
-        continue;
-      }
       const EventInfo& e = info(status.event);
       EventSpec spec{status.event, e.type, e.config, scope == Scope::user_only, group.leader_fd < 0};
       int fd = options.opener(spec, group.leader_fd);

@@ -363,3 +363,27 @@ TEST_CASE("status_lines names each n/a event with its reason and each user-only 
   software.events = {Event::task_clock};
   CHECK(status_lines(PerfCounters::open(software)).empty());
 }
+
+TEST_CASE("an event listed twice is opened and reported once") {
+  Options options;
+  options.events = {Event::page_faults, Event::task_clock, Event::page_faults, Event::task_clock,
+                    Event::context_switches, Event::cpu_migrations, Event::page_faults};
+  int opened = 0;
+  options.opener = [&opened](const EventSpec& spec, int group_fd) {
+    ++opened;
+    return open_event(spec, group_fd);
+  };
+  auto counters = PerfCounters::open(options);
+  CHECK(opened == 4);
+  REQUIRE(counters.status().size() == 4);
+  CHECK(counters.status()[0].event == Event::page_faults);
+  CHECK(counters.status()[1].event == Event::task_clock);
+  counters.begin();
+  counters.end(1);
+  const Summary summary = counters.summary();
+  REQUIRE(summary.values.size() == 4);
+  for (const Value& v : summary.values) {
+    INFO(std::string(event_name(v.event)) << ": " << v.reason);
+    CHECK(v.per_op.has_value());
+  }
+}

@@ -119,7 +119,7 @@ enum class Scope {
 };
 
 struct Options {
-  std::vector<Event> events{kAllEvents.begin(), kAllEvents.end()};
+  std::vector<Event> events{kAllEvents.begin(), kAllEvents.end()};  // repeated events are opened once
   Opener opener = open_event;  // tests inject refusals here
 };
 
@@ -170,7 +170,7 @@ class PerfCounters {
   PerfCounters() = default;
 
   // A group's read(2) layout with PERF_FORMAT_GROUP: nr, time_enabled, time_running, values[nr].
-  static constexpr std::size_t kMaxMembers = 4;
+  static constexpr std::size_t kMaxMembers = 4;  // the events of one kind; open() drops repeats
   struct GroupRead {
     uint64_t nr = 0;
     uint64_t time_enabled = 0;
