@@ -295,10 +295,8 @@ void Connection::submit_send() {
   message_ = msghdr{};
   message_.msg_iov = const_cast<iovec*>(parts.data());
   message_.msg_iovlen = std::min<std::size_t>(parts.size(), IOV_MAX);
-  io_uring_sqe* sqe = worker_.ring().sqe();
-  // MSG_NOSIGNAL: a peer that went away must give EPIPE here, not a SIGPIPE to the whole process.
-  io_uring_prep_sendmsg(sqe, fd_, &message_, MSG_NOSIGNAL);
-  net::Ring::set_handler(sqe, &send_op_);
+  // The Ring adds MSG_NOSIGNAL: a peer that went away gives EPIPE, not a SIGPIPE to the process.
+  worker_.ring().prep_sendmsg(fd_, &message_, send_op_);
   send_in_flight_ = true;
   ++worker_.counters().sends;
 }
