@@ -1,0 +1,56 @@
+#pragma once
+// The bench command line: what `bench` does with its arguments.
+//
+//   bench [SUITE] [options]          run a suite (default: get) and report it
+//   bench --list                     suites and strategies, what each does and mirrors
+//   bench --self-check               timer overhead, stability and linearity of the harness
+//   bench compare OLD.json NEW.json  two reports side by side (compare.hpp)
+//
+// parse_command_line() is separate from run_bench() so that the parsing (defaults, limits,
+// refusals) is testable without running anything. Exit codes: 0 every case ok or skipped; 1 a case
+// failed, an allocator job failed or a self-check target was missed; 2 bad arguments or a
+// set-up error (no server, unwritable results folder); 130 interrupted by SIGINT/SIGTERM.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ringlab/bench/error.hpp"
+#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/runner.hpp"
+
+namespace ringlab::bench {
+
+struct CliOptions {
+  Config config;          // what goes into report.json
+  RunnerOptions runner;   // the runner's limits
+  std::vector<Format> formats{Format::md, Format::csv, Format::json};
+  bool list = false;
+  bool self_check = false;
+  uint64_t self_check_work = 4000;
+  std::string server;     // server binary; empty: next to bench
+  std::chrono::milliseconds server_start_timeout{10'000};
+  std::chrono::milliseconds server_stop_timeout{10'000};
+  std::chrono::milliseconds request_timeout{10'000};
+  std::string perf_control;  // "CTL,ACK"
+  std::chrono::milliseconds perf_control_timeout{5'000};
+  std::chrono::milliseconds job_timeout{3'600'000};
+  std::size_t job_max_output_mb = 256;
+  int job_output_fd = -1;      // set in an allocator job's child
+  std::string job_allocator;   // set in an allocator job's child
+  std::vector<std::string> arguments;  // argv[1...] as given, for allocator jobs
+};
+
+struct ParsedCommandLine {
+  std::optional<CliOptions> options;  // absent when the process should exit now
+  int exit_code = 0;
+  std::string output;  // --help text or the error, for stdout (exit 0) or stderr (exit != 0)
+};
+
+[[nodiscard]] ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments);
+
+// The whole program; main() calls it.
+int run_bench(int argc, char** argv);
+
+}  // namespace ringlab::bench

@@ -1,0 +1,546 @@
+#include "ringlab/bench/cli.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <ctime>
+#include <fmt/format.h>
+#include <iostream>
+#include <sstream>
+
+#include "ringlab/bench/allocators.hpp"
+#include "ringlab/bench/compare.hpp"
+#include "ringlab/bench/cycle_counter.hpp"
+#include "ringlab/bench/environment.hpp"
+#include "ringlab/bench/perf_control.hpp"
+#include "ringlab/bench/perf_counters.hpp"
+#include "ringlab/bench/progress.hpp"
+#include "ringlab/bench/self_check.hpp"
+#include "ringlab/bench/server_process.hpp"
+#include "ringlab/bench/suites.hpp"
+#include "ringlab/http/url.hpp"
+#include "ringlab/net/ring.hpp"
+
+namespace ringlab::bench {
+
+namespace {
+
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += sep;
+    out += item;
+  }
+  return out;
+}
+
+}  // namespace
+
+ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) {
+  CliOptions o;
+  o.arguments = arguments;
+  Config& c = o.config;
+  RunnerOptions& r = o.runner;
+  std::string sizes;
+  std::string payload;
+  std::string formats = "md,csv,json";
+  std::string allocators;
+  double target_error_percent = r.target_error * 100;
+  long long server_start_ms = o.server_start_timeout.count();
+  long long server_stop_ms = o.server_stop_timeout.count();
+  long long request_timeout_ms = o.request_timeout.count();
+  long long perf_control_ms = o.perf_control_timeout.count();
+  long long job_timeout_ms = o.job_timeout.count();
+  bool no_memory = false;
+  bool no_phases = false;
+  c.out = "results";
+
+  CLI::App app{
+      "bench: fetch-and-deserialize benchmarks of ringlab's strategies against the embedded server (or --url),\n"
+      "reported as BenchmarkDotNet does. `bench compare OLD.json NEW.json` compares two reports."};
+  app.name("bench");
+  app.footer("\n" + render_legend());
+  app.add_option("suite", c.suite, "get (default), repos or post")->check(CLI::IsMember({"get", "repos", "post"}));
+  app.add_flag("--list", o.list, "list the suites and strategies (what each does and mirrors) and exit");
+  app.add_flag("--self-check", o.self_check,
+               "timer overhead, spread of a fixed-work case over 3 runs, ratio of work 2A to A; then exit");
+  app.add_option("--self-check-work", o.self_check_work, "spin steps of the self-check's work A")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option("--filter", c.filter, "strategies to run: comma-separated globs (fnmatch)")->capture_default_str();
+  app.add_option("--sizes", sizes, "records per response, comma-separated (default: the suite's)");
+  app.add_option("--payload", payload, "weather or repos (default: the suite's)")
+      ->check(CLI::IsMember({"weather", "repos"}));
+  app.add_option("--iteration-time", r.iteration_time_ms, "ms one iteration should last at least (pilot's goal)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 3.6e6));
+  app.add_option("--warmup", r.warmup, "warm-up iterations per case")->capture_default_str()->check(CLI::Range(0u, 1000u));
+  app.add_option("--iterations", r.iterations, "measured iterations before the adaptive stop may end a case")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100000u));
+  app.add_option("--max-iterations", r.max_iterations, "measured iterations at most")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100000u));
+  app.add_option("--target-error", target_error_percent,
+                 "stop early when Error is below this % of the Mean (the 99.9 % CI half-width)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 100.0));
+  app.add_option("--max-ops-per-iteration", r.max_ops_per_iteration, "the pilot does not grow past this")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option("--max-pilot-stages", r.max_pilot_stages, "re-estimates before the pilot settles")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1000u));
+  app.add_option("--phase-samples", r.phase_samples, "ops per case whose phase timeline is kept (evenly spread)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 26));
+  app.add_flag("--interleave", c.interleave,
+               "run the cases in order-balanced rounds (A B C, C A B, ...); ratios from paired rounds");
+  app.add_flag("--no-memory", no_memory, "do not count allocations");
+  app.add_flag("--no-phases", no_phases, "do not stamp the request phase timeline");
+  app.add_flag("--counters", c.counters, "read perf_event counters around every measured iteration");
+  app.add_option("--allocators", allocators,
+                 "run the suite once per allocator, each in a child under LD_PRELOAD: system,mimalloc,jemalloc,tcmalloc");
+  app.add_option("--job-timeout-ms", job_timeout_ms, "an allocator job's limit")
+      ->capture_default_str()
+      ->check(CLI::Range(1LL, 864'000'000LL));
+  app.add_option("--job-max-output-mb", o.job_max_output_mb, "largest report an allocator job may send")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  app.add_option("--url", c.url, "use this server (http://host:port) instead of starting the embedded one");
+  app.add_option("--server", o.server, "server binary to start (default: next to bench)");
+  app.add_option("--server-start-timeout-ms", server_start_ms, "limit for 'listening on' and GET /health")
+      ->capture_default_str()
+      ->check(CLI::Range(1LL, 3'600'000LL));
+  app.add_option("--server-stop-timeout-ms", server_stop_ms, "SIGTERM grace period before SIGKILL")
+      ->capture_default_str()
+      ->check(CLI::Range(1LL, 3'600'000LL));
+  app.add_option("--request-timeout-ms", request_timeout_ms, "connect and per-operation deadline of every request")
+      ->capture_default_str()
+      ->check(CLI::Range(1LL, 3'600'000LL));
+  app.add_option("--out", c.out, "results root: reports go to OUT/<UTC timestamp>/")->capture_default_str();
+  app.add_option("--format", formats, "report files to write: md,csv,json")->capture_default_str();
+  app.add_option("--cpu", c.cpu, "pin the client to this CPU (default: the first allowed; the server gets another)")
+      ->check(CLI::Range(0, CPU_SETSIZE - 1));
+  app.add_option("--perf-control", o.perf_control,
+                 "CTL,ACK FIFOs of `perf record --control`: profile only the measured iterations");
+  app.add_option("--perf-control-timeout-ms", perf_control_ms, "wait for perf's ack at most this long")
+      ->capture_default_str()
+      ->check(CLI::Range(1LL, 3'600'000LL));
+  // Hidden: the protocol between an allocator job's parent and child (allocators.hpp).
+  app.add_option("--job-output-fd", o.job_output_fd)->group("");
+  app.add_option("--job-allocator", o.job_allocator)->group("");
+
+  ParsedCommandLine parsed;
+  std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream out;
+    std::ostringstream err;
+    parsed.exit_code = app.exit(e, out, err);
+    parsed.output = out.str() + err.str();
+    if (parsed.exit_code != 0) parsed.exit_code = kExitUsage;
+    return parsed;
+  }
+  const auto refuse = [&parsed](std::string message) {
+    parsed.exit_code = kExitUsage;
+    parsed.output = "bench: " + std::move(message) + "\n";
+    return parsed;
+  };
+  if (r.max_iterations < r.iterations) {
+    return refuse(fmt::format("--max-iterations {} is below --iterations {}", r.max_iterations, r.iterations));
+  }
+  r.target_error = target_error_percent / 100;
+  r.memory = !no_memory;
+  r.phases = !no_phases;
+  const Suite* suite = find_suite(c.suite);
+  if (suite == nullptr) return refuse("unknown suite " + c.suite);
+  if (!sizes.empty()) {
+    auto list = parse_sizes(sizes);
+    if (!list) return refuse("--sizes: " + list.error().message);
+    c.sizes = *list;
+  } else {
+    c.sizes.assign(suite->sizes.begin(), suite->sizes.end());
+  }
+  c.payload = payload.empty() ? (suite->payload == strategies::Payload::repos ? "repos" : "weather") : payload;
+  auto format_list = parse_formats(formats);
+  if (!format_list) return refuse("--format: " + format_list.error().message);
+  o.formats = *format_list;
+  c.formats.clear();
+  for (Format f : o.formats) c.formats.emplace_back(format_name(f));
+  if (!allocators.empty()) {
+    auto list = alloc::parse_allocator_list(allocators);
+    if (!list) return refuse("--allocators: " + list.error().message);
+    for (alloc::Allocator a : *list) c.allocators.emplace_back(alloc::allocator_name(a));
+  }
+  if (!o.job_allocator.empty() && !alloc::parse_allocator(o.job_allocator)) {
+    return refuse("--job-allocator: unknown allocator " + o.job_allocator);
+  }
+  if (!o.perf_control.empty()) {
+    if (auto paths = parse_perf_control(o.perf_control); !paths) return refuse("--perf-control: " + paths.error().message);
+  }
+  if (!c.url.empty()) {
+    if (auto url = http::Url::parse(c.url); !url) return refuse("--url: " + url.error().message());
+  }
+  o.server_start_timeout = std::chrono::milliseconds(server_start_ms);
+  o.server_stop_timeout = std::chrono::milliseconds(server_stop_ms);
+  o.request_timeout = std::chrono::milliseconds(request_timeout_ms);
+  o.perf_control_timeout = std::chrono::milliseconds(perf_control_ms);
+  o.job_timeout = std::chrono::milliseconds(job_timeout_ms);
+  c.iteration_time_ms = r.iteration_time_ms;
+  c.warmup = r.warmup;
+  c.iterations = r.iterations;
+  c.max_iterations = r.max_iterations;
+  c.target_error = r.target_error;
+  c.memory = r.memory;
+  c.phases = r.phases;
+  r.interleave = c.interleave;
+  parsed.options = std::move(o);
+  return parsed;
+}
+
+namespace {
+
+// Set by SIGINT/SIGTERM; the runner stops between iterations. A second signal ends the process at
+// once (the default action), and the kernel's PDEATHSIG then stops the server child.
+volatile std::sig_atomic_t g_cancel = 0;
+
+extern "C" void on_stop_signal(int signal_number) {
+  g_cancel = 1;
+  struct sigaction dfl{};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(signal_number, &dfl, nullptr);
+}
+
+void install_stop_signals() {
+  struct sigaction sa{};
+  sa.sa_handler = &on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+// perf_event counters around measured iterations: one counter set per case, opened when the case
+// starts measuring and closed when it ends.
+class PerfCounterHook final : public IterationHook {
+ public:
+  explicit PerfCounterHook(std::size_t cases) : counters_(cases) {}
+
+  Status case_begin(std::size_t index, const CaseSpec&) override {
+    counters_[index].emplace(perf::PerfCounters::open());
+    return {};
+  }
+  void iteration_begin(std::size_t index) noexcept override {
+    if (counters_[index]) counters_[index]->begin();
+  }
+  void iteration_end(std::size_t index, uint64_t ops) noexcept override {
+    if (counters_[index]) counters_[index]->end(ops);
+  }
+  void case_end(std::size_t index, const CaseSpec&, CaseResult& result) override {
+    if (!counters_[index]) return;
+    result.counters = perf::counter_values(counters_[index]->summary());
+    counters_[index].reset();
+  }
+
+ private:
+  std::vector<std::optional<perf::PerfCounters>> counters_;
+};
+
+// perf record switched on for the measured iterations of each case only.
+class PerfControlHook final : public IterationHook {
+ public:
+  explicit PerfControlHook(PerfControl control) : control_(std::move(control)) {}
+
+  Status case_begin(std::size_t, const CaseSpec&) override { return control_.enable(); }
+  void case_end(std::size_t, const CaseSpec&, CaseResult& result) override {
+    if (auto status = control_.disable(); !status) {
+      // The profile now holds more than this case: the case's numbers are fine, the profile is not.
+      result.status = CaseStatus::failed;
+      result.reason = "perf control: " + status.error().message;
+    }
+  }
+
+ private:
+  PerfControl control_;
+};
+
+std::string self_executable(const char* argv0) {
+  char path[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n > 0) return std::string(path, static_cast<std::size_t>(n));
+  return argv0;
+}
+
+struct Target {
+  std::string host;
+  uint16_t port = 0;
+  std::string description;
+};
+
+int report_error(std::string_view message, int code = kExitUsage) {
+  std::cerr << "bench: " << message << "\n";
+  return code;
+}
+
+int exit_code_for(const std::vector<CaseResult>& cases) {
+  for (const CaseResult& c : cases) {
+    if (c.status == CaseStatus::failed) return kExitFailed;
+  }
+  return 0;
+}
+
+// The parent of allocator jobs: one child bench per allocator, then one merged report.
+int run_allocator_jobs(const CliOptions& options, const std::string& executable) {
+  if (auto reason = alloc::jobs_unsupported_reason()) return report_error("--allocators: " + *reason);
+  std::vector<alloc::Allocator> allocators;
+  for (const std::string& name : options.config.allocators) allocators.push_back(*alloc::parse_allocator(name));
+  const auto jobs = alloc::plan_jobs(allocators);
+
+  Report report;
+  report.config = options.config;
+  EnvironmentInputs inputs;
+  inputs.allocator = "one per job: " + join(options.config.allocators, ", ");
+  inputs.server = options.config.url.empty() ? "embedded, started by each job" : options.config.url;
+  auto ring = net::Ring::create();
+  inputs.io_uring_features = ring ? describe_features((*ring)->features()) : "unavailable: " + ring.error().message();
+  report.environment = gather_environment(inputs);
+
+  int code = 0;
+  for (const alloc::Job& job : jobs) {
+    const std::string name(alloc::allocator_name(job.allocator));
+    if (g_cancel != 0) return report_error("interrupted", kExitInterrupted);
+    if (job.missing) {
+      report.environment.warnings.push_back("allocator job " + name + " not run: " + *job.missing);
+      code = kExitFailed;
+      continue;
+    }
+    std::cerr << "bench: allocator job " << name << (job.preload.empty() ? "" : " (LD_PRELOAD=" + job.preload + ")")
+              << "\n";
+    alloc::ChildOptions child;
+    child.executable = executable;
+    child.arguments = alloc::child_arguments(options.arguments, job.allocator);
+    child.timeout = options.job_timeout;
+    child.max_output_bytes = options.job_max_output_mb << 20;
+    auto output = alloc::run_job(job, child);
+    if (!output) {
+      if (g_cancel != 0) return report_error("interrupted", kExitInterrupted);
+      report.environment.warnings.push_back("allocator job " + name + " failed: " + output.error().message);
+      code = kExitFailed;
+      continue;
+    }
+    auto child_report = alloc::job_report(job, *output);
+    if (!child_report) {
+      report.environment.warnings.push_back("allocator job " + name + ": " + child_report.error().message);
+      code = kExitFailed;
+      continue;
+    }
+    merge_reports(report, std::move(*child_report));
+  }
+  std::cout << render_markdown(report) << std::flush;
+  auto written = write_reports(report, options.config.out, options.formats, std::time(nullptr));
+  if (!written) return report_error(written.error().message);
+  for (const auto& path : *written) std::cout << "Written: " << path.string() << "\n";
+  return code != 0 ? code : exit_code_for(report.cases);
+}
+
+int run_suite(CliOptions& options, const std::string& executable) {
+  Config& config = options.config;
+  const bool child_job = options.job_output_fd >= 0;
+  std::string allocator_name = "n/a";
+  if (child_job) {
+    // The server forked below must not hold the parent's pipe open.
+    ::fcntl(options.job_output_fd, F_SETFD, FD_CLOEXEC);
+    const auto expected = alloc::parse_allocator(options.job_allocator);
+    if (!expected) return report_error("--job-output-fd needs --job-allocator");
+    auto verified = alloc::verify_allocator(*expected);
+    if (!verified) {
+      const std::string text = verified.error().message + "\n";
+      [[maybe_unused]] const ssize_t ignored = ::write(options.job_output_fd, text.data(), text.size());
+      return report_error(verified.error().message, kExitFailed);
+    }
+    allocator_name = verified->name();
+  } else {
+    allocator_name = alloc::detect_allocator().name();
+  }
+
+  const Suite* suite = find_suite(config.suite);
+  Selection selection;
+  selection.filter = config.filter;
+  selection.sizes = config.sizes;
+  selection.payload = config.payload == "repos" ? strategies::Payload::repos : strategies::Payload::weather;
+
+  // Placement: client and server on different CPUs when there are two to choose from.
+  const std::vector<int> cpus = allowed_cpus();
+  int client_cpu = -1;
+  int server_cpu = -1;
+  if (config.cpu >= 0) {
+    if (std::find(cpus.begin(), cpus.end(), config.cpu) == cpus.end()) {
+      return report_error(fmt::format("--cpu {}: not among the CPUs this process may use", config.cpu));
+    }
+    client_cpu = config.cpu;
+  } else if (cpus.size() >= 2) {
+    client_cpu = cpus.front();
+  }
+  for (int cpu : cpus) {
+    if (cpus.size() >= 2 && cpu != client_cpu) {
+      server_cpu = cpu;
+      break;
+    }
+  }
+
+  install_stop_signals();
+  std::optional<ServerProcess> server;
+  Target target;
+  if (!config.url.empty()) {
+    const auto url = http::Url::parse(config.url);
+    target.host = std::string(url->host);
+    target.port = url->port;
+    target.description = config.url + " (external)";
+    server_cpu = -1;
+  } else {
+    ServerProcessOptions server_options;
+    server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
+    server_options.cpu = server_cpu;
+    server_options.start_timeout = options.server_start_timeout;
+    server_options.stop_timeout = options.server_stop_timeout;
+    auto started = ServerProcess::start(server_options);
+    if (!started) return report_error(started.error().message);
+    server.emplace(std::move(*started));
+    target.host = server->host();
+    target.port = server->port();
+    target.description = fmt::format("embedded {} (pid {}) on {}:{}", server_options.executable, server->pid(),
+                                     target.host, target.port);
+  }
+  selection.host = target.host;
+  selection.port = target.port;
+  auto cases = build_cases(*suite, strategies::registry(), selection);
+  if (!cases) return report_error(cases.error().message);
+  for (CaseSpec& spec : *cases) spec.config.timeout = options.request_timeout;
+
+  if (client_cpu >= 0) {
+    if (auto pinned = pin_current_thread(client_cpu); !pinned) return report_error(pinned.error().message);
+  }
+
+  RunContext context;
+  context.clock = cycle_counter_clock();
+  context.cancel = &g_cancel;
+  context.allocator = allocator_name;
+  EnvironmentInputs inputs;
+  {
+    auto ring = net::Ring::create();
+    if (ring) {
+      context.features = (*ring)->features();
+      inputs.io_uring_features = describe_features(context.features);
+    } else {
+      inputs.io_uring_features = "unavailable: " + ring.error().message();
+    }
+  }
+  inputs.client_cpu = client_cpu;
+  inputs.server_cpu = server_cpu;
+  inputs.server = target.description;
+  inputs.allocator = child_job ? allocator_name : alloc::detect_allocator().describe();
+  inputs.shared_cpu = config.url.empty() && (server_cpu < 0 || server_cpu == client_cpu);
+
+  Report report;
+  report.config = config;
+  report.environment = gather_environment(inputs);
+
+  std::vector<IterationHook*> hooks;
+  std::optional<PerfCounterHook> counter_hook;
+  if (config.counters) {
+    counter_hook.emplace(cases->size());
+    hooks.push_back(&*counter_hook);
+    const perf::PerfCounters probe = perf::PerfCounters::open();
+    for (const std::string& line : perf::status_lines(probe)) report.environment.warnings.push_back("counters: " + line);
+  }
+  std::optional<PerfControlHook> control_hook;
+  if (!options.perf_control.empty()) {
+    auto control = PerfControl::open(options.perf_control, options.perf_control_timeout);
+    if (!control) return report_error(control.error().message);
+    control_hook.emplace(std::move(*control));
+    hooks.push_back(&*control_hook);
+  }
+  context.hooks = hooks;
+  FdProgress progress(STDERR_FILENO);
+  context.progress = &progress;
+
+  report.cases = run_cases(*cases, options.runner, context);
+  progress.finish();
+  compute_ratios(report);
+  if (server) {
+    if (auto stopped = server->stop(); !stopped) report.environment.warnings.push_back(stopped.error().message);
+  }
+  if (g_cancel != 0) return report_error("interrupted; no report written", kExitInterrupted);
+
+  if (child_job) {
+    if (auto sent = write_report_fd(options.job_output_fd, report); !sent) {
+      return report_error(sent.error().message, kExitFailed);
+    }
+    return 0;
+  }
+  std::cout << render_markdown(report) << std::flush;
+  auto written = write_reports(report, config.out, options.formats, std::time(nullptr));
+  if (!written) return report_error(written.error().message);
+  for (const auto& path : *written) std::cout << "Written: " << path.string() << "\n";
+  return exit_code_for(report.cases);
+}
+
+int run_self_check_command(const CliOptions& options) {
+  install_stop_signals();
+  const std::vector<int> cpus = allowed_cpus();
+  const int cpu = options.config.cpu >= 0 ? options.config.cpu : (cpus.empty() ? -1 : cpus.front());
+  if (cpu >= 0) {
+    if (auto pinned = pin_current_thread(cpu); !pinned) return report_error(pinned.error().message);
+  }
+  RunContext context;
+  context.clock = cycle_counter_clock();
+  context.cancel = &g_cancel;
+  FdProgress progress(STDERR_FILENO);
+  context.progress = &progress;
+  SelfCheckOptions self;
+  self.work = options.self_check_work;
+  self.runner = options.runner;
+  auto result = run_self_check(self, context);
+  progress.finish();
+  if (g_cancel != 0) return report_error("interrupted", kExitInterrupted);
+  if (!result) return report_error(result.error().message, kExitFailed);
+  std::cout << render_self_check(*result) << std::flush;
+  return result->spread_ok() && result->ratio_ok() ? 0 : kExitFailed;
+}
+
+}  // namespace
+
+int run_bench(int argc, char** argv) {
+  std::vector<std::string> arguments(argv + 1, argv + argc);
+  if (!arguments.empty() && arguments.front() == "compare") {
+    const std::vector<std::string> rest(arguments.begin() + 1, arguments.end());
+    return compare_main(rest, std::cout, std::cerr);
+  }
+  ParsedCommandLine parsed = parse_command_line(arguments);
+  if (!parsed.options) {
+    (parsed.exit_code == 0 ? std::cout : std::cerr) << parsed.output << std::flush;
+    return parsed.exit_code;
+  }
+  CliOptions& options = *parsed.options;
+  if (options.list) {
+    std::cout << render_list(strategies::registry()) << std::flush;
+    return 0;
+  }
+  // Calibrate the cycle counter before anything is measured or forked.
+  (void)tick_clock();
+  if (options.self_check) return run_self_check_command(options);
+  const std::string executable = self_executable(argc > 0 ? argv[0] : "bench");
+  if (!options.config.allocators.empty() && options.job_output_fd < 0) return run_allocator_jobs(options, executable);
+  return run_suite(options, executable);
+}
+
+}  // namespace ringlab::bench

@@ -1,0 +1,118 @@
+// The command line: defaults, every limit's flag, and refusals with a message and exit code 2.
+#include "ringlab/bench/cli.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+namespace rb = ringlab::bench;
+
+namespace {
+rb::ParsedCommandLine parse(std::vector<std::string> args) { return rb::parse_command_line(args); }
+}  // namespace
+
+TEST_CASE("no arguments: the get suite with the documented defaults") {
+  const auto parsed = parse({});
+  REQUIRE(parsed.options.has_value());
+  const rb::CliOptions& o = *parsed.options;
+  CHECK(o.config.suite == "get");
+  CHECK(o.config.payload == "weather");
+  CHECK(o.config.sizes == std::vector<std::size_t>{10, 100, 1000, 10000});
+  CHECK(o.config.filter == "*");
+  CHECK(o.runner.iteration_time_ms == 100);
+  CHECK(o.runner.warmup == 3);
+  CHECK(o.runner.iterations == 15);
+  CHECK(o.runner.max_iterations == 100);
+  CHECK(o.runner.target_error == doctest::Approx(0.02));
+  CHECK(o.runner.memory);
+  CHECK(o.runner.phases);
+  CHECK_FALSE(o.runner.interleave);
+  CHECK(o.config.out == "results");
+  CHECK(o.formats.size() == 3);
+  CHECK(o.config.cpu == -1);
+  CHECK(o.config.url.empty());
+  CHECK(o.job_output_fd == -1);
+}
+
+TEST_CASE("every option reaches the runner and the recorded config") {
+  const auto parsed = parse({"repos", "--filter", "pre*,views", "--sizes", "10,20", "--payload", "weather",
+                             "--iteration-time", "50", "--warmup", "1", "--iterations", "5", "--max-iterations", "9",
+                             "--target-error", "5", "--interleave", "--no-memory", "--no-phases", "--format", "json",
+                             "--cpu", "0", "--out", "/tmp/x", "--url", "http://127.0.0.1:8080",
+                             "--max-ops-per-iteration", "1000", "--phase-samples", "10",
+                             "--request-timeout-ms", "250"});
+  REQUIRE(parsed.options.has_value());
+  const rb::CliOptions& o = *parsed.options;
+  CHECK(o.config.suite == "repos");
+  CHECK(o.config.filter == "pre*,views");
+  CHECK(o.config.sizes == std::vector<std::size_t>{10, 20});
+  CHECK(o.config.payload == "weather");
+  CHECK(o.runner.iteration_time_ms == 50);
+  CHECK(o.config.iteration_time_ms == 50);
+  CHECK(o.runner.warmup == 1);
+  CHECK(o.runner.iterations == 5);
+  CHECK(o.runner.max_iterations == 9);
+  CHECK(o.runner.target_error == doctest::Approx(0.05));
+  CHECK(o.config.target_error == doctest::Approx(0.05));
+  CHECK(o.runner.interleave);
+  CHECK(o.config.interleave);
+  CHECK_FALSE(o.runner.memory);
+  CHECK_FALSE(o.config.memory);
+  CHECK_FALSE(o.runner.phases);
+  CHECK(o.config.formats == std::vector<std::string>{"json"});
+  CHECK(o.config.cpu == 0);
+  CHECK(o.config.out == "/tmp/x");
+  CHECK(o.config.url == "http://127.0.0.1:8080");
+  CHECK(o.runner.max_ops_per_iteration == 1000);
+  CHECK(o.runner.phase_samples == 10);
+  CHECK(o.request_timeout.count() == 250);
+}
+
+TEST_CASE("bad arguments are refused with exit code 2 and a message naming the problem") {
+  struct Row {
+    std::vector<std::string> args;
+    const char* message;
+  };
+  const std::vector<Row> rows{
+      {{"nosuchsuite"}, "suite"},
+      {{"--iterations", "20", "--max-iterations", "10"}, "--max-iterations 10 is below --iterations 20"},
+      {{"--sizes", "10,0"}, "--sizes: size '0' is not a positive whole number"},
+      {{"--format", "md,xml"}, "--format: unknown report format 'xml'"},
+      {{"--payload", "cats"}, "payload"},
+      {{"--iterations", "0"}, "iterations"},
+      {{"--target-error", "0"}, "target-error"},
+      {{"--allocators", "system,nope"}, "--allocators"},
+      {{"--url", "https://example.com"}, "--url"},
+      {{"--perf-control", "onlyone"}, "--perf-control"},
+      {{"--no-such-flag"}, "no-such-flag"},
+  };
+  for (const Row& row : rows) {
+    INFO("args: " << row.args.front() << (row.args.size() > 1 ? " " + row.args[1] : ""));
+    const auto parsed = parse(row.args);
+    CHECK_FALSE(parsed.options.has_value());
+    CHECK(parsed.exit_code == 2);
+    INFO("output: " << parsed.output);
+    CHECK(parsed.output.find(row.message) != std::string::npos);
+  }
+}
+
+TEST_CASE("--help explains every column and exits 0") {
+  const auto parsed = parse({"--help"});
+  CHECK_FALSE(parsed.options.has_value());
+  CHECK(parsed.exit_code == 0);
+  for (const char* column : {"Mean", "Error", "StdDev", "Median", "P95", "Ratio", "RatioSD", "Allocated", "Allocs/op",
+                             "Alloc Ratio", "enters/op", "SQEs/op", "CQEs/op", "--iteration-time", "--interleave"}) {
+    INFO(column);
+    CHECK(parsed.output.find(column) != std::string::npos);
+  }
+}
+
+TEST_CASE("an allocator job's hidden options are accepted") {
+  const auto parsed = parse({"--job-output-fd", "3", "--job-allocator", "mimalloc"});
+  REQUIRE(parsed.options.has_value());
+  CHECK(parsed.options->job_output_fd == 3);
+  CHECK(parsed.options->job_allocator == "mimalloc");
+  const auto bad = parse({"--job-output-fd", "3", "--job-allocator", "dlmalloc"});
+  CHECK(bad.exit_code == 2);
+}
