@@ -368,9 +368,9 @@ int run_suite(CliOptions& options, const std::string& executable) {
       return report_error(verified.error().message, kExitFailed);
     }
     allocator_name = verified->name();
-  } else {
-    allocator_name = alloc::detect_allocator().name();
   }
+  const alloc::Detected detected = alloc::detect_allocator();
+  if (!child_job) allocator_name = detected.name();
 
   const Suite* suite = find_suite(config.suite);
   Selection selection;
@@ -447,7 +447,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   inputs.client_cpu = client_cpu;
   inputs.server_cpu = server_cpu;
   inputs.server = target.description;
-  inputs.allocator = child_job ? allocator_name : alloc::detect_allocator().describe();
+  inputs.allocator = detected.describe();
   inputs.shared_cpu = config.url.empty() && (server_cpu < 0 || server_cpu == client_cpu);
 
   Report report;

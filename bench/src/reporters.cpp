@@ -473,7 +473,8 @@ std::string render_csv(const Report& report) {
       "ops_per_iteration", "warmup_iterations", "samples", "n", "outliers", "mean_ns", "error_ns", "stddev_ns",
       "median_ns", "p95_ns", "min_ns", "max_ns", "ratio", "ratio_sd", "bytes_per_op", "allocs_per_op",
       "alloc_ratio", "peak_rss_bytes", "minor_faults_per_op", "ring_enters_per_op", "sqes_per_op", "cqes_per_op",
-      "connections_per_op", "zero_copy_sends_per_op", "zero_copy_copied_per_op", "phase_ops_sampled",
+      "connections_per_op", "zero_copy_sends_per_op", "zero_copy_copied_per_op", "syscalls_per_op",
+      "phase_ops_sampled",
       "phase_connect_ns", "phase_send_ns", "phase_wait_ns", "phase_head_ns", "phase_body_ns",
       "phase_deserialize_ns", "checksum"};
   for (const std::string& name : counter_names) header.push_back("counter:" + name);
@@ -492,7 +493,8 @@ std::string render_csv(const Report& report) {
         std::to_string(c.memory.peak_rss), csv_number(c.memory.minor_faults_per_op),
         csv_number(c.io.ring_enters_per_op), csv_number(c.io.sqes_per_op), csv_number(c.io.cqes_per_op),
         csv_number(c.io.connections_per_op), csv_number(c.io.zero_copy_sends_per_op),
-        csv_number(c.io.zero_copy_copied_per_op), std::to_string(c.phases.ops_sampled),
+        csv_number(c.io.zero_copy_copied_per_op), csv_number(c.io.syscalls_per_op),
+        std::to_string(c.phases.ops_sampled),
         csv_number(c.phases.connect), csv_number(c.phases.send), csv_number(c.phases.wait),
         csv_number(c.phases.head), csv_number(c.phases.body), csv_number(c.phases.deserialize),
         fmt::format("{:#018x}", c.checksum)};

@@ -205,7 +205,8 @@ json case_json(const CaseResult& c) {
         {"cqes_per_op", number(c.io.cqes_per_op)},
         {"connections_per_op", number(c.io.connections_per_op)},
         {"zero_copy_sends_per_op", number(c.io.zero_copy_sends_per_op)},
-        {"zero_copy_copied_per_op", number(c.io.zero_copy_copied_per_op)}}},
+        {"zero_copy_copied_per_op", number(c.io.zero_copy_copied_per_op)},
+        {"syscalls_per_op", number(c.io.syscalls_per_op)}}},
       {"phases",
        {{"ops_sampled", c.phases.ops_sampled},
         {"connect", optional_number(c.phases.connect)},
@@ -391,6 +392,7 @@ void read_case(Reader& r, const json& j, CaseResult& c) {
     r.field(*io, "connections_per_op", c.io.connections_per_op);
     r.field(*io, "zero_copy_sends_per_op", c.io.zero_copy_sends_per_op);
     r.field(*io, "zero_copy_copied_per_op", c.io.zero_copy_copied_per_op);
+    r.field(*io, "syscalls_per_op", c.io.syscalls_per_op);
   }
   if (const json* p = r.object(j, "phases")) {
     r.field(*p, "ops_sampled", c.phases.ops_sampled);

@@ -346,6 +346,7 @@ class Runner {
     r.io.connections_per_op = per_op(io.connections_opened, s.io_before.connections_opened);
     r.io.zero_copy_sends_per_op = per_op(io.zero_copy_sends, s.io_before.zero_copy_sends);
     r.io.zero_copy_copied_per_op = per_op(io.zero_copy_copied, s.io_before.zero_copy_copied);
+    r.io.syscalls_per_op = per_op(io.syscalls, s.io_before.syscalls);
     r.memory.peak_rss = usage.peak_rss_bytes;
     r.memory.minor_faults_per_op = per_op(usage.minor_faults, s.usage_before.minor_faults);
     if (memory_ && total_ops > 0) {

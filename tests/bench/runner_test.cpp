@@ -89,6 +89,7 @@ class FakeStrategy final : public rs::Strategy {
     io_.ring_enters += b_.io_per_run.ring_enters;
     io_.sqes_submitted += b_.io_per_run.sqes_submitted;
     io_.cqes_reaped += b_.io_per_run.cqes_reaped;
+    io_.syscalls += b_.io_per_run.syscalls;
     fake_now += cost;
     if (b_.checksum_from_call && b_.calls >= *b_.checksum_from_call) return b_.checksum + 1;
     return b_.checksum;
@@ -363,7 +364,7 @@ TEST_CASE_FIXTURE(Fixture, "a case without a factory fails instead of crashing")
 
 TEST_CASE_FIXTURE(Fixture, "allocations, io_uring work and phases are reported per op") {
   behaviours[0].allocate_per_run = 1000;
-  behaviours[0].io_per_run = rs::IoCounters{2, 3, 3, 0, 0, 0};
+  behaviours[0].io_per_run = rs::IoCounters{2, 3, 3, 0, 0, 0, 2};
   behaviours[0].stamp_timeline = true;
   const auto results = run({spec(0)});
   const rb::CaseResult& r = results[0];
@@ -376,6 +377,7 @@ TEST_CASE_FIXTURE(Fixture, "allocations, io_uring work and phases are reported p
   CHECK(r.io.ring_enters_per_op == doctest::Approx(2));
   CHECK(r.io.sqes_per_op == doctest::Approx(3));
   CHECK(r.io.cqes_per_op == doctest::Approx(3));
+  CHECK(r.io.syscalls_per_op == doctest::Approx(2));
   CHECK(r.phases.ops_sampled == 1500);
   CHECK_FALSE(r.phases.connect.has_value());  // never stamped: a kept-alive connection
   CHECK(r.phases.send == doctest::Approx(10));

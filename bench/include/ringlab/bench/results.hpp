@@ -115,6 +115,9 @@ struct Io {
   double connections_per_op = 0;
   double zero_copy_sends_per_op = 0;
   double zero_copy_copied_per_op = 0;
+  // System calls on the request path (io_uring_enter for ringlab's strategies; connect, send, recv,
+  // epoll_wait for the blocking and epoll peers; 0 for libcurl, which does not report them).
+  double syscalls_per_op = 0;
 };
 
 // Median duration of each phase of one request, from the Timeline the strategy fills. A phase that
