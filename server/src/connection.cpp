@@ -51,6 +51,8 @@ void Connection::open(int fd) {
   send_in_flight_ = false;
   close_after_send_ = false;
   peer_closed_ = false;
+  paused_ = false;
+  held_.clear();
   last_active_ = worker_.now();
   parser_.reset();
   request_ = Request{};
@@ -86,12 +88,14 @@ void Connection::on_recv(int res, uint32_t flags) {
   } else if (res == -ENOBUFS && (state_ == State::open || state_ == State::draining)) {
     // Every provided buffer was in use when data arrived: the kernel ended the multishot. The
     // buffers of this batch of completions are back by the time the re-arm below is submitted.
+  } else if (res == -ECANCELED && paused_) {
+    // pause_reading() cancelled it; resume_reading() re-arms.
   } else if (state_ != State::closing) {
     ++worker_.counters().connection_errors;
     start_close();
   }
 
-  if (!recv_armed_ && !peer_closed_ && (state_ == State::open || state_ == State::draining)) {
+  if (!recv_armed_ && !peer_closed_ && !paused_ && (state_ == State::open || state_ == State::draining)) {
     ++worker_.counters().recv_rearmed;
     arm_recv();
   }
@@ -101,6 +105,10 @@ void Connection::on_recv(int res, uint32_t flags) {
 
 void Connection::consume(std::string_view bytes) {
   while (!bytes.empty() && state_ == State::open && !close_after_send_) {
+    if (paused_ || output_full()) {
+      pause_reading(bytes);
+      break;
+    }
     auto used = parser_.feed(bytes, *this);
     if (!used) {
       on_parse_error(used.error());
@@ -114,6 +122,33 @@ void Connection::consume(std::string_view bytes) {
     // scratch (per connection) first. No-op when the head is complete (a body in progress).
     if (auto detached = parser_.detach(); !detached) on_parse_error(detached.error());
   }
+}
+
+bool Connection::output_full() noexcept {
+  // Only the pending batch counts: the one in flight is bounded by the same limit when it was
+  // pending, so what is queued stays under twice the limit plus one answer.
+  return pending().total_bytes() >= worker_.options().max_queued_output_bytes;
+}
+
+void Connection::pause_reading(std::string_view rest) {
+  if (!paused_) {
+    paused_ = true;
+    ++worker_.counters().read_pauses;
+    // Completions already on their way still arrive (and are held); then the recv ends.
+    if (recv_armed_) worker_.ring().prep_cancel(recv_op_, nullptr);
+  }
+  held_.append(rest);
+}
+
+void Connection::resume_reading() {
+  paused_ = false;
+  std::string input = std::exchange(held_, take_spare());
+  consume(input);  // may pause again, holding the rest
+  // consume() detached any partial head from `input`: nothing refers to it any more.
+  input.clear();
+  if (input.capacity() <= OutputBatch::kRetainBytes) spare_bodies_.push_back(std::move(input));
+  if (!paused_ && !recv_armed_ && !peer_closed_ && state_ == State::open) arm_recv();
+  flush();
 }
 
 http::Status Connection::on_head(const http::RequestHead& head) {
@@ -273,6 +308,8 @@ void Connection::on_peer_closed() {
     start_close();
     return;
   }
+  // Requests held while paused are still answered; on_sent closes once everything went out.
+  if (paused_) return;
   if (parser_.in_message()) {
     // A request cut short: there is nobody to answer it to.
     start_close();
@@ -319,10 +356,10 @@ void Connection::on_sent(int res, uint32_t /*flags*/) {
     return;
   }
   in_flight().clear(&spare_bodies_);
-  if (!pending().empty()) {
-    flush();
-    return;
-  }
+  flush();  // the pending batch, if any, goes out now
+  if (paused_ && !output_full()) resume_reading();
+  if (send_in_flight_ || state_ != State::open) return;
+  held_.clear();  // left over only when an answer ended the connection: never to be parsed
   if (peer_closed_) {
     start_close();
   } else if (close_after_send_) {
@@ -390,6 +427,7 @@ void Connection::maybe_release() {
   batches_[0].clear(&spare_bodies_);
   batches_[1].clear(&spare_bodies_);
   body_.clear();
+  held_.clear();
   request_ = Request{};
   state_ = State::free;
   worker_.release(*this);

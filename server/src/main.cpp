@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   std::string recv_buffer_size = "16KiB";
   std::string cache_bytes = "256MiB";
   std::string inline_body = "1KiB";
+  std::string max_queued_output = "4MiB";
 
   CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /echo /plaintext /health /proxy"};
   const auto duration = unit_validator(parse_duration, "DURATION (30s, 300ms)");
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
       ->check(size);
   app.add_option("--recv-buffers", options.recv_buffer_count, "provided receive buffers per thread (power of two)")
       ->capture_default_str();
+  app.add_option("--max-queued-output", max_queued_output,
+                 "answers queued per connection beyond which it stops reading requests")
+      ->capture_default_str()
+      ->check(size);
   app.add_option("--inline-body", inline_body, "bodies up to this size are copied next to the head, not referenced")
       ->capture_default_str()
       ->check(size);
@@ -90,6 +95,7 @@ int main(int argc, char** argv) {
   options.recv_buffer_bytes = recv_bytes > (1u << 24) ? 0u : static_cast<unsigned>(recv_bytes);
   options.cache_bytes = static_cast<std::size_t>(*parse_size(cache_bytes));
   options.inline_body_bytes = static_cast<std::size_t>(*parse_size(inline_body));
+  options.max_queued_output_bytes = *parse_size(max_queued_output);
 
   // Blocked before any worker starts, so every thread inherits the mask and only the waiter below
   // receives them.

@@ -37,6 +37,7 @@ Status validate(const ServerOptions& options) {
   if (options.upstream_timeout.count() <= 0) return fail("--upstream-timeout must be positive");
   if (options.shutdown_timeout.count() < 0) return fail("--shutdown-timeout must not be negative");
   if (options.max_connections < 1) return fail("--max-connections must be at least 1");
+  if (options.max_queued_output_bytes < 1) return fail("--max-queued-output must be at least 1 byte");
   if (!options.upstream.empty()) {
     if (auto url = http::Url::parse(options.upstream); !url) {
       return fail("--upstream '" + options.upstream + "': " + url.error().message());
@@ -153,6 +154,7 @@ ServerStats Server::stats() const {
     total.cache_hits += one.cache_hits;
     total.cache_misses += one.cache_misses;
     total.sends += one.sends;
+    total.read_pauses += one.read_pauses;
   }
   return total;
 }

@@ -93,6 +93,12 @@ class Connection final : private http::RequestHandler {
   void on_sent(int res, uint32_t flags);
   void arm_recv();
   void consume(std::string_view bytes);
+  // Backpressure: a client that sends requests faster than it reads answers would make the output
+  // queue grow without bound. Past max_queued_output_bytes the connection stops reading (cancels
+  // its recv) and keeps what already arrived in held_; it resumes once the queue has gone out.
+  [[nodiscard]] bool output_full() noexcept;
+  void pause_reading(std::string_view rest);
+  void resume_reading();
   void on_parse_error(const http::Error& error);
   void on_peer_closed();
   void respond();
@@ -114,6 +120,7 @@ class Connection final : private http::RequestHandler {
   bool send_in_flight_ = false;
   bool close_after_send_ = false;  // an answer that ends the connection is queued: read no more requests
   bool peer_closed_ = false;
+  bool paused_ = false;  // output queue full: not reading requests (see output_full)
   Clock::time_point last_active_{};  // worker's clock at the last byte received or send completed
   Clock::time_point drain_since_{};
 
@@ -122,6 +129,7 @@ class Connection final : private http::RequestHandler {
   std::string content_type_;  // echo: the request's Content-Type, copied at on_head
   std::string body_;          // echo: the request body; proxy: the upstream body
   std::string scratch_;       // error messages
+  std::string held_;          // bytes received while paused, not yet parsed, in order
   std::vector<std::string> spare_bodies_;
 
   // Two batches: one in flight, one collecting (see output.hpp).

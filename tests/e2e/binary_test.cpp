@@ -64,7 +64,8 @@ TEST_CASE("the binary's flags reach the server") {
   auto running = start_binary({"--idle-timeout", "300ms", "--max-header", "1KiB", "--max-body", "100",
                                "--threads", "2", "--max-connections", "8", "--cache-entries", "2",
                                "--cache-bytes", "1MiB", "--recv-buffer-size", "1KiB", "--recv-buffers", "64",
-                               "--upstream-timeout", "2s", "--shutdown-timeout", "1s", "--inline-body", "0", "--cpu", "0"});
+                               "--upstream-timeout", "2s", "--shutdown-timeout", "1s", "--inline-body", "0", "--max-queued-output", "64KiB",
+                               "--cpu", "0"});
   {
     RawClient client(running.port);
     client.send(get_request("/health", "X-Pad: " + std::string(2000, 'p') + "\r\n"));

@@ -1,7 +1,10 @@
 // Requests pipelined in one send, split at every byte, spread over tiny receive buffers, and many
 // kept-alive requests on one connection.
+#include <sys/socket.h>
+
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <string>
 #include <thread>
 #include <vector>
@@ -121,6 +124,42 @@ TEST_CASE("a head spread over many small receive buffers is parsed whole") {
   CHECK(response.body == body);
   client.send(get_request("/weather?count=50"));
   CHECK(json_array_size(client.read_response().body) == 50);
+}
+
+TEST_CASE("a client that pipelines without reading is paused, and every answer still arrives in order") {
+  server::ServerOptions options;
+  options.max_queued_output_bytes = 64 * 1024;
+  TestServer server(options);
+  RawClient client(server.port());
+  constexpr int kRequests = 3000;  // about 24 MB of answers against a 64 KiB queue
+  const std::string expected = server::generate_body({server::Route::weather, server::Format::json, 100}).bytes;
+  std::string requests;
+  for (int i = 0; i < kRequests; ++i) requests += get_request(i % 2 == 0 ? "/weather?count=100" : "/plaintext");
+  std::atomic<bool> sent{false};
+  std::thread sender([&] {
+    // Blocks once the server stops reading, until the reads below drain the answers.
+    std::string_view rest = requests;
+    while (!rest.empty()) {
+      ssize_t n = ::send(client.fd(), rest.data(), rest.size(), MSG_NOSIGNAL);
+      if (n <= 0) break;
+      rest.remove_prefix(static_cast<std::size_t>(n));
+    }
+    sent = rest.empty();
+  });
+  // Reading starts late, so the server must have paused the connection meanwhile.
+  std::this_thread::sleep_for(300ms);
+  int good = 0;
+  for (int i = 0; i < kRequests; ++i) {
+    Response response = client.read_response();
+    const bool weather = i % 2 == 0;
+    good += response.status == 200 && response.body == (weather ? expected : "Hello, World!") ? 1 : 0;
+  }
+  sender.join();
+  CHECK(sent);
+  CHECK(good == kRequests);
+  auto stats = server.stop();
+  CHECK(stats.read_pauses >= 1);
+  CHECK(stats.requests == kRequests);
 }
 
 TEST_CASE("one connection serves many requests while kept alive") {

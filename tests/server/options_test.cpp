@@ -63,6 +63,7 @@ TEST_CASE("validate names the flag of each option out of range") {
       {"no upstream timeout", [](ServerOptions& o) { o.upstream_timeout = 0ms; }, "--upstream-timeout"},
       {"negative shutdown timeout", [](ServerOptions& o) { o.shutdown_timeout = -1ms; }, "--shutdown-timeout"},
       {"no connections", [](ServerOptions& o) { o.max_connections = 0; }, "--max-connections"},
+      {"no output queue", [](ServerOptions& o) { o.max_queued_output_bytes = 0; }, "--max-queued-output"},
       {"https upstream", [](ServerOptions& o) { o.upstream = "https://127.0.0.1:1"; }, "--upstream"},
       {"not a url", [](ServerOptions& o) { o.upstream = "127.0.0.1:1"; }, "--upstream"},
   };

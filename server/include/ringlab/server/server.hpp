@@ -23,8 +23,9 @@
 // over several buffers costs one copy of its bytes; one that fits in a buffer costs none.
 //
 // Limits, each with a default, a flag in the binary and a test: max_header_bytes (431),
-// max_body_bytes (413), idle_timeout, max_connections, the body cache bounds, the upstream timeout,
-// the shutdown timeout.
+// max_body_bytes (413), idle_timeout, max_connections, max_queued_output_bytes (a client that
+// pipelines without reading is not read from until its answers drain), the body cache bounds, the
+// upstream timeout, the shutdown timeout.
 //
 // Timers: one io_uring timeout per worker ticks every idle_timeout/8 (at least 1 ms, at most 1 s)
 // and reads the clock; activity is stamped with that clock, so it costs no clock read. At each tick
@@ -77,6 +78,8 @@ struct ServerOptions {
   unsigned recv_buffer_bytes = 16 * 1024;  // size of each provided buffer
   unsigned recv_buffer_count = 256;        // provided buffers per worker (a power of two)
   std::size_t inline_body_bytes = 1024;    // bodies up to this size are copied next to the head
+  // Answers queued on one connection beyond which it stops reading requests until they went out.
+  uint64_t max_queued_output_bytes = 4ull << 20;
   std::size_t cache_entries = 64;          // per worker
   std::size_t cache_bytes = 256u << 20;    // per worker
   int cpu = -1;  // >= 0: worker i is pinned to CPU (cpu + i) modulo the CPUs (the built-in upstream is not)
@@ -96,6 +99,7 @@ struct ServerStats {
   uint64_t cache_hits = 0;
   uint64_t cache_misses = 0;
   uint64_t sends = 0;         // sendmsg operations
+  uint64_t read_pauses = 0;   // a connection stopped reading because its answers were not read
 };
 
 struct Error {
