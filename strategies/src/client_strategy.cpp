@@ -6,6 +6,8 @@
 namespace ringlab::strategies::detail {
 
 Status ClientStrategy::setup(const CaseConfig& config) {
+  // A second setup() starts over: what the first one made goes first, client before ring.
+  if (ring_) teardown();
   config_ = config;
   label_ = case_label(name_, config_);
   expected_ = expected_checksum(config_);

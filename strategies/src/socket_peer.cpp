@@ -11,6 +11,7 @@ std::unexpected<net::Error> syscall_failed(const char* op, const std::string& pe
 }
 
 Status SocketPeer::setup(const CaseConfig& config) {
+  close_connection();  // a second setup() starts over
   config_ = config;
   label_ = case_label(name_, config_);
   expected_ = expected_checksum(config_);

@@ -52,6 +52,30 @@ TEST_CASE("every strategy reads the generator's records from the server, for eve
   }
 }
 
+TEST_CASE("setup() again starts over, and teardown() twice is harmless") {
+  ServerProcess server;
+  for (const Descriptor& descriptor : registry()) {
+    INFO(descriptor.name);
+    auto strategy = descriptor.make();
+    auto ring = net::Ring::create();
+    REQUIRE(ring);
+    if (strategy->skip_reason((*ring)->features())) continue;
+    CaseConfig config;
+    config.port = server.port();
+    config.count = 10;
+    REQUIRE(strategy->setup(config));
+    config.payload = Payload::repos;
+    config.count = 3;
+    const auto again = strategy->setup(config);
+    REQUIRE_MESSAGE(again, (again ? "" : again.error().message));
+    const auto checksum = strategy->run(nullptr);
+    REQUIRE(checksum);
+    CHECK(*checksum == json::checksum_repos(3));
+    strategy->teardown();
+    strategy->teardown();
+  }
+}
+
 TEST_CASE("counters: ring strategies count io_uring_enter calls, peers their system calls") {
   ServerProcess server;
   CaseConfig config;
