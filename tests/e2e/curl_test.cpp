@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include "ringlab/server/body_cache.hpp"
 #include "support.hpp"
 
@@ -121,4 +123,28 @@ TEST_CASE("curl reuses one connection for several requests") {
   REQUIRE_MESSAGE(exit_code == 0, read_file(dir.file("err")));
   CHECK(read_file(dir.file("out")) == "1\n0\n0\n");
   CHECK(server.stop().accepted == 1);
+}
+
+TEST_CASE("the server listens on IPv6 loopback, and /proxy reaches its built-in upstream there") {
+  std::ifstream ipv6("/proc/net/if_inet6");
+  std::string line;
+  bool has_loopback = false;
+  while (std::getline(ipv6, line)) has_loopback = has_loopback || line.rfind("00000000000000000000000000000001", 0) == 0;
+  if (!has_loopback) {
+    WARN_MESSAGE(false, "no IPv6 loopback (::1) on this machine: the IPv6 case was not run");
+    return;
+  }
+  server::ServerOptions options;
+  options.bind = "::1";
+  TestServer server(options);
+  CHECK(server.get().endpoint().to_string() == "[::1]:" + std::to_string(server.port()));
+  CHECK(server.get().upstream().rfind("http://[::1]:", 0) == 0);
+  TempDir dir;
+  const std::string base = "http://[::1]:" + std::to_string(server.port());
+  CurlResult weather = curl(dir, {"-g"}, base + "/weather?count=4");
+  CHECK(weather.status_and_type == "200 application/json");
+  CHECK(json_array_size(weather.body) == 4);
+  CurlResult proxied = curl(dir, {"-g"}, base + "/proxy?count=4&conn=fresh");
+  CHECK(proxied.status_and_type == "200 application/json");
+  CHECK(proxied.body == weather.body);
 }
