@@ -74,15 +74,21 @@ class Hasher {
     std::size_t length = 0;
 
     void put(std::string_view piece) noexcept {
-      for (const char c : piece) {
-        pending |= static_cast<uint64_t>(static_cast<uint8_t>(c)) << (8 * filled);
-        if (++filled == 8) {
-          hasher.word(pending);
-          pending = 0;
-          filled = 0;
-        }
-      }
       length += piece.size();
+      std::size_t i = 0;
+      // Top up a partly filled word, then take whole words straight from the piece: the pieces between
+      // escapes are long runs of literal text.
+      for (; filled != 0 && i < piece.size(); ++i) add_byte(piece[i]);
+      for (; i + 8 <= piece.size(); i += 8) hasher.word(load_le(piece.data() + i));
+      for (; i < piece.size(); ++i) add_byte(piece[i]);
+    }
+    void add_byte(char c) noexcept {
+      pending |= static_cast<uint64_t>(static_cast<uint8_t>(c)) << (8 * filled);
+      if (++filled == 8) {
+        hasher.word(pending);
+        pending = 0;
+        filled = 0;
+      }
     }
     void end() noexcept {
       if (filled > 0) hasher.word(pending);

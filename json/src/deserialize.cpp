@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -54,18 +55,45 @@ const char* code_name(error_code code) noexcept {
   return "UNKNOWN_ERROR";
 }
 
-// Where the parse is: the whole body (offsets count from its start) and the record being read.
+// Where the parse is: the whole body (offsets count from its start) and the record being read, and
+// where an error goes. The readers below return a bool and leave the Error here: a std::expected with
+// two strings in it, returned through every level of every field, kept the parse loops from holding
+// their state in registers.
 struct Context {
   const char* body = nullptr;
   std::size_t body_size = 0;
   std::size_t record = kNoRecord;
+  Error* error = nullptr;
 };
 
-std::unexpected<Error> make_error(const Context& ctx, std::string field, error_code code, std::size_t offset,
-                                  std::string_view detail = {}) {
+// The field an error is about: "date", "owner.login", "topics[2]". Cheap to pass; spelled out only
+// when an error is made.
+struct FieldName {
+  std::string_view parent;
+  std::string_view name;
+  std::size_t index = kNoRecord;  // kNoRecord: not an array element
+
+  FieldName() = default;
+  FieldName(std::string_view field) noexcept : name(field) {}  // NOLINT: implicit on purpose
+  FieldName(const char* field) noexcept : name(field) {}       // NOLINT: implicit on purpose
+  FieldName(std::string_view parent_field, std::string_view field) noexcept : parent(parent_field), name(field) {}
+  FieldName(std::string_view array, std::size_t element) noexcept : name(array), index(element) {}
+
+  [[nodiscard]] std::string text() const {
+    std::string out;
+    if (!parent.empty()) (out += parent) += '.';
+    out += name;
+    if (index != kNoRecord) out += "[" + std::to_string(index) + "]";
+    return out;
+  }
+};
+
+// Errors are rare: kept out of line and cold, so the parse loops keep their registers.
+[[gnu::cold, gnu::noinline]] Error build_error(const Context& ctx, FieldName field, error_code code, std::size_t offset,
+                                               std::string_view detail = {}) {
   Error error;
   error.record = ctx.record;
-  error.field = std::move(field);
+  error.field = field.text();
   error.offset = offset;
   error.message = ctx.record == kNoRecord ? std::string("document") : "record " + std::to_string(ctx.record);
   if (!error.field.empty()) error.message += " field " + error.field;
@@ -79,7 +107,19 @@ std::unexpected<Error> make_error(const Context& ctx, std::string field, error_c
     error.message += detail;
   }
   if (offset != kNoOffset) error.message += " at byte " + std::to_string(offset);
-  return std::unexpected(std::move(error));
+  return error;
+}
+
+std::unexpected<Error> make_error(const Context& ctx, FieldName field, error_code code, std::size_t offset,
+                                  std::string_view detail = {}) {
+  return std::unexpected(build_error(ctx, field, code, offset, detail));
+}
+
+// For the readers: records the error in the context; returns false so that `return fail_at(...)` ends
+// the reader.
+[[gnu::cold, gnu::noinline]] bool fail_at(const Context& ctx, FieldName field, error_code code, std::size_t offset) {
+  *ctx.error = build_error(ctx, field, code, offset);
+  return false;
 }
 
 // Where the document's iterator stands: the token that failed, for most errors.
@@ -91,13 +131,13 @@ std::size_t offset_of(Doc& doc, const Context& ctx) noexcept {
 }
 
 template <class Doc>
-std::unexpected<Error> fail(Doc& doc, const Context& ctx, std::string field, error_code code) {
-  return make_error(ctx, std::move(field), code, offset_of(doc, ctx));
+[[gnu::cold, gnu::noinline]] bool fail(Doc& doc, const Context& ctx, FieldName field, error_code code) {
+  return fail_at(ctx, field, code, offset_of(doc, ctx));
 }
 
 // simdjson rejects a body whose brackets do not balance as a whole, before any record is read. The
 // splitter can say which record the bytes go wrong in; its view is added to the message.
-std::unexpected<Error> document_error(const Context& ctx, error_code code) {
+[[gnu::cold, gnu::noinline]] std::unexpected<Error> document_error(const Context& ctx, error_code code) {
   const std::string_view body(ctx.body, ctx.body_size);
   RecordSplitter splitter;
   Status where;
@@ -127,13 +167,66 @@ std::unexpected<Error> document_error(const Context& ctx, error_code code) {
 
 // --- keys ----------------------------------------------------------------------------------------------
 
+// A key compared as words: its first 8 bytes (masked when shorter) and its last 8. memcmp with a length
+// known only at run time is a library call per candidate key; this is two loads and compares.
+struct Key {
+  std::string_view text;
+  uint64_t head = 0;       // first bytes, little-endian, zero above the key's length
+  uint64_t head_mask = 0;  // the bytes of head that belong to the key
+  uint64_t tail = 0;       // last 8 bytes, for keys of 9 to 16 bytes
+};
+
+constexpr uint64_t little_endian_word(std::string_view bytes) noexcept {
+  uint64_t word = 0;
+  for (std::size_t i = 0; i < bytes.size() && i < 8; ++i) word |= uint64_t{static_cast<uint8_t>(bytes[i])} << (8 * i);
+  return word;
+}
+
+constexpr Key make_key(std::string_view text) noexcept {
+  Key key;
+  key.text = text;
+  key.head = little_endian_word(text.substr(0, 8));
+  key.head_mask = text.size() >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * text.size())) - 1;
+  if (text.size() > 8) key.tail = little_endian_word(text.substr(text.size() - 8));
+  return key;
+}
+
+template <std::size_t N>
+constexpr std::array<Key, N> make_keys(const std::array<std::string_view, N>& texts) noexcept {
+  std::array<Key, N> keys{};
+  for (std::size_t i = 0; i < N; ++i) keys[i] = make_key(texts[i]);
+  return keys;
+}
+
+[[gnu::always_inline]] inline uint64_t load_word(const char* bytes) noexcept {
+  uint64_t word;
+  std::memcpy(&word, bytes, sizeof word);
+  if constexpr (std::endian::native == std::endian::big) word = std::byteswap(word);
+  return word;
+}
+
+// `raw` is the first byte after a key's opening quote, inside a padded body: the 16 bytes read here
+// stay within the body or its padding, whatever the key's length.
+[[gnu::always_inline]] inline bool key_equals(const char* raw, const Key& key) noexcept {
+  if ((load_word(raw) & key.head_mask) != key.head) return false;
+  const std::size_t size = key.text.size();
+  if (size > 16) {
+    if (std::memcmp(raw + 8, key.text.data() + 8, size - 8) != 0) return false;
+  } else if (size > 8) {
+    if (load_word(raw + size - 8) != key.tail) return false;
+  }
+  return raw[size] == '"';
+}
+
 // Index of `key` in `keys`, or -1. Bodies usually list keys in the usual order, so the key after the
 // previous match (`hint`) is tried first; keys are compared on their raw bytes, without unescaping.
 template <std::size_t N>
-int match_key(od::raw_json_string key, const std::array<std::string_view, N>& keys, std::size_t& hint) noexcept {
-  if (hint < N && key.unsafe_is_equal(keys[hint])) return static_cast<int>(hint++);
+[[gnu::always_inline]] inline int match_key(od::raw_json_string key, const std::array<Key, N>& keys,
+                                            std::size_t& hint) noexcept {
+  const char* raw = key.raw();
+  if (hint < N && key_equals(raw, keys[hint])) return static_cast<int>(hint++);
   for (std::size_t i = 0; i < N; ++i) {
-    if (key.unsafe_is_equal(keys[i])) {
+    if (key_equals(raw, keys[i])) {
       hint = i + 1;
       return static_cast<int>(i);
     }
@@ -148,29 +241,54 @@ constexpr uint32_t all_of() noexcept {
 }
 
 template <std::size_t N>
-std::string_view first_missing(uint32_t seen, const std::array<std::string_view, N>& keys) noexcept {
+std::string_view first_missing(uint32_t seen, const std::array<Key, N>& keys) noexcept {
   for (std::size_t i = 0; i < N; ++i) {
-    if ((seen & (uint32_t{1} << i)) == 0) return keys[i];
+    if ((seen & (uint32_t{1} << i)) == 0) return keys[i].text;
   }
   return {};
 }
 
-constexpr std::array<std::string_view, 4> kWeatherKeys = {"date", "temperatureC", "summary", "temperatureF"};
-constexpr std::array<std::string_view, 7> kOwnerKeys = {"login",    "id",   "node_id",   "avatar_url",
-                                                        "html_url", "type", "site_admin"};
-constexpr std::array<std::string_view, 3> kLicenseKeys = {"key", "name", "spdx_id"};
-constexpr std::array<std::string_view, 25> kRepositoryKeys = {
+constexpr auto kWeatherKeys = make_keys<4>({"date", "temperatureC", "summary", "temperatureF"});
+constexpr auto kOwnerKeys =
+    make_keys<7>({"login", "id", "node_id", "avatar_url", "html_url", "type", "site_admin"});
+constexpr auto kLicenseKeys = make_keys<3>({"key", "name", "spdx_id"});
+constexpr auto kRepositoryKeys = make_keys<25>({
     "id",          "node_id",          "name",           "full_name",   "private",           "owner",
     "html_url",    "description",      "fork",           "url",         "created_at",        "updated_at",
     "pushed_at",   "homepage",         "size",           "stargazers_count", "watchers_count", "language",
     "forks_count", "open_issues_count", "archived",      "default_branch", "topics",          "license",
-    "score"};
+    "score"});
+
+// A backslash in `text`. `text` lies in a padded body, so whole words are read past its end and the
+// extra bytes masked off: no loop over single bytes, whose exit at a varying length is a branch the
+// CPU mispredicts (a byte loop, or memchr, cost a quarter of the whole parse). Strings of up to 16
+// bytes, most of them, take two loads and no branch.
+[[gnu::always_inline]] inline uint64_t backslash_bytes(uint64_t word, std::size_t keep) noexcept {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHighs = 0x8080808080808080ULL;
+  const uint64_t x = word ^ (kOnes * '\\');
+  const uint64_t mask = keep >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * keep)) - 1;
+  return (x - kOnes) & ~x & kHighs & mask;
+}
+
+[[gnu::always_inline]] inline bool has_backslash(std::string_view text) noexcept {
+  const char* p = text.data();
+  const std::size_t n = text.size();
+  if (n <= 16) {
+    return (backslash_bytes(load_word(p), n) | backslash_bytes(load_word(p + 8), n > 8 ? n - 8 : 0)) != 0;
+  }
+  uint64_t found = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) found |= backslash_bytes(load_word(p + i), 8);
+  found |= backslash_bytes(load_word(p + i), n - i);
+  return found != 0;
+}
 
 // --- scalar fields -----------------------------------------------------------------------------------
 
 constexpr bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-error_code read(od::value& v, int32_t& out) noexcept {
+[[gnu::always_inline]] inline error_code read(od::value v, int32_t& out) noexcept {
   int64_t wide = 0;
   if (const error_code e = v.get_int64().get(wide)) return e;
   if (wide < std::numeric_limits<int32_t>::min() || wide > std::numeric_limits<int32_t>::max()) {
@@ -179,12 +297,12 @@ error_code read(od::value& v, int32_t& out) noexcept {
   out = static_cast<int32_t>(wide);
   return simdjson::SUCCESS;
 }
-error_code read(od::value& v, int64_t& out) noexcept { return v.get_int64().get(out); }
-error_code read(od::value& v, bool& out) noexcept { return v.get_bool().get(out); }
-error_code read(od::value& v, double& out) noexcept { return v.get_double().get(out); }
+[[gnu::always_inline]] inline error_code read(od::value v, int64_t& out) noexcept { return v.get_int64().get(out); }
+[[gnu::always_inline]] inline error_code read(od::value v, bool& out) noexcept { return v.get_bool().get(out); }
+[[gnu::always_inline]] inline error_code read(od::value v, double& out) noexcept { return v.get_double().get(out); }
 
 // Owning text: simdjson unescapes into the parser's string buffer, then it is copied into the record.
-error_code read(od::value& v, std::pmr::string& out) {
+[[gnu::always_inline]] inline error_code read(od::value v, std::pmr::string& out) {
   std::string_view text;
   if (const error_code e = v.get_string().get(text)) return e;
   out.assign(text);
@@ -194,13 +312,13 @@ error_code read(od::value& v, std::pmr::string& out) {
 // Viewing text: the raw token, whose end simdjson already knows (it runs to the next structural
 // character, trailing whitespace included). Text with escapes is also run through get_string(), only to
 // reject what an owning parse would reject; its decoded copy lands in the parser and is dropped.
-error_code read(od::value& v, JsonStringView& out) noexcept {
+[[gnu::always_inline]] inline error_code read(od::value v, JsonStringView& out) noexcept {
   std::string_view token = v.raw_json_token();
   if (token.empty() || token.front() != '"') return simdjson::INCORRECT_TYPE;
   while (token.size() > 1 && is_space(token.back())) token.remove_suffix(1);
   if (token.size() < 2 || token.back() != '"') return simdjson::STRING_ERROR;
   const std::string_view raw = token.substr(1, token.size() - 2);
-  const bool escapes = std::memchr(raw.data(), '\\', raw.size()) != nullptr;
+  const bool escapes = has_backslash(raw);
   if (escapes) {
     std::string_view decoded;
     if (const error_code e = v.get_string().get(decoded)) return e;
@@ -208,14 +326,17 @@ error_code read(od::value& v, JsonStringView& out) noexcept {
     od::raw_json_string consumed;
     if (const error_code e = v.get_raw_json_string().get(consumed)) return e;
   }
-  out = JsonStringView{raw, escapes};
+  // Member by member: GCC 12 builds an aggregate temporary here with two 8-byte stores read back as
+  // one 16-byte load, a store-forwarding stall that cost more than the rest of the parse.
+  out.raw = raw;
+  out.has_escapes = escapes;
   return simdjson::SUCCESS;
 }
 
 using Allocator = std::pmr::polymorphic_allocator<>;
 
 template <class Text>
-error_code read_optional(od::value& v, std::optional<Text>& out, const Allocator& alloc) {
+error_code read_optional(od::value v, std::optional<Text>& out, const Allocator& alloc) {
   bool null = false;
   if (const error_code e = v.is_null().get(null)) return e;
   if (null) {
@@ -238,7 +359,7 @@ Allocator allocator_of(const RepositoryView&) noexcept { return {}; }  // views 
 // --- records -----------------------------------------------------------------------------------------
 
 template <class Doc, class Weather>
-Status read_weather(Doc& doc, od::object object, Weather& out, const Context& ctx, std::size_t start) {
+bool read_weather(Doc& doc, od::object object, Weather& out, const Context& ctx, std::size_t start) {
   uint32_t seen = 0;
   std::size_t hint = 0;
   for (auto field : object) {
@@ -255,17 +376,17 @@ Status read_weather(Doc& doc, od::object object, Weather& out, const Context& ct
       case 3: e = read(value, out.temperature_f); break;
       default: continue;  // unknown key: On-Demand skips its value
     }
-    if (e) return fail(doc, ctx, std::string(kWeatherKeys[static_cast<std::size_t>(k)]), e);
+    if (e) return fail(doc, ctx, kWeatherKeys[static_cast<std::size_t>(k)].text, e);
     seen |= uint32_t{1} << k;
   }
   if (seen != all_of<kWeatherKeys.size()>()) {
-    return make_error(ctx, std::string(first_missing(seen, kWeatherKeys)), simdjson::NO_SUCH_FIELD, start);
+    return fail_at(ctx, first_missing(seen, kWeatherKeys), simdjson::NO_SUCH_FIELD, start);
   }
-  return {};
+  return true;
 }
 
 template <class Doc, class OwnerForm>
-Status read_owner(Doc& doc, od::value& v, OwnerForm& out, const Context& ctx) {
+bool read_owner(Doc& doc, od::value v, OwnerForm& out, const Context& ctx) {
   const std::size_t start = static_cast<std::size_t>(v.raw_json_token().data() - ctx.body);
   od::object object;
   if (const error_code e = v.get_object().get(object)) return fail(doc, ctx, "owner", e);
@@ -288,23 +409,23 @@ Status read_owner(Doc& doc, od::value& v, OwnerForm& out, const Context& ctx) {
       case 6: e = read(value, out.site_admin); break;
       default: continue;
     }
-    if (e) return fail(doc, ctx, "owner." + std::string(kOwnerKeys[static_cast<std::size_t>(k)]), e);
+    if (e) return fail(doc, ctx, FieldName("owner", kOwnerKeys[static_cast<std::size_t>(k)].text), e);
     seen |= uint32_t{1} << k;
   }
   if (seen != all_of<kOwnerKeys.size()>()) {
-    return make_error(ctx, "owner." + std::string(first_missing(seen, kOwnerKeys)), simdjson::NO_SUCH_FIELD, start);
+    return fail_at(ctx, FieldName("owner", first_missing(seen, kOwnerKeys)), simdjson::NO_SUCH_FIELD, start);
   }
-  return {};
+  return true;
 }
 
 template <class Doc, class LicenseForm>
-Status read_license(Doc& doc, od::value& v, std::optional<LicenseForm>& out, const Allocator& alloc,
+bool read_license(Doc& doc, od::value v, std::optional<LicenseForm>& out, const Allocator& alloc,
                     const Context& ctx) {
   bool null = false;
   if (const error_code e = v.is_null().get(null)) return fail(doc, ctx, "license", e);
   if (null) {
     out.reset();
-    return {};
+    return true;
   }
   const std::size_t start = static_cast<std::size_t>(v.raw_json_token().data() - ctx.body);
   od::object object;
@@ -331,19 +452,19 @@ Status read_license(Doc& doc, od::value& v, std::optional<LicenseForm>& out, con
       case 2: e = read(value, out->spdx_id); break;
       default: continue;
     }
-    if (e) return fail(doc, ctx, "license." + std::string(kLicenseKeys[static_cast<std::size_t>(k)]), e);
+    if (e) return fail(doc, ctx, FieldName("license", kLicenseKeys[static_cast<std::size_t>(k)].text), e);
     seen |= uint32_t{1} << k;
   }
   if (seen != all_of<kLicenseKeys.size()>()) {
-    return make_error(ctx, "license." + std::string(first_missing(seen, kLicenseKeys)), simdjson::NO_SUCH_FIELD,
+    return fail_at(ctx, FieldName("license", first_missing(seen, kLicenseKeys)), simdjson::NO_SUCH_FIELD,
                       start);
   }
-  return {};
+  return true;
 }
 
 // Owning topics: overwritten in place, so the strings' capacity is reused from one parse to the next.
 template <class Doc>
-Status read_topics(Doc& doc, od::value& v, std::pmr::vector<std::pmr::string>& out, const Context& ctx) {
+bool read_topics(Doc& doc, od::value v, std::pmr::vector<std::pmr::string>& out, const Context& ctx) {
   od::array array;
   if (const error_code e = v.get_array().get(array)) return fail(doc, ctx, "topics", e);
   std::size_t n = 0;
@@ -351,17 +472,17 @@ Status read_topics(Doc& doc, od::value& v, std::pmr::vector<std::pmr::string>& o
     od::value item;
     error_code e = element.get(item);
     if (!e) e = read(item, n < out.size() ? out[n] : out.emplace_back());
-    if (e) return fail(doc, ctx, "topics[" + std::to_string(n) + "]", e);
+    if (e) return fail(doc, ctx, FieldName("topics", n), e);
     ++n;
   }
   out.erase(out.begin() + static_cast<std::ptrdiff_t>(n), out.end());
-  return {};
+  return true;
 }
 
 // Viewing topics: each element is validated as a viewing string; the view keeps the array's text from
 // '[' to ']'. The last token ends where the next one starts (whitespace included), that is at ']'.
 template <class Doc>
-Status read_topics(Doc& doc, od::value& v, JsonStringArrayView& out, const Context& ctx) {
+bool read_topics(Doc& doc, od::value v, JsonStringArrayView& out, const Context& ctx) {
   const std::string_view open = v.raw_json_token();
   const char* end = open.data() + open.size();
   od::array array;
@@ -376,16 +497,16 @@ Status read_topics(Doc& doc, od::value& v, JsonStringArrayView& out, const Conte
       e = read(item, text);
       end = token.data() + token.size();
     }
-    if (e) return fail(doc, ctx, "topics[" + std::to_string(n) + "]", e);
+    if (e) return fail(doc, ctx, FieldName("topics", n), e);
     ++n;
   }
   if (end >= ctx.body + ctx.body_size || *end != ']') return fail(doc, ctx, "topics", simdjson::TAPE_ERROR);
   out = JsonStringArrayView(std::string_view(open.data(), static_cast<std::size_t>(end + 1 - open.data())), n);
-  return {};
+  return true;
 }
 
 template <class Doc, class Repo>
-Status read_repository(Doc& doc, od::object object, Repo& out, const Context& ctx, std::size_t start) {
+bool read_repository(Doc& doc, od::object object, Repo& out, const Context& ctx, std::size_t start) {
   const Allocator alloc = allocator_of(out);
   uint32_t seen = 0;
   std::size_t hint = 0;
@@ -396,7 +517,7 @@ Status read_repository(Doc& doc, od::object object, Repo& out, const Context& ct
     if (const error_code e = field.value().get(value)) return fail(doc, ctx, {}, e);
     const int k = match_key(key, kRepositoryKeys, hint);
     error_code e = simdjson::SUCCESS;
-    Status nested;
+    bool nested = true;
     switch (k) {
       case 0: e = read(value, out.id); break;
       case 1: e = read(value, out.node_id); break;
@@ -425,18 +546,18 @@ Status read_repository(Doc& doc, od::object object, Repo& out, const Context& ct
       case 24: e = read(value, out.score); break;
       default: continue;
     }
-    if (!nested) return nested;
-    if (e) return fail(doc, ctx, std::string(kRepositoryKeys[static_cast<std::size_t>(k)]), e);
+    if (!nested) return false;
+    if (e) return fail(doc, ctx, kRepositoryKeys[static_cast<std::size_t>(k)].text, e);
     seen |= uint32_t{1} << k;
   }
   if (seen != all_of<kRepositoryKeys.size()>()) {
-    return make_error(ctx, std::string(first_missing(seen, kRepositoryKeys)), simdjson::NO_SUCH_FIELD, start);
+    return fail_at(ctx, first_missing(seen, kRepositoryKeys), simdjson::NO_SUCH_FIELD, start);
   }
-  return {};
+  return true;
 }
 
 template <class Doc, class Record>
-Status read_record(Doc& doc, od::object object, Record& out, const Context& ctx, std::size_t start) {
+bool read_record(Doc& doc, od::object object, Record& out, const Context& ctx, std::size_t start) {
   if constexpr (std::is_same_v<Record, WeatherForecast> || std::is_same_v<Record, WeatherView>) {
     return read_weather(doc, object, out, ctx, start);
   } else {
@@ -459,7 +580,8 @@ void trim(std::pmr::vector<Record>& out, std::size_t n) {
 
 template <class Record>
 Status parse_array(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Record>& out) {
-  Context ctx{body.data(), body.size(), kNoRecord};
+  Error error;
+  Context ctx{body.data(), body.size(), kNoRecord, &error};
   od::document doc;
   if (const error_code e = parser.iterate(body).get(doc)) return document_error(ctx, e);
   od::array array;
@@ -471,11 +593,19 @@ Status parse_array(Parser& parser, simdjson::padded_string_view body, std::pmr::
   for (auto element : array) {
     ctx.record = n;
     od::value value;
-    if (const error_code e = element.get(value)) return fail(doc, ctx, {}, e);
-    const auto start = static_cast<std::size_t>(value.raw_json_token().data() - ctx.body);
     od::object object;
-    if (const error_code e = value.get_object().get(object)) return fail(doc, ctx, {}, e);
-    if (Status s = read_record(doc, object, slot(out, n), ctx, start); !s) return s;
+    bool ok = true;
+    if (const error_code e = element.get(value)) {
+      ok = fail(doc, ctx, {}, e);
+    } else {
+      const auto start = static_cast<std::size_t>(value.raw_json_token().data() - ctx.body);
+      if (const error_code e2 = value.get_object().get(object)) {
+        ok = fail(doc, ctx, {}, e2);
+      } else {
+        ok = read_record(doc, object, slot(out, n), ctx, start);
+      }
+    }
+    if (!ok) return std::unexpected(std::move(error));
     ++n;
   }
   trim(out, n);
@@ -491,7 +621,8 @@ Status parse_array(Parser& parser, simdjson::padded_string_view body, std::pmr::
 template <class Record>
 Status parse_lines(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Record>& out,
                    std::size_t window_bytes) {
-  Context ctx{body.data(), body.size(), kNoRecord};
+  Error error;
+  Context ctx{body.data(), body.size(), kNoRecord, &error};
   // With threads enabled simdjson indexes the next window on a helper thread: work a measurement of
   // the calling thread would not see.
   parser.threaded = false;
@@ -506,8 +637,13 @@ Status parse_lines(Parser& parser, simdjson::padded_string_view body, std::pmr::
     od::document_reference doc;
     if (const error_code e = (*it).get(doc)) return make_error(ctx, {}, e, start);
     od::object object;
-    if (const error_code e = doc.get_object().get(object)) return fail(doc, ctx, {}, e);
-    if (Status s = read_record(doc, object, slot(out, n), ctx, start); !s) return s;
+    bool ok = true;
+    if (const error_code e = doc.get_object().get(object)) {
+      ok = fail(doc, ctx, {}, e);
+    } else {
+      ok = read_record(doc, object, slot(out, n), ctx, start);
+    }
+    if (!ok) return std::unexpected(std::move(error));
     ++n;
   }
   trim(out, n);
@@ -530,7 +666,8 @@ Status parse_lines(Parser& parser, simdjson::padded_string_view body, std::pmr::
 
 template <class Record>
 Status parse_one(Parser& parser, simdjson::padded_string_view body, RecordSpan record, Record& out) {
-  Context ctx{body.data(), body.size(), record.index};
+  Error error;
+  Context ctx{body.data(), body.size(), record.index, &error};
   if (record.offset > body.size() || record.length > body.size() - record.offset) {
     return make_error(ctx, {}, simdjson::OUT_OF_BOUNDS, record.offset,
                       "the span of " + std::to_string(record.length) + " bytes runs past the " +
@@ -541,8 +678,13 @@ Status parse_one(Parser& parser, simdjson::padded_string_view body, RecordSpan r
   od::document doc;
   if (const error_code e = parser.iterate(view).get(doc)) return make_error(ctx, {}, e, record.offset);
   od::object object;
-  if (const error_code e = doc.get_object().get(object)) return fail(doc, ctx, {}, e);
-  if (Status s = read_record(doc, object, out, ctx, record.offset); !s) return s;
+  bool ok = true;
+  if (const error_code e = doc.get_object().get(object)) {
+    ok = fail(doc, ctx, {}, e);
+  } else {
+    ok = read_record(doc, object, out, ctx, record.offset);
+  }
+  if (!ok) return std::unexpected(std::move(error));
   const char* rest = nullptr;
   if (doc.current_location().get(rest) == simdjson::SUCCESS) {
     return make_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
