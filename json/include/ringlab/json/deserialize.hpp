@@ -102,7 +102,11 @@ inline namespace RINGLAB_JSON_PARSER_ABI {
 
 // --- One record of an array body (RecordSplitter) --------------------------------------------------
 // `body` is the body received so far; `record` a span the splitter found in it. Error offsets count
-// from the start of the body.
+// from the start of the body. A view parsed here lives until the buffer holding the body moves (a
+// PaddedBuffer that grows past its capacity moves), so take what it holds before receiving more.
+// Each call runs simdjson on the record alone: its per-document set-up, paid per record, makes this
+// about three times slower than one parse of the whole body (10,000 weather records: 1.4 ms against
+// 0.43 ms here); what it buys is starting before the last byte has arrived.
 [[nodiscard]] Status parse_weather_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
                                           WeatherForecast& out);
 [[nodiscard]] Status parse_weather_record_view(Parser& parser, PaddedBody body, RecordSpan record, WeatherView& out);
