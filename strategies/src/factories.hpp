@@ -17,6 +17,7 @@ std::unique_ptr<Strategy> make_mimalloc_heap();
 std::unique_ptr<Strategy> make_provided_buffers();
 std::unique_ptr<Strategy> make_fixed_buffers();
 std::unique_ptr<Strategy> make_streaming();
+std::unique_ptr<Strategy> make_streaming_array();
 std::unique_ptr<Strategy> make_chunked();
 std::unique_ptr<Strategy> make_fresh_connection();
 // GET, peers

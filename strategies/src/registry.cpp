@@ -53,9 +53,13 @@ constexpr std::array kRegistry{
                "into reused owning models",
                kPooled, Method::get, false, false, &make_fixed_buffers},
     Descriptor{"streaming",
-               "records of the JSON array cut (RecordSplitter) and parsed between receives, as their bytes "
-               "arrive; body received in place",
+               "NDJSON body (format=ndjson) received in place; between receives, each line whose newline is "
+               "in is parsed at once",
                kHeadersRead, Method::get, false, false, &make_streaming},
+    Descriptor{"streaming_array",
+               "JSON array body received in place; between receives, RecordSplitter cuts the records whose "
+               "last byte is in and each is parsed",
+               kHeadersRead, Method::get, false, false, &make_streaming_array},
     Descriptor{"chunked",
                "as presized, but the server answers Transfer-Encoding: chunked; the body is de-chunked in "
                "place (memmove over the framing)",

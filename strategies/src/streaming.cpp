@@ -1,7 +1,9 @@
-// streaming: records are deserialized between receives, as soon as their last byte is in, so that
-// parsing overlaps the network wait (streaming_sink.hpp says how: RecordSplitter over the JSON array
-// body, received in place into a presized padded buffer). notes() says how many records, on the last
-// request, were parsed before the body was complete.
+// streaming: records deserialized between receives, as soon as their last byte is in, so that parsing
+// overlaps the network wait. The server sends NDJSON (format=ndjson: one record per line, the same
+// records): after each piece, every line whose newline is in is parsed at once (streaming_sink.hpp says
+// why per line rather than iterate_many). The body is received in place into a presized padded buffer;
+// the records are parsed where they lie. notes() says how many records, on the last request, were
+// parsed before the last piece of the body arrived.
 #include "client_strategy.hpp"
 #include "factories.hpp"
 #include "ringlab/net/padded_buffer.hpp"
@@ -16,10 +18,11 @@ class Streaming final : public ClientStrategy {
 
   [[nodiscard]] std::string notes() const override {
     return "last request: " + std::to_string(sink_.records_before_end()) + " of " +
-           std::to_string(sink_.records()) + " records parsed before the body was complete";
+           std::to_string(sink_.records()) + " records parsed before the last piece of the body arrived";
   }
 
  private:
+  [[nodiscard]] std::string target() const override { return get_target(config(), "&format=ndjson"); }
   Status prepare() override {
     sink_.expect(config().payload, config().count);
     return {};
@@ -28,7 +31,7 @@ class Streaming final : public ClientStrategy {
   json::Result<uint64_t> deserialize() override { return sink_.checksum(); }
 
   net::PaddedBuffer body_;
-  StreamingSink sink_{parser(), body_};
+  NdjsonStreamingSink sink_{parser(), body_};
 };
 
 }  // namespace

@@ -1,15 +1,21 @@
 #pragma once
-// StreamingSink: deserializes the records of a JSON array body while the body is still arriving.
+// Sinks that deserialize the records of a body while the body is still arriving, so that parsing
+// overlaps the wait for the rest of it. In both, the bytes land as with PresizedSink (which they wrap:
+// in place, in one padded buffer of Content-Length, de-chunked in place for chunked bodies), and after
+// every piece the records whose last byte is in are parsed at once and folded into the checksum.
 //
-// The bytes land as with PresizedSink (which it wraps: in place, in one padded buffer of
-// Content-Length, de-chunked in place for chunked bodies). After every piece, json::RecordSplitter
-// finds the records whose last byte is in, and each is parsed at once into the next owning record and
-// folded into the checksum, so parsing overlaps the wait for the rest of the body. This form keeps the
-// server's ordinary JSON array route (the same bytes as every other strategy); NDJSON (format=ndjson)
-// would need no splitter, but would be another body.
+//   NdjsonStreamingSink   NDJSON bodies (format=ndjson): a record ends at a newline (JSON strings
+//                         cannot hold a raw one), so each line is found with memchr and parsed as
+//                         soon as its newline is in (json::parse_*_record on the line's span). Not
+//                         iterate_many: with Debian's simdjson (SIMDJSON_THREADS_ENABLED) every
+//                         document_stream allocates its stage-1 worker even when threading is off,
+//                         two allocations per batch, where a parse per line allocates nothing.
+//   ArrayStreamingSink    JSON array bodies (the route every other strategy reads): json::RecordSplitter
+//                         scans each new byte for the end of a record (tracking strings, escapes and
+//                         depth), and each record is parsed on its own.
 //
-// Records are owning and kept (a reused vector, overwritten in place, as presized's), so the work per
-// record is the same as presized's; only its timing differs.
+// Records are owning and all kept (a reused vector, overwritten in place, as presized's), so the work
+// per record is presized's; only its timing, and the cost of finding the records, differ.
 //
 // Errors: a splitter or parse error stops the response as Errc::sink, with json/'s message (record,
 // field, byte offset); the client then closes the connection. A body whose status is not 2xx (an error
@@ -31,9 +37,9 @@
 
 namespace ringlab::strategies::detail {
 
-class StreamingSink final : public http::BodySink {
+class ArrayStreamingSink final : public http::BodySink {
  public:
-  StreamingSink(json::Parser& parser, net::PaddedBuffer& body) noexcept
+  ArrayStreamingSink(json::Parser& parser, net::PaddedBuffer& body) noexcept
       : parser_(&parser), body_(&body), inner_(body) {}
 
   // The payload of the bodies to come, and room for `records` of them (so that parsing them does not
@@ -66,6 +72,42 @@ class StreamingSink final : public http::BodySink {
   std::size_t before_end_ = 0;
   std::size_t before_piece_ = 0;  // records parsed before the current piece arrived
   bool parse_ = false;            // a 2xx body: records to parse
+  std::pmr::vector<json::WeatherForecast> weather_;
+  std::pmr::vector<json::Repository> repos_;
+};
+
+class NdjsonStreamingSink final : public http::BodySink {
+ public:
+  NdjsonStreamingSink(json::Parser& parser, net::PaddedBuffer& body) noexcept
+      : parser_(&parser), body_(&body), inner_(body) {}
+
+  void expect(Payload payload, std::size_t records);
+
+  http::Status begin(const http::ResponseHead& head) override;
+  http::ReceiveWindow receive_window() override { return inner_.receive_window(); }
+  http::Status on_body(std::string_view bytes) override;
+  http::Status end() override;
+
+  [[nodiscard]] uint64_t checksum() const noexcept { return checksum_.value(); }
+  [[nodiscard]] std::size_t records() const noexcept { return checksum_.records(); }
+  [[nodiscard]] std::size_t records_before_end() const noexcept { return before_end_; }
+
+ private:
+  // Parses every whole line from parsed_ on (and, at the end of the body, the last one without its
+  // newline).
+  http::Status drain(bool body_complete);
+  template <class Record, class ParseOne>
+  json::Status parse_into(std::pmr::vector<Record>& records, json::RecordSpan span, ParseOne parse_one);
+
+  Payload payload_ = Payload::weather;
+  json::Parser* parser_;
+  net::PaddedBuffer* body_;
+  http::PresizedSink inner_;
+  json::Checksum checksum_;
+  std::size_t parsed_ = 0;  // body bytes consumed so far (up to and including the last newline seen)
+  std::size_t before_end_ = 0;
+  std::size_t before_piece_ = 0;
+  bool parse_ = false;
   std::pmr::vector<json::WeatherForecast> weather_;
   std::pmr::vector<json::Repository> repos_;
 };

@@ -1,4 +1,5 @@
-// GET weather against nginx serving the same bytes as static files: every GET strategy's checksum
+// GET weather against nginx serving the same bytes as static files (format=ndjson maps to the NDJSON
+// file of the same records): every GET strategy's checksum
 // equals the generator's ground truth when the body comes from another server (another head layout,
 // another way of writing to the socket), not only from ringlab's own.
 //
@@ -48,7 +49,10 @@ std::string nginx_config(const e2e::TempDir& dir, uint16_t port) {
          "  server {\n"
          "    listen 127.0.0.1:" + std::to_string(port) + ";\n"
          "    root " + d + "/www;\n"
-         "    location = /weather { default_type application/json; try_files /weather-$arg_count.json =404; }\n"
+         "    location = /weather {\n"
+         "      default_type application/json;\n"
+         "      try_files /weather-$arg_count$arg_format.json =404;\n"
+         "    }\n"
          "  }\n"
          "}\n";
 }
@@ -65,6 +69,9 @@ TEST_CASE("every GET strategy reads the generator's weather records from nginx")
     std::string body;
     json::append_weather_json(body, count);
     e2e::write_file(dir.file("www/weather-" + std::to_string(count) + ".json"), body);
+    std::string lines;  // format=ndjson (the streaming strategy)
+    json::append_weather_ndjson(lines, count);
+    e2e::write_file(dir.file("www/weather-" + std::to_string(count) + "ndjson.json"), lines);
   }
   const uint16_t port = e2e::unused_port();
   e2e::write_file(dir.file("nginx.conf"), nginx_config(dir, port));

@@ -11,7 +11,7 @@ namespace {
 
 TEST_CASE("the registry lists every strategy of the issue once, with a description and a seed pattern") {
   const char* expected[] = {"string_copy", "buffered_stream", "presized",     "views",           "arena",
-                            "arena_pool",  "mimalloc_heap",   "provided_buffers", "fixed_buffers", "streaming",
+                            "arena_pool",  "mimalloc_heap",   "provided_buffers", "fixed_buffers", "streaming", "streaming_array",
                             "chunked",     "fresh_connection", "libcurl",      "blocking_sockets", "epoll",
                             "send_copy",   "writev",          "send_zc"};
   std::set<std::string_view> names;

@@ -1,6 +1,7 @@
-// strategies/src/streaming_sink.cpp: records parsed while the body arrives. Bodies are fed as the
-// client feeds a sink (into its receive window when it offers one, else from elsewhere), cut at every
-// byte boundary and byte by byte; the checksum must equal the generator's whatever the cuts.
+// strategies/src/streaming_sink.cpp: records parsed while the body arrives, from a JSON array
+// (ArrayStreamingSink) or NDJSON (NdjsonStreamingSink). Bodies are fed as the client feeds a sink (into
+// its receive window when it offers one, else from elsewhere), cut at every byte boundary and byte by
+// byte; the checksum must equal the generator's whatever the cuts.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -17,7 +18,8 @@ namespace {
 
 // Feeds `body` in pieces ending at `ends`: each piece goes into the sink's window (received in place)
 // or, when the window is empty or `from_elsewhere`, from a separate buffer (copied by the sink).
-http::Status feed(StreamingSink& sink, std::string_view body, const std::vector<std::size_t>& ends, bool chunked,
+template <class Sink>
+http::Status feed(Sink& sink, std::string_view body, const std::vector<std::size_t>& ends, bool chunked,
                   bool from_elsewhere = false, int status_code = 200) {
   http::ResponseHead head;
   head.status = status_code;
@@ -42,12 +44,12 @@ http::Status feed(StreamingSink& sink, std::string_view body, const std::vector<
   return sink.end();
 }
 
-std::string body_of(Payload payload, std::size_t count) {
+std::string body_of(Payload payload, std::size_t count, bool ndjson = false) {
   std::string body;
   if (payload == Payload::repos) {
-    json::append_repos_json(body, count);
+    ndjson ? json::append_repos_ndjson(body, count) : json::append_repos_json(body, count);
   } else {
-    json::append_weather_json(body, count);
+    ndjson ? json::append_weather_ndjson(body, count) : json::append_weather_json(body, count);
   }
   return body;
 }
@@ -56,7 +58,7 @@ uint64_t truth(Payload payload, std::size_t count) {
   return payload == Payload::repos ? json::checksum_repos(count) : json::checksum_weather(count);
 }
 
-TEST_CASE("a body cut at every byte gives the generator's checksum, presized and chunked") {
+TEST_CASE("array: a body cut at every byte gives the generator's checksum, presized and chunked") {
   struct Row {
     Payload payload;
     std::size_t count;
@@ -67,7 +69,7 @@ TEST_CASE("a body cut at every byte gives the generator's checksum, presized and
       INFO(payload_name(row.payload) << " " << row.count << (chunked ? std::string(" chunked") : std::string(" with Content-Length")));
       json::Parser parser;
       net::PaddedBuffer buffer;
-      StreamingSink sink(parser, buffer);
+      ArrayStreamingSink sink(parser, buffer);
       sink.expect(row.payload, row.count);
       for (std::size_t cut = 0; cut <= body.size(); ++cut) {
         INFO("cut at byte " << cut);
@@ -83,13 +85,13 @@ TEST_CASE("a body cut at every byte gives the generator's checksum, presized and
   }
 }
 
-TEST_CASE("fed byte by byte, every record is parsed before the closing bracket arrives") {
+TEST_CASE("array: fed byte by byte, every record is parsed before the closing bracket arrives") {
   const std::string body = body_of(Payload::weather, 5);
   std::vector<std::size_t> ends(body.size());
   for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = i + 1;
   json::Parser parser;
   net::PaddedBuffer buffer;
-  StreamingSink sink(parser, buffer);
+  ArrayStreamingSink sink(parser, buffer);
   sink.expect(Payload::weather, 5);
   for (const bool from_elsewhere : {false, true}) {
     INFO(std::string_view(from_elsewhere ? "bytes copied from elsewhere" : "bytes received in place"));
@@ -99,10 +101,10 @@ TEST_CASE("fed byte by byte, every record is parsed before the closing bracket a
   }
 }
 
-TEST_CASE("a shorter body after a longer one leaves no stale records") {
+TEST_CASE("array: a shorter body after a longer one leaves no stale records") {
   json::Parser parser;
   net::PaddedBuffer buffer;
-  StreamingSink sink(parser, buffer);
+  ArrayStreamingSink sink(parser, buffer);
   sink.expect(Payload::repos, 4);
   for (const std::size_t count : {std::size_t{4}, std::size_t{1}, std::size_t{3}}) {
     INFO(count);
@@ -112,10 +114,10 @@ TEST_CASE("a shorter body after a longer one leaves no stale records") {
   }
 }
 
-TEST_CASE("the body of an error status is received, not parsed: the caller reports the status") {
+TEST_CASE("array: the body of an error status is received, not parsed: the caller reports the status") {
   json::Parser parser;
   net::PaddedBuffer buffer;
-  StreamingSink sink(parser, buffer);
+  ArrayStreamingSink sink(parser, buffer);
   sink.expect(Payload::weather, 2);
   const std::string body = R"({"error":"count must be a decimal"})";
   for (const int status : {400, 404, 500}) {
@@ -126,7 +128,7 @@ TEST_CASE("the body of an error status is received, not parsed: the caller repor
   }
 }
 
-TEST_CASE("bad bodies are sink errors carrying json's message, at every cut") {
+TEST_CASE("array: bad bodies are sink errors carrying json's message, at every cut") {
   struct Bad {
     const char* name;
     std::string body;
@@ -149,7 +151,101 @@ TEST_CASE("bad bodies are sink errors carrying json's message, at every cut") {
       INFO("cut at byte " << cut);
       json::Parser parser;
       net::PaddedBuffer buffer;
-      StreamingSink sink(parser, buffer);
+      ArrayStreamingSink sink(parser, buffer);
+      sink.expect(Payload::weather, 2);
+      std::vector<std::size_t> ends;
+      if (cut > 0 && cut < bad.body.size()) ends.push_back(cut);
+      ends.push_back(bad.body.size());
+      const auto status = feed(sink, bad.body, ends, false);
+      REQUIRE_FALSE(status);
+      INFO(status.error().message());
+      CHECK(status.error().code == http::Errc::sink);
+      CHECK(status.error().detail.find(bad.says) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("ndjson: a body cut at every byte gives the generator's checksum, presized and chunked") {
+  struct Row {
+    Payload payload;
+    std::size_t count;
+  };
+  for (const Row row : {Row{Payload::weather, 0}, Row{Payload::weather, 3}, Row{Payload::repos, 2}}) {
+    const std::string body = body_of(row.payload, row.count, true);
+    for (const bool chunked : {false, true}) {
+      INFO(payload_name(row.payload) << " " << row.count
+                                     << (chunked ? std::string(" chunked") : std::string(" with Content-Length")));
+      json::Parser parser;
+      net::PaddedBuffer buffer;
+      NdjsonStreamingSink sink(parser, buffer);
+      sink.expect(row.payload, row.count);
+      for (std::size_t cut = 0; cut <= body.size(); ++cut) {
+        INFO("cut at byte " << cut);
+        std::vector<std::size_t> ends;
+        if (cut > 0 && cut < body.size()) ends.push_back(cut);
+        ends.push_back(body.size());
+        const auto status = feed(sink, body, ends, chunked);
+        REQUIRE_MESSAGE(status, (status ? "" : status.error().message()));
+        CHECK(sink.checksum() == truth(row.payload, row.count));
+        CHECK(sink.records() == row.count);
+      }
+    }
+  }
+}
+
+TEST_CASE("ndjson: fed byte by byte, each record is parsed as soon as its newline is in") {
+  const std::string body = body_of(Payload::repos, 4, true);
+  std::vector<std::size_t> ends(body.size());
+  for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = i + 1;
+  json::Parser parser;
+  net::PaddedBuffer buffer;
+  NdjsonStreamingSink sink(parser, buffer);
+  sink.expect(Payload::repos, 4);
+  REQUIRE(feed(sink, body, ends, false));
+  CHECK(sink.checksum() == json::checksum_repos(4));
+  // The last piece is the last record's newline: the three before were parsed while waiting.
+  CHECK(sink.records_before_end() == 3);
+}
+
+TEST_CASE("ndjson: a last record without its newline, blank lines, and a shorter body after a longer one") {
+  json::Parser parser;
+  net::PaddedBuffer buffer;
+  NdjsonStreamingSink sink(parser, buffer);
+  sink.expect(Payload::weather, 5);
+  std::string body = body_of(Payload::weather, 5, true);
+  REQUIRE(feed(sink, body, {body.size()}, false));
+  CHECK(sink.checksum() == json::checksum_weather(5));
+  body.pop_back();  // no final newline
+  REQUIRE(feed(sink, body, {body.size() / 2, body.size()}, false));
+  CHECK(sink.checksum() == json::checksum_weather(5));
+  const std::string shorter = body_of(Payload::weather, 2, true) + "\n\n";
+  REQUIRE(feed(sink, shorter, {shorter.size()}, false));
+  CHECK(sink.checksum() == json::checksum_weather(2));
+  CHECK(sink.records() == 2);
+}
+
+TEST_CASE("ndjson: bad bodies are sink errors carrying json's message, at every cut") {
+  struct Bad {
+    const char* name;
+    std::string body;
+    const char* says;
+  };
+  const std::string good = body_of(Payload::weather, 2, true);
+  const Bad bads[] = {
+      {"a value that is not JSON", "{\"date\":\"2024-01-01\",\"temperatureC\":oops,\"summary\":\"M\",\"temperatureF\":1}\n",
+       "json: "},
+      {"a missing field", "{\"date\":\"2024-01-01\",\"summary\":\"Mild\",\"temperatureF\":1}\n", "temperatureC"},
+      {"last record cut short", good.substr(0, good.size() - 5), "json: "},
+      {"a JSON array instead of lines", body_of(Payload::weather, 2), "json: "},
+      {"a record that is not an object", good + "[1,2]\n", "json: "},
+  };
+  for (const Bad& bad : bads) {
+    INFO(std::string_view(bad.name));
+    for (std::size_t cut = 0; cut <= bad.body.size(); ++cut) {
+      INFO("cut at byte " << cut);
+      json::Parser parser;
+      net::PaddedBuffer buffer;
+      NdjsonStreamingSink sink(parser, buffer);
       sink.expect(Payload::weather, 2);
       std::vector<std::size_t> ends;
       if (cut > 0 && cut < bad.body.size()) ends.push_back(cut);
