@@ -1,9 +1,11 @@
 #include "common.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <array>
+#include <cerrno>
 #include <charconv>
-#include <fstream>
-#include <iterator>
 #include <span>
 
 #include "ringlab/json/checksum.hpp"
@@ -161,14 +163,29 @@ std::size_t count_time_wait(std::string_view proc_net_tcp, uint16_t port) noexce
   return count;
 }
 
+namespace {
+
+// The whole of a /proc file (its size is not known before reading); empty when it cannot be read.
+std::string read_proc_file(const char* path) {
+  std::string text;
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char chunk[16384];
+  while (true) {
+    const ssize_t n = ::read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(chunk, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+}  // namespace
+
 std::size_t count_time_wait(uint16_t port) {
   std::size_t count = 0;
-  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-    std::ifstream file(path);
-    if (!file) continue;
-    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    count += count_time_wait(text, port);
-  }
+  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) count += count_time_wait(read_proc_file(path), port);
   return count;
 }
 
