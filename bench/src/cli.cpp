@@ -309,7 +309,7 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
   report.config = options.config;
   EnvironmentInputs inputs;
   inputs.allocator = "one per job: " + join(options.config.allocators, ", ");
-  inputs.server = options.config.url.empty() ? "embedded, started by each job" : options.config.url;
+  inputs.server = options.config.url.empty() ? "embedded, one per job" : options.config.url;
   auto ring = net::Ring::create();
   inputs.io_uring_features = ring ? describe_features((*ring)->features()) : "unavailable: " + ring.error().message();
   report.environment = gather_environment(inputs);
@@ -342,6 +342,11 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
       report.environment.warnings.push_back("allocator job " + name + ": " + child_report.error().message);
       code = kExitFailed;
       continue;
+    }
+    if (report.environment.client_cpu < 0) {
+      // Each job places its own client and server; the first one's placement is the jobs' placement.
+      report.environment.client_cpu = child_report->environment.client_cpu;
+      report.environment.server_cpu = child_report->environment.server_cpu;
     }
     merge_reports(report, std::move(*child_report));
   }
