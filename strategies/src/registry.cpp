@@ -53,8 +53,8 @@ constexpr std::array kRegistry{
                "into reused owning models",
                kPooled, Method::get, false, false, &make_fixed_buffers},
     Descriptor{"streaming",
-               "NDJSON body (format=ndjson) received in place; between receives, each line whose newline is "
-               "in is parsed at once",
+               "NDJSON body (format=ndjson) received in place; between receives, the whole lines so far are "
+               "parsed as one batch (iterate_many)",
                kHeadersRead, Method::get, false, false, &make_streaming},
     Descriptor{"streaming_array",
                "JSON array body received in place; between receives, RecordSplitter cuts the records whose "

@@ -1,9 +1,9 @@
 // streaming: records deserialized between receives, as soon as their last byte is in, so that parsing
 // overlaps the network wait. The server sends NDJSON (format=ndjson: one record per line, the same
-// records): after each piece, every line whose newline is in is parsed at once (streaming_sink.hpp says
-// why per line rather than iterate_many). The body is received in place into a presized padded buffer;
-// the records are parsed where they lie. notes() says how many records, on the last request, were
-// parsed before the last piece of the body arrived.
+// records): after each piece, everything up to the last newline received is whole records, parsed as one
+// batch with simdjson's iterate_many (streaming_sink.hpp says why batches, and what they allocate). The
+// body is received in place into a presized padded buffer; the batches are views into it. notes() says
+// how many records, on the last request, were parsed before the last piece of the body arrived.
 #include "client_strategy.hpp"
 #include "factories.hpp"
 #include "ringlab/net/padded_buffer.hpp"

@@ -1,5 +1,8 @@
 #include "streaming_sink.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include "common.hpp"
 
 namespace ringlab::strategies::detail {
@@ -95,47 +98,63 @@ http::Status NdjsonStreamingSink::on_body(std::string_view bytes) {
   if (auto status = inner_.on_body(bytes); !status) return status;
   if (!parse_) return {};
   before_piece_ = checksum_.records();
-  return drain(false);
+  const std::size_t size = body_->size();
+  if (size == parsed_) return {};
+  const void* newline = ::memrchr(body_->data() + parsed_, '\n', size - parsed_);
+  if (newline == nullptr) return {};
+  return parse_batch(static_cast<std::size_t>(static_cast<const char*>(newline) - body_->data()) + 1);
 }
 
 http::Status NdjsonStreamingSink::end() {
   if (auto status = inner_.end(); !status) return status;
   if (!parse_) return {};
   before_end_ = before_piece_;
-  if (auto status = drain(true); !status) return status;
+  // A last record without its newline; whitespace alone is no record (parse_lines says so too).
+  if (parsed_ < body_->size()) {
+    if (auto status = parse_batch(body_->size()); !status) return status;
+  }
   trim_to(checksum_.records(), weather_, repos_);
   return {};
 }
 
-template <class Record, class ParseOne>
-json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<Record>& records, json::RecordSpan span,
-                                             ParseOne parse_one) {
-  if (span.index >= records.size()) records.emplace_back();
-  Record& record = records[span.index];
-  if (auto status = parse_one(*parser_, json::padded_view(*body_), span, record); !status) return status;
-  checksum_.add(record);
+template <class Record, class ParseLines>
+json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<Record>& records, std::pmr::vector<Record>& scratch,
+                                             simdjson::padded_string_view batch, ParseLines parse_lines) {
+  // json's parse fills its vector from the start and erases what it did not fill, so the records of
+  // this batch are parsed in `scratch` and the kept records are lent to it for the time of the parse:
+  // the kept slots' buffers (from the previous body) are reused, nothing is copied, and the scratch
+  // holds only empty shells between batches. Lines bound the records from above; with as many slots as
+  // lines nothing is erased unless a line is blank.
+  const std::string_view text(batch.data(), batch.size());
+  std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  if (!text.empty() && text.back() != '\n') ++lines;
+  const std::size_t first = checksum_.records();
+  while (records.size() < first + lines) records.emplace_back();
+  scratch.resize(lines);  // empty shells: no buffers to allocate or free
+  using std::swap;
+  for (std::size_t i = 0; i < lines; ++i) swap(scratch[i], records[first + i]);
+  const json::Status parsed = parse_lines(*parser_, batch, scratch, json::kNdjsonWindowBytes);
+  const std::size_t n = std::min(scratch.size(), lines);
+  for (std::size_t i = 0; i < n; ++i) swap(scratch[i], records[first + i]);
+  if (!parsed) return parsed;
+  for (std::size_t i = 0; i < n; ++i) checksum_.add(records[first + i]);
   return {};
 }
 
-http::Status NdjsonStreamingSink::drain(bool body_complete) {
-  const std::string_view body = body_->view();
-  while (parsed_ < body.size()) {
-    std::size_t line_end = body.find('\n', parsed_);  // memchr
-    if (line_end == std::string_view::npos) {
-      if (!body_complete) return {};
-      line_end = body.size();
-    }
-    const std::string_view line = body.substr(parsed_, line_end - parsed_);
-    const std::size_t first = line.find_first_not_of(" \t\r");
-    if (first != std::string_view::npos) {  // a blank line is no record
-      const std::size_t last = line.find_last_not_of(" \t\r");
-      const json::RecordSpan span{checksum_.records(), parsed_ + first, last - first + 1};
-      const json::Status parsed = payload_ == Payload::repos
-                                      ? parse_into(repos_, span, &json::parse_repository_record)
-                                      : parse_into(weather_, span, &json::parse_weather_record);
-      if (!parsed) return http::fail(http::Errc::sink, describe(parsed.error()));
-    }
-    parsed_ = std::min(line_end + 1, body.size());
+http::Status NdjsonStreamingSink::parse_batch(std::size_t end) {
+  const std::size_t start = parsed_;
+  // The bytes after the batch (the next records, the buffer's spare room, its padding) are readable,
+  // so they serve as the padding simdjson needs: it may load them, it never interprets them.
+  const simdjson::padded_string_view batch(body_->data() + start, end - start,
+                                           body_->capacity() + net::kPadding - start);
+  parsed_ = end;
+  const json::Status parsed = payload_ == Payload::repos
+                                  ? parse_into(repos_, repos_batch_, batch, &json::parse_repos_ndjson)
+                                  : parse_into(weather_, weather_batch_, batch, &json::parse_weather_ndjson);
+  if (!parsed) {
+    return http::fail(http::Errc::sink,
+                      "in the lines from body byte " + std::to_string(start) +
+                                           " (records and bytes below count from there): " + describe(parsed.error()));
   }
   return {};
 }
