@@ -214,7 +214,8 @@ json case_json(const CaseResult& c) {
         {"wait", optional_number(c.phases.wait)},
         {"head", optional_number(c.phases.head)},
         {"body", optional_number(c.phases.body)},
-        {"deserialize", optional_number(c.phases.deserialize)}}},
+        {"deserialize", optional_number(c.phases.deserialize)},
+        {"other", optional_number(c.phases.other)}}},
       {"counters", std::move(counters)},
       {"checksum", c.checksum},
       {"notes", c.notes}};
@@ -402,6 +403,7 @@ void read_case(Reader& r, const json& j, CaseResult& c) {
     r.field(*p, "head", c.phases.head);
     r.field(*p, "body", c.phases.body);
     r.field(*p, "deserialize", c.phases.deserialize);
+    r.field(*p, "other", c.phases.other);
   }
   if (const json* counters = r.object(j, "counters")) {
     for (const auto& [name, value] : counters->items()) {

@@ -49,7 +49,7 @@ std::string_view method_text(strategies::Method method) noexcept {
   return method == strategies::Method::post ? "POST" : "GET";
 }
 
-enum Phase : std::size_t { connect, send, wait, head, body, deserialize, kPhaseCount };
+enum Phase : std::size_t { connect, send, wait, head, body, deserialize, other, kPhaseCount };
 
 struct CaseState {
   std::size_t index = 0;
@@ -168,7 +168,10 @@ class Runner {
     return true;
   }
 
-  void record_phases(CaseState& s, const http::Timeline& t) noexcept {
+  // `run_start`/`run_end`: clock readings just around the run() call, so that the time run() spent
+  // outside the client's stamped span (the strategy's own work before and after the request) is
+  // accounted for too.
+  void record_phases(CaseState& s, const http::Timeline& t, uint64_t run_start, uint64_t run_end) noexcept {
     const uint64_t op = s.measured_ops++;
     if (op % s.phase_stride != 0) return;
     const auto put = [&s](Phase phase, uint64_t from, uint64_t to) {
@@ -181,6 +184,16 @@ class Runner {
     put(head, t.first_byte, t.head_parsed);
     put(body, t.head_parsed, t.body_done);
     put(deserialize, t.body_done, t.deserialized);
+    if (t.start != 0) {
+      uint64_t last = t.start;
+      for (uint64_t stamp : {t.connected, t.request_sent, t.first_byte, t.head_parsed, t.body_done, t.deserialized}) {
+        last = std::max(last, stamp);
+      }
+      const uint64_t run = run_end - run_start;
+      const uint64_t stamped = last - t.start;
+      auto& v = s.phases[other];
+      if (run >= stamped && v.size() < v.capacity()) v.push_back(run - stamped);
+    }
   }
 
   // One iteration of `ops` calls between two clock readings. Returns the ticks, or nullopt with
@@ -194,10 +207,15 @@ class Runner {
     std::optional<strategies::Error> error;
     uint64_t bad_checksum = 0;
     bool mismatch = false;
+    const bool stamping = measured && tl != nullptr;
+    uint64_t run_start = 0;
+    uint64_t run_end = 0;
     const uint64_t t0 = context_.clock.start();
     for (uint64_t i = 0; i < ops; ++i) {
       if (tl != nullptr) timeline = http::Timeline{};
+      if (stamping) run_start = context_.clock.start();
       auto r = strategy.run(tl);
+      if (stamping) run_end = context_.clock.end();
       if (!r) [[unlikely]] {
         error = std::move(r.error());
         failed_op = i;
@@ -212,7 +230,7 @@ class Runner {
         mismatch = true;
         break;
       }
-      if (measured && tl != nullptr) record_phases(s, timeline);
+      if (stamping) record_phases(s, timeline, run_start, run_end);
     }
     const uint64_t t1 = context_.clock.end();
     if (error) {
@@ -368,6 +386,7 @@ class Runner {
     r.phases.head = median_ns(s.phases[head]);
     r.phases.body = median_ns(s.phases[body]);
     r.phases.deserialize = median_ns(s.phases[deserialize]);
+    r.phases.other = median_ns(s.phases[other]);
     r.outliers = upper_outliers(r.samples_ns);
     const Summary summary = summarize(without(r.samples_ns, r.outliers));
     r.stats.n = summary.n;

@@ -203,6 +203,7 @@ TEST_CASE("the phase table shows medians per phase, n/a for a phase that never h
   INFO(phases);
   CHECK(phases.find("Connect") != std::string::npos);
   CHECK(phases.find("Deserialize") != std::string::npos);
+  CHECK(phases.find("Other") != std::string::npos);
   CHECK(phases.find("n/a") != std::string::npos);  // connect: kept-alive
   CHECK(phases.find("20.00 μs") != std::string::npos);  // four significant digits
   CHECK(phases.find("FAILED") == std::string::npos);  // only ok cases

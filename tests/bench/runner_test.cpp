@@ -385,6 +385,8 @@ TEST_CASE_FIXTURE(Fixture, "allocations, io_uring work and phases are reported p
   CHECK(r.phases.head == doctest::Approx(30));
   CHECK(r.phases.body == doctest::Approx(40));
   CHECK(r.phases.deserialize == doctest::Approx(50));
+  // run() lasted the op's cost (1 ms on the fake clock); 150 ns of it were stamped.
+  CHECK(r.phases.other == doctest::Approx(1e6 - 150));
   CHECK(r.counters.at("fake-events") == 2.5);
   CHECK_FALSE(r.counters.at("unsupported").has_value());
 }

@@ -130,6 +130,9 @@ struct Phases {
   std::optional<double> head;         // first byte -> headers parsed
   std::optional<double> body;         // headers parsed -> body complete
   std::optional<double> deserialize;  // body complete -> deserialized
+  // Time run() took beyond its stamped span (first to last stamp): the strategy's own work before
+  // the request starts and after the last stamp (buffer resets, bookkeeping, a close).
+  std::optional<double> other;
 };
 
 // Per-op values of hardware/software counters by name ("cycles", "instructions", "task-clock",

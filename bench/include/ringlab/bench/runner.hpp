@@ -15,7 +15,9 @@
 // The sample of an iteration is its ticks (converted to ns) divided by its ops.
 //
 // Inside a timed iteration nothing runs but the strategy's run() calls, the optional phase
-// bookkeeping (a few subtractions into preallocated arrays per op) and a checksum compare. The
+// bookkeeping and a checksum compare. Phases (on by default, --no-phases) cost the client's six
+// stamps plus two clock readings around each run() and a few subtractions into preallocated arrays:
+// with rdtsc about 8 readings of `timer_overhead_ns` per op, in the measured iterations only. The
 // memory diagnoser counts only inside it; hooks, progress and statistics run between iterations.
 //
 // Failure: a run() error, a checksum that changes between calls of the same case, or (after the
