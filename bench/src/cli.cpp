@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <csignal>
 #include <ctime>
 #include <fmt/format.h>
@@ -129,6 +130,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   app.add_option("--format", formats, "report files to write: md,csv,json")->capture_default_str();
   app.add_option("--cpu", c.cpu, "pin the client to this CPU (default: the first allowed; the server gets another)")
       ->check(CLI::Range(0, CPU_SETSIZE - 1));
+  app.add_option("--server-cpu", c.server_cpu,
+                 "embedded server's CPU: auto (another than the client's), none (not pinned) or a number")
+      ->capture_default_str();
   app.add_option("--perf-control", o.perf_control,
                  "CTL,ACK FIFOs of `perf record --control`: profile only the measured iterations");
   app.add_option("--perf-control-timeout-ms", perf_control_ms, "wait for perf's ack at most this long")
@@ -189,6 +193,13 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   }
   if (!c.url.empty()) {
     if (auto url = http::Url::parse(c.url); !url) return refuse("--url: " + url.error().message());
+  }
+  if (c.server_cpu != "auto" && c.server_cpu != "none") {
+    int cpu = -1;
+    const auto [end, ec] = std::from_chars(c.server_cpu.data(), c.server_cpu.data() + c.server_cpu.size(), cpu);
+    if (ec != std::errc{} || end != c.server_cpu.data() + c.server_cpu.size() || cpu < 0 || cpu >= CPU_SETSIZE) {
+      return refuse("--server-cpu: '" + c.server_cpu + "' is not auto, none or a CPU number");
+    }
   }
   o.server_start_timeout = std::chrono::milliseconds(server_start_ms);
   o.server_stop_timeout = std::chrono::milliseconds(server_stop_ms);
@@ -395,10 +406,17 @@ int run_suite(CliOptions& options, const std::string& executable) {
   } else if (cpus.size() >= 2) {
     client_cpu = cpus.front();
   }
-  for (int cpu : cpus) {
-    if (cpus.size() >= 2 && cpu != client_cpu) {
-      server_cpu = cpu;
-      break;
+  if (config.server_cpu == "auto") {
+    for (int cpu : cpus) {
+      if (cpus.size() >= 2 && cpu != client_cpu) {
+        server_cpu = cpu;
+        break;
+      }
+    }
+  } else if (config.server_cpu != "none") {
+    server_cpu = std::stoi(config.server_cpu);  // checked by the parser
+    if (std::find(cpus.begin(), cpus.end(), server_cpu) == cpus.end()) {
+      return report_error(fmt::format("--server-cpu {}: not among the CPUs this process may use", server_cpu));
     }
   }
 

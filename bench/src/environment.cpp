@@ -176,7 +176,9 @@ Environment gather_environment(const EnvironmentInputs& inputs) {
   if (!governor.empty() && governor != "performance") {
     e.warnings.push_back("CPU governor '" + governor + "': frequency scaling adds noise (set 'performance')");
   }
-  if (inputs.shared_cpu) e.warnings.push_back("client and server share a CPU: the server's work is in the client's time");
+  if (inputs.shared_cpu) {
+    e.warnings.push_back("client and server may share a CPU: the server's work can be in the client's time");
+  }
   return e;
 }
 

@@ -160,7 +160,8 @@ json config_json(const Config& c) {
               {"url", c.url},
               {"out", c.out},
               {"formats", c.formats},
-              {"cpu", c.cpu}};
+              {"cpu", c.cpu},
+              {"server_cpu", c.server_cpu}};
 }
 
 json case_json(const CaseResult& c) {
@@ -345,6 +346,7 @@ void read_config(Reader& r, const json& j, Config& c) {
   r.field(j, "out", c.out);
   r.field(j, "formats", c.formats);
   r.field(j, "cpu", c.cpu);
+  r.field(j, "server_cpu", c.server_cpu);
 }
 
 void read_case(Reader& r, const json& j, CaseResult& c) {

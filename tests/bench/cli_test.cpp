@@ -31,6 +31,7 @@ TEST_CASE("no arguments: the get suite with the documented defaults") {
   CHECK(o.config.out == "results");
   CHECK(o.formats.size() == 3);
   CHECK(o.config.cpu == -1);
+  CHECK(o.config.server_cpu == "auto");
   CHECK(o.config.url.empty());
   CHECK(o.job_output_fd == -1);
 }
@@ -41,7 +42,7 @@ TEST_CASE("every option reaches the runner and the recorded config") {
                              "--target-error", "5", "--interleave", "--no-memory", "--no-phases", "--format", "json",
                              "--cpu", "0", "--out", "/tmp/x", "--url", "http://127.0.0.1:8080",
                              "--max-ops-per-iteration", "1000", "--phase-samples", "10",
-                             "--request-timeout-ms", "250"});
+                             "--request-timeout-ms", "250", "--server-cpu", "none"});
   REQUIRE(parsed.options.has_value());
   const rb::CliOptions& o = *parsed.options;
   CHECK(o.config.suite == "repos");
@@ -67,6 +68,7 @@ TEST_CASE("every option reaches the runner and the recorded config") {
   CHECK(o.runner.max_ops_per_iteration == 1000);
   CHECK(o.runner.phase_samples == 10);
   CHECK(o.request_timeout.count() == 250);
+  CHECK(o.config.server_cpu == "none");
 }
 
 TEST_CASE("bad arguments are refused with exit code 2 and a message naming the problem") {
@@ -85,6 +87,7 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
       {{"--allocators", "system,nope"}, "--allocators"},
       {{"--url", "https://example.com"}, "--url"},
       {{"--perf-control", "onlyone"}, "--perf-control"},
+      {{"--server-cpu", "fast"}, "--server-cpu: 'fast' is not auto, none or a CPU number"},
       {{"--no-such-flag"}, "no-such-flag"},
   };
   for (const Row& row : rows) {

@@ -76,6 +76,7 @@ struct Config {
   std::string out;               // results folder root
   std::vector<std::string> formats;
   int cpu = -1;                  // client CPU requested; -1: automatic
+  std::string server_cpu = "auto";  // embedded server's CPU: "auto" (another than the client's), "none", or a number
 };
 
 enum class CaseStatus { ok, skipped, failed };
