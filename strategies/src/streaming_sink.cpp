@@ -1,6 +1,5 @@
 #include "streaming_sink.hpp"
 
-#include <algorithm>
 #include <cstring>
 
 #include "common.hpp"
@@ -113,31 +112,36 @@ http::Status NdjsonStreamingSink::end() {
   if (parsed_ < body_->size()) {
     if (auto status = parse_batch(body_->size()); !status) return status;
   }
-  trim_to(checksum_.records(), weather_, repos_);
   return {};
 }
 
 template <class Record, class ParseLines>
-json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<Record>& records, std::pmr::vector<Record>& scratch,
+json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<Record>& batch_records, std::pmr::vector<Record>& spare,
                                              simdjson::padded_string_view batch, ParseLines parse_lines) {
-  // json's parse fills its vector from the start and erases what it did not fill, so the records of
-  // this batch are parsed in `scratch` and the kept records are lent to it for the time of the parse:
-  // the kept slots' buffers (from the previous body) are reused, nothing is copied, and the scratch
-  // holds only empty shells between batches. Lines bound the records from above; with as many slots as
-  // lines nothing is erased unless a line is blank.
+  // json's parse overwrites its vector in place from the start and erases the records it did not
+  // fill, which would free their buffers whenever a batch is shorter than the one before. So the vector
+  // is first given exactly as many records as the batch has lines (an upper bound of its records),
+  // moving records to and from `spare` (a move keeps a string's buffer): buffers are reused from batch
+  // to batch and body to body, and nothing is erased unless a line is blank.
   const std::string_view text(batch.data(), batch.size());
-  std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  // memchr from newline to newline: several times faster here than a byte loop (std::count).
+  std::size_t lines = 0;
+  for (std::size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) ++lines;
   if (!text.empty() && text.back() != '\n') ++lines;
-  const std::size_t first = checksum_.records();
-  while (records.size() < first + lines) records.emplace_back();
-  scratch.resize(lines);  // empty shells: no buffers to allocate or free
-  using std::swap;
-  for (std::size_t i = 0; i < lines; ++i) swap(scratch[i], records[first + i]);
-  const json::Status parsed = parse_lines(*parser_, batch, scratch, json::kNdjsonWindowBytes);
-  const std::size_t n = std::min(scratch.size(), lines);
-  for (std::size_t i = 0; i < n; ++i) swap(scratch[i], records[first + i]);
-  if (!parsed) return parsed;
-  for (std::size_t i = 0; i < n; ++i) checksum_.add(records[first + i]);
+  while (batch_records.size() > lines) {
+    spare.push_back(std::move(batch_records.back()));
+    batch_records.pop_back();
+  }
+  while (batch_records.size() < lines) {
+    if (spare.empty()) {
+      batch_records.emplace_back();
+    } else {
+      batch_records.push_back(std::move(spare.back()));
+      spare.pop_back();
+    }
+  }
+  if (auto status = parse_lines(*parser_, batch, batch_records, json::kNdjsonWindowBytes); !status) return status;
+  for (const Record& record : batch_records) checksum_.add(record);
   return {};
 }
 
@@ -149,8 +153,8 @@ http::Status NdjsonStreamingSink::parse_batch(std::size_t end) {
                                            body_->capacity() + net::kPadding - start);
   parsed_ = end;
   const json::Status parsed = payload_ == Payload::repos
-                                  ? parse_into(repos_, repos_batch_, batch, &json::parse_repos_ndjson)
-                                  : parse_into(weather_, weather_batch_, batch, &json::parse_weather_ndjson);
+                                  ? parse_into(repos_, repos_spare_, batch, &json::parse_repos_ndjson)
+                                  : parse_into(weather_, weather_spare_, batch, &json::parse_weather_ndjson);
   if (!parsed) {
     return http::fail(http::Errc::sink,
                       "in the lines from body byte " + std::to_string(start) +

@@ -17,9 +17,11 @@
 //                         scans each new byte for the end of a record (tracking strings, escapes and
 //                         depth), and each record is parsed on its own.
 //
-// Records are owning and all kept (a reused vector, overwritten in place, as presized's: the NDJSON
-// sink lends the kept records to the batch's parse by swapping, which copies no bytes), so the work
-// per record is presized's; only its timing, and the cost of finding the records, differ.
+// Records are owning and reused in place, as presized's, so the work per record is presized's. The
+// array sink keeps all of the body's records; the NDJSON sink hands them over a batch at a time (as an
+// async enumeration of records would): a batch's records live until the next batch, and the checksum
+// has folded in every one. Keeping all of them would cost it a move per record, because json's NDJSON
+// parse refills its vector from the start.
 //
 // Errors: a splitter or parse error stops the response as Errc::sink, with json/'s message (record,
 // field, byte offset); the client then closes the connection. A body whose status is not 2xx (an error
@@ -100,7 +102,7 @@ class NdjsonStreamingSink final : public http::BodySink {
   // Parses body bytes [parsed_, end): whole lines.
   http::Status parse_batch(std::size_t end);
   template <class Record, class ParseLines>
-  json::Status parse_into(std::pmr::vector<Record>& records, std::pmr::vector<Record>& scratch,
+  json::Status parse_into(std::pmr::vector<Record>& batch_records, std::pmr::vector<Record>& spare,
                           simdjson::padded_string_view batch, ParseLines parse_lines);
 
   Payload payload_ = Payload::weather;
@@ -112,8 +114,9 @@ class NdjsonStreamingSink final : public http::BodySink {
   std::size_t before_end_ = 0;
   std::size_t before_piece_ = 0;
   bool parse_ = false;
-  std::pmr::vector<json::WeatherForecast> weather_, weather_batch_;
-  std::pmr::vector<json::Repository> repos_, repos_batch_;
+  // The current batch's records, and records (with their buffers) not needed by it.
+  std::pmr::vector<json::WeatherForecast> weather_, weather_spare_;
+  std::pmr::vector<json::Repository> repos_, repos_spare_;
 };
 
 }  // namespace ringlab::strategies::detail
