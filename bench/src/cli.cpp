@@ -47,6 +47,7 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
 ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) {
   CliOptions o;
   o.arguments = arguments;
+  o.config.arguments = arguments;
   Config& c = o.config;
   RunnerOptions& r = o.runner;
   std::string sizes;

@@ -161,7 +161,8 @@ json config_json(const Config& c) {
               {"out", c.out},
               {"formats", c.formats},
               {"cpu", c.cpu},
-              {"server_cpu", c.server_cpu}};
+              {"server_cpu", c.server_cpu},
+              {"arguments", c.arguments}};
 }
 
 json case_json(const CaseResult& c) {
@@ -347,6 +348,7 @@ void read_config(Reader& r, const json& j, Config& c) {
   r.field(j, "formats", c.formats);
   r.field(j, "cpu", c.cpu);
   r.field(j, "server_cpu", c.server_cpu);
+  r.field(j, "arguments", c.arguments);
 }
 
 void read_case(Reader& r, const json& j, CaseResult& c) {

@@ -69,6 +69,8 @@ TEST_CASE("every option reaches the runner and the recorded config") {
   CHECK(o.runner.phase_samples == 10);
   CHECK(o.request_timeout.count() == 250);
   CHECK(o.config.server_cpu == "none");
+  CHECK(o.config.arguments.front() == "repos");
+  CHECK(o.config.arguments.back() == "none");
 }
 
 TEST_CASE("bad arguments are refused with exit code 2 and a message naming the problem") {

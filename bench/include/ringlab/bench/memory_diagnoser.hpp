@@ -25,6 +25,12 @@
 // During start-up dlsym may itself allocate before the real functions are known; those requests
 // are served from a small static arena, never freed to the real allocator, and never counted.
 //
+// Sanitizers: AddressSanitizer interposes malloc too. In a sanitized build this file's definitions
+// win (the executable comes first) and forward to ASan's, so ASan still sees every block and the
+// counts are the same as without it. memory_diagnoser.cpp is compiled without instrumentation
+// (bench/CMakeLists.txt), because its first calls come from ASan's own initialisation, before ASan's
+// shadow memory exists. What is lost: ASan's new/delete mismatch check (both arrive as malloc/free).
+//
 // Threading: counters are thread-local; counting on one thread does not see other threads. Nothing
 // is locked; an allocation call costs one thread-local load and branch more when counting is off.
 #include <cstdint>

@@ -77,6 +77,7 @@ struct Config {
   std::vector<std::string> formats;
   int cpu = -1;                  // client CPU requested; -1: automatic
   std::string server_cpu = "auto";  // embedded server's CPU: "auto" (another than the client's), "none", or a number
+  std::vector<std::string> arguments;  // the command line after the program name, as given
 };
 
 enum class CaseStatus { ok, skipped, failed };
