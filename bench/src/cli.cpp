@@ -394,6 +394,9 @@ int run_suite(CliOptions& options, const std::string& executable) {
   selection.filter = config.filter;
   selection.sizes = config.sizes;
   selection.payload = config.payload == "repos" ? strategies::Payload::repos : strategies::Payload::weather;
+  // Before any server is started: a filter that selects nothing is an argument error.
+  auto cases = build_cases(*suite, strategies::registry(), selection);
+  if (!cases) return report_error(cases.error().message);
 
   // Placement: client and server on different CPUs when there are two to choose from.
   const std::vector<int> cpus = allowed_cpus();
@@ -444,11 +447,11 @@ int run_suite(CliOptions& options, const std::string& executable) {
     target.description = fmt::format("embedded {} (pid {}) on {}:{}", server_options.executable, server->pid(),
                                      target.host, target.port);
   }
-  selection.host = target.host;
-  selection.port = target.port;
-  auto cases = build_cases(*suite, strategies::registry(), selection);
-  if (!cases) return report_error(cases.error().message);
-  for (CaseSpec& spec : *cases) spec.config.timeout = options.request_timeout;
+  for (CaseSpec& spec : *cases) {
+    spec.config.host = target.host;
+    spec.config.port = target.port;
+    spec.config.timeout = options.request_timeout;
+  }
 
   if (client_cpu >= 0) {
     if (auto pinned = pin_current_thread(client_cpu); !pinned) return report_error(pinned.error().message);
