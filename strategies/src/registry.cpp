@@ -54,7 +54,7 @@ constexpr std::array kRegistry{
                kPooled, Method::get, false, false, &make_fixed_buffers},
     Descriptor{"streaming",
                "NDJSON body (format=ndjson) received in place; between receives, the whole lines so far are "
-               "parsed as one batch (iterate_many)",
+               "parsed as one batch (iterate_many) into views",
                kHeadersRead, Method::get, false, false, &make_streaming},
     Descriptor{"streaming_array",
                "JSON array body received in place; between receives, RecordSplitter cuts the records whose "

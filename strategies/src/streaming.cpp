@@ -1,8 +1,9 @@
 // streaming: records deserialized between receives, as soon as their last byte is in, so that parsing
 // overlaps the network wait. The server sends NDJSON (format=ndjson: one record per line, the same
 // records): after each piece, everything up to the last newline received is whole records, parsed as one
-// batch with simdjson's iterate_many (streaming_sink.hpp says why batches, and what they allocate). The
-// body is received in place into a presized padded buffer; the batches are views into it. notes() says
+// batch with simdjson's iterate_many into viewing records (streaming_sink.hpp says why batches and views,
+// and what they allocate): its non-streaming twin is `views`. The body is received in place into a
+// presized padded buffer; the views point into it. notes() says
 // how many records, on the last request, were parsed before the last piece of the body arrived.
 #include "client_strategy.hpp"
 #include "factories.hpp"

@@ -115,33 +115,15 @@ http::Status NdjsonStreamingSink::end() {
   return {};
 }
 
-template <class Record, class ParseLines>
-json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<Record>& batch_records, std::pmr::vector<Record>& spare,
-                                             simdjson::padded_string_view batch, ParseLines parse_lines) {
-  // json's parse overwrites its vector in place from the start and erases the records it did not
-  // fill, which would free their buffers whenever a batch is shorter than the one before. So the vector
-  // is first given exactly as many records as the batch has lines (an upper bound of its records),
-  // moving records to and from `spare` (a move keeps a string's buffer): buffers are reused from batch
-  // to batch and body to body, and nothing is erased unless a line is blank.
-  const std::string_view text(batch.data(), batch.size());
-  // memchr from newline to newline: several times faster here than a byte loop (std::count).
-  std::size_t lines = 0;
-  for (std::size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) ++lines;
-  if (!text.empty() && text.back() != '\n') ++lines;
-  while (batch_records.size() > lines) {
-    spare.push_back(std::move(batch_records.back()));
-    batch_records.pop_back();
+template <class View, class ParseLines>
+json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<View>& views, simdjson::padded_string_view batch,
+                                             ParseLines parse_lines) {
+  // The body buffer outlives the views of this batch: they are folded into the checksum here, and a
+  // buffer that moves later (a chunked body growing) only invalidates views no longer read.
+  if (auto status = parse_lines(*parser_, json::PaddedBody(batch), views, json::kNdjsonWindowBytes); !status) {
+    return status;
   }
-  while (batch_records.size() < lines) {
-    if (spare.empty()) {
-      batch_records.emplace_back();
-    } else {
-      batch_records.push_back(std::move(spare.back()));
-      spare.pop_back();
-    }
-  }
-  if (auto status = parse_lines(*parser_, batch, batch_records, json::kNdjsonWindowBytes); !status) return status;
-  for (const Record& record : batch_records) checksum_.add(record);
+  for (const View& view : views) checksum_.add(view);
   return {};
 }
 
@@ -153,8 +135,8 @@ http::Status NdjsonStreamingSink::parse_batch(std::size_t end) {
                                            body_->capacity() + net::kPadding - start);
   parsed_ = end;
   const json::Status parsed = payload_ == Payload::repos
-                                  ? parse_into(repos_, repos_spare_, batch, &json::parse_repos_ndjson)
-                                  : parse_into(weather_, weather_spare_, batch, &json::parse_weather_ndjson);
+                                  ? parse_into(repos_, batch, &json::parse_repos_ndjson_views)
+                                  : parse_into(weather_, batch, &json::parse_weather_ndjson_views);
   if (!parsed) {
     return http::fail(http::Errc::sink,
                       "in the lines from body byte " + std::to_string(start) +

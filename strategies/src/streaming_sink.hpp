@@ -7,21 +7,24 @@
 //   NdjsonStreamingSink   NDJSON bodies (format=ndjson): a record ends at a newline (JSON strings
 //                         cannot hold a raw one), so the complete records are everything up to the
 //                         last '\n' received (memrchr); that batch is parsed with simdjson's
-//                         iterate_many (json::parse_*_ndjson) on a view into the body. A batch per
-//                         receive, not a parse per line: simdjson's per-document set-up (about 90 ns
-//                         here) doubles the cost of 77-byte weather records parsed one by one. The
-//                         price: with Debian's simdjson (SIMDJSON_THREADS_ENABLED) each document_stream
-//                         allocates its stage-1 worker even though threading is off: two allocations
-//                         per batch, whatever the batch's size.
+//                         iterate_many (json::parse_*_ndjson_views) on a view into the body. A batch
+//                         per receive, not a parse per line: simdjson's per-document set-up (about
+//                         90 ns here) doubles the cost of 77-byte weather records parsed one by one.
+//                         The price: with Debian's simdjson (SIMDJSON_THREADS_ENABLED) each
+//                         document_stream allocates its stage-1 worker even though threading is off:
+//                         two allocations per batch, whatever the batch's size.
 //   ArrayStreamingSink    JSON array bodies (the route every other strategy reads): json::RecordSplitter
 //                         scans each new byte for the end of a record (tracking strings, escapes and
 //                         depth), and each record is parsed on its own.
 //
-// Records are owning and reused in place, as presized's, so the work per record is presized's. The
-// array sink keeps all of the body's records; the NDJSON sink hands them over a batch at a time (as an
-// async enumeration of records would): a batch's records live until the next batch, and the checksum
-// has folded in every one. Keeping all of them would cost it a move per record, because json's NDJSON
-// parse refills its vector from the start.
+// Records: the array sink parses owning records and keeps all of the body's, reused in place, as
+// presized does. The NDJSON sink parses viewing records (as the views strategy does) and hands them
+// over a batch at a time, as an async enumeration of records would: a batch's views live until the
+// next batch, and the checksum has folded in every one. Views because records handed over a batch at a
+// time land in different slots from one body to the next, and owning records would then allocate
+// whenever a slot's optional fields or topic lists differ from the last record it held; keeping all of
+// them in fixed slots instead costs a move in and out per record, since json's NDJSON parse refills its
+// vector from the start.
 //
 // Errors: a splitter or parse error stops the response as Errc::sink, with json/'s message (record,
 // field, byte offset); the client then closes the connection. A body whose status is not 2xx (an error
@@ -101,9 +104,8 @@ class NdjsonStreamingSink final : public http::BodySink {
  private:
   // Parses body bytes [parsed_, end): whole lines.
   http::Status parse_batch(std::size_t end);
-  template <class Record, class ParseLines>
-  json::Status parse_into(std::pmr::vector<Record>& batch_records, std::pmr::vector<Record>& spare,
-                          simdjson::padded_string_view batch, ParseLines parse_lines);
+  template <class View, class ParseLines>
+  json::Status parse_into(std::pmr::vector<View>& views, simdjson::padded_string_view batch, ParseLines parse_lines);
 
   Payload payload_ = Payload::weather;
   json::Parser* parser_;
@@ -114,9 +116,9 @@ class NdjsonStreamingSink final : public http::BodySink {
   std::size_t before_end_ = 0;
   std::size_t before_piece_ = 0;
   bool parse_ = false;
-  // The current batch's records, and records (with their buffers) not needed by it.
-  std::pmr::vector<json::WeatherForecast> weather_, weather_spare_;
-  std::pmr::vector<json::Repository> repos_, repos_spare_;
+  // The current batch's records: views into the body.
+  std::pmr::vector<json::WeatherView> weather_;
+  std::pmr::vector<json::RepositoryView> repos_;
 };
 
 }  // namespace ringlab::strategies::detail
