@@ -30,8 +30,9 @@
 // field, byte offset); the client then closes the connection. A body whose status is not 2xx (an error
 // page) is received but not parsed: the caller reports the status.
 //
-// Ownership: the caller owns the body buffer and the parser, and both outlive the sink; the records
-// live until the next begin().
+// Ownership: the caller owns the body buffer and the parser, and both outlive the sink. The array
+// sink's records live until the next begin(); the NDJSON sink's views until its next batch (and no
+// longer than the body buffer stays where it is).
 #include <cstdint>
 #include <memory_resource>
 #include <vector>
