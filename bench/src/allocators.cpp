@@ -243,8 +243,10 @@ Detected detect_allocator() {
   for (const LoadedObject& object : objects) {
     void* handle = nullptr;
     if (!object.main) {
+      // The vDSO is the one object without a path, and it defines no malloc.
+      if (object.name.find('/') == std::string::npos) continue;
       handle = dlopen(object.name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-      if (handle == nullptr) continue;  // the vDSO, or an object loaded under another name
+      if (handle == nullptr) continue;  // an object loaded under another name
     }
     const auto find = [&](const char* name) { return symbol_in(handle, object, name); };
     std::optional<std::string> version;
