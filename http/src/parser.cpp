@@ -17,6 +17,9 @@ namespace {
 
 std::string at_byte(uint64_t offset) { return " at byte " + std::to_string(offset); }
 
+// N in its " at byte N" is where the CRLF should have started, whichever of its two bytes is wrong.
+constexpr const char* kBadCrlf = "expected CRLF after chunk data";
+
 // Which start-line or header field the latest fragment went to, so the next fragment knows whether
 // it continues that field or starts a new header.
 enum class Piece : uint8_t { none, start_line, name, value };
@@ -59,6 +62,11 @@ class Machine {
       // head does not end within them, it is too large, and the limit is exact to the byte.
       const bool in_head = !head_done_;
       if (in_head) slice = std::min(slice, limits_.max_header_bytes - head_bytes_);
+      // The CRLF after a chunk's data may have been cut by the previous feed: check its rest here.
+      if (const uint64_t crlf_at = offset_ - (2 - crlf_left_); crlf_left_ > 0 && !check_crlf(base, slice)) {
+        return stick(Error{Errc::malformed, kBadCrlf + at_byte(crlf_at), {}});
+      }
+      slice_end_ = base + slice;
 
       const llhttp_errno_t code = llhttp_execute(&parser_, base, slice);
       if (code == HPE_OK) {
@@ -268,6 +276,7 @@ class Machine {
       return -1;
     }
     m.announced_bytes_ += size;
+    m.chunk_left_ = size;
     return 0;
   }
 
@@ -282,6 +291,18 @@ class Machine {
     if (auto status = m.handler_->on_body({at, length}); !status) {
       m.pending_ = std::move(status.error());
       return HPE_USER;
+    }
+    // llhttp 8.1 skips the two bytes after a chunk's data unread, whatever they are, and only then
+    // reports on_chunk_complete; "1\r\naXY0\r\n\r\n" would be a valid body. Another parser on the
+    // path reads it differently (the request-smuggling shape), so the two bytes are checked here,
+    // those of them in this slice now and any the slice cut off at the start of the next feed.
+    if (m.head_.chunked && length != 0 && (m.chunk_left_ -= length) == 0) {
+      m.crlf_left_ = 2;
+      const char* crlf = at + length;
+      if (!m.check_crlf(crlf, static_cast<std::size_t>(m.slice_end_ - crlf))) {
+        m.pending_ = Error{Errc::malformed, kBadCrlf, {}};  // llhttp's error position: at + length
+        return HPE_USER;
+      }
     }
     return 0;
   }
@@ -357,6 +378,8 @@ class Machine {
     head_bytes_ = 0;
     body_bytes_ = 0;
     announced_bytes_ = 0;
+    chunk_left_ = 0;
+    crlf_left_ = 0;
     overhead_bytes_ = 0;
     piece_ = Piece::none;
     scratch_used_ = 0;
@@ -374,6 +397,15 @@ class Machine {
       return HPE_USER;
     }
     return 0;
+  }
+
+  // Checks the next up to crlf_left_ bytes of the CRLF that ends a chunk's data against the
+  // [bytes, bytes + size) that follow; false on a mismatch.
+  bool check_crlf(const char* bytes, std::size_t size) noexcept {
+    for (std::size_t i = 0; crlf_left_ > 0 && i < size; ++i, --crlf_left_) {
+      if (bytes[i] != "\r\n"[2 - crlf_left_]) return false;
+    }
+    return true;
   }
 
   Error body_limit_error(const std::string& what) const {
@@ -504,6 +536,9 @@ class Machine {
   std::size_t head_bytes_ = 0;      // head bytes fed so far, while the head is incomplete
   uint64_t body_bytes_ = 0;         // body bytes delivered to on_body
   uint64_t announced_bytes_ = 0;    // sum of the chunk sizes announced
+  uint64_t chunk_left_ = 0;         // data bytes of the current chunk not yet delivered
+  unsigned crlf_left_ = 0;          // bytes of the CRLF after a chunk's data not yet checked (0-2)
+  const char* slice_end_ = nullptr;  // end of the bytes given to the running llhttp_execute
   std::size_t overhead_bytes_ = 0;  // chunk-extension and trailer bytes
   uint64_t offset_ = 0;             // stream bytes consumed since construction or reset()
 

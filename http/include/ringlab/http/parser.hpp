@@ -43,7 +43,8 @@
 // message of its own: the caller skips it and feeds on. Content-Length together with
 // Transfer-Encoding, and duplicate Content-Length fields (even equal), are malformed. A request
 // Transfer-Encoding that does not end with chunked is malformed; in a response it means a
-// close-delimited body, completed by finish().
+// close-delimited body, completed by finish(). Stricter than llhttp 8.1, which skips whatever two
+// bytes follow a chunk's data: they must be CRLF (else Errc::malformed at the first of them).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
