@@ -350,7 +350,9 @@ Result<ResponseInfo> Client::request(const Url& url, const Request& request, Bod
   if (reusable && origin.idle.size() < options_.max_idle_per_origin) {
     origin.idle.push_back(std::move(*stream));
   } else {
-    stream->close();
+    // Queued, not waited for: the close goes to the kernel with the next request's submission, so
+    // a fresh-connection request is not charged a close(2) between its body and its parse.
+    stream->close_async();
     ++stats_.connections_closed;
   }
   return info;

@@ -112,7 +112,11 @@ Result<std::unique_ptr<Ring>> Ring::create(const RingOptions& options) {
 }
 
 Ring::~Ring() {
-  if (initialized_) io_uring_queue_exit(&ring_);
+  if (!initialized_) return;
+  // Queued SQEs that nobody waits for (asynchronous closes) still go to the kernel: dropping them
+  // would leak their file descriptors.
+  (void)submit();
+  io_uring_queue_exit(&ring_);
 }
 
 void Ring::set_handler(io_uring_sqe* sqe, CompletionHandler* handler) noexcept {

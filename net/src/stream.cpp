@@ -161,6 +161,11 @@ void Stream::close() noexcept {
   socket_.reset();
 }
 
+void Stream::close_async() noexcept {
+  disarm();
+  if (socket_.valid()) ring_->prep_close(socket_.release(), nullptr);
+}
+
 void Stream::disarm() noexcept {
   if (!multishot_) return;
   MultishotState& m = *multishot_;

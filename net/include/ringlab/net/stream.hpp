@@ -85,6 +85,10 @@ class Stream {
   // Closes now (synchronously); further calls fail with EBADF. An armed multishot recv is cancelled
   // first and its queued buffers are recycled (their bytes discarded).
   void close() noexcept;
+  // As close(), but the close itself is queued on the ring (IORING_OP_CLOSE, result ignored) and goes
+  // to the kernel with the ring's next submission: a retired connection costs no system call of its
+  // own on the path of the request that retired it.
+  void close_async() noexcept;
 
  private:
   template <class Handler>
