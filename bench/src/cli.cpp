@@ -9,6 +9,7 @@
 #include <csignal>
 #include <ctime>
 #include <fmt/format.h>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -298,6 +299,14 @@ struct Target {
   std::string description;
 };
 
+// The paths of the reports, and the command that plots the JSON one.
+void print_written(const std::vector<std::filesystem::path>& written) {
+  for (const auto& path : written) std::cout << "Written: " << path.string() << "\n";
+  for (const auto& path : written) {
+    if (path.extension() == ".json") std::cout << "Plot with: tools/plot " << path.string() << "\n";
+  }
+}
+
 int report_error(std::string_view message, int code = kExitUsage) {
   std::cerr << "bench: " << message << "\n";
   return code;
@@ -327,6 +336,7 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
   report.environment = gather_environment(inputs);
 
   int code = 0;
+  std::vector<std::string> job_allocators;
   for (const alloc::Job& job : jobs) {
     const std::string name(alloc::allocator_name(job.allocator));
     if (g_cancel != 0) return report_error("interrupted", kExitInterrupted);
@@ -355,6 +365,9 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
       code = kExitFailed;
       continue;
     }
+    // Each job proved the allocator it ran on (job_report checks it): its own description goes in
+    // the merged header, so the table says what every Allocator column value really was.
+    job_allocators.push_back(name + " = " + child_report->environment.allocator);
     if (report.environment.client_cpu < 0) {
       // Each job places its own client and server; the first one's placement is the jobs' placement.
       report.environment.client_cpu = child_report->environment.client_cpu;
@@ -362,10 +375,11 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
     }
     merge_reports(report, std::move(*child_report));
   }
+  if (!job_allocators.empty()) report.environment.allocator = "one per job: " + join(job_allocators, "; ");
   std::cout << render_markdown(report) << std::flush;
   auto written = write_reports(report, options.config.out, options.formats, std::time(nullptr));
   if (!written) return report_error(written.error().message);
-  for (const auto& path : *written) std::cout << "Written: " << path.string() << "\n";
+  print_written(*written);
   return code != 0 ? code : exit_code_for(report.cases);
 }
 
@@ -517,7 +531,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   std::cout << render_markdown(report) << std::flush;
   auto written = write_reports(report, config.out, options.formats, std::time(nullptr));
   if (!written) return report_error(written.error().message);
-  for (const auto& path : *written) std::cout << "Written: " << path.string() << "\n";
+  print_written(*written);
   return exit_code_for(report.cases);
 }
 

@@ -12,6 +12,7 @@
 #include <set>
 #include <system_error>
 
+#include "ringlab/bench/allocators.hpp"
 #include "ringlab/bench/statistics.hpp"
 
 namespace ringlab::bench {
@@ -273,6 +274,15 @@ std::string render_table(const Report& report) {
       return k.stats.ratio_sd ? format_number(*k.stats.ratio_sd, 2) : std::string("?");
     });
   }));
+  if (several_allocators(report)) {
+    // Allocator jobs: the same strategy under glibc's malloc is the other yardstick.
+    columns.push_back(plain_column("Sys Ratio", true, report, rows, [&report](const CaseResult& c) {
+      return dash_unless_ok(c, [&report](const CaseResult& k) {
+        const auto ratio = alloc::ratio_to_system(report, k);
+        return ratio ? format_number(*ratio, 2) : std::string("?");
+      });
+    }));
+  }
   {
     std::vector<double> sizes;
     for (std::size_t i : rows) {
@@ -409,6 +419,7 @@ std::string render_legend() {
   Ratio       : mean of the distribution of ratios to the baseline of the same payload and size
                 (every pairing of samples; paired by round with --interleave)
   RatioSD     : standard deviation of that distribution of ratios
+  Sys Ratio   : allocator jobs only: Mean / the same strategy's Mean under the system allocator (glibc)
   Allocated   : heap bytes requested per op (malloc family and operator new; 1 KB = 1024 B)
   Allocs/op   : heap allocation calls per op
   Alloc Ratio : Allocated / the baseline's Allocated

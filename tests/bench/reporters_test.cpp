@@ -187,6 +187,41 @@ TEST_CASE("the table has BenchmarkDotNet's columns, a unit per column and a blan
   CHECK(lines[8].find("n/a") != std::string::npos);  // memory not measured
 }
 
+TEST_CASE("allocator jobs add an Allocator column and the ratio to the same strategy under system") {
+  rb::Report report;
+  report.cases.push_back(make_case("string_copy", 1000, 200'000, true));
+  report.cases.push_back(make_case("presized", 1000, 150'000, false));
+  report.cases.push_back(make_case("string_copy", 1000, 160'000, true));
+  report.cases.back().allocator = "mimalloc";
+  report.cases.push_back(make_case("presized", 1000, 150'000, false));
+  report.cases.back().allocator = "mimalloc";
+  rb::compute_ratios(report);
+  const std::string table = rb::render_table(report);
+  INFO(table);
+  const auto lines = lines_of(table);
+  REQUIRE(lines.size() >= 2 + 4);
+  CHECK(lines[0].find("| Allocator ") != std::string::npos);
+  const auto header = split(lines[0], '|');
+  std::size_t sys_column = 0;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (header[i].find("Sys Ratio") != std::string::npos) sys_column = i;
+  }
+  REQUIRE(sys_column != 0);
+  const auto sys_ratio_of = [&](std::size_t line) {
+    std::string cell = split(lines[line], '|').at(sys_column);
+    cell.erase(0, cell.find_first_not_of(' '));
+    cell.erase(cell.find_last_not_of(' ') + 1);
+    return cell;
+  };
+  std::vector<std::string> seen;
+  for (std::size_t i = 2; i < lines.size(); ++i) {
+    if (lines[i].find_first_not_of("| ") == std::string::npos) continue;
+    seen.push_back(sys_ratio_of(i));
+  }
+  // system rows are their own yardstick; mimalloc's string_copy is 160/200, its presized 150/150.
+  CHECK(seen == std::vector<std::string>{"1.00", "1.00", "0.80", "1.00"});
+}
+
 TEST_CASE("notes list failures with reasons, skips, outliers and strategy notes") {
   rb::Report report = synthetic_report();
   report.cases[0].notes = "sockets left in TIME_WAIT: 0";
