@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/allocation_counter.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/fixed_buffers.hpp"
 #include "test_server.hpp"
@@ -19,23 +20,7 @@ using namespace ringlab::http;
 using namespace ringlab::http::testing;
 using namespace std::chrono_literals;
 
-// Every allocation of this program goes through here, so a test can assert that a request on a
-// warm client makes none. Counted per thread: the test servers' threads allocate freely.
-namespace {
-thread_local std::size_t g_allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return ::operator new(size); }
-// Not inlined: GCC would otherwise see free() applied to what operator new returned and warn.
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+using ringlab::testing::allocations_on_this_thread;
 
 namespace {
 
@@ -779,9 +764,9 @@ TEST_CASE("A request on a warm kept-alive connection allocates nothing, in every
       INFO("receive mode ", static_cast<int>(mode), ", send mode ", static_cast<int>(send));
       const Request request{.method = "POST", .body = payload, .send = send};
       REQUIRE(client.request(url.url, request, sink));  // warm-up: connection, buffers, copy buffer
-      const std::size_t before = g_allocations;
+      const std::size_t before = allocations_on_this_thread();
       auto info = client.request(url.url, request, sink);
-      const std::size_t after = g_allocations;
+      const std::size_t after = allocations_on_this_thread();
       REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
       CHECK(info->reused_connection);
       CHECK(buffer.view() == body);

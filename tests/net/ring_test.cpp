@@ -10,6 +10,7 @@
 #include <new>
 #include <string_view>
 
+#include "../support/allocation_counter.hpp"
 #include "loopback.hpp"
 #include "ringlab/net/socket.hpp"
 #include "ringlab/net/user_data.hpp"
@@ -17,23 +18,7 @@
 using namespace ringlab::net;
 using namespace std::chrono_literals;
 
-// Every allocation of this program goes through here, so a test can assert that a stretch of code
-// made none.
-namespace {
-thread_local std::size_t g_allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return ::operator new(size); }
-// Not inlined: GCC would otherwise see free() applied to what operator new returned and warn.
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+using ringlab::testing::allocations_on_this_thread;
 
 namespace {
 
@@ -298,14 +283,14 @@ TEST_CASE("Dispatching completions allocates nothing") {
   prep_nop(*ring, nops[0]);
   REQUIRE(ring->run_until([&] { return nops[0].calls_ == 1; }));
 
-  const std::size_t before = g_allocations;
+  const std::size_t before = allocations_on_this_thread();
   for (Recorder& nop : nops) prep_nop(*ring, nop);
   ring->prep_timeout(1ms, timeout);
   REQUIRE(::write(b.get(), "abcd", 4) == 4);
   ring->prep_recv(a.get(), bytes, recv);
   ring->link_timeout(5s);
   auto done = ring->run_until([&] { return recv.calls_ == 1 && timeout.calls_ == 1 && nops[15].calls_ == 1; });
-  const std::size_t after = g_allocations;
+  const std::size_t after = allocations_on_this_thread();
   REQUIRE(done);
   CHECK(after - before == 0);
   CHECK(recv.res_ == 4);
