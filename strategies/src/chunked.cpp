@@ -4,30 +4,16 @@
 // chunk framing, which is removed in place (each piece slides down over the framing by memmove).
 #include "client_strategy.hpp"
 #include "factories.hpp"
-#include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
 
-class Chunked final : public ClientStrategy {
+class Chunked final : public PresizedOwningStrategy {
  public:
-  Chunked() : ClientStrategy("chunked") {}
+  Chunked() : PresizedOwningStrategy("chunked") {}
 
  private:
   [[nodiscard]] std::string target() const override { return get_target(config(), "&chunked=1"); }
-  Status prepare() override {
-    models_.reserve(config().payload, config().count);
-    return {};
-  }
-  http::BodySink& sink() override { return sink_; }
-  json::Result<uint64_t> deserialize() override {
-    return models_.parse(config().payload, parser(), json::padded_view(body_));
-  }
-
-  net::PaddedBuffer body_;
-  http::PresizedSink sink_{body_};
-  OwningModels models_;
 };
 
 }  // namespace

@@ -24,8 +24,10 @@
 
 #include "common.hpp"
 #include "ringlab/http/client.hpp"
+#include "ringlab/http/sinks.hpp"
 #include "ringlab/http/url.hpp"
 #include "ringlab/json/deserialize.hpp"
+#include "ringlab/net/padded_buffer.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
@@ -75,6 +77,31 @@ class ClientStrategy : public Strategy {
   json::Parser parser_;
   uint64_t zero_copy_sends_ = 0;
   uint64_t zero_copy_copied_ = 0;
+};
+
+// The body lands in one padded buffer kept across requests (PresizedSink: received in place, grown only
+// for a body larger than any before) and is parsed in place into owning models overwritten at every
+// request. presized, chunked, provided_buffers and fresh_connection are this, with another target,
+// receive mode or connection policy; a subclass that overrides prepare() calls this one.
+class PresizedOwningStrategy : public ClientStrategy {
+ public:
+  using ClientStrategy::ClientStrategy;
+
+ protected:
+  Status prepare() override {
+    models_.reserve(config().payload, config().count);
+    return {};
+  }
+
+ private:
+  http::BodySink& sink() final { return sink_; }
+  json::Result<uint64_t> deserialize() final {
+    return models_.parse(config().payload, parser(), json::padded_view(body_));
+  }
+
+  net::PaddedBuffer body_;
+  http::PresizedSink sink_{body_};
+  OwningModels models_;
 };
 
 }  // namespace ringlab::strategies::detail

@@ -5,15 +5,13 @@
 // /proc/net/tcp and /proc/net/tcp6, when the case started and now.
 #include "client_strategy.hpp"
 #include "factories.hpp"
-#include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
 
-class FreshConnection final : public ClientStrategy {
+class FreshConnection final : public PresizedOwningStrategy {
  public:
-  FreshConnection() : ClientStrategy("fresh_connection") {}
+  FreshConnection() : PresizedOwningStrategy("fresh_connection") {}
 
   [[nodiscard]] std::string notes() const override {
     const std::size_t now = count_time_wait(config().port);
@@ -29,18 +27,10 @@ class FreshConnection final : public ClientStrategy {
   }
   Status prepare() override {
     time_wait_before_ = count_time_wait(config().port);
-    models_.reserve(config().payload, config().count);
-    return {};
-  }
-  http::BodySink& sink() override { return sink_; }
-  json::Result<uint64_t> deserialize() override {
-    return models_.parse(config().payload, parser(), json::padded_view(body_));
+    return PresizedOwningStrategy::prepare();
   }
 
   std::size_t time_wait_before_ = 0;
-  net::PaddedBuffer body_;
-  http::PresizedSink sink_{body_};
-  OwningModels models_;
 };
 
 }  // namespace

@@ -6,29 +6,13 @@
 // request in steady state.
 #include "client_strategy.hpp"
 #include "factories.hpp"
-#include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
 
-class Presized final : public ClientStrategy {
+class Presized final : public PresizedOwningStrategy {
  public:
-  Presized() : ClientStrategy("presized") {}
-
- private:
-  Status prepare() override {
-    models_.reserve(config().payload, config().count);
-    return {};
-  }
-  http::BodySink& sink() override { return sink_; }
-  json::Result<uint64_t> deserialize() override {
-    return models_.parse(config().payload, parser(), json::padded_view(body_));
-  }
-
-  net::PaddedBuffer body_;
-  http::PresizedSink sink_{body_};
-  OwningModels models_;
+  Presized() : PresizedOwningStrategy("presized") {}
 };
 
 }  // namespace

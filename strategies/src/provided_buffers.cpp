@@ -5,15 +5,13 @@
 // is the SQE and the io_uring_enter per receive. Parsed into reused owning models, as presized.
 #include "client_strategy.hpp"
 #include "factories.hpp"
-#include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
 
-class ProvidedBuffers final : public ClientStrategy {
+class ProvidedBuffers final : public PresizedOwningStrategy {
  public:
-  ProvidedBuffers() : ClientStrategy("provided_buffers") {}
+  ProvidedBuffers() : PresizedOwningStrategy("provided_buffers") {}
 
   [[nodiscard]] std::optional<std::string> skip_reason(const net::RingFeatures& features) const override {
     return missing(features);
@@ -33,17 +31,8 @@ class ProvidedBuffers final : public ClientStrategy {
   }
   Status prepare() override {
     if (auto reason = missing(ring().features())) return fail(label(), *reason);
-    models_.reserve(config().payload, config().count);
-    return {};
+    return PresizedOwningStrategy::prepare();
   }
-  http::BodySink& sink() override { return sink_; }
-  json::Result<uint64_t> deserialize() override {
-    return models_.parse(config().payload, parser(), json::padded_view(body_));
-  }
-
-  net::PaddedBuffer body_;
-  http::PresizedSink sink_{body_};
-  OwningModels models_;
 };
 
 }  // namespace
