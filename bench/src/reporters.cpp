@@ -378,12 +378,6 @@ std::string render_counter_table(const Report& report) {
   return render_columns(columns);
 }
 
-std::string case_label(const CaseResult& c) {
-  std::string label = fmt::format("{} {} {}", c.strategy, c.payload, c.size);
-  if (!c.allocator.empty()) label += fmt::format(" ({})", c.allocator);
-  return label;
-}
-
 }  // namespace
 
 std::string render_notes(const Report& report) {

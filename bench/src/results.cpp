@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "ringlab/bench/diagnostics.hpp"
 #include "ringlab/bench/statistics.hpp"
 
 namespace ringlab::bench {
@@ -42,6 +44,20 @@ std::string case_key(const CaseResult& c) {
   key += '/';
   key += c.allocator;
   return key;
+}
+
+std::string case_label(const CaseResult& c) {
+  std::string label = c.strategy;
+  label += ' ';
+  label += c.payload;
+  label += ' ';
+  label += std::to_string(c.size);
+  if (!c.allocator.empty()) {
+    label += " (";
+    label += c.allocator;
+    label += ')';
+  }
+  return label;
 }
 
 void compute_ratios(Report& report) {
@@ -92,6 +108,7 @@ void compute_ratios(Report& report) {
       }
     }
   }
+  compute_diagnostics(report);
 }
 
 void merge_reports(Report& into, Report from) {
@@ -115,6 +132,11 @@ json number(double v) {
   return v;
 }
 
+json load_average_json(const std::optional<LoadAverage>& load) {
+  if (!load) return nullptr;
+  return json{{"one", number(load->one)}, {"five", number(load->five)}, {"fifteen", number(load->fifteen)}};
+}
+
 json environment_json(const Environment& e) {
   return json{{"timestamp", e.timestamp},
               {"cpu", e.cpu},
@@ -126,6 +148,12 @@ json environment_json(const Environment& e) {
               {"perf_event_paranoid", e.perf_event_paranoid},
               {"compiler", e.compiler},
               {"build_type", e.build_type},
+              {"version", e.version},
+              {"git_commit", e.git_commit},
+              {"git_dirty", e.git_dirty ? json(*e.git_dirty) : json(nullptr)},
+              {"compiler_flags", e.compiler_flags},
+              {"load_average_start", load_average_json(e.load_average_start)},
+              {"load_average_end", load_average_json(e.load_average_end)},
               {"liburing_version", e.liburing_version},
               {"simdjson_version", e.simdjson_version},
               {"llhttp_version", e.llhttp_version},
@@ -165,6 +193,30 @@ json config_json(const Config& c) {
               {"arguments", c.arguments}};
 }
 
+json latency_json(const std::optional<Latency>& latency) {
+  if (!latency) return nullptr;
+  // Buckets as [lowest_ns, highest_ns, count] triples: compact, and a plot reads them directly.
+  json buckets = json::array();
+  for (const LatencyBucket& b : latency->buckets) buckets.push_back(json::array({b.lowest_ns, b.highest_ns, b.count}));
+  return json{{"count", latency->count},
+              {"p50", number(latency->p50)},
+              {"p90", number(latency->p90)},
+              {"p99", number(latency->p99)},
+              {"p999", number(latency->p999)},
+              {"max", number(latency->max)},
+              {"buckets", std::move(buckets)}};
+}
+
+json diagnostics_json(const Diagnostics& d) {
+  return json{{"cv", optional_number(d.cv)},
+              {"m_value", optional_number(d.m_value)},
+              {"bimodal", d.bimodal},
+              {"target_error_missed", d.target_error_missed},
+              {"error_above_mean", d.error_above_mean},
+              {"too_few_iterations", d.too_few_iterations},
+              {"baseline_unstable", d.baseline_unstable}};
+}
+
 json case_json(const CaseResult& c) {
   json samples = json::array();
   for (double s : c.samples_ns) samples.push_back(number(s));
@@ -177,6 +229,7 @@ json case_json(const CaseResult& c) {
       {"size", c.size},
       {"allocator", c.allocator},
       {"baseline", c.baseline},
+      {"reference", c.reference},
       {"status", status_name(c.status)},
       {"reason", c.reason},
       {"ops_per_iteration", c.ops_per_iteration},
@@ -208,7 +261,7 @@ json case_json(const CaseResult& c) {
         {"connections_per_op", number(c.io.connections_per_op)},
         {"zero_copy_sends_per_op", number(c.io.zero_copy_sends_per_op)},
         {"zero_copy_copied_per_op", number(c.io.zero_copy_copied_per_op)},
-        {"syscalls_per_op", number(c.io.syscalls_per_op)}}},
+        {"syscalls_per_op", optional_number(c.io.syscalls_per_op)}}},
       {"phases",
        {{"ops_sampled", c.phases.ops_sampled},
         {"connect", optional_number(c.phases.connect)},
@@ -218,6 +271,8 @@ json case_json(const CaseResult& c) {
         {"body", optional_number(c.phases.body)},
         {"deserialize", optional_number(c.phases.deserialize)},
         {"other", optional_number(c.phases.other)}}},
+      {"latency", latency_json(c.latency)},
+      {"diagnostics", diagnostics_json(c.diagnostics)},
       {"counters", std::move(counters)},
       {"checksum", c.checksum},
       {"notes", c.notes}};
@@ -257,6 +312,28 @@ class Reader {
       return;
     }
     out = it->get<double>();
+  }
+
+  void field(const json& object, const char* key, std::optional<bool>& out) {
+    if (!error_.empty()) return;
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) {
+      out.reset();
+      return;
+    }
+    if (!it->is_boolean()) {
+      error_ = path_ + "." + key + ": expected true, false or null";
+      return;
+    }
+    out = it->get<bool>();
+  }
+
+  // An object that may be null (absent stays absent).
+  const json* optional_object(const json& parent, const char* key) {
+    if (!error_.empty()) return nullptr;
+    const auto it = parent.find(key);
+    if (it == parent.end() || it->is_null()) return nullptr;
+    return object(parent, key);
   }
 
   void samples(const json& object, const char* key, std::vector<double>& out) {
@@ -301,6 +378,16 @@ class Reader {
   std::string error_;
 };
 
+void read_load_average(Reader& r, const json& j, const char* key, std::optional<LoadAverage>& out) {
+  const json* object = r.optional_object(j, key);
+  if (object == nullptr) return;
+  LoadAverage load;
+  r.field(*object, "one", load.one);
+  r.field(*object, "five", load.five);
+  r.field(*object, "fifteen", load.fifteen);
+  out = load;
+}
+
 void read_environment(Reader& r, const json& j, Environment& e) {
   r.field(j, "timestamp", e.timestamp);
   r.field(j, "cpu", e.cpu);
@@ -312,6 +399,12 @@ void read_environment(Reader& r, const json& j, Environment& e) {
   r.field(j, "perf_event_paranoid", e.perf_event_paranoid);
   r.field(j, "compiler", e.compiler);
   r.field(j, "build_type", e.build_type);
+  r.field(j, "version", e.version);
+  r.field(j, "git_commit", e.git_commit);
+  r.field(j, "git_dirty", e.git_dirty);
+  r.field(j, "compiler_flags", e.compiler_flags);
+  read_load_average(r, j, "load_average_start", e.load_average_start);
+  read_load_average(r, j, "load_average_end", e.load_average_end);
   r.field(j, "liburing_version", e.liburing_version);
   r.field(j, "simdjson_version", e.simdjson_version);
   r.field(j, "llhttp_version", e.llhttp_version);
@@ -351,6 +444,22 @@ void read_config(Reader& r, const json& j, Config& c) {
   r.field(j, "arguments", c.arguments);
 }
 
+void read_latency(Reader& r, const json& j, std::optional<Latency>& out) {
+  const json* object = r.optional_object(j, "latency");
+  if (object == nullptr) return;
+  Latency latency;
+  r.field(*object, "count", latency.count);
+  r.field(*object, "p50", latency.p50);
+  r.field(*object, "p90", latency.p90);
+  r.field(*object, "p99", latency.p99);
+  r.field(*object, "p999", latency.p999);
+  r.field(*object, "max", latency.max);
+  std::vector<std::array<uint64_t, 3>> buckets;
+  r.field(*object, "buckets", buckets);
+  for (const auto& [lowest, highest, count] : buckets) latency.buckets.push_back({lowest, highest, count});
+  out = std::move(latency);
+}
+
 void read_case(Reader& r, const json& j, CaseResult& c) {
   r.field(j, "strategy", c.strategy);
   r.field(j, "method", c.method);
@@ -358,6 +467,7 @@ void read_case(Reader& r, const json& j, CaseResult& c) {
   r.field(j, "size", c.size);
   r.field(j, "allocator", c.allocator);
   r.field(j, "baseline", c.baseline);
+  r.field(j, "reference", c.reference);
   std::string status = "ok";
   r.field(j, "status", status);
   if (const auto parsed = parse_status(status)) {
@@ -409,6 +519,16 @@ void read_case(Reader& r, const json& j, CaseResult& c) {
     r.field(*p, "deserialize", c.phases.deserialize);
     r.field(*p, "other", c.phases.other);
   }
+  read_latency(r, j, c.latency);
+  if (const json* d = r.object(j, "diagnostics")) {
+    r.field(*d, "cv", c.diagnostics.cv);
+    r.field(*d, "m_value", c.diagnostics.m_value);
+    r.field(*d, "bimodal", c.diagnostics.bimodal);
+    r.field(*d, "target_error_missed", c.diagnostics.target_error_missed);
+    r.field(*d, "error_above_mean", c.diagnostics.error_above_mean);
+    r.field(*d, "too_few_iterations", c.diagnostics.too_few_iterations);
+    r.field(*d, "baseline_unstable", c.diagnostics.baseline_unstable);
+  }
   if (const json* counters = r.object(j, "counters")) {
     for (const auto& [name, value] : counters->items()) {
       if (value.is_null()) {
@@ -430,6 +550,7 @@ json to_json(const Report& report) {
   json cases = json::array();
   for (const CaseResult& c : report.cases) cases.push_back(case_json(c));
   return json{{"schema_version", report.schema_version},
+              {"partial", report.partial},
               {"environment", environment_json(report.environment)},
               {"config", config_json(report.config)},
               {"cases", std::move(cases)}};
@@ -441,9 +562,14 @@ Result<Report> report_from_json(const json& j) {
   const auto version = j.find("schema_version");
   if (version == j.end() || !version->is_number_integer()) return fail("report: no integer schema_version");
   report.schema_version = version->get<int>();
-  if (report.schema_version != kReportSchemaVersion) {
-    return fail("report: schema_version " + std::to_string(report.schema_version) + " is not the " +
-                std::to_string(kReportSchemaVersion) + " this bench reads");
+  if (report.schema_version < kOldestReadableSchemaVersion || report.schema_version > kReportSchemaVersion) {
+    return fail("report: schema_version " + std::to_string(report.schema_version) + " is not one of the " +
+                std::to_string(kOldestReadableSchemaVersion) + ".." + std::to_string(kReportSchemaVersion) +
+                " this bench reads");
+  }
+  if (const auto partial = j.find("partial"); partial != j.end()) {
+    if (!partial->is_boolean()) return fail("report: partial is not a boolean");
+    report.partial = partial->get<bool>();
   }
   Reader top("report");
   if (const json* e = top.object(j, "environment")) {

@@ -169,3 +169,52 @@ TEST_CASE("writing to a closed fd is an error with the errno text") {
   REQUIRE_FALSE(status.has_value());
   CHECK(status.error().message.find("Bad file descriptor (EBADF)") != std::string::npos);
 }
+
+TEST_CASE("schema 2's fields survive a round trip: reference, latency, diagnostics, environment") {
+  rb::Report report;
+  report.environment.git_commit = "0123abc";
+  report.environment.git_dirty = true;
+  report.environment.compiler_flags = "-O3 -DNDEBUG";
+  report.environment.load_average_start = rb::LoadAverage{0.5, 0.25, 0.125};
+  rb::CaseResult c = make_case("floor_parse", false, {100, 101});
+  c.reference = true;
+  c.io.syscalls_per_op = std::nullopt;
+  c.latency = rb::Latency{3, 100, 200, 300, 300, 301, {{100, 100, 1}, {200, 200, 1}, {300, 301, 1}}};
+  c.diagnostics.cv = 0.25;
+  c.diagnostics.m_value = 3.9;
+  c.diagnostics.bimodal = true;
+  c.diagnostics.baseline_unstable = true;
+  report.cases.push_back(c);
+  const nlohmann::json j = rb::to_json(report);
+  CHECK(j.at("cases").at(0).at("io").at("syscalls_per_op").is_null());  // not measured, not 0
+  CHECK(j.at("environment").at("load_average_end").is_null());
+  CHECK(j.at("cases").at(0).at("latency").at("buckets").at(2) == nlohmann::json::array({300, 301, 1}));
+  const auto read = rb::report_from_json(j);
+  REQUIRE(read.has_value());
+  const rb::CaseResult& back = read->cases.at(0);
+  CHECK(back.reference);
+  CHECK_FALSE(back.io.syscalls_per_op.has_value());
+  REQUIRE(back.latency.has_value());
+  CHECK(back.latency->p90 == 200);
+  CHECK(back.latency->buckets.size() == 3);
+  CHECK(back.latency->buckets[2].highest_ns == 301);
+  CHECK(back.diagnostics.m_value == 3.9);
+  CHECK(back.diagnostics.bimodal);
+  CHECK(back.diagnostics.baseline_unstable);
+  CHECK(read->environment.git_commit == "0123abc");
+  CHECK(read->environment.git_dirty == true);
+  REQUIRE(read->environment.load_average_start.has_value());
+  CHECK(read->environment.load_average_start->five == 0.25);
+  CHECK_FALSE(read->environment.load_average_end.has_value());
+}
+
+TEST_CASE("a schema 1 report still reads: the new fields keep their defaults") {
+  const auto old = rb::parse_report(
+      R"({"schema_version": 1, "cases": [{"strategy": "libcurl", "io": {"syscalls_per_op": 0}}]})");
+  REQUIRE(old.has_value());
+  CHECK(old->schema_version == 1);
+  CHECK_FALSE(old->cases[0].reference);
+  CHECK_FALSE(old->cases[0].latency.has_value());
+  CHECK(old->cases[0].io.syscalls_per_op == 0.0);
+  CHECK_FALSE(old->environment.git_dirty.has_value());
+}

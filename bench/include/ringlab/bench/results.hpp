@@ -26,7 +26,18 @@
 
 namespace ringlab::bench {
 
-inline constexpr int kReportSchemaVersion = 1;
+// 2: cases gained "reference", "diagnostics" and "latency"; io.syscalls_per_op may be null; the
+// environment gained the git commit, compiler flags and load averages. Version 1 files still read
+// (the new fields keep their defaults: not measured).
+inline constexpr int kReportSchemaVersion = 2;
+inline constexpr int kOldestReadableSchemaVersion = 1;
+
+// The system load averages (1, 5 and 15 minutes) of /proc/loadavg.
+struct LoadAverage {
+  double one = 0;
+  double five = 0;
+  double fifteen = 0;
+};
 
 // Where the numbers were taken. Strings are what the machine said ("n/a" when it said nothing).
 struct Environment {
@@ -40,6 +51,12 @@ struct Environment {
   std::string perf_event_paranoid;
   std::string compiler;    // "g++ 12.2.0"
   std::string build_type;  // CMake build type, plus " +asan+ubsan" when sanitized
+  std::string version;         // the project's version ("0.1.0")
+  std::string git_commit;      // commit the binary was built from, at configure time; "unknown" without git
+  std::optional<bool> git_dirty;  // uncommitted changes in the tree then; null when unknown
+  std::string compiler_flags;  // CMAKE_CXX_FLAGS and the build type's flags
+  std::optional<LoadAverage> load_average_start;  // when the environment was gathered; null if unreadable
+  std::optional<LoadAverage> load_average_end;    // just before the report was written
   std::string liburing_version;
   std::string simdjson_version;
   std::string llhttp_version;
@@ -118,8 +135,8 @@ struct Io {
   double zero_copy_sends_per_op = 0;
   double zero_copy_copied_per_op = 0;
   // System calls on the request path (io_uring_enter for ringlab's strategies; connect, send, recv,
-  // epoll_wait for the blocking and epoll peers; 0 for libcurl, which does not report them).
-  double syscalls_per_op = 0;
+  // epoll_wait for the blocking and epoll peers). null: not measured (libcurl does not report them).
+  std::optional<double> syscalls_per_op;
 };
 
 // Median duration of each phase of one request, from the Timeline the strategy fills. A phase that
@@ -137,6 +154,36 @@ struct Phases {
   std::optional<double> other;
 };
 
+// The per-op latency distribution of the ops whose phase timeline was sampled (histogram.hpp):
+// percentiles within 3 significant digits, the exact max, and the non-empty buckets.
+struct LatencyBucket {
+  uint64_t lowest_ns = 0;   // smallest value counted in the bucket
+  uint64_t highest_ns = 0;  // largest value counted in the bucket
+  uint64_t count = 0;
+};
+struct Latency {
+  uint64_t count = 0;  // ops sampled
+  double p50 = 0;
+  double p90 = 0;
+  double p99 = 0;
+  double p999 = 0;
+  double max = 0;
+  std::vector<LatencyBucket> buckets;  // ascending
+};
+
+// How far a case's numbers can be trusted, as BenchmarkDotNet judges it (diagnostics.hpp computes
+// these and says the thresholds). Absent values (null) could not be computed: too few samples.
+struct Diagnostics {
+  std::optional<double> cv;       // StdDev / Mean of the kept samples
+  std::optional<double> m_value;  // BenchmarkDotNet's multimodality m-value (2: one mode, 4: two)
+  bool bimodal = false;           // m_value above the threshold
+  bool target_error_missed = false;  // Error / Mean above config.target_error
+  bool error_above_mean = false;     // Error > Mean: the confidence interval includes 0
+  bool too_few_iterations = false;   // fewer samples kept after outlier removal than the minimum
+  // The baseline of this case's group has a CV above the threshold: its ratio is unreliable.
+  bool baseline_unstable = false;
+};
+
 // Per-op values of hardware/software counters by name ("cycles", "instructions", "task-clock",
 // "context-switches", ...). null: the counter is not supported here.
 using Counters = std::map<std::string, std::optional<double>>;
@@ -148,6 +195,9 @@ struct CaseResult {
   std::size_t size = 0;        // records per response (GET) or per posted body (POST)
   std::string allocator;       // allocator of the process that ran the case
   bool baseline = false;
+  // A reference row (floor_transfer, floor_parse): a physical limit shown for comparison, not a
+  // contender. It gets a ratio; the diagnostics do not warn about ratios against it.
+  bool reference = false;
   CaseStatus status = CaseStatus::ok;
   std::string reason;  // why it was skipped or failed; empty when ok
   uint64_t ops_per_iteration = 0;
@@ -159,6 +209,8 @@ struct CaseResult {
   Memory memory;
   Io io;
   Phases phases;
+  std::optional<Latency> latency;  // null when no op was sampled (--no-phases)
+  Diagnostics diagnostics;
   Counters counters;
   uint64_t checksum = 0;
   std::string notes;
@@ -166,6 +218,9 @@ struct CaseResult {
 
 struct Report {
   int schema_version = kReportSchemaVersion;
+  // The run was stopped by SIGINT/SIGTERM: only the cases whose status is ok were measured to the end
+  // (interleaved: over the rounds completed by every case); the others say "interrupted".
+  bool partial = false;
   Environment environment;
   Config config;
   std::vector<CaseResult> cases;
@@ -174,8 +229,12 @@ struct Report {
 // The "Method/Payload/Size/Allocator" identity of a case, used to pair it with its baseline.
 [[nodiscard]] std::string case_key(const CaseResult& c);
 
+// "string_copy weather 1000 (glibc)": how the notes and warnings name a case.
+[[nodiscard]] std::string case_label(const CaseResult& c);
+
 // Fills stats.ratio/ratio_sd and memory.alloc_ratio of every case from the baseline case with the
 // same method, payload, size and allocator. Paired (per-round) ratios when the run interleaved.
+// Then recomputes every case's diagnostics (diagnostics.hpp), which judge the same baseline pairing.
 void compute_ratios(Report& report);
 
 // Appends `from`'s cases to `into` (an allocator job's results into the parent's), keeps `into`'s
