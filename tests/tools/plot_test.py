@@ -36,7 +36,7 @@ def case(strategy, size, mean, allocator="system", bytes_per_op=1000.0, status="
     }
 
 
-def report(cases, version=1):
+def report(cases, version=2):
     return {
         "schema_version": version,
         "environment": {"timestamp": "2024-05-01T12:00:00Z", "cpu": "Synthetic CPU", "kernel": "6.1.0",
