@@ -24,6 +24,64 @@ constexpr const char* kBadCrlf = "expected CRLF after chunk data";
 // it continues that field or starts a new header.
 enum class Piece : uint8_t { none, start_line, name, value };
 
+// The line rules llhttp 8.1 checks only in strict mode (which Debian's build does not enable, and
+// which would apply to responses too): a CR must be followed by LF (llhttp takes CR plus any byte as
+// a line end, so "\r\rX" hides a request from it that another parser sees), and a line that starts
+// with SP or HT after a field line is obsolete line folding (RFC 9112 5.2), refused as nginx and
+// h2o do. Fed the framing bytes of a request in order, in pieces split anywhere: the verdict does
+// not depend on the split.
+class LineCheck {
+ public:
+  enum class Verdict : uint8_t { more, end, bad_cr, obs_fold };
+  struct Outcome {
+    Verdict verdict = Verdict::more;
+    std::size_t at = 0;  // the offending byte, or just after the LF that ended the section
+  };
+
+  // `section`: heads and trailers end at an empty line after a non-empty one; scanning stops there.
+  Outcome scan(const char* bytes, std::size_t size, bool section) noexcept {
+    for (std::size_t i = 0; i < size; ++i) {
+      const char c = bytes[i];
+      if (cr_) {
+        if (c != '\n') return {Verdict::bad_cr, i};
+        cr_ = false;
+      } else if (c == '\r') {
+        cr_ = true;
+        continue;
+      }
+      if (c == '\n') {
+        if (!line_start_) {
+          seen_line_ = true;
+        } else if (seen_line_ && section) {
+          *this = LineCheck{};
+          return {Verdict::end, i + 1};
+        }
+        line_start_ = true;
+        continue;
+      }
+      if (line_start_ && seen_line_ && (c == ' ' || c == '\t')) return {Verdict::obs_fold, i};
+      line_start_ = false;
+    }
+    return {Verdict::more, size};
+  }
+  // A CR is waiting for its LF.
+  [[nodiscard]] bool after_cr() const noexcept { return cr_; }
+  // Chunk data interrupts the framing: the next framing byte starts a line of its own.
+  void restart() noexcept { *this = LineCheck{}; }
+
+ private:
+  bool cr_ = false;
+  bool line_start_ = true;
+  bool seen_line_ = false;  // leading empty lines (allowed before a request line) do not count
+};
+
+// Where the request side is in the framing it checks with LineCheck.
+enum class Framing : uint8_t {
+  head,     // before or in a head: bytes are checked before llhttp sees them
+  checked,  // the head's end was found; llhttp has yet to reach it or the body is not chunked
+  chunked,  // a chunked body: the bytes around chunk data are checked as llhttp reports the data
+};
+
 // One llhttp parser plus everything ResponseParser and RequestParser share. `Head` and `Handler`
 // pick the message direction; the few places that differ use `if constexpr`.
 template <class Head, class Handler>
@@ -66,10 +124,20 @@ class Machine {
       if (const uint64_t crlf_at = offset_ - (2 - crlf_left_); crlf_left_ > 0 && !check_crlf(base, slice)) {
         return stick(Error{Errc::malformed, kBadCrlf + at_byte(crlf_at), {}});
       }
+      slice_start_ = base;
       slice_end_ = base + slice;
+      if constexpr (!kResponse) {
+        if (auto bad = check_framing_before(base, slice)) return stick(take_pending_error(std::move(*bad)));
+      }
 
       const llhttp_errno_t code = llhttp_execute(&parser_, base, slice);
       if (code == HPE_OK) {
+        if constexpr (!kResponse) {
+          // The chunk framing of this slice that no chunk data followed yet.
+          if (auto bad = check_chunk_framing(slice_end_, false, offset_ + slice)) {
+            return stick(take_pending_error(std::move(*bad)));
+          }
+        }
         consumed += slice;
         offset_ += slice;
         if (in_head && !head_done_) {
@@ -92,6 +160,15 @@ class Machine {
         offset_ += used;
         handler_ = nullptr;
         return consumed;
+      }
+      if constexpr (!kResponse) {
+        // llhttp refused a byte of the chunk framing: when it is the byte after a CR, say so as the
+        // line check does, so the error does not depend on where the input was cut.
+        if (!pending_ && code != HPE_USER) {
+          if (auto bad = check_chunk_framing(base + std::min(used + 1, slice), false, offset_ + std::min(used + 1, slice))) {
+            return stick(take_pending_error(std::move(*bad)));
+          }
+        }
       }
       return stick(translate(code, offset_ + used));
     }
@@ -125,9 +202,14 @@ class Machine {
     llhttp_reset(&parser_);
     failed_.reset();
     pending_.reset();
+    pending_at_.reset();
     finished_ = false;
     closed_ = false;
     offset_ = 0;
+    head_bytes_ = 0;
+    lines_.restart();
+    framing_ = Framing::head;
+    framing_from_ = nullptr;
     clear_message();
   }
 
@@ -217,6 +299,10 @@ class Machine {
     return self(parser).count_overhead(length);
   }
 
+  // One more byte per extension name or value, for its ';' or '=': a million empty extensions
+  // (";;;;...") are a million bytes of overhead, not zero.
+  static int on_chunk_extension_complete(llhttp_t* parser) { return self(parser).count_overhead(1); }
+
   // Return values: 0 proceed, 1 no body follows, -1 error (the reason is in pending_).
   static int on_headers_complete(llhttp_t* parser) {
     Machine& m = self(parser);
@@ -225,6 +311,11 @@ class Machine {
     Head& head = m.head_;
     head.version_major = parser->http_major;
     head.version_minor = parser->http_minor;
+    if constexpr (!kResponse) {
+      // A request's Upgrade is an offer the server may ignore (RFC 9110 7.8), as nginx does with
+      // "Upgrade: h2c": the request is answered as HTTP/1.1 and the connection stays HTTP/1.1.
+      if (parser->upgrade != 0 && parser->method != HTTP_CONNECT) parser->upgrade = 0;
+    }
     if (parser->upgrade != 0) {
       m.pending_ = Error{Errc::unsupported, "protocol upgrade or CONNECT", {}};
       return -1;
@@ -245,6 +336,13 @@ class Machine {
         m.pending_ = Error{Errc::malformed, "request Transfer-Encoding does not end with chunked", {}};
         return -1;
       }
+      // RFC 9112 6.1: an HTTP/1.0 peer cannot have meant chunked framing; a proxy before us may
+      // have framed this request by Content-Length or not at all. Refused, as the RFC allows.
+      if ((parser->flags & F_TRANSFER_ENCODING) != 0 && parser->http_major == 1 && parser->http_minor == 0) {
+        m.pending_ = Error{Errc::malformed, "Transfer-Encoding in an HTTP/1.0 request", {}};
+        return -1;
+      }
+      if (chunked) m.framing_ = Framing::chunked;
     }
     head.keep_alive = llhttp_should_keep_alive(parser) != 0;
     head.chunked = chunked && !no_body;
@@ -287,6 +385,22 @@ class Machine {
       m.pending_ = m.body_limit_error("body of at least " + std::to_string(m.body_bytes_ + length) + " bytes");
       return HPE_USER;
     }
+    if constexpr (!kResponse) {
+      // The chunk-size line before these data: checked before the data are delivered. A CR right
+      // before data has data, not LF, after it.
+      if (auto bad = m.check_chunk_framing(at, false, m.offset_ + static_cast<uint64_t>(at - m.slice_start_))) {
+        m.pending_ = std::move(*bad);
+        return HPE_USER;
+      }
+      if (m.framing_ == Framing::chunked && m.lines_.after_cr()) {
+        m.pending_ = m.framing_error(LineCheck::Verdict::bad_cr, m.offset_ + static_cast<uint64_t>(at - m.slice_start_));
+        return HPE_USER;
+      }
+      if (m.framing_ == Framing::chunked) {
+        m.lines_.restart();
+        m.framing_from_ = at + length;
+      }
+    }
     m.body_bytes_ += length;
     if (auto status = m.handler_->on_body({at, length}); !status) {
       m.pending_ = std::move(status.error());
@@ -310,6 +424,16 @@ class Machine {
   // Return values: HPE_PAUSED (llhttp_execute stops right after the message), -1 error.
   static int on_message_complete(llhttp_t* parser) {
     Machine& m = self(parser);
+    if constexpr (!kResponse) {
+      // The last chunk and the trailers, before the handler hears that the message ended.
+      if (auto bad = m.check_chunk_framing(m.slice_end_, true, m.offset_ + static_cast<uint64_t>(m.slice_end_ - m.slice_start_))) {
+        m.pending_ = std::move(*bad);
+        return -1;
+      }
+      m.framing_ = Framing::head;
+      m.framing_from_ = nullptr;
+      m.lines_.restart();
+    }
     if (auto status = m.handler_->on_complete(); !status) {
       m.pending_ = std::move(status.error());
       return -1;
@@ -341,6 +465,8 @@ class Machine {
       s.on_chunk_header = &Machine::on_chunk_header;
       s.on_chunk_extension_name = &Machine::on_chunk_extension;
       s.on_chunk_extension_value = &Machine::on_chunk_extension;
+      s.on_chunk_extension_name_complete = &Machine::on_chunk_extension_complete;
+      s.on_chunk_extension_value_complete = &Machine::on_chunk_extension_complete;
       s.on_body = &Machine::on_body;
       s.on_message_complete = &Machine::on_message_complete;
       return s;
@@ -375,7 +501,8 @@ class Machine {
     head_.keep_alive = true;
     in_message_ = false;
     head_done_ = false;
-    head_bytes_ = 0;
+    // head_bytes_ is not cleared here (on_message_begin): CR/LF before a start line count against
+    // the head limit whichever feed they came in. It starts again after each message and at reset().
     body_bytes_ = 0;
     announced_bytes_ = 0;
     chunk_left_ = 0;
@@ -383,6 +510,48 @@ class Machine {
     overhead_bytes_ = 0;
     piece_ = Piece::none;
     scratch_used_ = 0;
+  }
+
+  // ---- request framing checks (LineCheck)
+
+  // The error's position is where the offending byte is, whichever callback found it: set as
+  // pending_at_ so that take_pending() does not use llhttp's (which depends on how input was cut).
+  Error framing_error(LineCheck::Verdict verdict, uint64_t position) {
+    pending_at_ = position;
+    const char* what = verdict == LineCheck::Verdict::obs_fold
+                           ? "obsolete line folding (a line starting with a space or tab) is not accepted"
+                           : "CR not followed by LF";
+    return Error{Errc::malformed, what, {}};
+  }
+
+  // Before llhttp sees a slice of a head (or the CR/LF before one): refuse what it would misread.
+  std::optional<Error> check_framing_before(const char* base, std::size_t slice) {
+    if (framing_ != Framing::head) {
+      if (framing_ == Framing::chunked) framing_from_ = base;  // earlier slices were checked to their end
+      return std::nullopt;
+    }
+    const auto outcome = lines_.scan(base, slice, true);
+    if (outcome.verdict == LineCheck::Verdict::end) {
+      framing_ = Framing::checked;
+      framing_from_ = base + outcome.at;  // where a chunked body's framing starts
+    } else if (outcome.verdict != LineCheck::Verdict::more) {
+      return framing_error(outcome.verdict, offset_ + outcome.at);
+    }
+    return std::nullopt;
+  }
+
+  // The framing bytes of a chunked body from framing_from_ to `end` (chunk-size lines, extensions,
+  // the last chunk, trailers); `section`: stop at the empty line that ends the trailers. `end_offset`
+  // is the stream offset of `end`, for the error position.
+  std::optional<Error> check_chunk_framing(const char* end, bool section, uint64_t end_offset) {
+    if (framing_ != Framing::chunked || framing_from_ == nullptr || end < framing_from_) return std::nullopt;
+    const auto size = static_cast<std::size_t>(end - framing_from_);
+    const auto outcome = lines_.scan(framing_from_, size, section);
+    framing_from_ = end;
+    if (outcome.verdict == LineCheck::Verdict::bad_cr || outcome.verdict == LineCheck::Verdict::obs_fold) {
+      return framing_error(outcome.verdict, end_offset - (size - outcome.at));
+    }
+    return std::nullopt;
   }
 
   // Chunk extensions and trailers are read and dropped; they count against max_header_bytes (per
@@ -500,7 +669,15 @@ class Machine {
   Error take_pending(uint64_t position) {
     Error error = std::move(*pending_);
     pending_.reset();
-    error.detail += at_byte(position);
+    error.detail += at_byte(pending_at_.value_or(position));
+    pending_at_.reset();
+    return error;
+  }
+
+  // An error found outside llhttp (framing_error set its position).
+  Error take_pending_error(Error error) {
+    error.detail += at_byte(pending_at_.value_or(offset_));
+    pending_at_.reset();
     return error;
   }
 
@@ -538,12 +715,18 @@ class Machine {
   uint64_t announced_bytes_ = 0;    // sum of the chunk sizes announced
   uint64_t chunk_left_ = 0;         // data bytes of the current chunk not yet delivered
   unsigned crlf_left_ = 0;          // bytes of the CRLF after a chunk's data not yet checked (0-2)
-  const char* slice_end_ = nullptr;  // end of the bytes given to the running llhttp_execute
+  const char* slice_start_ = nullptr;  // the bytes given to the running llhttp_execute
+  const char* slice_end_ = nullptr;
+  // Request side (LineCheck): where the framing is, and the first framing byte not yet checked.
+  LineCheck lines_;
+  Framing framing_ = Framing::head;
+  const char* framing_from_ = nullptr;
   std::size_t overhead_bytes_ = 0;  // chunk-extension and trailer bytes
   uint64_t offset_ = 0;             // stream bytes consumed since construction or reset()
 
   std::optional<Error> failed_;   // sticks until reset()
   std::optional<Error> pending_;  // set by a callback that stopped llhttp, read when it returns
+  std::optional<uint64_t> pending_at_;  // the position of pending_ when known better than llhttp's
 
   std::size_t scratch_capacity_;
   std::size_t scratch_used_ = 0;

@@ -25,10 +25,13 @@
 // state does not allocate. Error paths allocate (the detail text).
 //
 // Limits (each with a default here, a flag in the binaries, and a test):
-//   max_header_bytes  the whole head, request or status line through the blank line (default
-//                     16 KiB; one byte more is Errc::header_too_large). More than kMaxHeaders header
-//                     fields is header_too_large too. Chunk extensions and trailers are read and
-//                     dropped; their bytes, per message, count against the same limit.
+//   max_header_bytes  the whole head, request or status line through the blank line, and any CR/LF
+//                     before the start line (default 16 KiB; one byte more is
+//                     Errc::header_too_large, however the bytes were cut into feeds). More than
+//                     kMaxHeaders header fields is header_too_large too. Chunk extensions and
+//                     trailers are read and dropped; their bytes, per message, count against the
+//                     same limit, each extension name or value one byte more for its ';' or '='
+//                     (so empty extensions count too).
 //   max_body_bytes    the body (default 64 MiB, Errc::body_too_large): a Content-Length above it is
 //                     refused when the head completes, before on_head; a chunked body when the
 //                     chunk size that crosses it is announced; a close-delimited one as it arrives.
@@ -45,6 +48,16 @@
 // Transfer-Encoding that does not end with chunked is malformed; in a response it means a
 // close-delimited body, completed by finish(). Stricter than llhttp 8.1, which skips whatever two
 // bytes follow a chunk's data: they must be CRLF (else Errc::malformed at the first of them).
+//
+// Requests only (what llhttp's strict mode would check, which Debian's llhttp 8.1 is not built
+// with; responses keep llhttp's lenient reading, so the client takes what real servers send, at
+// no extra cost per body byte): in the head, chunk-size lines, the last chunk and trailers a CR
+// must be followed by LF ("CR not followed by LF", at the offending byte); a line starting with SP
+// or HT after the request line is obsolete line folding and malformed (RFC 9112 5.2);
+// Transfer-Encoding in an HTTP/1.0 request is malformed (RFC 9112 6.1); an Upgrade offer (such as
+// "Upgrade: h2c") is ignored and the request parsed as HTTP/1.1, while CONNECT stays unsupported.
+// Known limit of llhttp 8.1, kept: a chunk with more than one extension ("2;a=b;c=d") is refused
+// as malformed although RFC 9112 allows it.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
