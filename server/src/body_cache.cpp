@@ -30,7 +30,7 @@ BodyCache::BodyCache(BodyCacheLimits limits, Generator generator) : limits_(limi
   entries_.reserve(limits_.max_entries);
 }
 
-std::shared_ptr<const Body> BodyCache::get(const BodyKey& key) {
+std::shared_ptr<const Body> BodyCache::find(const BodyKey& key) {
   ++clock_;
   for (Entry& entry : entries_) {
     if (entry.key == key) {
@@ -39,6 +39,11 @@ std::shared_ptr<const Body> BodyCache::get(const BodyKey& key) {
       return entry.body;
     }
   }
+  return nullptr;
+}
+
+std::shared_ptr<const Body> BodyCache::get(const BodyKey& key) {
+  if (auto cached = find(key)) return cached;
   ++stats_.misses;
   auto body = std::make_shared<const Body>(generator_(key));
   const std::size_t size = body->bytes.size();

@@ -6,6 +6,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
 
 #include "worker.hpp"
 
@@ -15,6 +19,9 @@ namespace {
 constexpr std::string_view kPlaintext = "Hello, World!";
 constexpr std::string_view kHealth = "{\"status\":\"ok\"}";
 constexpr std::string_view kJson = "application/json";
+// An echo body is reserved up to this much from its Content-Length, and grows as it arrives beyond:
+// a head alone must not make the server allocate what it announces.
+constexpr std::size_t kBodyReserve = 64u << 10;
 
 int status_for(http::Errc code) noexcept {
   switch (code) {
@@ -23,6 +30,10 @@ int status_for(http::Errc code) noexcept {
     case http::Errc::unsupported: return 501;
     default: return 400;
   }
+}
+
+CountLimits count_limits(const ServerOptions& options) noexcept {
+  return CountLimits{.max_count = options.max_count, .max_answer_bytes = options.max_answer_bytes};
 }
 
 }  // namespace
@@ -52,8 +63,11 @@ void Connection::open(int fd) {
   close_after_send_ = false;
   peer_closed_ = false;
   paused_ = false;
+  head_seen_ = false;
+  out_of_memory_ = false;
   held_.clear();
   last_active_ = worker_.now();
+  head_since_ = last_active_;
   parser_.reset();
   request_ = Request{};
   arm_recv();
@@ -78,7 +92,14 @@ void Connection::on_recv(int res, uint32_t flags) {
       if (state_ == State::open) {
         last_active_ = worker_.now();
         auto buffer = worker_.buffers().buffer(id);
-        consume({buffer.data(), std::min<std::size_t>(static_cast<std::size_t>(res), buffer.size())});
+        try {
+          consume({buffer.data(), std::min<std::size_t>(static_cast<std::size_t>(res), buffer.size())});
+        } catch (const std::bad_alloc&) {
+          // Out of memory outside a handler (holding bytes, formatting an error): this connection
+          // ends, the process does not.
+          ++worker_.counters().connection_errors;
+          start_close();
+        }
       }
       // consume() left nothing pointing into the buffer (the parser detached a partial head).
       worker_.buffers().recycle(id);
@@ -109,6 +130,8 @@ void Connection::consume(std::string_view bytes) {
       pause_reading(bytes);
       break;
     }
+    // A head starts no earlier than the bytes that follow a completed message (header_timeout).
+    if (!parser_.in_message()) head_since_ = worker_.now();
     auto used = parser_.feed(bytes, *this);
     if (!used) {
       on_parse_error(used.error());
@@ -125,9 +148,19 @@ void Connection::consume(std::string_view bytes) {
 }
 
 bool Connection::output_full() noexcept {
-  // Only the pending batch counts: the one in flight is bounded by the same limit when it was
-  // pending, so what is queued stays under twice the limit plus one answer.
-  return pending().total_bytes() >= worker_.options().max_queued_output_bytes;
+  // Both batches count, with the memory their answers own or reference (queued_bytes()); an
+  // unfinished chunked answer counts as full until its last window is appended.
+  return !stream_.rest.empty() ||
+         pending().queued_bytes() + in_flight().queued_bytes() >= worker_.options().max_queued_output_bytes;
+}
+
+std::size_t Connection::window_bytes() const noexcept {
+  return std::max<std::size_t>(worker_.options().max_queued_output_bytes / 2, 16u << 10);
+}
+
+void Connection::continue_stream() {
+  pending().hold(stream_.owner);
+  if (append_chunks(pending(), stream_.rest, stream_.chunk_bytes, window_bytes())) stream_ = ChunkStream{};
 }
 
 void Connection::pause_reading(std::string_view rest) {
@@ -145,14 +178,19 @@ void Connection::resume_reading() {
   std::string input = std::exchange(held_, take_spare());
   consume(input);  // may pause again, holding the rest
   // consume() detached any partial head from `input`: nothing refers to it any more.
-  input.clear();
-  if (input.capacity() <= OutputBatch::kRetainBytes) spare_bodies_.push_back(std::move(input));
+  keep_spare(std::move(input));
   if (!paused_ && !recv_armed_ && !peer_closed_ && state_ == State::open) arm_recv();
   flush();
 }
 
-http::Status Connection::on_head(const http::RequestHead& head) {
+http::Status Connection::out_of_memory() {
+  out_of_memory_ = true;
+  return std::unexpected(http::Error{http::Errc::sink, "out of memory", {}});
+}
+
+http::Status Connection::on_head(const http::RequestHead& head) try {
   request_ = Request{};
+  head_seen_ = true;
   request_.keep_alive = head.keep_alive;
   request_.http10 = head.version_major == 1 && head.version_minor == 0;
   request_.head_only = head.method == "HEAD";
@@ -162,18 +200,39 @@ http::Status Connection::on_head(const http::RequestHead& head) {
     request_.keep_alive = false;
     return {};
   }
+  if (head.version_minor >= 1) {
+    // RFC 9112 3.2: exactly one Host in an HTTP/1.1 request, else 400.
+    int hosts = 0;
+    for (const http::Header& header : head.headers) hosts += http::iequals(header.name, "Host") ? 1 : 0;
+    if (hosts != 1) {
+      request_.error_status = 400;
+      request_.error_message = hosts == 0 ? "an HTTP/1.1 request needs a Host header" : "more than one Host header";
+      request_.keep_alive = false;
+      return {};
+    }
+  }
   auto routed = route_request(head.method, head.target);
   if (!routed) {
     request_.error_status = routed.error().status;
     request_.error_message = routed.error().message;
     request_.allow = routed.error().allow;
+  } else if (const uint64_t limit = count_limit(routed->route, count_limits(worker_.options())); routed->count > limit) {
+    // The limit goes into the message; scratch_ lives until the answer is formatted.
+    scratch_.assign("count must be an integer from 0 to ");
+    scratch_.append(std::to_string(limit));
+    scratch_.append(" on this route (answers are limited to --max-count records and --max-answer bytes)");
+    request_.error_status = 400;
+    request_.error_message = scratch_;
   } else {
     request_.routed = *routed;
     if (routed->route == Route::echo) {
       content_type_.assign(head.headers.find("Content-Type").value_or(std::string_view{}));
       body_.clear();
-      // The parser has already refused a Content-Length above max_body_bytes.
-      if (head.content_length) body_.reserve(static_cast<std::size_t>(*head.content_length));
+      // The parser has already refused a Content-Length above max_body_bytes; beyond kBodyReserve
+      // the body grows as it arrives.
+      if (head.content_length) {
+        body_.reserve(static_cast<std::size_t>(std::min<uint64_t>(*head.content_length, kBodyReserve)));
+      }
     }
   }
   // A client that waits for "100 Continue" before sending its body (curl does, above 1 MiB) gets it
@@ -185,17 +244,24 @@ http::Status Connection::on_head(const http::RequestHead& head) {
     }
   }
   return {};
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
 }
 
-http::Status Connection::on_body(std::string_view bytes) {
+http::Status Connection::on_body(std::string_view bytes) try {
   if (request_.routed && request_.routed->route == Route::echo) body_.append(bytes);
   return {};
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
 }
 
-http::Status Connection::on_complete() {
+http::Status Connection::on_complete() try {
   ++worker_.counters().requests;
+  head_seen_ = false;
   respond();
   return {};
+} catch (const std::bad_alloc&) {
+  return out_of_memory();
 }
 
 ResponseHead Connection::base_head(bool close) const {
@@ -204,6 +270,16 @@ ResponseHead Connection::base_head(bool close) const {
   // HTTP/1.0 keeps a connection only when asked, and must then be told it was kept.
   head.keep_alive = request_.http10 && !close;
   return head;
+}
+
+void Connection::keep_spare(std::string&& spare) {
+  if (spare.capacity() <= OutputBatch::kSpareBytes && spare_bodies_.size() < OutputBatch::kSpareCount) {
+    spare.clear();
+    spare_bodies_.push_back(std::move(spare));
+  } else {
+    worker_.note_released(spare.capacity());
+    std::string().swap(spare);
+  }
 }
 
 std::string Connection::take_spare() {
@@ -228,16 +304,34 @@ void Connection::respond() {
   ResponseHead head = base_head(close);
   head.chunked = routed.chunked && !request_.http10;
   std::string_view body;
-  std::shared_ptr<const Body> cached;
+  // Keeps the body alive while a chunked answer goes out window by window (continue_stream).
+  std::shared_ptr<const void> owner;
+  bool reuse_body = false;  // body_ was copied into the batch: keep the string for the next request
   switch (routed.route) {
     case Route::weather:
     case Route::repos: {
-      cached = worker_.cache().get(BodyKey{routed.route, routed.format, routed.count});
+      const BodyKey key{routed.route, routed.format, routed.count};
+      if (routed.head_only) {
+        // The head alone does not pay for generating the body (see server.hpp).
+        auto cached = worker_.cache().find(key);
+        head.content_type = key.format == Format::ndjson ? "application/x-ndjson" : "application/json";
+        if (cached) {
+          body = cached->bytes;
+        } else {
+          head.length_unknown = !head.chunked;
+        }
+        break;
+      }
+      auto cached = worker_.cache().get(key);
       head.content_type = cached->content_type;
       body = cached->bytes;
       // Small bodies are copied into the batch; larger ones are referenced and must outlive the
       // send even if the cache evicts them meanwhile.
-      if (!routed.head_only && body.size() > pending().inline_limit()) pending().hold(cached);
+      if (head.chunked) {
+        owner = cached;
+      } else if (body.size() > pending().inline_limit()) {
+        pending().hold(cached);
+      }
       break;
     }
     case Route::plaintext:
@@ -249,26 +343,39 @@ void Connection::respond() {
       body = kHealth;
       break;
     case Route::echo:
-      head.content_type = content_type_;  // copied into the head before content_type_ changes
-      body = pending().adopt(std::move(body_));
-      body_ = take_spare();
-      break;
     case Route::proxy: {
-      auto fetched = worker_.fetch_upstream(routed.count, routed.upstream, body_);
-      if (!fetched) {
-        ++worker_.counters().upstream_errors;
-        scratch_.assign("upstream: ");
-        scratch_.append(fetched.error().message);
-        respond_error(fetched.error().status, scratch_, {}, routed.head_only, close);
-        return;
+      if (routed.route == Route::echo) {
+        head.content_type = content_type_;  // copied into the head before content_type_ changes
+      } else {
+        auto fetched = worker_.fetch_upstream(routed.count, routed.upstream, body_);
+        if (!fetched) {
+          ++worker_.counters().upstream_errors;
+          scratch_.assign("upstream: ");
+          scratch_.append(fetched.error().message);
+          respond_error(fetched.error().status, scratch_, {}, routed.head_only, close);
+          return;
+        }
+        head.content_type = kJson;
       }
-      head.content_type = kJson;
-      body = pending().adopt(std::move(body_));
-      body_ = take_spare();
+      if (head.chunked) {
+        // Shared with every window's batch until the last chunk went out.
+        auto shared = std::make_shared<const std::string>(std::exchange(body_, take_spare()));
+        body = *shared;
+        owner = std::move(shared);
+      } else if (body_.size() <= pending().inline_limit() || routed.head_only) {
+        body = body_;  // copied into the batch (or not sent at all): the string stays ours
+        reuse_body = true;
+      } else {
+        body = pending().adopt(std::move(body_));
+        body_ = take_spare();
+      }
       break;
     }
   }
-  append_response(pending(), head, body, routed.head_only, routed.chunk_bytes);
+  if (owner) pending().hold(owner);
+  std::string_view rest = append_response(pending(), head, body, routed.head_only, routed.chunk_bytes, window_bytes());
+  if (!rest.empty()) stream_ = ChunkStream{std::move(owner), rest, routed.chunk_bytes};
+  if (reuse_body) body_.clear();
   if (close) close_after_send_ = true;
 }
 
@@ -289,9 +396,10 @@ void Connection::respond_error(int status, std::string_view message, std::string
 
 void Connection::on_parse_error(const http::Error& error) {
   ++worker_.counters().bad_requests;
-  const int status = status_for(error.code);
+  const int status = out_of_memory_ ? 503 : status_for(error.code);
   std::string message;
   switch (status) {
+    case 503: message = "request not served: "; break;
     case 431: message = "request head too large: "; break;
     case 413: message = "request body too large: "; break;
     case 501: message = "not implemented: "; break;
@@ -355,7 +463,10 @@ void Connection::on_sent(int res, uint32_t /*flags*/) {
     submit_send();  // a short send: continue where it stopped
     return;
   }
+  // Freed answer memory counts towards the worker's next malloc_trim().
+  worker_.note_released(in_flight().queued_bytes());
   in_flight().clear(&spare_bodies_);
+  if (!stream_.rest.empty()) continue_stream();  // the next window of a chunked answer
   flush();  // the pending batch, if any, goes out now
   if (paused_ && !output_full()) resume_reading();
   if (send_in_flight_ || state_ != State::open) return;
@@ -382,12 +493,24 @@ void Connection::begin_drain() {
 
 void Connection::on_tick(Clock::time_point now) {
   switch (state_) {
-    case State::open:
-      if (now - last_active_ > worker_.idle_limit() || worker_.shutdown_expired()) {
+    case State::open: {
+      if (worker_.shutdown_expired()) {
+        ++worker_.counters().idle_closed;
+        start_close();
+        break;
+      }
+      // A request is being read (not paused with bytes held, not ended by an answer already).
+      const bool reading = parser_.in_message() && !paused_ && !close_after_send_;
+      if (reading && !head_seen_ && now - head_since_ > worker_.header_limit()) {
+        time_out("request head not complete within the header timeout");
+      } else if (reading && head_seen_ && now - last_active_ > worker_.body_limit()) {
+        time_out("no request body bytes within the body timeout");
+      } else if (!reading && now - last_active_ > worker_.idle_limit()) {
         ++worker_.counters().idle_closed;
         start_close();
       }
       break;
+    }
     case State::draining:
       if (now - drain_since_ > worker_.linger_limit() || worker_.shutdown_expired()) start_close();
       break;
@@ -395,6 +518,40 @@ void Connection::on_tick(Clock::time_point now) {
     case State::closing:
       break;
   }
+}
+
+void Connection::time_out(std::string_view message) {
+  ++worker_.counters().idle_closed;
+  // nginx answers 408 too; the connection then drains and closes like after any closing answer.
+  try {
+    respond_error(408, message, {}, false, true);
+  } catch (const std::bad_alloc&) {
+    start_close();
+    return;
+  }
+  flush();
+}
+
+void Connection::trim() {
+  // What an unusual request grew stays with the pooled object otherwise (a 72 MB chunked body that
+  // got 413, megabytes held while paused).
+  auto shrink = [this](std::string& text, std::size_t keep) {
+    if (text.capacity() <= keep) {
+      text.clear();
+      return;
+    }
+    worker_.note_released(text.capacity());
+    std::string().swap(text);
+    text.reserve(keep);
+  };
+  shrink(body_, 4096);
+  shrink(held_, 0);
+  std::erase_if(spare_bodies_, [this](const std::string& spare) {
+    if (spare.capacity() <= 64u << 10) return false;
+    worker_.note_released(spare.capacity());
+    return true;
+  });
+  stream_ = ChunkStream{};
 }
 
 void Connection::on_stop() {
@@ -426,8 +583,7 @@ void Connection::maybe_release() {
   fd_ = -1;
   batches_[0].clear(&spare_bodies_);
   batches_[1].clear(&spare_bodies_);
-  body_.clear();
-  held_.clear();
+  trim();
   request_ = Request{};
   state_ = State::free;
   worker_.release(*this);

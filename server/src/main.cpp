@@ -33,6 +33,9 @@ CLI::Validator unit_validator(Parse parse, std::string description) {
 int main(int argc, char** argv) {
   ringlab::server::ServerOptions options;
   std::string idle_timeout = "30s";
+  std::string header_timeout = "20s";
+  std::string body_timeout = "60s";
+  std::string max_answer = "64MiB";
   std::string upstream_timeout = "5s";
   std::string shutdown_timeout = "5s";
   std::string max_body = "64MiB";
@@ -60,6 +63,19 @@ int main(int argc, char** argv) {
   app.add_option("--idle-timeout", idle_timeout, "close a connection without progress for this long")
       ->capture_default_str()
       ->check(duration);
+  app.add_option("--header-timeout", header_timeout, "a request head must be complete this long after its first byte (408)")
+      ->capture_default_str()
+      ->check(duration);
+  app.add_option("--body-timeout", body_timeout, "longest wait between two receives of a request body (408)")
+      ->capture_default_str()
+      ->check(duration);
+  app.add_option("--max-count", options.max_count, "largest count= of /weather, /repos and /proxy (400 above)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1'000'000}));
+  app.add_option("--max-answer", max_answer,
+                 "largest generated answer: lowers the count limit per route so that count records fit (400 above)")
+      ->capture_default_str()
+      ->check(size);
   app.add_option("--shutdown-timeout", shutdown_timeout, "after SIGINT/SIGTERM, close everything after this long")
       ->capture_default_str()
       ->check(duration);
@@ -87,6 +103,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   options.idle_timeout = *parse_duration(idle_timeout);
+  options.header_timeout = *parse_duration(header_timeout);
+  options.body_timeout = *parse_duration(body_timeout);
+  options.max_answer_bytes = *parse_size(max_answer);
   options.upstream_timeout = *parse_duration(upstream_timeout);
   options.shutdown_timeout = *parse_duration(shutdown_timeout);
   options.max_body_bytes = *parse_size(max_body);

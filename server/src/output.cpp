@@ -49,6 +49,7 @@ std::string_view OutputBatch::adopt(std::string&& body) {
   // A string in its small-string buffer would move its bytes when adopted_ grows; one on the heap
   // keeps them. Strings from a connection's pool are always on the heap, so this rarely allocates.
   if (body.capacity() < kHeapCapacity) body.reserve(kHeapCapacity);
+  adopted_slack_ += body.capacity() - body.size();
   adopted_.push_back(std::move(body));
   return adopted_.back();
 }
@@ -80,6 +81,22 @@ bool OutputBatch::consume(std::size_t n) noexcept {
   return next_iovec_ == iovecs_.size();
 }
 
+namespace {
+
+// Empties `items`, and gives its memory back when it grew beyond `retain_bytes` (a batch that once
+// held a million segments should not keep room for them).
+template <class Vector>
+void clear_bounded(Vector& items, std::size_t retain_bytes, std::size_t keep) {
+  if (items.capacity() * sizeof(typename Vector::value_type) > retain_bytes) {
+    Vector().swap(items);
+    items.reserve(keep);
+  } else {
+    items.clear();
+  }
+}
+
+}  // namespace
+
 void OutputBatch::clear(std::vector<std::string>* recycled) {
   if (bytes_.capacity() > kRetainBytes) {
     std::string().swap(bytes_);
@@ -87,18 +104,19 @@ void OutputBatch::clear(std::vector<std::string>* recycled) {
   } else {
     bytes_.clear();
   }
-  segments_.clear();
-  holds_.clear();
-  iovecs_.clear();
+  clear_bounded(segments_, kRetainBytes / 8, 16);
+  clear_bounded(iovecs_, kRetainBytes / 8, 16);
+  clear_bounded(holds_, kRetainBytes / 8, 0);
   next_iovec_ = 0;
   total_bytes_ = 0;
+  adopted_slack_ = 0;
   for (std::string& body : adopted_) {
-    if (recycled != nullptr && body.capacity() <= kRetainBytes) {
+    if (recycled != nullptr && body.capacity() <= kSpareBytes && recycled->size() < kSpareCount) {
       body.clear();
       recycled->push_back(std::move(body));
     }
   }
-  adopted_.clear();
+  clear_bounded(adopted_, kRetainBytes / 8, 0);
 }
 
 std::string OutputBatch::flatten() const {

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstdint>
 
 namespace ringlab::server {
 namespace {
@@ -57,7 +58,7 @@ void append_head(std::string& out, const ResponseHead& head) {
   }
   if (head.chunked) {
     out.append("Transfer-Encoding: chunked\r\n");
-  } else {
+  } else if (!head.length_unknown) {
     out.append("Content-Length: ");
     append_decimal(out, head.content_length);
     out.append("\r\n");
@@ -75,29 +76,38 @@ void append_head(std::string& out, const ResponseHead& head) {
   out.append("\r\n");
 }
 
-void append_chunked_body(OutputBatch& out, std::string_view body, uint32_t chunk_bytes) {
+bool append_chunks(OutputBatch& out, std::string_view& rest, uint32_t chunk_bytes, std::size_t budget) {
   if (chunk_bytes == 0) chunk_bytes = 1;
   std::array<char, 24> line{};
-  while (!body.empty()) {
-    std::string_view piece = body.substr(0, chunk_bytes);
+  bool first = true;
+  while (!rest.empty()) {
+    if (!first && out.queued_bytes() >= budget) return false;
+    first = false;
+    std::string_view piece = rest.substr(0, chunk_bytes);
     out.append_copy(chunk_size_line(line, piece.size()));
     out.append_body(piece);
     out.append_copy("\r\n");
-    body.remove_prefix(piece.size());
+    rest.remove_prefix(piece.size());
   }
   out.append_copy("0\r\n\r\n");
+  return true;
 }
 
-void append_response(OutputBatch& out, ResponseHead head, std::string_view body, bool head_only,
-                     uint32_t chunk_bytes) {
+void append_chunked_body(OutputBatch& out, std::string_view body, uint32_t chunk_bytes) {
+  append_chunks(out, body, chunk_bytes, SIZE_MAX);
+}
+
+std::string_view append_response(OutputBatch& out, ResponseHead head, std::string_view body, bool head_only,
+                                 uint32_t chunk_bytes, std::size_t budget) {
   head.content_length = body.size();
   out.append_written([&](std::string& bytes) { append_head(bytes, head); });
-  if (head_only) return;
+  if (head_only) return {};
   if (head.chunked) {
-    append_chunked_body(out, body, chunk_bytes);
-  } else {
-    out.append_body(body);
+    append_chunks(out, body, chunk_bytes, budget);
+    return body;
   }
+  out.append_body(body);
+  return {};
 }
 
 void append_json_error(std::string& out, std::string_view message) {

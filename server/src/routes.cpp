@@ -1,5 +1,6 @@
 #include "ringlab/server/routes.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 
@@ -102,6 +103,19 @@ std::expected<RoutedRequest, RouteError> route_request(std::string_view method, 
     routed.chunk_bytes = static_cast<uint32_t>(*bytes);
   }
   return routed;
+}
+
+uint64_t count_limit(Route route, const CountLimits& limits) noexcept {
+  uint64_t record = 0;
+  switch (route) {
+    case Route::weather:
+    case Route::proxy: record = kMaxWeatherRecordBytes; break;
+    case Route::repos: record = kMaxRepoRecordBytes; break;
+    case Route::echo:
+    case Route::plaintext:
+    case Route::health: return kMaxCount;
+  }
+  return std::min({limits.max_count, kMaxCount, limits.max_answer_bytes / record});
 }
 
 std::string_view route_name(Route route) noexcept {

@@ -34,6 +34,8 @@ Status validate(const ServerOptions& options) {
   }
   if (options.max_header_bytes < 16) return fail("--max-header must be at least 16 bytes");
   if (options.idle_timeout.count() <= 0) return fail("--idle-timeout must be positive");
+  if (options.header_timeout.count() <= 0) return fail("--header-timeout must be positive");
+  if (options.body_timeout.count() <= 0) return fail("--body-timeout must be positive");
   if (options.upstream_timeout.count() <= 0) return fail("--upstream-timeout must be positive");
   if (options.shutdown_timeout.count() < 0) return fail("--shutdown-timeout must not be negative");
   if (options.max_connections < 1) return fail("--max-connections must be at least 1");

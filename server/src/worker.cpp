@@ -2,6 +2,7 @@
 #include "worker.hpp"
 
 #include <liburing.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/eventfd.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <new>
 #include <thread>
 
 #include "ringlab/http/sinks.hpp"
@@ -49,8 +51,11 @@ Worker::Worker(const ServerOptions& options, net::Fd listener, std::string upstr
   }
   upstream_target_.reserve(64);
   const net::Duration idle = options_.idle_timeout;
-  tick_period_ = std::clamp<net::Duration>(idle / 8, std::chrono::milliseconds(1), std::chrono::seconds(1));
+  const net::Duration shortest = std::min({idle, net::Duration(options_.header_timeout), net::Duration(options_.body_timeout)});
+  tick_period_ = std::clamp<net::Duration>(shortest / 8, std::chrono::milliseconds(1), std::chrono::seconds(1));
   idle_limit_ = idle + tick_period_;
+  header_limit_ = options_.header_timeout + tick_period_;
+  body_limit_ = options_.body_timeout + tick_period_;
   linger_limit_ = std::min<net::Duration>(idle, std::chrono::seconds(1)) + tick_period_;
 }
 
@@ -117,7 +122,14 @@ void Worker::run(std::promise<Status>& ready) {
 
 void Worker::tear_down() noexcept {
   // Only after a ring failure are connections still open here; their operations die with the ring.
-  for (auto& connection : connections_) connection->abandon();
+  for (Connection* connection = live_head_; connection != nullptr;) {
+    Connection* next = connection->next_live;
+    delete connection;  // closes its socket (~Connection); live connections are owned by the list
+    connection = next;
+  }
+  live_head_ = nullptr;
+  live_ = 0;
+  free_.clear();
   fresh_client_.reset();
   pooled_client_.reset();
   upstream_ring_.reset();
@@ -172,7 +184,13 @@ void Worker::on_accept(int res, uint32_t flags) {
       // A failure here means the peer is already gone, which the first recv will report.
       (void)net::set_nodelay(res);
       ++stats_.accepted;
-      acquire().open(res);
+      try {
+        acquire().open(res);
+      } catch (const std::bad_alloc&) {
+        // No memory for a connection object: this connection is refused, the process lives on.
+        ring_->prep_close(res, nullptr);
+        ++stats_.refused;
+      }
     }
     if (!accept_armed_ && !stopping_) arm_accept();  // the kernel ended the multishot (CQ overflow)
   } else if (res != -ECANCELED) {
@@ -193,6 +211,17 @@ void Worker::on_tick(int res, uint32_t /*flags*/) {
       connection = next;
     }
     if (accept_retry_ && !stopping_) arm_accept();
+    // Here, not in release(): a connection releases itself from inside its own handlers.
+    while (free_.size() > kFreeConnections) {
+      free_.pop_back();
+      released_bytes_ += sizeof(Connection) + 16 * 1024;  // about what a connection's buffers hold
+    }
+    if (released_bytes_ >= kTrimBytes) {
+      // glibc keeps freed memory in its arenas (and raises its mmap threshold after a large free);
+      // without this, the memory a burst or a huge answer used would stay in the process's RSS.
+      ::malloc_trim(0);
+    }
+    released_bytes_ = 0;
   }
   if (!timer_cancelled_) arm_timer();
   maybe_finish();
@@ -243,10 +272,9 @@ bool Worker::finished() const noexcept {
 Connection& Worker::acquire() {
   Connection* connection = nullptr;
   if (free_.empty()) {
-    connections_.push_back(std::make_unique<Connection>(*this));
-    connection = connections_.back().get();
+    connection = std::make_unique<Connection>(*this).release();  // owned by the live list
   } else {
-    connection = free_.back();
+    connection = free_.back().release();
     free_.pop_back();
   }
   connection->prev_live = nullptr;
@@ -265,7 +293,7 @@ void Worker::release(Connection& connection) {
   }
   if (connection.next_live != nullptr) connection.next_live->prev_live = connection.prev_live;
   connection.prev_live = connection.next_live = nullptr;
-  free_.push_back(&connection);
+  free_.push_back(std::unique_ptr<Connection>(&connection));
   --live_;
   ++stats_.closed;
   maybe_finish();

@@ -5,7 +5,10 @@
 // Every operation in flight has its CompletionHandler inside the Worker or a Connection (an Op
 // member): no allocation per operation. A Connection is released (and its fd closed) only when none
 // of its operations is in flight, so a handler never outlives its object; released Connections are
-// kept for reuse, so a worker allocates nothing per connection once warm.
+// kept for reuse, so a worker allocates nothing per connection once warm, but only up to
+// kFreeConnections of them: at each tick the rest are destroyed (a burst of thousands of connections
+// does not keep their memory), and when the connections gave back at least kTrimBytes since the
+// last tick, malloc_trim() hands the freed pages to the kernel.
 #include <sys/socket.h>
 
 #include <chrono>
@@ -88,6 +91,8 @@ class Connection final : private http::RequestHandler {
   http::Status on_head(const http::RequestHead& head) override;
   http::Status on_body(std::string_view bytes) override;
   http::Status on_complete() override;
+  // A handler ran out of memory: the request is answered 503 and the connection closed.
+  http::Status out_of_memory();
 
   void on_recv(int res, uint32_t flags);
   void on_sent(int res, uint32_t flags);
@@ -105,6 +110,15 @@ class Connection final : private http::RequestHandler {
   void respond_error(int status, std::string_view message, std::string_view allow, bool head_only, bool close);
   ResponseHead base_head(bool close) const;
   std::string take_spare();
+  void keep_spare(std::string&& spare);
+  // Chunked answers go out a window at a time (response.hpp append_chunks); the window is half the
+  // queue bound, so a default-sized answer of a few MiB still goes out in one sendmsg.
+  [[nodiscard]] std::size_t window_bytes() const noexcept;
+  void continue_stream();
+  // A timeout while a request is in progress: 408, then close.
+  void time_out(std::string_view message);
+  // Gives back what an unusual request made a connection grow (body, held bytes) on release.
+  void trim();
   void flush();
   void submit_send();
   void begin_drain();
@@ -121,8 +135,11 @@ class Connection final : private http::RequestHandler {
   bool close_after_send_ = false;  // an answer that ends the connection is queued: read no more requests
   bool peer_closed_ = false;
   bool paused_ = false;  // output queue full: not reading requests (see output_full)
+  bool head_seen_ = false;      // on_head ran for the message in progress (its body is being read)
+  bool out_of_memory_ = false;  // a handler caught std::bad_alloc: the parse error is answered 503
   Clock::time_point last_active_{};  // worker's clock at the last byte received or send completed
   Clock::time_point drain_since_{};
+  Clock::time_point head_since_{};  // when the head in progress (if any) may have started
 
   http::RequestParser parser_;
   Request request_;
@@ -130,7 +147,16 @@ class Connection final : private http::RequestHandler {
   std::string body_;          // echo: the request body; proxy: the upstream body
   std::string scratch_;       // error messages
   std::string held_;          // bytes received while paused, not yet parsed, in order
-  std::vector<std::string> spare_bodies_;
+  std::vector<std::string> spare_bodies_;  // at most OutputBatch::kSpareCount
+
+  // The rest of a chunked answer not yet appended (empty: none); `owner` keeps its bytes alive and
+  // is held by each batch that references them.
+  struct ChunkStream {
+    std::shared_ptr<const void> owner;
+    std::string_view rest;
+    uint32_t chunk_bytes = 0;
+  };
+  ChunkStream stream_;
 
   // Two batches: one in flight, one collecting (see output.hpp).
   OutputBatch batches_[2];
@@ -174,6 +200,12 @@ class Worker {
   // Idle and drain limits as compared with now() - stamp: one tick is added to idle_timeout because
   // a stamp may be up to one tick older than the activity it records.
   [[nodiscard]] net::Duration idle_limit() const noexcept { return idle_limit_; }
+  [[nodiscard]] net::Duration header_limit() const noexcept { return header_limit_; }
+  [[nodiscard]] net::Duration body_limit() const noexcept { return body_limit_; }
+  // A connection freed this many bytes of buffers: counted towards the next tick's malloc_trim().
+  void note_released(std::size_t bytes) noexcept { released_bytes_ += bytes; }
+  static constexpr std::size_t kFreeConnections = 16;
+  static constexpr std::size_t kTrimBytes = 1u << 20;
   [[nodiscard]] net::Duration linger_limit() const noexcept { return linger_limit_; }
   // Stopping, and shutdown_timeout has passed since: every connection is closed now.
   [[nodiscard]] bool shutdown_expired() const noexcept;
@@ -219,12 +251,16 @@ class Worker {
 
   net::Duration tick_period_{};
   net::Duration idle_limit_{};
+  net::Duration header_limit_{};
+  net::Duration body_limit_{};
+  std::size_t released_bytes_ = 0;
   net::Duration linger_limit_{};
   Clock::time_point now_{};
   Clock::time_point stop_time_{};
 
-  std::vector<std::unique_ptr<Connection>> connections_;  // every connection object ever made
-  std::vector<Connection*> free_;
+  // Free connections are owned here; live ones by the live list (released into free_ when closed,
+  // destroyed by tear_down() if the worker ends on a ring failure with connections open).
+  std::vector<std::unique_ptr<Connection>> free_;
   Connection* live_head_ = nullptr;
   std::size_t live_ = 0;
 

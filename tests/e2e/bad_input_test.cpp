@@ -1,6 +1,7 @@
 // Bad input over a raw socket: each case gets its status, and the server keeps serving.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "support.hpp"
@@ -60,6 +61,30 @@ std::vector<BadCase> bad_cases() {
       {"bad chunk parameter", get_request("/weather?chunked=1&chunk=0"), 400, false},
       {"bad conn parameter", get_request("/proxy?conn=maybe"), 400, false},
       {"asterisk target", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 400, false},
+      {"count above the route's limit (--max-answer)", get_request("/repos?count=40000"), 400, false},
+      // Framing that a lenient parser would read one way and a strict one another.
+      {"CR followed by another byte in the head",
+       "GET /health HTTP/1.1\r\nHost: x\r\n\rXGET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n", 400, true},
+      {"CR followed by another byte in a chunk-size line",
+       "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\rXa\r\n0\r\n\r\n", 400, true},
+      {"CR followed by another byte after the last chunk",
+       "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\rXGET /plaintext "
+       "HTTP/1.1\r\nHost: x\r\n\r\n",
+       400, true},
+      {"obsolete line folding", "POST /echo HTTP/1.1\r\nHost: x\r\nX-A: a\r\n Content-Length: 5\r\n\r\nhello", 400,
+       true},
+      {"a flood of empty chunk extensions",
+       "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1" + std::string(20000, ';') +
+           "\r\na\r\n0\r\n\r\n",
+       431, true},
+      {"Transfer-Encoding in HTTP/1.0",
+       "POST /echo HTTP/1.0\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n", 400, true},
+      {"HTTP/1.1 without Host", "GET /health HTTP/1.1\r\n\r\n", 400, true},
+      {"HTTP/1.1 with two Hosts", "GET /health HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400, true},
+      {"Upgrade: h2c is ignored",
+       "GET /health HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+       "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+       200, false},
   };
 }
 
@@ -99,7 +124,10 @@ TEST_CASE("each bad request gets its status and a JSON error, and the next conne
   }
   auto stats = server.stop();
   CHECK(stats.accepted == stats.closed);
-  CHECK(stats.bad_requests >= bad_cases().size() - 1);
+  const auto cases = bad_cases();
+  const auto answered_ok =
+      std::count_if(cases.begin(), cases.end(), [](const BadCase& bad) { return bad.status == 200; });
+  CHECK(stats.bad_requests >= cases.size() - static_cast<std::size_t>(answered_ok));
 }
 
 TEST_CASE("a 413 reaches a client that is still sending its body") {

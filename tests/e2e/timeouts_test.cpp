@@ -13,6 +13,7 @@ using namespace ringlab::e2e;
 TEST_CASE("an idle connection is closed by --idle-timeout, one in use is not") {
   server::ServerOptions options;
   options.idle_timeout = 300ms;
+  options.header_timeout = 300ms;  // a head that stops halfway is the header timeout's case
   TestServer server(options);
 
   SUBCASE("a connection that never sends") {

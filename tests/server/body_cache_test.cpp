@@ -53,6 +53,16 @@ TEST_CASE("a body is generated once and then served from the cache") {
   CHECK(cache.bytes() == 30);
 }
 
+TEST_CASE("find() returns a cached body and never generates one") {
+  g_generated = 0;
+  BodyCache cache(BodyCacheLimits{.max_entries = 4, .max_bytes = 1000}, &sized_body);
+  CHECK(cache.find(weather(10)) == nullptr);
+  CHECK(g_generated == 0);
+  auto made = cache.get(weather(10));
+  CHECK(cache.find(weather(10)).get() == made.get());
+  CHECK(g_generated == 1);
+}
+
 TEST_CASE("the least recently used body is evicted when the entry limit is reached") {
   g_generated = 0;
   BodyCache cache(BodyCacheLimits{.max_entries = 2, .max_bytes = 1000}, &sized_body);

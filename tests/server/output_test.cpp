@@ -154,6 +154,35 @@ TEST_CASE("clear recycles adopted strings but not huge ones, and releases held o
   CHECK(recycled[0].capacity() >= 4096);
   CHECK(batch.empty());
   CHECK(batch.total_bytes() == 0);
+  CHECK(batch.queued_bytes() == 0);
+}
+
+TEST_CASE("queued_bytes counts what adopted strings own, not only what they send") {
+  OutputBatch batch;
+  std::string body;
+  body.reserve(64 * 1024);
+  body = "x";
+  batch.append_body(batch.adopt(std::move(body)));
+  // One byte to send, 64 KiB held: the queue bound must see the 64 KiB.
+  CHECK(batch.total_bytes() == 1);
+  CHECK(batch.queued_bytes() >= 64 * 1024);
+  const std::string referenced(100'000, 'r');
+  const std::size_t before = batch.queued_bytes();
+  batch.append_ref(referenced);
+  CHECK(batch.queued_bytes() >= before + referenced.size());
+}
+
+TEST_CASE("clear keeps at most kSpareCount spare strings") {
+  OutputBatch batch;
+  for (int i = 0; i < 10; ++i) {
+    std::string body;
+    body.reserve(4096);
+    body = "echo";
+    batch.append_body(batch.adopt(std::move(body)));
+  }
+  std::vector<std::string> recycled;
+  batch.clear(&recycled);
+  CHECK(recycled.size() == OutputBatch::kSpareCount);
 }
 
 TEST_CASE("append_written formats in place and joins the previous copy") {

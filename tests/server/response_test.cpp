@@ -190,6 +190,41 @@ TEST_CASE("append_response frames plain, chunked and HEAD answers") {
   }
 }
 
+TEST_CASE("append_chunks goes a window at a time and gives the same bytes as the whole body") {
+  std::string body(10'000, 'b');
+  for (std::size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
+  for (uint32_t chunk : {1u, 7u, 4096u, 20'000u}) {
+    INFO("chunk ", chunk);
+    OutputBatch whole;
+    append_chunked_body(whole, body, chunk);
+    std::string windows;
+    std::string_view rest = body;
+    constexpr std::size_t kBudget = 2048;
+    int calls = 0;
+    bool done = false;
+    while (!done) {
+      OutputBatch window;
+      done = append_chunks(window, rest, chunk, kBudget);
+      // At most one chunk past the budget (its framing and, for small chunks, its copied bytes).
+      CHECK(window.queued_bytes() <= kBudget + chunk + 64);
+      windows += window.flatten();
+      ++calls;
+      REQUIRE(calls < 100'000);
+    }
+    CHECK(rest.empty());
+    CHECK(windows == whole.flatten());
+    if (chunk == 1) CHECK(calls > 10);  // 60,000 bytes on the wire for 10,000 body bytes
+  }
+}
+
+TEST_CASE("a head of unknown length has neither Content-Length nor Transfer-Encoding") {
+  ResponseHead head;
+  head.length_unknown = true;
+  std::string out;
+  append_head(out, head);
+  CHECK(out == "HTTP/1.1 200 OK\r\nServer: ringlab\r\n\r\n");
+}
+
 TEST_CASE("JSON error bodies escape quotes, backslashes and control characters") {
   struct Row {
     std::string_view message;

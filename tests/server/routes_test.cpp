@@ -1,7 +1,10 @@
 #include "ringlab/server/routes.hpp"
 
+#include "ringlab/server/body_cache.hpp"
+
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string_view>
 
 using namespace ringlab::server;
@@ -126,4 +129,36 @@ TEST_CASE("route and format names are stable") {
   CHECK(route_name(Route::proxy) == "proxy");
   CHECK(format_name(Format::json) == "json");
   CHECK(format_name(Format::ndjson) == "ndjson");
+}
+
+TEST_CASE("count_limit keeps one generated answer within --max-answer and --max-count") {
+  const CountLimits defaults;
+  CHECK(count_limit(Route::repos, defaults) == (64ull << 20) / kMaxRepoRecordBytes);
+  CHECK(count_limit(Route::weather, defaults) == (64ull << 20) / kMaxWeatherRecordBytes);
+  CHECK(count_limit(Route::proxy, defaults) == count_limit(Route::weather, defaults));
+  CHECK(count_limit(Route::health, defaults) == kMaxCount);
+  CHECK(count_limit(Route::repos, CountLimits{.max_count = 10}) == 10);
+  CHECK(count_limit(Route::weather, CountLimits{.max_count = kMaxCount, .max_answer_bytes = 1280}) == 10);
+}
+
+TEST_CASE("the per-record bounds of count_limit hold for the generated bodies") {
+  for (Route route : {Route::weather, Route::repos}) {
+    const uint64_t bound = route == Route::weather ? kMaxWeatherRecordBytes : kMaxRepoRecordBytes;
+    constexpr uint32_t kCount = 3000;
+    for (Format format : {Format::json, Format::ndjson}) {
+      INFO(route_name(route), " ", format_name(format));
+      const Body body = generate_body(BodyKey{route, format, kCount});
+      CHECK(body.bytes.size() <= kCount * bound);
+      if (format == Format::ndjson) {
+        std::size_t longest = 0;
+        std::string_view rest = body.bytes;
+        while (!rest.empty()) {
+          const std::size_t end = std::min(rest.find('\n'), rest.size());
+          longest = std::max(longest, end + 1);  // the record, its newline (or a comma in JSON)
+          rest.remove_prefix(std::min(end + 1, rest.size()));
+        }
+        CHECK(longest <= bound);
+      }
+    }
+  }
 }

@@ -61,6 +61,9 @@ class BodyCache {
 
   // The body for `key`, generated on a miss.
   [[nodiscard]] std::shared_ptr<const Body> get(const BodyKey& key);
+  // The body for `key` if it is cached (counted as a hit, and marked used), else null; never
+  // generates. HEAD uses it: the head of an answer should not cost the answer's generation.
+  [[nodiscard]] std::shared_ptr<const Body> find(const BodyKey& key);
 
   [[nodiscard]] std::size_t entries() const noexcept { return entries_.size(); }
   [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }

@@ -12,8 +12,9 @@
 // Views returned by iovecs() live until the next append, consume() or clear().
 //
 // Memory: clear() keeps every vector's capacity, so a connection that serves the same kind of
-// response again allocates nothing. A batch whose byte buffer grew beyond kRetainBytes gives the
-// memory back at clear(): a connection that once echoed 16 MiB should not hold 16 MiB while idle.
+// response again allocates nothing. A batch whose byte buffer or vectors grew beyond kRetainBytes
+// gives the memory back at clear(): a connection that once echoed 16 MiB should not hold 16 MiB
+// while idle. queued_bytes() is what the batch's contents hold (see there); the connection bounds it.
 #include <sys/uio.h>
 
 #include <cstddef>
@@ -60,6 +61,14 @@ class OutputBatch {
 
   [[nodiscard]] bool empty() const noexcept { return segments_.empty(); }
   [[nodiscard]] std::size_t total_bytes() const noexcept { return total_bytes_; }
+  // Memory the queued answers hold: every byte to send (copied or referenced), the unused capacity
+  // of adopted strings (an echo body reserved larger than it is), and the bookkeeping per segment.
+  // Referenced bytes count even when a cache shares them: evicted, they live on through this batch.
+  // This, not total_bytes(), is what max_queued_output bounds: 1-byte echoes that each adopted a
+  // 4 KiB string hold 4 KiB each, not 1 byte.
+  [[nodiscard]] std::size_t queued_bytes() const noexcept {
+    return total_bytes_ + adopted_slack_ + segments_.size() * kSegmentOverhead;
+  }
 
   // Resolves the segments to iovecs. Call once before the first send of this batch.
   void prepare();
@@ -67,9 +76,14 @@ class OutputBatch {
   [[nodiscard]] std::span<const iovec> iovecs() const noexcept;
   // Marks n bytes as sent. Returns true when everything has been sent.
   bool consume(std::size_t n) noexcept;
-  // Empties the batch. Adopted strings that are worth reusing are moved into `recycled` (cleared,
-  // capacity kept) when it is not null.
+  // Empties the batch. Adopted strings that are worth reusing (capacity at most kSpareBytes) are moved
+  // into `recycled` (cleared, capacity kept) when it is not null, while it holds fewer than
+  // kSpareCount: the pool of spares stays small whatever a burst of answers adopted.
   void clear(std::vector<std::string>* recycled = nullptr);
+  // Up to 1 MiB, so an echo of a few hundred KB reuses its string instead of allocating (and
+  // faulting in) a new one per request; two, so a connection holds at most 2 MiB of spares.
+  static constexpr std::size_t kSpareBytes = 1u << 20;
+  static constexpr std::size_t kSpareCount = 2;
 
   // Every byte of the batch in order (tests and diagnostics; allocates).
   [[nodiscard]] std::string flatten() const;
@@ -82,6 +96,8 @@ class OutputBatch {
     std::size_t offset;
     std::size_t length;
   };
+  // A segment, its iovec and a share of the vectors' slack.
+  static constexpr std::size_t kSegmentOverhead = 2 * (sizeof(Segment) + sizeof(iovec));
   std::string bytes_;
   std::vector<Segment> segments_;
   std::vector<std::shared_ptr<const void>> holds_;
@@ -89,6 +105,7 @@ class OutputBatch {
   std::vector<iovec> iovecs_;
   std::size_t next_iovec_ = 0;
   std::size_t total_bytes_ = 0;
+  std::size_t adopted_slack_ = 0;  // sum of capacity() - size() of adopted_
   std::size_t inline_limit_;
 };
 

@@ -20,6 +20,9 @@ struct ResponseHead {
   std::string_view content_type;  // omitted when empty
   uint64_t content_length = 0;    // sent unless chunked
   bool chunked = false;           // "Transfer-Encoding: chunked" instead of Content-Length
+  // Neither Content-Length nor Transfer-Encoding: the head of a HEAD answer whose body was not
+  // generated (RFC 9110 9.3.2 lets a HEAD answer omit them).
+  bool length_unknown = false;
   bool close = false;             // "Connection: close": the server closes after this response
   bool keep_alive = false;        // "Connection: keep-alive" (HTTP/1.0 clients that asked for it)
   std::string_view allow;         // "Allow: ..." when non-empty (405)
@@ -39,10 +42,19 @@ inline constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 // large ones are referenced, not copied: `body` must live as append_ref() requires.
 void append_chunked_body(OutputBatch& out, std::string_view body, uint32_t chunk_bytes);
 
-// Appends a whole response: head (Content-Length or chunked per `head.chunked`, length taken from
-// body.size()) and, unless `head_only` (HEAD), the body. Body lifetime as for append_chunked_body.
-void append_response(OutputBatch& out, ResponseHead head, std::string_view body, bool head_only,
-                     uint32_t chunk_bytes);
+// The same a window at a time: appends chunks from the front of `rest` (removing them from it)
+// until `rest` is empty, then the terminator, or until out.queued_bytes() reaches `budget` (at least
+// one chunk is appended per call). Returns true once the terminator is appended. Small chunks cost
+// up to about six bytes of framing per body byte on the wire; a window keeps that memory bounded
+// whatever the chunk size (the connection appends the next window when the previous one went out).
+bool append_chunks(OutputBatch& out, std::string_view& rest, uint32_t chunk_bytes, std::size_t budget);
+
+// Appends a response: head (Content-Length or chunked per `head.chunked`, length taken from
+// body.size()) and, unless `head_only` (HEAD), the body; a chunked body only up to `budget` as for
+// append_chunks. Returns what of a chunked body is left to append (empty when the answer is whole).
+// Body lifetime as for append_chunked_body.
+std::string_view append_response(OutputBatch& out, ResponseHead head, std::string_view body, bool head_only,
+                                 uint32_t chunk_bytes, std::size_t budget = SIZE_MAX);
 
 // {"error":"<message>"} with the message escaped as a JSON string.
 void append_json_error(std::string& out, std::string_view message);

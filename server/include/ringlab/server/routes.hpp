@@ -14,6 +14,8 @@
 //
 // Parameters: count defaults to 10 when absent; a present count must be a decimal in 0..1,000,000.
 // Parameters a route does not use are ignored, even when their value would be invalid elsewhere.
+// The server then applies its own, lower bound (count_limit below: --max-count and --max-answer),
+// so that one small request cannot ask for gigabytes of work.
 //
 // Order of checks, so that each bad request gets one well-defined status: target shape (400), path
 // (404), method (405 with Allow), parameters (400). Error messages are string literals (they live
@@ -51,6 +53,19 @@ struct RouteError {
 
 [[nodiscard]] std::expected<RoutedRequest, RouteError> route_request(std::string_view method,
                                                                      std::string_view target) noexcept;
+
+// Bounds of the work one request may ask for. A record of the generated bodies is at most
+// kMax*RecordBytes long, separators included (tests/server/routes_test.cpp checks the generator
+// against them), so count_limit() records fit in max_answer_bytes.
+struct CountLimits {
+  uint64_t max_count = kMaxCount;           // --max-count
+  uint64_t max_answer_bytes = 64ull << 20;  // --max-answer
+};
+inline constexpr uint64_t kMaxWeatherRecordBytes = 128;
+inline constexpr uint64_t kMaxRepoRecordBytes = 2048;
+// The largest count `route` answers (weather, repos; proxy fetches weather); kMaxCount for the
+// routes that take no count.
+[[nodiscard]] uint64_t count_limit(Route route, const CountLimits& limits) noexcept;
 
 [[nodiscard]] std::string_view route_name(Route route) noexcept;
 [[nodiscard]] std::string_view format_name(Format format) noexcept;

@@ -23,15 +23,31 @@
 // over several buffers costs one copy of its bytes; one that fits in a buffer costs none.
 //
 // Limits, each with a default, a flag in the binary and a test: max_header_bytes (431),
-// max_body_bytes (413), idle_timeout, max_connections, max_queued_output_bytes (a client that
-// pipelines without reading is not read from until its answers drain), the body cache bounds, the
-// upstream timeout, the shutdown timeout.
+// max_body_bytes (413), max_count and max_answer_bytes (400, the limit in the error), the three
+// timeouts, max_connections, max_queued_output_bytes, the body cache bounds, the upstream timeout,
+// the shutdown timeout.
 //
-// Timers: one io_uring timeout per worker ticks every idle_timeout/8 (at least 1 ms, at most 1 s)
-// and reads the clock; activity is stamped with that clock, so it costs no clock read. At each tick
-// a connection that made no progress (no byte received, no send completed) for idle_timeout is
-// closed: between idle_timeout and idle_timeout plus two ticks after its last progress. A
-// connection draining after its last answer is closed after min(idle_timeout, 1 s).
+// Memory: what one connection holds is bounded. Everything queued for output (answer bytes and the
+// bodies they reference or own, OutputBatch::queued_bytes()) counts against max_queued_output_bytes;
+// past it the connection stops reading requests until its answers drain, so a client that pipelines
+// without reading holds at most that plus what its last receives brought. A chunked answer is
+// appended a window (half of max_queued_output_bytes) at a time as the previous window goes out,
+// so small chunks cost no more memory than large ones. A request body grows as its bytes arrive,
+// never reserved from Content-Length alone. Spare strings and idle connection objects are trimmed
+// to a small pool (see worker.hpp). An allocation failure while serving a request answers 503 and
+// closes that connection; it never ends the process.
+//
+// HEAD generates no body: a generated body (/weather, /repos) in the cache gives the head its
+// Content-Length; otherwise the head carries none (RFC 9110 9.3.2).
+//
+// Timers: one io_uring timeout per worker ticks every eighth of the shortest timeout (at least 1 ms,
+// at most 1 s) and reads the clock; activity is stamped with that clock, so it costs no clock read.
+// At each tick, as nginx does: a head not complete header_timeout after its first byte is answered
+// 408 and the connection closed; a body that received nothing for body_timeout the same; a
+// connection between requests (or whose answers do not move) with no progress for idle_timeout is
+// closed. Each fires up to two ticks late. A connection draining after its last answer is closed
+// after min(idle_timeout, 1 s). At max_connections a new connection is closed at once (never left
+// waiting), and slow heads free their slots after header_timeout.
 //
 // /proxy: the worker fetches /weather from the upstream with http::Client, which is sequential and
 // runs its own Ring: the worker thread is blocked (answers nothing else) until the upstream answers
@@ -71,7 +87,9 @@ struct ServerOptions {
   std::string upstream;  // "http://host:port" for /proxy; empty: an extra worker of this server
   std::size_t max_header_bytes = 16 * 1024;
   uint64_t max_body_bytes = 64ull << 20;
-  std::chrono::milliseconds idle_timeout = 30s;
+  std::chrono::milliseconds idle_timeout = 30s;    // no progress between requests or while sending
+  std::chrono::milliseconds header_timeout = 20s;  // a whole request head, from its first byte
+  std::chrono::milliseconds body_timeout = 60s;    // between two receives of a request body
   std::chrono::milliseconds upstream_timeout = 5s;
   std::chrono::milliseconds shutdown_timeout = 5s;
   unsigned max_connections = 4096;  // per worker; more are accepted and closed at once
@@ -80,6 +98,10 @@ struct ServerOptions {
   std::size_t inline_body_bytes = 1024;    // bodies up to this size are copied next to the head
   // Answers queued on one connection beyond which it stops reading requests until they went out.
   uint64_t max_queued_output_bytes = 4ull << 20;
+  // Work per request (see routes.hpp count_limit): /weather, /repos and /proxy answer 400 above
+  // min(max_count, max_answer_bytes / largest record).
+  uint64_t max_count = 1'000'000;
+  uint64_t max_answer_bytes = 64ull << 20;
   std::size_t cache_entries = 64;          // per worker
   std::size_t cache_bytes = 256u << 20;    // per worker
   int cpu = -1;  // >= 0: worker i is pinned to CPU (cpu + i) modulo the CPUs (the built-in upstream is not)
