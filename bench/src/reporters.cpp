@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <ctime>
@@ -13,6 +14,7 @@
 #include <system_error>
 
 #include "ringlab/bench/allocators.hpp"
+#include "ringlab/bench/diagnostics.hpp"
 #include "ringlab/bench/statistics.hpp"
 
 namespace ringlab::bench {
@@ -26,8 +28,11 @@ std::string_view format_name(Format format) noexcept {
   return "?";
 }
 
-Result<std::vector<Format>> parse_formats(std::string_view list) {
-  std::vector<Format> out;
+namespace {
+
+// "a, b,c" -> {"a", "b", "c"}, spaces around items trimmed; an empty list is one empty item.
+std::vector<std::string_view> split_list(std::string_view list) {
+  std::vector<std::string_view> items;
   std::size_t pos = 0;
   while (pos <= list.size()) {
     std::size_t comma = list.find(',', pos);
@@ -35,6 +40,58 @@ Result<std::vector<Format>> parse_formats(std::string_view list) {
     std::string_view item = list.substr(pos, comma - pos);
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    items.push_back(item);
+    pos = comma + 1;
+  }
+  return items;
+}
+
+struct ExtraColumn {
+  std::string_view name;    // as --columns takes it
+  std::string_view header;  // as the table shows it
+  double Latency::*field;
+};
+constexpr std::array<ExtraColumn, 5> kExtraColumns{{{"p50", "Op P50", &Latency::p50},
+                                                    {"p90", "Op P90", &Latency::p90},
+                                                    {"p99", "Op P99", &Latency::p99},
+                                                    {"p999", "Op P99.9", &Latency::p999},
+                                                    {"max", "Op Max", &Latency::max}}};
+
+const ExtraColumn* find_extra_column(std::string_view name) {
+  for (const ExtraColumn& column : kExtraColumns) {
+    if (column.name == name) return &column;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string known_columns() {
+  std::string out;
+  for (const ExtraColumn& column : kExtraColumns) {
+    if (!out.empty()) out += ',';
+    out += column.name;
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> parse_columns(std::string_view list) {
+  std::vector<std::string> out;
+  for (std::string_view item : split_list(list)) {
+    if (find_extra_column(item) == nullptr) {
+      return fail(fmt::format("unknown column '{}' ({})", item, known_columns()));
+    }
+    if (std::find(out.begin(), out.end(), item) != out.end()) {
+      return fail(fmt::format("column '{}' given twice", item));
+    }
+    out.emplace_back(item);
+  }
+  return out;
+}
+
+Result<std::vector<Format>> parse_formats(std::string_view list) {
+  std::vector<Format> out;
+  for (std::string_view item : split_list(list)) {
     Format f{};
     if (item == "md") {
       f = Format::md;
@@ -49,7 +106,6 @@ Result<std::vector<Format>> parse_formats(std::string_view list) {
       return fail(fmt::format("report format '{}' given twice", item));
     }
     out.push_back(f);
-    pos = comma + 1;
   }
   return out;
 }
@@ -152,9 +208,17 @@ std::vector<std::size_t> table_rows(const Report& report, const std::function<bo
   return rows;
 }
 
-// A time column: one unit and one precision for all its cells, chosen from the values shown.
+// The finest time difference a table built from iteration samples can show: one timer tick.
+double iteration_granularity(const Report& report) { return report.environment.timer_resolution_ns; }
+// A single op's span (a phase, an op's latency) is two readings apart: each costs the overhead.
+double single_op_granularity(const Report& report) {
+  return std::max(report.environment.timer_resolution_ns, report.environment.timer_overhead_ns);
+}
+
+// A time column: one unit and one precision for all its cells, chosen from the values shown, with
+// no digit finer than `granularity_ns` (the timer's; 0: unknown).
 Column time_column(std::string header, const Report& report, const std::vector<std::size_t>& rows,
-                   const std::function<std::optional<double>(const CaseResult&)>& value,
+                   double granularity_ns, const std::function<std::optional<double>(const CaseResult&)>& value,
                    const std::function<std::string(const CaseResult&)>& instead = {}) {
   std::vector<double> values;
   for (std::size_t i : rows) {
@@ -165,7 +229,7 @@ Column time_column(std::string header, const Report& report, const std::vector<s
   const Unit unit = time_unit_for(values);
   std::vector<double> scaled;
   for (double v : values) scaled.push_back(v / unit.scale);
-  const int decimals = decimals_for(scaled);
+  const int decimals = std::min(decimals_for(scaled), decimals_within_resolution(unit, granularity_ns));
   Column column{std::move(header), true, {}};
   for (std::size_t i : rows) {
     if (i == kBlank) {
@@ -202,6 +266,14 @@ Column plain_column(std::string header, bool right, const Report& report, const 
 
 bool is_ok(const CaseResult& c) { return c.status == CaseStatus::ok; }
 
+// Reference rows (the floors) are marked where their name is shown.
+std::string method_text(const CaseResult& c) { return c.reference ? c.strategy + " (ref)" : c.strategy; }
+
+// A case that ran no io_uring ring (a socket peer, libcurl, floor_parse) has no SQEs or CQEs to count.
+bool used_ring(const CaseResult& c) {
+  return c.io.ring_enters_per_op > 0 || c.io.sqes_per_op > 0 || c.io.cqes_per_op > 0;
+}
+
 std::string status_text(const CaseResult& c) {
   if (c.status == CaseStatus::failed) return "FAILED";
   if (c.status == CaseStatus::skipped) return "skipped";
@@ -227,6 +299,10 @@ std::string render_environment(const Report& report) {
   out += fmt::format("io_uring: {}\n", e.io_uring_features);
   out += fmt::format("Build: {}, {}; liburing {}, simdjson {} (On-Demand kernel: {}), llhttp {}\n", e.compiler,
                      e.build_type, e.liburing_version, e.simdjson_version, e.simdjson_kernel, e.llhttp_version);
+  out += fmt::format("Source: ringlab {}, commit {}{}; flags: {}\n", e.version.empty() ? "n/a" : e.version,
+                     e.git_commit.empty() ? "unknown" : e.git_commit,
+                     e.git_dirty.value_or(false) ? " with uncommitted changes" : "",
+                     e.compiler_flags.empty() ? "n/a" : e.compiler_flags);
   out += fmt::format("Allocator: {}\n", e.allocator);
   std::string pinning = e.client_cpu >= 0 ? fmt::format("client on CPU {}", e.client_cpu) : "client not pinned";
   if (e.server_cpu >= 0) pinning += fmt::format(", server on CPU {}", e.server_cpu);
@@ -236,7 +312,11 @@ std::string render_environment(const Report& report) {
       format_number(c.iteration_time_ms, 0), c.warmup, c.iterations, c.max_iterations,
       format_number(c.target_error * 100, 1), c.interleave ? "interleaved rounds" : "one case after another",
       c.memory ? "" : ", memory diagnoser off");
-  out += fmt::format("Started: {}\n", e.timestamp);
+  const auto load = [](const std::optional<LoadAverage>& l) {
+    return l ? fmt::format("{:.2f} {:.2f} {:.2f}", l->one, l->five, l->fifteen) : std::string(kNa);
+  };
+  out += fmt::format("Started: {}; load average (1, 5, 15 min) at start {}, at end {}\n", e.timestamp,
+                     load(e.load_average_start), load(e.load_average_end));
   for (const std::string& w : e.warnings) out += fmt::format("WARNING: {}\n", w);
   out += "```\n";
   return out;
@@ -246,7 +326,7 @@ std::string render_table(const Report& report) {
   const auto rows = table_rows(report, [](const CaseResult&) { return true; });
   if (rows.empty()) return "(no cases)\n";
   std::vector<Column> columns;
-  columns.push_back(plain_column("Method", false, report, rows, [](const CaseResult& c) { return c.strategy; }));
+  columns.push_back(plain_column("Method", false, report, rows, method_text));
   if (several_allocators(report)) {
     columns.push_back(plain_column("Allocator", false, report, rows, [](const CaseResult& c) { return c.allocator; }));
   }
@@ -259,11 +339,23 @@ std::string render_table(const Report& report) {
     };
   };
   const auto dash = [](const CaseResult& c) -> std::string { return is_ok(c) ? std::string() : "-"; };
-  columns.push_back(time_column("Mean", report, rows, stat(&Stats::mean), status_text));
-  columns.push_back(time_column("Error", report, rows, stat(&Stats::error), dash));
-  columns.push_back(time_column("StdDev", report, rows, stat(&Stats::stddev), dash));
-  columns.push_back(time_column("Median", report, rows, stat(&Stats::median), dash));
-  columns.push_back(time_column("P95", report, rows, stat(&Stats::p95), dash));
+  const double granularity = iteration_granularity(report);
+  columns.push_back(time_column("Mean", report, rows, granularity, stat(&Stats::mean), status_text));
+  columns.push_back(time_column("Error", report, rows, granularity, stat(&Stats::error), dash));
+  columns.push_back(time_column("StdDev", report, rows, granularity, stat(&Stats::stddev), dash));
+  columns.push_back(time_column("Median", report, rows, granularity, stat(&Stats::median), dash));
+  columns.push_back(time_column("P95", report, rows, granularity, stat(&Stats::p95), dash));
+  for (const std::string& name : report.config.columns) {
+    const ExtraColumn* extra = find_extra_column(name);
+    if (extra == nullptr) continue;  // a newer report's column this bench does not know
+    const auto field = extra->field;
+    columns.push_back(time_column(std::string(extra->header), report, rows, single_op_granularity(report),
+                                  [field](const CaseResult& c) -> std::optional<double> {
+                                    if (!is_ok(c) || !c.latency || c.latency->count == 0) return std::nullopt;
+                                    return (*c.latency).*field;
+                                  },
+                                  dash));
+  }
   columns.push_back(plain_column("Ratio", true, report, rows, [](const CaseResult& c) {
     return dash_unless_ok(c, [](const CaseResult& k) {
       return k.stats.ratio ? format_number(*k.stats.ratio, 2) : std::string("?");
@@ -290,13 +382,13 @@ std::string render_table(const Report& report) {
       const CaseResult& c = report.cases[i];
       if (is_ok(c) && c.memory.bytes_per_op && *c.memory.bytes_per_op > 0) sizes.push_back(*c.memory.bytes_per_op);
     }
+    // One unit for the whole column, zero included ("0 KB" next to "5.67 KB", not "0 B").
     const Unit unit = size_unit_for(sizes);
     columns.push_back(plain_column("Allocated", true, report, rows, [unit](const CaseResult& c) {
       return dash_unless_ok(c, [unit](const CaseResult& k) {
         if (!k.memory.bytes_per_op) return std::string(kNa);
-        if (*k.memory.bytes_per_op == 0) return std::string("0 B");
-        return format_number(*k.memory.bytes_per_op / unit.scale, unit.scale == 1 ? 0 : 2) + " " +
-               std::string(unit.name);
+        const int decimals = unit.scale == 1 || *k.memory.bytes_per_op == 0 ? 0 : 2;
+        return format_number(*k.memory.bytes_per_op / unit.scale, decimals) + " " + std::string(unit.name);
       });
     }));
   }
@@ -311,23 +403,32 @@ std::string render_table(const Report& report) {
       return k.memory.alloc_ratio ? format_number(*k.memory.alloc_ratio, 2) : std::string("?");
     });
   }));
-  columns.push_back(plain_column("enters/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.io.ring_enters_per_op); });
+  // Shown by default: page faults explain most of the run-to-run spread of the allocating strategies.
+  columns.push_back(plain_column("Page faults/op", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.memory.minor_faults_per_op); });
+  }));
+  columns.push_back(plain_column("Syscalls/op", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) {
+      return k.io.syscalls_per_op ? count_text(*k.io.syscalls_per_op) : std::string(kNa);
+    });
   }));
   columns.push_back(plain_column("SQEs/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.io.sqes_per_op); });
+    return dash_unless_ok(c, [](const CaseResult& k) { return used_ring(k) ? count_text(k.io.sqes_per_op) : "-"; });
   }));
   columns.push_back(plain_column("CQEs/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.io.cqes_per_op); });
+    return dash_unless_ok(c, [](const CaseResult& k) { return used_ring(k) ? count_text(k.io.cqes_per_op) : "-"; });
   }));
   return render_columns(columns);
 }
 
 std::string render_phase_table(const Report& report) {
-  const auto rows = table_rows(report, [](const CaseResult& c) { return is_ok(c) && c.phases.ops_sampled > 0; });
-  if (rows.empty()) return {};
+  const bool any_sampled = std::any_of(report.cases.begin(), report.cases.end(),
+                                       [](const CaseResult& c) { return is_ok(c) && c.phases.ops_sampled > 0; });
+  if (!any_sampled) return {};
+  // Every ok case, also one that stamps no phase (its row says n/a rather than disappearing).
+  const auto rows = table_rows(report, is_ok);
   std::vector<Column> columns;
-  columns.push_back(plain_column("Method", false, report, rows, [](const CaseResult& c) { return c.strategy; }));
+  columns.push_back(plain_column("Method", false, report, rows, method_text));
   if (several_allocators(report)) {
     columns.push_back(plain_column("Allocator", false, report, rows, [](const CaseResult& c) { return c.allocator; }));
   }
@@ -336,16 +437,16 @@ std::string render_phase_table(const Report& report) {
   const auto phase = [](std::optional<double> Phases::*field) {
     return [field](const CaseResult& c) -> std::optional<double> { return c.phases.*field; };
   };
-  columns.push_back(time_column("Connect", report, rows, phase(&Phases::connect)));
-  columns.push_back(time_column("Send", report, rows, phase(&Phases::send)));
-  columns.push_back(time_column("Wait", report, rows, phase(&Phases::wait)));
-  columns.push_back(time_column("Head", report, rows, phase(&Phases::head)));
-  columns.push_back(time_column("Body", report, rows, phase(&Phases::body)));
-  columns.push_back(time_column("Deserialize", report, rows, phase(&Phases::deserialize)));
-  columns.push_back(time_column("Other", report, rows, phase(&Phases::other)));
-  columns.push_back(time_column("Mean", report, rows, [](const CaseResult& c) -> std::optional<double> {
-    return c.stats.mean;
-  }));
+  const double granularity = single_op_granularity(report);
+  columns.push_back(time_column("Connect", report, rows, granularity, phase(&Phases::connect)));
+  columns.push_back(time_column("Send", report, rows, granularity, phase(&Phases::send)));
+  columns.push_back(time_column("Wait", report, rows, granularity, phase(&Phases::wait)));
+  columns.push_back(time_column("Head", report, rows, granularity, phase(&Phases::head)));
+  columns.push_back(time_column("Body", report, rows, granularity, phase(&Phases::body)));
+  columns.push_back(time_column("Deserialize", report, rows, granularity, phase(&Phases::deserialize)));
+  columns.push_back(time_column("Other", report, rows, granularity, phase(&Phases::other)));
+  columns.push_back(time_column("Mean", report, rows, iteration_granularity(report),
+                                [](const CaseResult& c) -> std::optional<double> { return c.stats.mean; }));
   columns.push_back(plain_column("Ops sampled", true, report, rows, [](const CaseResult& c) {
     return format_number(static_cast<double>(c.phases.ops_sampled), 0);
   }));
@@ -365,7 +466,7 @@ std::string render_counter_table(const Report& report) {
   const auto rows = table_rows(report, [](const CaseResult& c) { return is_ok(c) && !c.counters.empty(); });
   if (rows.empty()) return {};
   std::vector<Column> columns;
-  columns.push_back(plain_column("Method", false, report, rows, [](const CaseResult& c) { return c.strategy; }));
+  columns.push_back(plain_column("Method", false, report, rows, method_text));
   columns.push_back(plain_column("Payload", false, report, rows, [](const CaseResult& c) { return c.payload; }));
   columns.push_back(plain_column("Size", false, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
   for (const std::string& name : names) {
@@ -400,38 +501,65 @@ std::string render_notes(const Report& report) {
   return out;
 }
 
+std::string render_warnings(const Report& report) {
+  const std::vector<std::string> warnings = diagnostic_warnings(report);
+  if (warnings.empty()) return {};
+  std::string out = "Warnings (numbers to read with care)\n";
+  for (const std::string& w : warnings) out += fmt::format("- {}\n", w);
+  return out;
+}
+
 std::string render_legend() {
-  return R"(Legend
-  Method      : the strategy (bench --list says where its bytes land and which .NET pattern it mirrors)
-  Payload     : the route's records (weather: GET /weather, repos: GET /repos)
-  Size        : records per response (GET) or per posted body (POST)
-  Mean        : arithmetic mean of the per-op time of the measured iterations (upper outliers removed)
-  Error       : half of the 99.9 % confidence interval of the mean (Student t, n-1 degrees of freedom)
-  StdDev      : standard deviation of the per-op times of the iterations
-  Median      : 50th percentile of the per-op times of the iterations
-  P95         : 95th percentile of the per-op times of the iterations (linear interpolation)
-  Ratio       : mean of the distribution of ratios to the baseline of the same payload and size
-                (every pairing of samples; paired by round with --interleave)
-  RatioSD     : standard deviation of that distribution of ratios
-  Sys Ratio   : allocator jobs only: Mean / the same strategy's Mean under the system allocator (glibc)
-  Allocated   : heap bytes requested per op (malloc family and operator new; 1 KB = 1024 B)
-  Allocs/op   : heap allocation calls per op
-  Alloc Ratio : Allocated / the baseline's Allocated
-  enters/op   : io_uring_enter system calls per op
-  SQEs/op     : submission queue entries submitted per op
-  CQEs/op     : completion queue entries reaped per op
-  Phases      : median per op of start->connected (Connect), ->request sent (Send), ->first response
-                byte (Wait), ->headers parsed (Head), ->body complete (Body), ->deserialized (Deserialize),
-                and the time run() took outside that stamped span (Other). Medians: with a tail of slow
-                requests (a wake-up on the other CPU) they add up to less than the Mean
-  ?           : no baseline in the group;  n/a : not measured;  FAILED/skipped : see the notes
-  1 ns        : 1 nanosecond (0.000000001 s);  1 μs : 1 microsecond (0.000001 s);  1 ms : 0.001 s
-)";
+  return R"legend(Legend
+  Method         : the strategy (bench --list says where its bytes land and which .NET pattern it mirrors);
+                   "(ref)" marks a reference row, a physical limit rather than a contender (floor_transfer:
+                   the transfer alone, no parse; floor_parse: the parse alone, no network)
+  Payload        : the route's records (weather: GET /weather, repos: GET /repos)
+  Size           : records per response (GET) or per posted body (POST)
+  Mean           : arithmetic mean of the per-op time of the measured iterations (upper outliers removed)
+  Error          : half of the 99.9 % confidence interval of the mean (Student t, n-1 degrees of freedom)
+  StdDev         : standard deviation of the per-op times of the iterations
+  Median         : 50th percentile of the per-op times of the iterations
+  P95            : 95th percentile of the per-op times of the iterations (linear interpolation)
+  Op P50 .. Max  : with --columns p50,p90,p99,p999,max: percentiles and maximum of the latency of single
+                   ops (those whose phases were sampled), from a log-linear histogram exact to 3 digits
+  Ratio          : mean of the distribution of ratios to the baseline of the same payload and size
+                   (every pairing of samples; paired by round with --interleave)
+  RatioSD        : standard deviation of that distribution of ratios
+  Sys Ratio      : allocator jobs only: Mean / the same strategy's Mean under the system allocator (glibc)
+  Allocated      : heap bytes requested per op (malloc family and operator new; 1 KB = 1024 B)
+  Allocs/op      : heap allocation calls per op
+  Alloc Ratio    : Allocated / the baseline's Allocated
+  Page faults/op : minor page faults of the measuring thread per op (getrusage), the usual cause of the
+                   run-to-run spread of strategies that allocate megabytes per op
+  Syscalls/op    : system calls on the request path per op: io_uring_enter for ringlab's io_uring
+                   strategies; connect, send, recv, poll/epoll_wait for the socket peers; n/a for libcurl,
+                   which does not report its own
+  SQEs/op        : submission queue entries submitted per op ("-": the case uses no io_uring ring)
+  CQEs/op        : completion queue entries reaped per op ("-": no io_uring ring)
+  Phases         : median per op of start->connected (Connect), ->request sent (Send), ->first response
+                   byte (Wait), ->headers parsed (Head), ->body complete (Body), ->deserialized (Deserialize),
+                   and the time run() took outside that stamped span (Other). Medians: with a tail of slow
+                   requests (a wake-up on the other CPU) they add up to less than the Mean. n/a: not seen
+                   in the sampled ops (Connect on a kept-alive connection; Send and Wait for libcurl, which
+                   does not say when the request went out; every phase of a case that stamps none)
+  Warnings       : above the table, per case: CV (StdDev/Mean), a bimodal distribution (m-value > 3.2, as
+                   BenchmarkDotNet), Error above the target error or above the Mean, fewer than 5 iterations
+                   kept; and a baseline whose CV is above 10 %, which makes every ratio against it unreliable
+  Precision      : one unit per column, chosen from its smallest value; no digit finer than the timer
+                   (its resolution for iteration times, its overhead for single ops)
+  ?              : no baseline in the group;  n/a : not measured;  FAILED/skipped : see the notes
+  1 ns           : 1 nanosecond (0.000000001 s);  1 μs : 1 microsecond (0.000001 s);  1 ms : 0.001 s
+)legend";
 }
 
 std::string render_markdown(const Report& report) {
   std::string out = render_environment(report);
   out += "\n";
+  if (std::string warnings = render_warnings(report); !warnings.empty()) {
+    out += warnings;
+    out += "\n";
+  }
   out += render_table(report);
   if (std::string phases = render_phase_table(report); !phases.empty()) {
     out += "\nRequest phases (median per op)\n\n";
@@ -470,6 +598,8 @@ std::string csv_number(double v) {
 
 std::string csv_number(const std::optional<double>& v) { return v ? csv_number(*v) : std::string(); }
 
+std::string bool_text(bool v) { return v ? "true" : "false"; }
+
 }  // namespace
 
 std::string render_csv(const Report& report) {
@@ -489,7 +619,9 @@ std::string render_csv(const Report& report) {
       "connections_per_op", "zero_copy_sends_per_op", "zero_copy_copied_per_op", "syscalls_per_op",
       "phase_ops_sampled",
       "phase_connect_ns", "phase_send_ns", "phase_wait_ns", "phase_head_ns", "phase_body_ns",
-      "phase_deserialize_ns", "phase_other_ns", "checksum"};
+      "phase_deserialize_ns", "phase_other_ns", "checksum", "reference", "cv", "m_value", "bimodal",
+      "target_error_missed", "error_above_mean", "too_few_iterations", "baseline_unstable", "latency_count",
+      "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns"};
   for (const std::string& name : counter_names) header.push_back("counter:" + name);
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) {
@@ -499,7 +631,7 @@ std::string render_csv(const Report& report) {
   out += "\n";
   for (const CaseResult& c : report.cases) {
     std::vector<std::string> f{
-        c.strategy, c.method, c.payload, std::to_string(c.size), c.allocator, c.baseline ? "true" : "false",
+        c.strategy, c.method, c.payload, std::to_string(c.size), c.allocator, bool_text(c.baseline),
         std::string(status_name(c.status)), c.reason, std::to_string(c.ops_per_iteration),
         std::to_string(c.warmup_iterations), std::to_string(c.samples_ns.size()), std::to_string(c.stats.n),
         std::to_string(c.stats.outliers), csv_number(c.stats.mean), csv_number(c.stats.error),
@@ -514,7 +646,14 @@ std::string render_csv(const Report& report) {
         csv_number(c.phases.connect), csv_number(c.phases.send), csv_number(c.phases.wait),
         csv_number(c.phases.head), csv_number(c.phases.body), csv_number(c.phases.deserialize),
         csv_number(c.phases.other),
-        fmt::format("{:#018x}", c.checksum)};
+        fmt::format("{:#018x}", c.checksum), bool_text(c.reference), csv_number(c.diagnostics.cv),
+        csv_number(c.diagnostics.m_value), bool_text(c.diagnostics.bimodal),
+        bool_text(c.diagnostics.target_error_missed), bool_text(c.diagnostics.error_above_mean),
+        bool_text(c.diagnostics.too_few_iterations), bool_text(c.diagnostics.baseline_unstable),
+        c.latency ? std::to_string(c.latency->count) : std::string(),
+        c.latency ? csv_number(c.latency->p50) : std::string(), c.latency ? csv_number(c.latency->p90) : std::string(),
+        c.latency ? csv_number(c.latency->p99) : std::string(), c.latency ? csv_number(c.latency->p999) : std::string(),
+        c.latency ? csv_number(c.latency->max) : std::string()};
     for (const std::string& name : counter_names) {
       const auto it = c.counters.find(name);
       f.push_back(it == c.counters.end() ? std::string() : csv_number(it->second));

@@ -188,6 +188,7 @@ json config_json(const Config& c) {
               {"url", c.url},
               {"out", c.out},
               {"formats", c.formats},
+              {"columns", c.columns},
               {"cpu", c.cpu},
               {"server_cpu", c.server_cpu},
               {"arguments", c.arguments}};
@@ -439,6 +440,7 @@ void read_config(Reader& r, const json& j, Config& c) {
   r.field(j, "url", c.url);
   r.field(j, "out", c.out);
   r.field(j, "formats", c.formats);
+  r.field(j, "columns", c.columns);
   r.field(j, "cpu", c.cpu);
   r.field(j, "server_cpu", c.server_cpu);
   r.field(j, "arguments", c.arguments);

@@ -235,4 +235,12 @@ int decimals_for(std::span<const double> values_in_unit, int min_decimals, int m
   return std::clamp(4 - digits_before_point, min_decimals, max_decimals);
 }
 
+int decimals_within_resolution(const Unit& unit, double resolution_ns) noexcept {
+  constexpr int kUnknown = 9;
+  if (!std::isfinite(resolution_ns) || !(resolution_ns > 0)) return kUnknown;
+  // The digit at 10^-d of the unit is worth printing when it is at least the resolution.
+  const double digits = std::floor(std::log10(unit.scale / resolution_ns) + 1e-9);
+  return static_cast<int>(std::clamp(digits, 0.0, static_cast<double>(kUnknown)));
+}
+
 }  // namespace ringlab::bench

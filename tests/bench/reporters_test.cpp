@@ -169,7 +169,7 @@ TEST_CASE("the table has BenchmarkDotNet's columns, a unit per column and a blan
   }
   const std::vector<std::string> expected{"Method", "Payload", "Size", "Mean", "Error", "StdDev", "Median", "P95",
                                           "Ratio", "RatioSD", "Allocated", "Allocs/op", "Alloc Ratio",
-                                          "enters/op", "SQEs/op", "CQEs/op"};
+                                          "Page faults/op", "Syscalls/op", "SQEs/op", "CQEs/op"};
   CHECK(names == expected);
   // Mean column: μs chosen from the smallest mean (113.1 μs), one decimal for four digits.
   CHECK(lines[2].find("| string_copy |") != std::string::npos);
@@ -178,7 +178,7 @@ TEST_CASE("the table has BenchmarkDotNet's columns, a unit per column and a blan
   CHECK(lines[2].find("5.67 KB") != std::string::npos);
   CHECK(lines[3].find("226.2 μs") != std::string::npos);
   CHECK(lines[3].find(" 2.00 |") != std::string::npos);  // ratio of constant samples
-  CHECK(lines[3].find(" 0 B |") != std::string::npos);
+  CHECK(lines[3].find(" 0 KB |") != std::string::npos);  // the column's unit, also for zero
   CHECK(lines[4].find("FAILED") != std::string::npos);
   CHECK(lines[5].find_first_not_of("| ") == std::string::npos);  // the blank separator row
   CHECK(lines[6].find("7,793.5 μs") != std::string::npos);
@@ -354,4 +354,87 @@ TEST_CASE("writing into a folder that cannot be created is an error naming it") 
   const auto result = rb::write_reports(synthetic_report(), "/proc/ringlab-no-such-place", formats, 0);
   REQUIRE_FALSE(result.has_value());
   CHECK(result.error().message.find("/proc/ringlab-no-such-place") != std::string::npos);
+}
+
+TEST_CASE("no digit finer than the timer: iteration times to its resolution, single ops to its overhead") {
+  rb::Report report = synthetic_report();
+  report.environment.timer_resolution_ns = 1;  // ns digits at most
+  report.environment.timer_overhead_ns = 20;   // single-op spans: tens of ns at most
+  report.cases[0].phases.head = 115'436;
+  report.cases[1].phases.head = 300;  // the smallest Head is 300 ns: the column is in ns
+  const std::string phases = rb::render_phase_table(report);
+  INFO(phases);
+  CHECK(phases.find("115,436 ns") != std::string::npos);  // no ".0": below the timer
+  CHECK(phases.find("115,436.0 ns") == std::string::npos);
+  CHECK(phases.find("20.0 μs") != std::string::npos);  // Wait: 0.1 μs is above 20 ns, 0.01 μs is not
+  const std::string table = rb::render_table(report);
+  INFO(table);
+  CHECK(table.find("113.100 μs") == std::string::npos);
+  CHECK(table.find("113.1 μs") != std::string::npos);
+}
+
+TEST_CASE("unmeasured syscalls and a case without a ring read n/a and -, never 0") {
+  rb::Report report = synthetic_report();
+  report.cases[0].io.syscalls_per_op = 2.0;
+  report.cases[1].io.syscalls_per_op = std::nullopt;  // libcurl: not counted
+  report.cases[1].io.ring_enters_per_op = 0;
+  report.cases[1].io.sqes_per_op = 0;
+  report.cases[1].io.cqes_per_op = 0;
+  report.cases[1].memory.minor_faults_per_op = 12.5;
+  const auto lines = lines_of(rb::render_table(report));
+  // The last four columns of a row: Page faults/op, Syscalls/op, SQEs/op, CQEs/op.
+  const auto last_four = [](const std::string& line) {
+    std::vector<std::string> cells;
+    for (std::string t : split(line, '|')) {
+      t.erase(0, t.find_first_not_of(' '));
+      t.erase(t.find_last_not_of(' ') + 1);
+      if (!t.empty()) cells.push_back(t);
+    }
+    return std::vector<std::string>(cells.end() - 4, cells.end());
+  };
+  INFO(lines[2] << "\n" << lines[3]);
+  CHECK(last_four(lines[2]) == std::vector<std::string>{"0", "2", "2", "2.50"});
+  CHECK(last_four(lines[3]) == std::vector<std::string>{"12.50", "n/a", "-", "-"});
+}
+
+TEST_CASE("reference rows are marked; latency columns appear only when asked for") {
+  rb::Report report = synthetic_report();
+  report.cases[1].reference = true;
+  report.cases[1].strategy = "floor_parse";
+  report.cases[0].latency = rb::Latency{100, 110'000, 120'000, 150'000, 160'000, 170'000, {}};
+  std::string table = rb::render_table(report);
+  CHECK(table.find("| floor_parse (ref) |") != std::string::npos);
+  CHECK(table.find("Op P50") == std::string::npos);
+  report.config.columns = {"p50", "p999"};
+  table = rb::render_table(report);
+  INFO(table);
+  CHECK(table.find("Op P50") != std::string::npos);
+  CHECK(table.find("Op P99.9") != std::string::npos);
+  CHECK(table.find("Op P90") == std::string::npos);
+  CHECK(table.find("160.0 μs") != std::string::npos);
+  const auto lines = lines_of(table);
+  CHECK(lines[3].find("n/a") != std::string::npos);  // no latency measured for floor_parse here
+}
+
+TEST_CASE("--columns names are checked") {
+  CHECK(rb::parse_columns("p50, p99,max").value() == std::vector<std::string>{"p50", "p99", "max"});
+  CHECK(rb::parse_columns("p95").error().message == "unknown column 'p95' (p50,p90,p99,p999,max)");
+  CHECK(rb::parse_columns("p50,p50").error().message == "column 'p50' given twice");
+}
+
+TEST_CASE("the warning block stands above the table and names the case and the reason") {
+  rb::Report report = synthetic_report();
+  report.config.target_error = 0.02;
+  report.cases[1].samples_ns = {800, 1200, 900, 1100, 1000, 1050};
+  report.cases[1].stats.n = 6;
+  report.cases[1].stats.mean = 1008;
+  report.cases[1].stats.error = 400;
+  report.cases[1].stats.stddev = 140;
+  rb::compute_ratios(report);
+  const std::string md = rb::render_markdown(report);
+  INFO(md);
+  const auto warning = md.find("- presized weather 10 (system): Error is");
+  REQUIRE(warning != std::string::npos);
+  CHECK(warning < md.find("| Method"));
+  CHECK(md.find("Warnings (numbers to read with care)") != std::string::npos);
 }

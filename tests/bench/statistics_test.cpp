@@ -187,3 +187,14 @@ TEST_CASE("decimals show four significant digits of the smallest value") {
   CHECK(rb::decimals_for(std::vector<double>{0.66}) == 3);
   CHECK(rb::decimals_for(std::vector<double>{0.0}) == 1);
 }
+
+TEST_CASE("decimals within the timer's resolution: the last digit shown is no finer than the timer") {
+  const rb::Unit ns{"ns", 1};
+  const rb::Unit us{"μs", 1e3};
+  CHECK(rb::decimals_within_resolution(ns, 0.38) == 0);   // a 2.6 GHz TSC: whole ns
+  CHECK(rb::decimals_within_resolution(ns, 20) == 0);     // never negative
+  CHECK(rb::decimals_within_resolution(us, 0.38) == 3);   // 0.001 μs = 1 ns >= 0.38 ns
+  CHECK(rb::decimals_within_resolution(us, 20) == 1);     // 0.1 μs >= 20 ns > 0.01 μs
+  CHECK(rb::decimals_within_resolution(us, 100) == 1);    // exactly one digit's worth
+  CHECK(rb::decimals_within_resolution(us, 0) == 9);      // unknown: no limit
+}

@@ -10,7 +10,8 @@
 // Table conventions: rows grouped by payload, size and allocator (a blank row between groups),
 // in the order the cases ran; a case that failed shows FAILED in Mean and a case that was skipped
 // shows "skipped", with the reasons listed under the table; Ratio is "?" where the group has no
-// baseline; "n/a" where a value was not measured.
+// baseline; "n/a" where a value was not measured; reference rows (the floors) are suffixed "(ref)".
+// Each time column has one unit (from its smallest value) and no digit finer than the timer.
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -26,11 +27,20 @@ enum class Format { md, csv, json };
 // "md,csv,json" -> formats; an unknown or repeated name is an error naming it.
 [[nodiscard]] Result<std::vector<Format>> parse_formats(std::string_view list);
 
+// Extra columns of the main table, off by default (bench --columns, kept in Config::columns): the
+// per-op latency percentiles of the sampled ops. "p50,p99" -> {"p50", "p99"}; an unknown or
+// repeated name is an error naming it and the known ones.
+[[nodiscard]] Result<std::vector<std::string>> parse_columns(std::string_view list);
+// "p50,p90,p99,p999,max"
+[[nodiscard]] std::string known_columns();
+
 // "7,793.5": fixed decimals with thousands separators.
 [[nodiscard]] std::string format_number(double value, int decimals);
 
 // The environment block (a fenced "ini" block as BenchmarkDotNet prints it).
 [[nodiscard]] std::string render_environment(const Report& report);
+// The stability warnings (diagnostics.hpp) as a block for above the table; empty when none.
+[[nodiscard]] std::string render_warnings(const Report& report);
 // The main table, in markdown (what the console shows too).
 [[nodiscard]] std::string render_table(const Report& report);
 // Median time of each request phase per op, one row per ok case; empty when no case has phases.

@@ -92,6 +92,7 @@ struct Config {
   std::string url;               // external server; empty: embedded server
   std::string out;               // results folder root
   std::vector<std::string> formats;
+  std::vector<std::string> columns;  // extra columns of the main table (--columns; reporters.hpp)
   int cpu = -1;                  // client CPU requested; -1: automatic
   std::string server_cpu = "auto";  // embedded server's CPU: "auto" (another than the client's), "none", or a number
   std::vector<std::string> arguments;  // the command line after the program name, as given

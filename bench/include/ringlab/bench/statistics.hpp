@@ -95,4 +95,9 @@ struct Unit {
 // digits, clamped to [min_decimals, max_decimals].
 [[nodiscard]] int decimals_for(std::span<const double> values_in_unit, int min_decimals = 1, int max_decimals = 3) noexcept;
 
+// The most decimal places worth printing in `unit` for values read with a timer of granularity
+// `resolution_ns` (its resolution, or its overhead for single readings): the last digit shown is no
+// finer than the timer. 0 at least; 9 when the resolution is unknown (0 or not finite).
+[[nodiscard]] int decimals_within_resolution(const Unit& unit, double resolution_ns) noexcept;
+
 }  // namespace ringlab::bench
