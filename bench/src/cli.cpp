@@ -54,6 +54,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   std::string sizes;
   std::string payload;
   std::string formats = "md,csv,json";
+  std::string columns;
   std::string allocators;
   double target_error_percent = r.target_error * 100;
   long long server_start_ms = o.server_start_timeout.count();
@@ -69,6 +70,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
       "bench: fetch-and-deserialize benchmarks of ringlab's strategies against the embedded server (or --url),\n"
       "reported as BenchmarkDotNet does. `bench compare OLD.json NEW.json` compares two reports."};
   app.name("bench");
+  app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
   app.footer("\n" + render_legend());
   app.add_option("suite", c.suite, "get (default), repos or post")->check(CLI::IsMember({"get", "repos", "post"}));
   app.add_flag("--list", o.list, "list the suites and strategies (what each does and mirrors) and exit");
@@ -130,6 +132,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
       ->check(CLI::Range(1LL, 3'600'000LL));
   app.add_option("--out", c.out, "results root: reports go to OUT/<UTC timestamp>/")->capture_default_str();
   app.add_option("--format", formats, "report files to write: md,csv,json")->capture_default_str();
+  app.add_option("--columns", columns,
+                 "extra table columns, comma-separated: per-op latency percentiles " + known_columns());
   app.add_option("--cpu", c.cpu, "pin the client to this CPU (default: the first allowed; the server gets another)")
       ->check(CLI::Range(0, CPU_SETSIZE - 1));
   app.add_option("--server-cpu", c.server_cpu,
@@ -182,6 +186,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   o.formats = *format_list;
   c.formats.clear();
   for (Format f : o.formats) c.formats.emplace_back(format_name(f));
+  if (!columns.empty()) {
+    auto column_list = parse_columns(columns);
+    if (!column_list) return refuse("--columns: " + column_list.error().message);
+    c.columns = *column_list;
+  }
   if (!allocators.empty()) {
     auto list = alloc::parse_allocator_list(allocators);
     if (!list) return refuse("--allocators: " + list.error().message);
@@ -376,6 +385,7 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
     merge_reports(report, std::move(*child_report));
   }
   if (!job_allocators.empty()) report.environment.allocator = "one per job: " + join(job_allocators, "; ");
+  report.environment.load_average_end = read_load_average();
   std::cout << render_markdown(report) << std::flush;
   auto written = write_reports(report, options.config.out, options.formats, std::time(nullptr));
   if (!written) return report_error(written.error().message);
@@ -528,6 +538,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
     }
     return 0;
   }
+  report.environment.load_average_end = read_load_average();
   std::cout << render_markdown(report) << std::flush;
   auto written = write_reports(report, config.out, options.formats, std::time(nullptr));
   if (!written) return report_error(written.error().message);

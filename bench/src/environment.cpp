@@ -3,6 +3,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <ctime>
 #include <fmt/format.h>
 #include <fstream>
@@ -23,6 +25,24 @@
 #endif
 #ifndef RINGLAB_BUILD_TYPE
 #define RINGLAB_BUILD_TYPE "n/a"
+#endif
+
+// Which source the binary was built from: generated at build time (bench/CMakeLists.txt). A build
+// without that step (the header absent) says "unknown" rather than failing.
+#if __has_include("ringlab_build_info.hpp")
+#include "ringlab_build_info.hpp"
+#endif
+#ifndef RINGLAB_PROJECT_VERSION
+#define RINGLAB_PROJECT_VERSION "n/a"
+#endif
+#ifndef RINGLAB_GIT_COMMIT
+#define RINGLAB_GIT_COMMIT "unknown"
+#endif
+#ifndef RINGLAB_GIT_DIRTY
+#define RINGLAB_GIT_DIRTY -1
+#endif
+#ifndef RINGLAB_COMPILER_FLAGS
+#define RINGLAB_COMPILER_FLAGS "n/a"
 #endif
 
 namespace ringlab::bench {
@@ -116,6 +136,32 @@ std::string describe_features(const net::RingFeatures& f) {
   return out.empty() ? "none" : out;
 }
 
+std::optional<LoadAverage> load_average_from(std::string_view loadavg) {
+  // "0.52 0.40 0.31 1/123 4567": three decimals, then what this does not need.
+  LoadAverage load;
+  double* const fields[] = {&load.one, &load.five, &load.fifteen};
+  std::size_t pos = 0;
+  for (double* field : fields) {
+    while (pos < loadavg.size() && loadavg[pos] == ' ') ++pos;
+    const std::size_t end = std::min(loadavg.find(' ', pos), loadavg.size());
+    if (end == pos) return std::nullopt;
+    const std::string_view text = loadavg.substr(pos, end - pos);
+    const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), *field);
+    if (ec != std::errc{} || stop != text.data() + text.size()) return std::nullopt;
+    pos = end;
+  }
+  return load;
+}
+
+std::optional<LoadAverage> read_load_average() { return load_average_from(slurp("/proc/loadavg")); }
+
+std::string version_text() {
+  std::string text = fmt::format("ringlab {} (commit {}", RINGLAB_PROJECT_VERSION, RINGLAB_GIT_COMMIT);
+  if (RINGLAB_GIT_DIRTY == 1) text += ", uncommitted changes";
+  text += ")";
+  return text;
+}
+
 std::string simdjson_kernel() {
   return fmt::format("{} (RINGLAB_SIMD={})", json::compiled_kernel(), json::simd_option());
 }
@@ -153,6 +199,11 @@ Environment gather_environment(const EnvironmentInputs& inputs) {
   e.compiler = "n/a";
 #endif
   e.build_type = RINGLAB_BUILD_TYPE;
+  e.version = RINGLAB_PROJECT_VERSION;
+  e.git_commit = RINGLAB_GIT_COMMIT;
+  if (RINGLAB_GIT_DIRTY >= 0) e.git_dirty = RINGLAB_GIT_DIRTY == 1;
+  e.compiler_flags = RINGLAB_COMPILER_FLAGS;
+  e.load_average_start = read_load_average();
   if (sanitized()) e.build_type += " +asan+ubsan";
   e.liburing_version = RINGLAB_LIBURING_VERSION;
   e.simdjson_version = RINGLAB_SIMDJSON_VERSION;

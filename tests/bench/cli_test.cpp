@@ -90,6 +90,7 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
       {{"--url", "https://example.com"}, "--url"},
       {{"--perf-control", "onlyone"}, "--perf-control"},
       {{"--server-cpu", "fast"}, "--server-cpu: 'fast' is not auto, none or a CPU number"},
+      {{"--columns", "p50,p95"}, "--columns: unknown column 'p95' (p50,p90,p99,p999,max)"},
       {{"--no-such-flag"}, "no-such-flag"},
   };
   for (const Row& row : rows) {
@@ -107,7 +108,8 @@ TEST_CASE("--help explains every column and exits 0") {
   CHECK_FALSE(parsed.options.has_value());
   CHECK(parsed.exit_code == 0);
   for (const char* column : {"Mean", "Error", "StdDev", "Median", "P95", "Ratio", "RatioSD", "Allocated", "Allocs/op",
-                             "Alloc Ratio", "enters/op", "SQEs/op", "CQEs/op", "--iteration-time", "--interleave"}) {
+                             "Alloc Ratio", "Page faults/op", "Syscalls/op", "SQEs/op", "CQEs/op", "(ref)",
+                             "Warnings", "--iteration-time", "--interleave", "--columns", "--version"}) {
     INFO(column);
     CHECK(parsed.output.find(column) != std::string::npos);
   }
@@ -120,4 +122,21 @@ TEST_CASE("an allocator job's hidden options are accepted") {
   CHECK(parsed.options->job_allocator == "mimalloc");
   const auto bad = parse({"--job-output-fd", "3", "--job-allocator", "dlmalloc"});
   CHECK(bad.exit_code == 2);
+}
+
+TEST_CASE("--columns selects the extra latency columns and records them in the config") {
+  const auto none = parse({});
+  REQUIRE(none.options.has_value());
+  CHECK(none.options->config.columns.empty());  // off by default
+  const auto parsed = parse({"--columns", "p50,p99,p999"});
+  REQUIRE(parsed.options.has_value());
+  CHECK(parsed.options->config.columns == std::vector<std::string>{"p50", "p99", "p999"});
+}
+
+TEST_CASE("--version prints the version and the commit, and exits 0") {
+  const auto parsed = parse({"--version"});
+  CHECK_FALSE(parsed.options.has_value());
+  CHECK(parsed.exit_code == 0);
+  CHECK(parsed.output.starts_with("ringlab "));
+  CHECK(parsed.output.find("(commit ") != std::string::npos);
 }

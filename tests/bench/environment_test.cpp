@@ -61,3 +61,25 @@ TEST_CASE("gathering fills every field and warns about what makes numbers less t
   CHECK(e.build_type.find("+asan+ubsan") != std::string::npos);
 #endif
 }
+
+TEST_CASE("the load averages come from /proc/loadavg's first three fields") {
+  const auto load = rb::load_average_from("0.52 0.40 0.31 1/123 4567\n");
+  REQUIRE(load.has_value());
+  CHECK(load->one == 0.52);
+  CHECK(load->five == 0.40);
+  CHECK(load->fifteen == 0.31);
+  CHECK_FALSE(rb::load_average_from("").has_value());
+  CHECK_FALSE(rb::load_average_from("0.52 busy 0.31").has_value());
+  CHECK(rb::read_load_average().has_value());  // Linux has /proc
+}
+
+TEST_CASE("the environment says which source the binary was built from") {
+  const std::string version = rb::version_text();
+  CHECK(version.starts_with("ringlab "));
+  CHECK(version.find("(commit ") != std::string::npos);
+  const rb::Environment e = rb::gather_environment({});
+  CHECK_FALSE(e.git_commit.empty());  // a sha, or "unknown" without git
+  CHECK_FALSE(e.version.empty());
+  CHECK(e.load_average_start.has_value());
+  CHECK_FALSE(e.load_average_end.has_value());  // the caller's, just before writing
+}

@@ -6,6 +6,7 @@
 // The parsers of the kernel's text files are pure functions (tested on fixed text); gather_environment
 // reads the files and combines them with what the caller knows (ring features, pinning, server).
 // A fact that cannot be read is "n/a", never an error: the run goes on and the header says so.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,15 @@ namespace ringlab::bench {
 // "none" when nothing is.
 [[nodiscard]] std::string describe_features(const net::RingFeatures& features);
 
+// The 1, 5 and 15 minute load averages of /proc/loadavg's text; nullopt when it does not parse.
+[[nodiscard]] std::optional<LoadAverage> load_average_from(std::string_view loadavg);
+// /proc/loadavg now; nullopt when it cannot be read (not Linux, no /proc).
+[[nodiscard]] std::optional<LoadAverage> read_load_average();
+
+// Which source this binary was built from, recorded at build time: "ringlab 0.1.0 (commit <sha>)",
+// with ", uncommitted changes" when the tree was dirty; "commit unknown" without git.
+[[nodiscard]] std::string version_text();
+
 // The simdjson On-Demand kernel the measured parsing code was compiled for ("haswell (RINGLAB_SIMD=native)").
 [[nodiscard]] std::string simdjson_kernel();
 
@@ -35,7 +45,8 @@ struct EnvironmentInputs {
   bool shared_cpu = false;        // client and server can run on the same CPU
 };
 
-// Reads /proc, /sys, uname and the tick clock (initialising it), and fills every field.
+// Reads /proc, /sys, uname and the tick clock (initialising it), and fills every field but
+// load_average_end, which the caller sets just before writing the report.
 [[nodiscard]] Environment gather_environment(const EnvironmentInputs& inputs);
 
 }  // namespace ringlab::bench
