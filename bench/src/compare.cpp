@@ -8,6 +8,7 @@
 #include <map>
 #include <ostream>
 #include <tuple>
+#include <type_traits>
 
 #include "ringlab/bench/statistics.hpp"
 
@@ -37,13 +38,57 @@ std::optional<double> parse_number(std::string_view text) {
 }
 
 constexpr std::string_view kUsage =
-    "usage: bench compare OLD.json NEW.json [--fail-over PCT] [--alpha A]\n"
+    "usage: bench compare OLD.json NEW.json [--fail-over PCT] [--alpha A] [--force]\n"
     "  Pairs the cases of two report.json files by strategy, method, payload, size and allocator and\n"
-    "  prints both means, NEW/OLD and Welch's t-test on the kept samples.\n"
+    "  prints both means, NEW/OLD and Welch's t-test on the kept samples. Reports whose settings\n"
+    "  (iteration time, sizes, allocators, CPU placement, interleave) or machines (CPU model, kernel)\n"
+    "  differ are refused with exit status 2.\n"
     "  --fail-over PCT  exit 1 if a case is significantly slower by more than PCT %, or broke\n"
-    "  --alpha A        significance level of the two-sided test (default 0.001, i.e. 99.9 %)\n";
+    "  --alpha A        significance level of the two-sided test (default 0.001, i.e. 99.9 %)\n"
+    "  --force          compare anyway, listing the differences above the comparison\n";
+
+std::string text_of(const std::string& value) { return value.empty() ? "(empty)" : value; }
+std::string text_of(bool value) { return value ? "true" : "false"; }
+std::string text_of(int value) { return std::to_string(value); }
+std::string text_of(double value) { return fmt::format("{:g}", value); }
+template <class T>
+std::string text_of(const std::vector<T>& values) {
+  std::string out;
+  for (const T& v : values) {
+    if (!out.empty()) out += ',';
+    if constexpr (std::is_same_v<T, std::string>) {
+      out += v;
+    } else {
+      out += std::to_string(v);
+    }
+  }
+  return out.empty() ? "(none)" : out;
+}
 
 }  // namespace
+
+std::vector<Difference> comparability_differences(const Report& old_report, const Report& new_report) {
+  std::vector<Difference> out;
+  const auto check = [&out](std::string key, const auto& a, const auto& b) {
+    if (a != b) out.push_back({std::move(key), text_of(a), text_of(b)});
+  };
+  const Config& a = old_report.config;
+  const Config& b = new_report.config;
+  check("config.iteration_time_ms", a.iteration_time_ms, b.iteration_time_ms);
+  check("config.sizes", a.sizes, b.sizes);
+  check("config.allocators", a.allocators, b.allocators);
+  check("config.interleave", a.interleave, b.interleave);
+  check("config.cpu", a.cpu, b.cpu);
+  check("config.server_cpu", a.server_cpu, b.server_cpu);
+  const Environment& x = old_report.environment;
+  const Environment& y = new_report.environment;
+  check("environment.cpu", x.cpu, y.cpu);
+  check("environment.kernel", x.kernel, y.kernel);
+  check("environment.allocator", x.allocator, y.allocator);
+  check("environment.client_cpu", x.client_cpu, y.client_cpu);
+  check("environment.server_cpu", x.server_cpu, y.server_cpu);
+  return out;
+}
 
 std::optional<WelchTest> welch_test(std::span<const double> a, std::span<const double> b) {
   if (a.size() < 2 || b.size() < 2) return std::nullopt;
@@ -224,6 +269,7 @@ std::string format_comparison(std::span<const CaseComparison> comparisons, const
 int compare_main(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> files;
   std::optional<double> fail_over;
+  bool force = false;
   CompareOptions options;
   auto usage_error = [&](const std::string& message) {
     err << "bench compare: " << message << "\n" << kUsage;
@@ -240,6 +286,10 @@ int compare_main(std::span<const std::string> args, std::ostream& out, std::ostr
     if (arg.starts_with("--") && arg.find('=') != std::string::npos) {
       name = arg.substr(0, arg.find('='));
       value = arg.substr(arg.find('=') + 1);
+    }
+    if (arg == "--force") {
+      force = true;
+      continue;
     }
     if (name == "--fail-over" || name == "--alpha") {
       if (!value) {
@@ -272,8 +322,25 @@ int compare_main(std::span<const std::string> args, std::ostream& out, std::ostr
     return 2;
   }
 
+  const auto differences = comparability_differences(*old_report, *new_report);
+  const auto list = [&differences](std::ostream& to) {
+    for (const Difference& d : differences) {
+      to << "  " << d.key << ": " << d.old_value << " (OLD) vs " << d.new_value << " (NEW)\n";
+    }
+  };
+  if (!differences.empty() && !force) {
+    err << "bench compare: the runs differ in what they measured or where; their numbers are not comparable\n";
+    list(err);
+    err << "(--force compares them anyway)\n";
+    return 2;
+  }
   out << "OLD: " << files[0] << " (" << old_report->environment.timestamp << ")\n";
   out << "NEW: " << files[1] << " (" << new_report->environment.timestamp << ")\n\n";
+  if (!differences.empty()) {
+    out << "Compared with --force although the runs differ:\n";
+    list(out);
+    out << "\n";
+  }
   const auto comparisons = compare_reports(*old_report, *new_report, options);
   out << format_comparison(comparisons, options);
 

@@ -322,3 +322,51 @@ TEST_CASE("bench compare refuses bad arguments and unreadable files with status 
   CHECK(help.status == 0);
   CHECK(contains(help.out, "usage: bench compare"));
 }
+
+TEST_CASE("compare refuses runs whose settings or machines differ, naming every key, unless --force") {
+  Pair pair;
+  pair.new_report.config.iteration_time_ms = 50;
+  pair.new_report.config.interleave = true;
+  pair.new_report.config.sizes = {10, 1000};
+  pair.new_report.environment.kernel = "6.18.1";
+  pair.old_report.environment.kernel = "6.1.0";
+  const auto differences = comparability_differences(pair.old_report, pair.new_report);
+  std::vector<std::string> keys;
+  for (const Difference& d : differences) keys.push_back(d.key);
+  CHECK(keys == std::vector<std::string>{"config.iteration_time_ms", "config.sizes", "config.interleave",
+                                         "environment.kernel"});
+  CHECK(comparability_differences(pair.old_report, pair.old_report).empty());
+
+  const TempDir dir;
+  const std::string old_file = dir.write("old.json", to_json(pair.old_report).dump());
+  const std::string new_file = dir.write("new.json", to_json(pair.new_report).dump());
+  const Run refused = run({old_file, new_file});
+  INFO(refused.err);
+  CHECK(refused.status == 2);
+  CHECK(refused.out.empty());
+  CHECK(contains(refused.err, "not comparable"));
+  CHECK(contains(refused.err, "config.iteration_time_ms: 100 (OLD) vs 50 (NEW)"));
+  CHECK(contains(refused.err, "config.sizes: (none) (OLD) vs 10,1000 (NEW)"));
+  CHECK(contains(refused.err, "config.interleave: false (OLD) vs true (NEW)"));
+  CHECK(contains(refused.err, "environment.kernel: 6.1.0 (OLD) vs 6.18.1 (NEW)"));
+  CHECK(contains(refused.err, "--force"));
+
+  const Run forced = run({old_file, new_file, "--force"});
+  INFO(forced.out);
+  CHECK(forced.status == 0);
+  const auto differences_at = forced.out.find("Compared with --force although the runs differ:");
+  REQUIRE(differences_at != std::string::npos);
+  CHECK(differences_at < forced.out.find("New/Old"));  // above the comparison
+  CHECK(contains(forced.out, "environment.kernel: 6.1.0 (OLD) vs 6.18.1 (NEW)"));
+  CHECK(count(forced.out, "| slower ") == 1);
+}
+
+TEST_CASE("a different CPU model or placement is a different machine") {
+  Pair pair;
+  pair.new_report.environment.cpu = "Other CPU";
+  pair.new_report.environment.client_cpu = 1;
+  pair.new_report.config.allocators = {"mimalloc"};
+  std::vector<std::string> keys;
+  for (const Difference& d : comparability_differences(pair.old_report, pair.new_report)) keys.push_back(d.key);
+  CHECK(keys == std::vector<std::string>{"config.allocators", "environment.cpu", "environment.client_cpu"});
+}

@@ -12,6 +12,12 @@
 // assumes independent samples; iterations of a benchmark are only roughly that, so read p as a
 // noise filter, not as a probability of anything.
 //
+// Comparability: two runs whose settings or machines differ measure different things, and a
+// difference between them says nothing about the code. compare refuses them (exit status 2, naming
+// each key that differs) unless --force, which prints the differences above the comparison. The
+// keys: config.iteration_time_ms, sizes, allocators, interleave, cpu, server_cpu; environment.cpu
+// (the model), kernel, allocator, client_cpu and server_cpu (the placement the run really had).
+//
 // Regression check: with --fail-over PCT the exit status is 1 when some case got slower by more
 // than PCT percent *and* the difference is significant (a large ratio that is not significant is
 // noise, and failing on it would make the check useless on a noisy machine), or when a case that
@@ -69,6 +75,14 @@ struct CompareOptions {
   double alpha = 0.001;  // significance level of the two-sided test
 };
 
+struct Difference {
+  std::string key;  // "config.iteration_time_ms", "environment.kernel"
+  std::string old_value;
+  std::string new_value;
+};
+// The comparability keys (above) whose values differ, in a fixed order; empty when comparable.
+[[nodiscard]] std::vector<Difference> comparability_differences(const Report& old_report, const Report& new_report);
+
 // Every case of either report, in OLD's order, then the cases only NEW has.
 [[nodiscard]] std::vector<CaseComparison> compare_reports(const Report& old_report, const Report& new_report,
                                                           const CompareOptions& options = {});
@@ -82,7 +96,7 @@ struct CompareOptions {
 
 // The whole subcommand: `args` are the words after "compare". Prints the table to `out` and
 // problems to `err`. Returns the process exit status: 0 fine, 1 regression (with --fail-over),
-// 2 bad arguments or unreadable reports.
+// 2 bad arguments, unreadable reports, or reports that are not comparable (without --force).
 [[nodiscard]] int compare_main(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 
 }  // namespace ringlab::bench
