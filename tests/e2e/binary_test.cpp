@@ -3,8 +3,6 @@
 
 #include <doctest/doctest.h>
 
-#include <regex>
-
 #include "support.hpp"
 
 using namespace ringlab;
@@ -12,25 +10,8 @@ using namespace ringlab::e2e;
 
 namespace {
 
-// Starts the binary with --port 0 and reads the port from its first line.
-struct RunningBinary {
-  Child child;
-  uint16_t port = 0;
-  std::string first_line;
-};
-
-RunningBinary start_binary(std::vector<std::string> flags) {
-  std::vector<std::string> argv = {RINGLAB_SERVER_BINARY, "--port", "0"};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  RunningBinary running{Child::with_stdout_pipe(argv), 0, {}};
-  auto line = running.child.read_line();
-  REQUIRE_MESSAGE(line.has_value(), "the server printed no line");
-  running.first_line = *line;
-  std::smatch match;
-  const std::regex pattern(R"(listening on 127\.0\.0\.1:(\d+))");
-  REQUIRE_MESSAGE(std::regex_match(running.first_line, match, pattern), "first line: '", running.first_line, "'");
-  running.port = static_cast<uint16_t>(std::stoi(match[1].str()));
-  return running;
+ServerBinary start_binary(const std::vector<std::string>& flags) {
+  return start_server_binary(RINGLAB_SERVER_BINARY, flags);
 }
 
 }  // namespace
@@ -65,7 +46,8 @@ TEST_CASE("the binary's flags reach the server") {
                                "--threads", "2", "--max-connections", "8", "--cache-entries", "2",
                                "--cache-bytes", "1MiB", "--recv-buffer-size", "1KiB", "--recv-buffers", "64",
                                "--upstream-timeout", "2s", "--shutdown-timeout", "1s", "--inline-body", "0", "--max-queued-output", "64KiB",
-                               "--cpu", "0"});
+                               "--cpu", "0", "--header-timeout", "5s", "--body-timeout", "5s", "--max-count", "5",
+                               "--max-answer", "1MiB"});
   {
     RawClient client(running.port);
     client.send(get_request("/health", "X-Pad: " + std::string(2000, 'p') + "\r\n"));
@@ -75,6 +57,14 @@ TEST_CASE("the binary's flags reach the server") {
     RawClient client(running.port);
     client.send(post_request("/echo", std::string(101, 'b'), "text/plain"));
     CHECK(client.read_response().status == 413);
+  }
+  {
+    // --max-count 5: the limit is in the error.
+    RawClient client(running.port);
+    client.send(get_request("/weather?count=6"));
+    Response refused = client.read_response();
+    CHECK(refused.status == 400);
+    CHECK(json_error(refused.body).value_or("").find("from 0 to 5 ") != std::string::npos);
   }
   {
     // --inline-body 0: the body goes out as its own iovec; the bytes are the same.
@@ -103,6 +93,10 @@ TEST_CASE("bad flags and a taken port make the binary exit 1 with a message") {
       {{"--threads", "0"}, "--threads"},
       {{"--idle-timeout", "soon"}, "--idle-timeout"},
       {{"--max-body", "lots"}, "--max-body"},
+      {{"--header-timeout", "0"}, "--header-timeout"},
+      {{"--body-timeout", "never"}, "--body-timeout"},
+      {{"--max-count", "2000000"}, "--max-count"},
+      {{"--max-answer", "much"}, "--max-answer"},
       {{"--recv-buffers", "100"}, "--recv-buffers"},
       {{"--upstream", "https://127.0.0.1:1"}, "--upstream"},
       {{"--bind", "example.com"}, "example.com"},

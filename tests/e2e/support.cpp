@@ -1,6 +1,7 @@
 #include "support.hpp"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -17,6 +18,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <regex>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -474,6 +476,41 @@ std::string pattern_bytes(std::size_t size, unsigned seed) {
     c = static_cast<char>(state >> 24);
   }
   return bytes;
+}
+
+// ---- the server binary and /proc ----
+
+ServerBinary start_server_binary(const std::string& path, const std::vector<std::string>& flags) {
+  std::vector<std::string> argv = {path, "--port", "0"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  ServerBinary running{Child::with_stdout_pipe(argv), 0, {}};
+  auto line = running.child.read_line();
+  REQUIRE_MESSAGE(line.has_value(), "the server printed no line");
+  running.first_line = *line;
+  std::smatch match;
+  const std::regex pattern(R"(listening on 127\.0\.0\.1:(\d+))");
+  REQUIRE_MESSAGE(std::regex_match(running.first_line, match, pattern), "first line: '", running.first_line, "'");
+  running.port = static_cast<uint16_t>(std::stoi(match[1].str()));
+  return running;
+}
+
+uint64_t resident_bytes(pid_t pid) {
+  const std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
+  const auto at = status.find("VmRSS:");
+  REQUIRE_MESSAGE(at != std::string::npos, "no VmRSS in /proc/", pid, "/status");
+  return std::stoull(status.substr(at + 6)) * 1024;  // "VmRSS:    1234 kB"
+}
+
+std::size_t open_fds(pid_t pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* dir = ::opendir(path.c_str());
+  REQUIRE_MESSAGE(dir != nullptr, "opendir ", path, ": ", std::strerror(errno));
+  std::size_t count = 0;
+  while (const dirent* entry = ::readdir(dir)) {
+    if (entry->d_name[0] != '.') ++count;
+  }
+  ::closedir(dir);
+  return count;
 }
 
 }  // namespace ringlab::e2e

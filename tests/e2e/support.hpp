@@ -116,6 +116,20 @@ class Child {
   bool reaped_ = false;
 };
 
+// The `server` binary started with --port 0 and `flags`; the port read from its first stdout line
+// ("listening on 127.0.0.1:PORT"). Fails the test if that line does not come.
+struct ServerBinary {
+  Child child;
+  uint16_t port = 0;
+  std::string first_line;
+};
+ServerBinary start_server_binary(const std::string& path, const std::vector<std::string>& flags);
+
+// What /proc says of a process now: resident memory (VmRSS, bytes) and open file descriptors
+// (entries of /proc/PID/fd). Fail the test when /proc cannot be read.
+uint64_t resident_bytes(pid_t pid);
+std::size_t open_fds(pid_t pid);
+
 // Runs a command to completion (bounded): exit status, or nullopt if it had to be killed.
 std::optional<int> run(const std::vector<std::string>& argv, const std::string& stdout_path = {},
                        const std::string& stderr_path = {}, std::chrono::milliseconds timeout = 60s);
