@@ -153,6 +153,7 @@ ServerStats Server::stats() const {
     total.accept_errors += one.accept_errors;
     total.connection_errors += one.connection_errors;
     total.upstream_errors += one.upstream_errors;
+    total.upstream_retries += one.upstream_retries;
     total.cache_hits += one.cache_hits;
     total.cache_misses += one.cache_misses;
     total.sends += one.sends;

@@ -307,6 +307,8 @@ http::Client& Worker::upstream_client(UpstreamConnection mode) {
     client_options.io_timeout = options_.upstream_timeout;
     client_options.connection = mode == UpstreamConnection::pooled ? http::ConnectionPolicy::keep_alive
                                                                    : http::ConnectionPolicy::fresh_per_request;
+    // The upstream's answer is an answer of this server: the same bound as a generated one.
+    client_options.limits.max_body_bytes = options_.max_answer_bytes;
     client = std::make_unique<http::Client>(*upstream_ring_, client_options);
   }
   return *client;
@@ -334,6 +336,14 @@ std::expected<void, UpstreamFailure> Worker::fetch_upstream(uint32_t count, Upst
   url.target = upstream_target_;
   http::StringSink sink(body);
   auto response = upstream_client(mode).get(url, sink);
+  if (!response && mode == UpstreamConnection::pooled && body.empty() &&
+      (response.error().code == http::Errc::reset || response.error().code == http::Errc::truncated)) {
+    // A kept-alive connection the upstream closed while it was idle fails before any response byte:
+    // the GET is retried once (on a fresh connection: the failed one left the pool), as nginx does.
+    ++stats_.upstream_retries;
+    body.clear();
+    response = upstream_client(mode).get(url, sink);
+  }
   if (!response) {
     const int status = response.error().code == http::Errc::timeout ? 504 : 502;
     return std::unexpected(UpstreamFailure{status, response.error().message()});

@@ -1,6 +1,8 @@
 // /proxy: the server fetches /weather from its upstream with http::Client, pooled or fresh.
 #include <doctest/doctest.h>
 
+#include <thread>
+
 #include "ringlab/server/body_cache.hpp"
 #include "support.hpp"
 
@@ -34,6 +36,26 @@ TEST_CASE("/proxy through the built-in upstream returns the upstream's /weather 
       }
     }
   }
+}
+
+TEST_CASE("/proxy retries once when the upstream closed the pooled connection while it was idle") {
+  server::ServerOptions upstream_options;
+  upstream_options.idle_timeout = 100ms;  // closes kept-alive connections between our requests
+  TestServer upstream(upstream_options);
+  server::ServerOptions options;
+  options.upstream = upstream.url("");
+  TestServer server(options);
+  RawClient client(server.port());
+  for (int i = 0; i < 3; ++i) {
+    client.send(get_request("/proxy?count=2&conn=pooled"));
+    Response response = client.read_response();
+    CHECK(response.status == 200);
+    CHECK(response.body == weather(2));
+    std::this_thread::sleep_for(400ms);  // the upstream closes the pooled connection meanwhile
+  }
+  auto stats = server.stop();
+  CHECK(stats.upstream_errors == 0);
+  CHECK(stats.upstream_retries >= 1);
 }
 
 TEST_CASE("/proxy fetches from an explicit --upstream") {

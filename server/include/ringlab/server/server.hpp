@@ -49,7 +49,10 @@
 // after min(idle_timeout, 1 s). At max_connections a new connection is closed at once (never left
 // waiting), and slow heads free their slots after header_timeout.
 //
-// /proxy: the worker fetches /weather from the upstream with http::Client, which is sequential and
+// /proxy: a pooled fetch that fails with a reset or a close before any response byte (a kept-alive
+// connection the upstream closed while idle) is retried once. The upstream's body is bounded by
+// max_answer_bytes like a generated one.
+// The worker fetches /weather from the upstream with http::Client, which is sequential and
 // runs its own Ring: the worker thread is blocked (answers nothing else) until the upstream answers
 // or upstream_timeout passes. With no upstream given, the server starts one extra worker with its
 // own listener as the upstream ("itself"), so a proxy request never waits on the thread that made
@@ -118,6 +121,7 @@ struct ServerStats {
   uint64_t accept_errors = 0;
   uint64_t connection_errors = 0;  // recv/send failures (resets, broken pipes)
   uint64_t upstream_errors = 0;
+  uint64_t upstream_retries = 0;  // pooled /proxy fetches retried once after a reset or early close
   uint64_t cache_hits = 0;
   uint64_t cache_misses = 0;
   uint64_t sends = 0;         // sendmsg operations
