@@ -215,18 +215,20 @@ double single_op_granularity(const Report& report) {
   return std::max(report.environment.timer_resolution_ns, report.environment.timer_overhead_ns);
 }
 
-// A time column: one unit and one precision for all its cells, chosen from the values shown, with
-// no digit finer than `granularity_ns` (the timer's; 0: unknown).
+// A time column: one unit and one precision for all its cells, the unit chosen from the values
+// shown unless the table imposes one (`table_unit`), with no digit finer than `granularity_ns`
+// (the timer's; 0: unknown).
 Column time_column(std::string header, const Report& report, const std::vector<std::size_t>& rows,
                    double granularity_ns, const std::function<std::optional<double>(const CaseResult&)>& value,
-                   const std::function<std::string(const CaseResult&)>& instead = {}) {
+                   const std::function<std::string(const CaseResult&)>& instead = {},
+                   std::optional<Unit> table_unit = std::nullopt) {
   std::vector<double> values;
   for (std::size_t i : rows) {
     if (i == kBlank) continue;
     const auto v = value(report.cases[i]);
     if (v && std::isfinite(*v)) values.push_back(*v);
   }
-  const Unit unit = time_unit_for(values);
+  const Unit unit = table_unit ? *table_unit : time_unit_for(values);
   std::vector<double> scaled;
   for (double v : values) scaled.push_back(v / unit.scale);
   const int decimals = std::min(decimals_for(scaled), decimals_within_resolution(unit, granularity_ns));
@@ -437,16 +439,33 @@ std::string render_phase_table(const Report& report) {
   const auto phase = [](std::optional<double> Phases::*field) {
     return [field](const CaseResult& c) -> std::optional<double> { return c.phases.*field; };
   };
+  // One unit for the whole table: a row reads as one request, its phases side by side.
+  constexpr std::array<std::optional<double> Phases::*, 7> kPhaseFields{
+      &Phases::connect, &Phases::send, &Phases::wait, &Phases::head, &Phases::body, &Phases::deserialize,
+      &Phases::other};
+  std::vector<double> all_values;
+  for (std::size_t i : rows) {
+    if (i == kBlank) continue;
+    const CaseResult& c = report.cases[i];
+    for (auto field : kPhaseFields) {
+      if (const auto& v = c.phases.*field) all_values.push_back(*v);
+    }
+    all_values.push_back(c.stats.mean);
+  }
+  const Unit unit = time_unit_for_table(all_values);
   const double granularity = single_op_granularity(report);
-  columns.push_back(time_column("Connect", report, rows, granularity, phase(&Phases::connect)));
-  columns.push_back(time_column("Send", report, rows, granularity, phase(&Phases::send)));
-  columns.push_back(time_column("Wait", report, rows, granularity, phase(&Phases::wait)));
-  columns.push_back(time_column("Head", report, rows, granularity, phase(&Phases::head)));
-  columns.push_back(time_column("Body", report, rows, granularity, phase(&Phases::body)));
-  columns.push_back(time_column("Deserialize", report, rows, granularity, phase(&Phases::deserialize)));
-  columns.push_back(time_column("Other", report, rows, granularity, phase(&Phases::other)));
+  const auto phase_column = [&](std::string header, std::optional<double> Phases::*field) {
+    return time_column(std::move(header), report, rows, granularity, phase(field), {}, unit);
+  };
+  columns.push_back(phase_column("Connect", &Phases::connect));
+  columns.push_back(phase_column("Send", &Phases::send));
+  columns.push_back(phase_column("Wait", &Phases::wait));
+  columns.push_back(phase_column("Head", &Phases::head));
+  columns.push_back(phase_column("Body", &Phases::body));
+  columns.push_back(phase_column("Deserialize", &Phases::deserialize));
+  columns.push_back(phase_column("Other", &Phases::other));
   columns.push_back(time_column("Mean", report, rows, iteration_granularity(report),
-                                [](const CaseResult& c) -> std::optional<double> { return c.stats.mean; }));
+                                [](const CaseResult& c) -> std::optional<double> { return c.stats.mean; }, {}, unit));
   columns.push_back(plain_column("Ops sampled", true, report, rows, [](const CaseResult& c) {
     return format_number(static_cast<double>(c.phases.ops_sampled), 0);
   }));
@@ -546,8 +565,9 @@ std::string render_legend() {
   Warnings       : above the table, per case: CV (StdDev/Mean), a bimodal distribution (m-value > 3.2, as
                    BenchmarkDotNet), Error above the target error or above the Mean, fewer than 5 iterations
                    kept; and a baseline whose CV is above 10 %, which makes every ratio against it unreliable
-  Precision      : one unit per column, chosen from its smallest value; no digit finer than the timer
-                   (its resolution for iteration times, its overhead for single ops)
+  Precision      : one unit per column, chosen from its smallest value (the phase table: one unit for
+                   the whole table, from its median value); no digit finer than the timer (its
+                   resolution for iteration times, its overhead for single ops)
   ?              : no baseline in the group;  n/a : not measured;  FAILED/skipped : see the notes
   1 ns           : 1 nanosecond (0.000000001 s);  1 μs : 1 microsecond (0.000001 s);  1 ms : 0.001 s
 )legend";

@@ -219,6 +219,17 @@ Unit time_unit_for(std::span<const double> values_ns) noexcept {
   return pick_unit(values_ns, kUnits, 1000.0);
 }
 
+Unit time_unit_for_table(std::span<const double> values_ns) {
+  std::vector<double> finite;
+  for (double v : values_ns) {
+    if (std::isfinite(v)) finite.push_back(std::fabs(v));
+  }
+  if (finite.empty()) return time_unit_for(finite);
+  std::sort(finite.begin(), finite.end());
+  const double median = quantile_sorted(finite, 0.5);
+  return time_unit_for(std::span<const double>(&median, 1));
+}
+
 Unit size_unit_for(std::span<const double> values_bytes) noexcept {
   static constexpr std::array<Unit, 4> kUnits{
       {{"B", 1}, {"KB", 1024.0}, {"MB", 1024.0 * 1024}, {"GB", 1024.0 * 1024 * 1024}}};

@@ -198,3 +198,11 @@ TEST_CASE("decimals within the timer's resolution: the last digit shown is no fi
   CHECK(rb::decimals_within_resolution(us, 100) == 1);    // exactly one digit's worth
   CHECK(rb::decimals_within_resolution(us, 0) == 9);      // unknown: no limit
 }
+
+TEST_CASE("a table's unit comes from its median value, so one small value does not force ns on all") {
+  const std::vector<double> phases{240, 6'044, 59'448, 115'436, 13'037'012};
+  CHECK(rb::time_unit_for_table(phases).name == "μs");
+  CHECK(rb::time_unit_for(phases).name == "ns");  // a column's rule: from its smallest value
+  CHECK(rb::time_unit_for_table(std::vector<double>{5e6, 7e6, 9e6}).name == "ms");
+  CHECK(rb::time_unit_for_table(std::vector<double>{}).name == "ns");
+}

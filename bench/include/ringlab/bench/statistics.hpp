@@ -88,6 +88,10 @@ struct Unit {
   double scale = 1;        // value in base units per one of this unit
 };
 [[nodiscard]] Unit time_unit_for(std::span<const double> values_ns) noexcept;
+// One unit for a whole table of unlike quantities (the phase table: a 200 ns phase next to a 10 ms
+// one): the largest unit in which the median value is still below 1000 of it, so that most cells
+// read between 1 and 1000 and the smallest ones get decimals instead of forcing ns on the rest.
+[[nodiscard]] Unit time_unit_for_table(std::span<const double> values_ns);
 // Sizes use 1024 steps: the smallest value stays below 1024 of the unit.
 [[nodiscard]] Unit size_unit_for(std::span<const double> values_bytes) noexcept;
 
