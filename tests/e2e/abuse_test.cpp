@@ -59,10 +59,11 @@ class Subject {
   [[nodiscard]] std::size_t fds() const { return open_fds(server_.child.pid()); }
 
   // The server's figures settle within a tick of the connections closing (pools are trimmed and
-  // memory handed back at the tick): polls until RSS is within `slack` of `before` or 3 s passed.
-  uint64_t settled_rss(uint64_t before, uint64_t slack) const {
+  // memory handed back at the tick, at most a second apart): polls until RSS is within 1 MiB of
+  // `before` or 2 s passed. The caller checks the bound it promises.
+  uint64_t settled_rss(uint64_t before) const {
     uint64_t now = rss();
-    for (int i = 0; i < 30 && now > before + slack; ++i) {
+    for (int i = 0; i < 20 && now > before + kMiB; ++i) {
       std::this_thread::sleep_for(100ms);
       now = rss();
     }
@@ -174,7 +175,7 @@ TEST_CASE("pipelined echoes that are never read: bounded by --max-queued-output,
     CHECK(first.status == 200);
     CHECK(first.body == "x");
   }
-  f.rss_after = server.settled_rss(f.rss_before, kAfterSlack);
+  f.rss_after = server.settled_rss(f.rss_before);
   f.fds_after = server.settled_fds(f.fds_before);
   report("pipelined 1-byte echoes, unread", status, f);
   // 256 KiB of queued answers, the held receive buffers and the kernel-side backlog are a few MiB.
@@ -205,7 +206,7 @@ TEST_CASE("chunk=1 answer never read: memory is the body plus a window, not six 
     CHECK(got > 6ull * 7'000'000);
     CHECK(tail.ends_with("\r\n1\r\n]\r\n0\r\n\r\n"));
   }
-  f.rss_after = server.settled_rss(f.rss_before, kAfterSlack);
+  f.rss_after = server.settled_rss(f.rss_before);
   f.fds_after = server.settled_fds(f.fds_before);
   report("GET /weather?count=100000&chunked=1&chunk=1, unread", status, f);
   // The 7.7 MB body itself, two windows of 128 KiB, sanitizer overhead: far below the 46 MB the
@@ -238,7 +239,7 @@ TEST_CASE("HEAD and GET of a huge count: 400 with the limit, no body generated f
   f.rss_during = server.rss();
   f.fds_during = server.fds();
   server.check_serving();
-  f.rss_after = server.settled_rss(f.rss_before, kAfterSlack);
+  f.rss_after = server.settled_rss(f.rss_before);
   f.fds_after = server.settled_fds(f.fds_before + 1);
   report("HEAD /repos?count=1000000", status, f);
   CHECK(f.rss_during <= f.rss_before + 8 * kMiB);
@@ -258,7 +259,7 @@ TEST_CASE("a huge Content-Length under a huge --max-body: nothing reserved, no a
     f.fds_during = server.fds();
     server.check_serving();
   }
-  f.rss_after = server.settled_rss(f.rss_before, kAfterSlack);
+  f.rss_after = server.settled_rss(f.rss_before);
   f.fds_after = server.settled_fds(f.fds_before);
   report("POST /echo, Content-Length: 64424509440", 0, f);
   CHECK(f.rss_during <= f.rss_before + 8 * kMiB);
@@ -311,7 +312,7 @@ TEST_CASE("slow heads: 408 after --header-timeout, slots reclaimed, a new connec
     for (auto& client : slow) CHECK(client->closed_by_peer(5s));
   }
   server.check_serving();  // the slots are free again
-  f.rss_after = server.settled_rss(f.rss_before, kAfterSlack);
+  f.rss_after = server.settled_rss(f.rss_before);
   f.fds_after = server.settled_fds(f.fds_before);
   report("4 slow heads at --max-connections 4", status, f);
   CHECK(f.fds_during == f.fds_before + 4);
@@ -357,7 +358,7 @@ TEST_CASE("framing a lenient parser would misread gets one 400 and a close, noth
     const int status = answers.size() > 12 ? std::atoi(answers.c_str() + 9) : 0;
     CHECK(status == row.status);
     CHECK_MESSAGE(count_answers(answers) == 1, "answers: ", answers.substr(0, 400));
-    f.rss_after = server.settled_rss(f.rss_before, kAfterSlack);
+    f.rss_after = server.settled_rss(f.rss_before);
     f.fds_after = server.settled_fds(f.fds_before);
     report(row.name, status, f);
     CHECK(f.rss_after <= f.rss_before + kAfterSlack);
