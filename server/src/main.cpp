@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       ->check(duration);
   app.add_option("--max-body", max_body, "largest request body (413 above)")->capture_default_str()->check(size);
   app.add_option("--max-header", max_header, "largest request head (431 above)")->capture_default_str()->check(size);
-  app.add_option("--idle-timeout", idle_timeout, "close a connection without progress for this long")
+  app.add_option("--idle-timeout", idle_timeout, "close a connection between requests (or whose answers do not move) after this long without progress")
       ->capture_default_str()
       ->check(duration);
   app.add_option("--header-timeout", header_timeout, "a request head must be complete this long after its first byte (408)")
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
   app.add_option("--recv-buffers", options.recv_buffer_count, "provided receive buffers per thread (power of two)")
       ->capture_default_str();
   app.add_option("--max-queued-output", max_queued_output,
-                 "answers queued per connection beyond which it stops reading requests")
+                 "memory queued for output per connection (answers and the bodies they hold) beyond which it stops reading requests")
       ->capture_default_str()
       ->check(size);
   app.add_option("--inline-body", inline_body, "bodies up to this size are copied next to the head, not referenced")
