@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -441,4 +442,46 @@ TEST_CASE("the warning block stands above the table and names the case and the r
   REQUIRE(warning != std::string::npos);
   CHECK(warning < md.find("| Method"));
   CHECK(md.find("Warnings (numbers to read with care)") != std::string::npos);
+}
+
+TEST_CASE("the environment block says which source was built and the load at start and end") {
+  rb::Report report = synthetic_report();
+  report.environment.version = "0.1.0";
+  report.environment.git_commit = "0123abc";
+  report.environment.git_dirty = true;
+  report.environment.compiler_flags = "-O3 -DNDEBUG -march=native";
+  report.environment.load_average_start = rb::LoadAverage{0.5, 0.25, 0.125};
+  std::string env = rb::render_environment(report);
+  INFO(env);
+  CHECK(env.find("Source: ringlab 0.1.0, commit 0123abc with uncommitted changes; flags: -O3 -DNDEBUG -march=native") !=
+        std::string::npos);
+  CHECK(env.find("at start 0.50 0.25 0.12, at end n/a") != std::string::npos);
+  report.environment.git_dirty.reset();
+  report.environment.git_commit = "unknown";
+  report.environment.load_average_end = rb::LoadAverage{1, 2, 3};
+  env = rb::render_environment(report);
+  CHECK(env.find("commit unknown;") != std::string::npos);
+  CHECK(env.find("at end 1.00 2.00 3.00") != std::string::npos);
+}
+
+TEST_CASE("the CSV carries the reference flag, the diagnostics and the latency percentiles") {
+  rb::Report report = synthetic_report();
+  report.cases[0].reference = true;
+  report.cases[0].diagnostics.cv = 0.125;
+  report.cases[0].latency = rb::Latency{10, 100, 200, 300, 400, 500, {}};
+  const auto lines = lines_of(rb::render_csv(report));
+  const auto header = split(lines[0], ',');
+  const auto fields = split(lines[1], ',');
+  REQUIRE(fields.size() == header.size());
+  const auto at = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return fields[static_cast<std::size_t>(it - header.begin())];
+  };
+  CHECK(at("reference") == "true");
+  CHECK(at("cv") == "0.125");
+  CHECK(at("latency_p999_ns") == "400");
+  CHECK(at("latency_count") == "10");
+  CHECK(split(lines[2], ',')[static_cast<std::size_t>(
+            std::find(header.begin(), header.end(), "latency_p50_ns") - header.begin())].empty());
 }
