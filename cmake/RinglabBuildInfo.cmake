@@ -10,9 +10,18 @@ set(commit "unknown")
 set(dirty -1)
 find_package(Git QUIET)
 if(GIT_FOUND)
+  # The work tree must be the source's own: a source tree unpacked inside some other repository
+  # would otherwise report that repository's commit.
+  execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SOURCE_DIR} rev-parse --show-toplevel
+                  OUTPUT_VARIABLE top RESULT_VARIABLE top_status OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SOURCE_DIR} rev-parse HEAD
                   OUTPUT_VARIABLE head RESULT_VARIABLE head_status OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  if(head_status EQUAL 0 AND NOT head STREQUAL "")
+  file(REAL_PATH "${SOURCE_DIR}" source_real)
+  set(top_real "")
+  if(top_status EQUAL 0)
+    file(REAL_PATH "${top}" top_real)
+  endif()
+  if(head_status EQUAL 0 AND NOT head STREQUAL "" AND top_real STREQUAL source_real)
     set(commit "${head}")
     # --no-optional-locks: reading the status must not take the index lock from a commit under way.
     execute_process(COMMAND ${GIT_EXECUTABLE} --no-optional-locks -C ${SOURCE_DIR} status --porcelain --untracked-files=no
