@@ -10,7 +10,9 @@
 #include <tuple>
 #include <type_traits>
 
+#include "ringlab/bench/reporters.hpp"
 #include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/table.hpp"
 
 namespace ringlab::bench {
 
@@ -216,48 +218,27 @@ std::string format_comparison(std::span<const CaseComparison> comparisons, const
   for (double m : means) scaled.push_back(m / unit.scale);
   const int decimals = scaled.empty() ? 1 : decimals_for(scaled);
 
-  const std::vector<std::string> header = {"Strategy", "Method", "Payload", "Size", "Allocator",
-                                           fmt::format("Old [{}]", unit.name), fmt::format("New [{}]", unit.name),
-                                           "New/Old", "p", "Verdict"};
-  std::vector<std::vector<std::string>> rows;
+  std::vector<TableColumn> columns{{"Strategy", false, {}},
+                                   {"Method", false, {}},
+                                   {"Payload", false, {}},
+                                   {"Size", true, {}},
+                                   {"Allocator", false, {}},
+                                   {fmt::format("Old [{}]", unit.name), true, {}},
+                                   {fmt::format("New [{}]", unit.name), true, {}},
+                                   {"New/Old", true, {}},
+                                   {"p", true, {}},
+                                   {"Verdict", false, {}}};
+  const auto number = [&](const std::optional<double>& v) {
+    return v ? format_number(*v / unit.scale, decimals) : std::string("-");
+  };
   for (const auto& c : comparisons) {
-    auto number = [&](const std::optional<double>& v) {
-      return v ? fmt::format("{:.{}f}", *v / unit.scale, decimals) : std::string("-");
-    };
-    rows.push_back({c.strategy, c.method, c.payload, std::to_string(c.size), c.allocator.empty() ? "-" : c.allocator,
-                    number(c.old_mean), number(c.new_mean), c.ratio ? fmt::format("{:.3f}", *c.ratio) : "-",
-                    c.test ? fmt::format("{:.2g}", c.test->p) : "-", std::string(verdict_name(c.verdict))});
+    const std::string cells[] = {c.strategy, c.method, c.payload, std::to_string(c.size),
+                                 c.allocator.empty() ? "-" : c.allocator, number(c.old_mean), number(c.new_mean),
+                                 c.ratio ? format_number(*c.ratio, 3) : "-",
+                                 c.test ? fmt::format("{:.2g}", c.test->p) : "-", std::string(verdict_name(c.verdict))};
+    for (std::size_t i = 0; i < columns.size(); ++i) columns[i].cells.push_back(cells[i]);
   }
-  std::vector<std::size_t> width(header.size());
-  // Column widths in code points: the unit names contain "μ", two bytes in UTF-8.
-  auto length = [](const std::string& s) {
-    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
-  };
-  for (std::size_t i = 0; i < header.size(); ++i) width[i] = length(header[i]);
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], length(row[i]));
-  }
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string text = "|";
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      const std::size_t pad = width[i] - length(cells[i]);
-      const bool right = i == 3 || (i >= 5 && i <= 8);  // numbers are right-aligned
-      text += ' ';
-      if (right) text.append(pad, ' ');
-      text += cells[i];
-      if (!right) text.append(pad, ' ');
-      text += " |";
-    }
-    return text + "\n";
-  };
-  std::string out = line(header);
-  std::string rule = "|";
-  for (std::size_t i = 0; i < width.size(); ++i) {
-    const bool right = i == 3 || (i >= 5 && i <= 8);
-    rule += right ? std::string(width[i] + 1, '-') + ":|" : std::string(width[i] + 2, '-') + "|";
-  }
-  out += rule + "\n";
-  for (const auto& row : rows) out += line(row);
+  std::string out = render_table_columns(columns);
   out += fmt::format("\nWelch's two-sided t-test on the kept samples; significant when p < {:g} ({:g} % level).\n",
                      options.alpha, (1.0 - options.alpha) * 100.0);
   for (const auto& c : comparisons) {

@@ -16,6 +16,7 @@
 #include "ringlab/bench/allocators.hpp"
 #include "ringlab/bench/diagnostics.hpp"
 #include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/table.hpp"
 
 namespace ringlab::bench {
 
@@ -133,54 +134,7 @@ namespace {
 
 constexpr std::string_view kNa = "n/a";
 
-std::size_t display_width(std::string_view s) {
-  std::size_t w = 0;
-  for (unsigned char c : s) {
-    if ((c & 0xC0) != 0x80) ++w;  // count code points, not bytes ("μs")
-  }
-  return w;
-}
-
-struct Column {
-  std::string header;
-  bool right = true;
-  std::vector<std::string> cells;
-};
-
-std::string render_columns(const std::vector<Column>& columns) {
-  if (columns.empty()) return {};
-  const std::size_t rows = columns.front().cells.size();
-  std::vector<std::size_t> widths;
-  for (const Column& c : columns) {
-    std::size_t w = display_width(c.header);
-    for (const std::string& cell : c.cells) w = std::max(w, display_width(cell));
-    widths.push_back(w);
-  }
-  // Appends " text |" padded to `width` (appending piecewise: GCC 12 at -O3 warns falsely
-  // (-Wrestrict) on `"literal" + std::string&&`).
-  const auto cell = [](std::string& out, std::string_view text, std::size_t width, bool right) {
-    const std::size_t fill = width - display_width(text);
-    out += ' ';
-    if (right) out.append(fill, ' ');
-    out += text;
-    if (!right) out.append(fill, ' ');
-    out += " |";
-  };
-  std::string out = "|";
-  for (std::size_t i = 0; i < columns.size(); ++i) cell(out, columns[i].header, widths[i], columns[i].right);
-  out += "\n|";
-  for (std::size_t i = 0; i < columns.size(); ++i) {
-    out.append(columns[i].right ? widths[i] + 1 : widths[i] + 2, '-');
-    out += columns[i].right ? ":|" : "|";
-  }
-  out += "\n";
-  for (std::size_t r = 0; r < rows; ++r) {
-    out += "|";
-    for (std::size_t i = 0; i < columns.size(); ++i) cell(out, columns[i].cells[r], widths[i], columns[i].right);
-    out += "\n";
-  }
-  return out;
-}
+using Column = TableColumn;
 
 std::string group_key(const CaseResult& c) {
   return fmt::format("{}/{}/{}", c.payload, c.size, c.allocator);
@@ -420,7 +374,7 @@ std::string render_table(const Report& report) {
   columns.push_back(plain_column("CQEs/op", true, report, rows, [](const CaseResult& c) {
     return dash_unless_ok(c, [](const CaseResult& k) { return used_ring(k) ? count_text(k.io.cqes_per_op) : "-"; });
   }));
-  return render_columns(columns);
+  return render_table_columns(columns);
 }
 
 std::string render_phase_table(const Report& report) {
@@ -469,7 +423,7 @@ std::string render_phase_table(const Report& report) {
   columns.push_back(plain_column("Ops sampled", true, report, rows, [](const CaseResult& c) {
     return format_number(static_cast<double>(c.phases.ops_sampled), 0);
   }));
-  return render_columns(columns);
+  return render_table_columns(columns);
 }
 
 namespace {
@@ -495,7 +449,7 @@ std::string render_counter_table(const Report& report) {
       return std::fabs(*it->second) >= 100 ? format_number(*it->second, 0) : format_number(*it->second, 2);
     }));
   }
-  return render_columns(columns);
+  return render_table_columns(columns);
 }
 
 }  // namespace
