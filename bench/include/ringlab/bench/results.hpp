@@ -169,7 +169,7 @@ struct Latency {
   double p99 = 0;
   double p999 = 0;
   double max = 0;
-  std::vector<LatencyBucket> buckets;  // ascending
+  std::vector<LatencyBucket> buckets;  // ascending; in the JSON, [lowest_ns, highest_ns, count] triples
 };
 
 // How far a case's numbers can be trusted, as BenchmarkDotNet judges it (diagnostics.hpp computes
