@@ -64,6 +64,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   long long job_timeout_ms = o.job_timeout.count();
   bool no_memory = false;
   bool no_phases = false;
+  bool interleave = false;
+  bool no_interleave = false;
   c.out = "results";
 
   CLI::App app{
@@ -106,8 +108,10 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   app.add_option("--phase-samples", r.phase_samples, "ops per case whose phase timeline is kept (evenly spread)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 26));
-  app.add_flag("--interleave", c.interleave,
-               "run the cases in order-balanced rounds (A B C, C A B, ...); ratios from paired rounds");
+  app.add_flag("--interleave", interleave,
+               "the default: the cases run in order-balanced rounds (A B C, C A B, ...), ratios from paired rounds");
+  app.add_flag("--no-interleave", no_interleave,
+               "one case after another instead (ratios then pair samples taken minutes apart)");
   app.add_flag("--no-memory", no_memory, "do not count allocations");
   app.add_flag("--no-phases", no_phases, "do not stamp the request phase timeline");
   app.add_flag("--counters", c.counters, "read perf_event counters around every measured iteration");
@@ -171,6 +175,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   r.target_error = target_error_percent / 100;
   r.memory = !no_memory;
   r.phases = !no_phases;
+  if (interleave && no_interleave) return refuse("--interleave and --no-interleave contradict each other");
+  c.interleave = !no_interleave;
   const Suite* suite = find_suite(c.suite);
   if (suite == nullptr) return refuse("unknown suite " + c.suite);
   if (!sizes.empty()) {
@@ -231,12 +237,15 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
 
 namespace {
 
-// Set by SIGINT/SIGTERM; the runner stops between iterations. A second signal ends the process at
-// once (the default action), and the kernel's PDEATHSIG then stops the server child.
+// Set to the signal's number by SIGINT/SIGTERM; the runner stops between iterations, and the cases
+// finished by then are reported (a partial report), exit status 128 + the signal. A second signal
+// ends the process at once (the default action), and the kernel's PDEATHSIG then stops the server child.
 volatile std::sig_atomic_t g_cancel = 0;
 
+int interrupted_exit_code() { return g_cancel > 0 ? 128 + g_cancel : kExitInterrupted; }
+
 extern "C" void on_stop_signal(int signal_number) {
-  g_cancel = 1;
+  g_cancel = signal_number;
   struct sigaction dfl{};
   dfl.sa_handler = SIG_DFL;
   ::sigaction(signal_number, &dfl, nullptr);
@@ -319,6 +328,49 @@ void print_written(const std::vector<std::filesystem::path>& written) {
 int report_error(std::string_view message, int code = kExitUsage) {
   std::cerr << "bench: " << message << "\n";
   return code;
+}
+
+// The results root exists (made here if need be) and this process may write in it.
+Status check_out_root(const std::string& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) return fail(fmt::format("--out {}: {}", out, ec.message()));
+  if (::access(out.c_str(), W_OK | X_OK) != 0) return fail(errno_message("--out: access", out, errno));
+  return {};
+}
+
+// One GET per payload and size, status line only: the server refuses a count above its limit with 400,
+// which would otherwise fail every case of that size (after computing the expected checksum of that
+// many records, which for an absurd size never ends).
+Status check_sizes_accepted(const Target& target, const std::vector<CaseSpec>& cases,
+                            std::chrono::milliseconds timeout) {
+  std::vector<std::string> asked;
+  for (const CaseSpec& spec : cases) {
+    if (spec.strategy == nullptr || spec.strategy->method != strategies::Method::get) continue;
+    const std::string route = spec.config.payload == strategies::Payload::repos ? "/repos" : "/weather";
+    const std::string probe = fmt::format("{}?count={}", route, spec.config.count);
+    if (std::find(asked.begin(), asked.end(), probe) != asked.end()) continue;
+    asked.push_back(probe);
+    auto status = http_get_status(target.host, target.port, probe, timeout);
+    if (!status) return fail(fmt::format("--sizes {}: GET {}: {}", spec.config.count, probe, status.error().message));
+    if (*status != 200) {
+      return fail(fmt::format("--sizes {}: the server answers GET {} with {}: more records than it serves",
+                              spec.config.count, probe, *status));
+    }
+  }
+  return {};
+}
+
+// After SIGINT/SIGTERM: the report holds the cases finished by then and says it is partial.
+void mark_partial(Report& report, int signal_number) {
+  std::size_t finished = 0;
+  for (const CaseResult& c : report.cases) {
+    if (c.status == CaseStatus::ok) ++finished;
+  }
+  report.partial = true;
+  report.environment.warnings.push_back(fmt::format(
+      "partial report: interrupted by {} with {} of {} cases measured{}", signal_number == SIGTERM ? "SIGTERM" : "SIGINT",
+      finished, report.cases.size(), finished < report.cases.size() ? " (the others say why they have no numbers)" : ""));
 }
 
 int exit_code_for(const std::vector<CaseResult>& cases) {
@@ -448,6 +500,11 @@ int run_suite(CliOptions& options, const std::string& executable) {
     }
   }
 
+  // A run that cannot write its report fails now, not after the cases.
+  if (!child_job) {
+    if (auto writable = check_out_root(config.out); !writable) return report_error(writable.error().message);
+  }
+
   install_stop_signals();
   std::optional<ServerProcess> server;
   Target target;
@@ -457,6 +514,10 @@ int run_suite(CliOptions& options, const std::string& executable) {
     target.port = url->port;
     target.description = config.url + " (external)";
     server_cpu = -1;
+    // One health check: an unreachable server is one error now, not one per case.
+    auto health = http_get_status(target.host, target.port, "/health", options.server_start_timeout);
+    if (!health) return report_error(fmt::format("--url {}: GET /health: {}", config.url, health.error().message));
+    if (*health != 200) return report_error(fmt::format("--url {}: GET /health answered {}, not 200", config.url, *health));
   } else {
     ServerProcessOptions server_options;
     server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
@@ -475,6 +536,10 @@ int run_suite(CliOptions& options, const std::string& executable) {
     spec.config.host = target.host;
     spec.config.port = target.port;
     spec.config.timeout = options.request_timeout;
+  }
+  // Every size the server refuses (above its record limit) is an argument error before any case.
+  if (auto accepted = check_sizes_accepted(target, *cases, options.server_start_timeout); !accepted) {
+    return report_error(accepted.error().message);
   }
 
   if (client_cpu >= 0) {
@@ -530,7 +595,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   if (server) {
     if (auto stopped = server->stop(); !stopped) report.environment.warnings.push_back(stopped.error().message);
   }
-  if (g_cancel != 0) return report_error("interrupted; no report written", kExitInterrupted);
+  if (g_cancel != 0) mark_partial(report, g_cancel);
 
   if (child_job) {
     if (auto sent = write_report_fd(options.job_output_fd, report); !sent) {
@@ -543,6 +608,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   auto written = write_reports(report, config.out, options.formats, std::time(nullptr));
   if (!written) return report_error(written.error().message);
   print_written(*written);
+  if (g_cancel != 0) return report_error("interrupted: the report above is partial", interrupted_exit_code());
   return exit_code_for(report.cases);
 }
 

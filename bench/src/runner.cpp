@@ -60,18 +60,27 @@ struct CaseState {
   CaseResult result;
   bool active = false;       // set up and not failed
   bool have_checksum = false;
-  uint64_t checksum = 0;
+  uint64_t checksum = 0;     // the full checksum, from verified ops
+  bool have_consumed = false;
+  uint64_t consumed = 0;     // the consumption fold, the same at every op
   std::optional<std::string> failure;  // set inside the timed loop; turned into status after
   uint64_t ops = 0;
+  uint64_t random = 0;       // xorshift64 state: where the second verified op of an iteration goes
+
+  // Durations (ticks) of the verified ops of measured iterations, for the verification's cost.
+  std::vector<uint64_t> verified_ticks;
 
   // Phase durations in ticks, sampled every `phase_stride`-th measured op.
   std::array<std::vector<uint64_t>, kPhaseCount> phases;
+  std::vector<uint64_t> op_ticks;  // the whole run() of each sampled op: the latency distribution
   uint64_t phase_stride = 1;
   uint64_t measured_ops = 0;
 
-  AllocationCounts allocations;  // summed over measured iterations
+  // Summed over the timed segments of measured iterations only (verified ops excluded).
+  AllocationCounts allocations;
+  uint64_t minor_faults = 0;
   strategies::IoCounters io_before;
-  ResourceUsage usage_before;
+  strategies::IoCounters io_verified;  // the verified ops' share of the counters, taken out at the end
 };
 
 class Runner {
@@ -86,6 +95,7 @@ class Runner {
       s.config = cases[i].config;
       s.config.ticks = options_.phases ? context_.clock.start : nullptr;
       s.name = case_name(cases[i]);
+      s.random = 0x9E3779B97F4A7C15ULL * (i + 1);
       CaseResult& r = s.result;
       r.strategy = cases[i].strategy != nullptr ? std::string(cases[i].strategy->name) : "?";
       r.method = cases[i].strategy != nullptr ? method_text(cases[i].strategy->method) : "GET";
@@ -93,6 +103,7 @@ class Runner {
       r.size = cases[i].config.count;
       r.allocator = context_.allocator;
       r.baseline = cases[i].strategy != nullptr && cases[i].strategy->baseline;
+      r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;
     }
     memory_ = options_.memory && interposition_works();
   }
@@ -174,6 +185,7 @@ class Runner {
   void record_phases(CaseState& s, const http::Timeline& t, uint64_t run_start, uint64_t run_end) noexcept {
     const uint64_t op = s.measured_ops++;
     if (op % s.phase_stride != 0) return;
+    if (s.op_ticks.size() < s.op_ticks.capacity()) s.op_ticks.push_back(run_end - run_start);
     const auto put = [&s](Phase phase, uint64_t from, uint64_t to) {
       auto& v = s.phases[phase];
       if (from != 0 && to >= from && v.size() < v.capacity()) v.push_back(to - from);
@@ -196,54 +208,132 @@ class Runner {
     }
   }
 
-  // One iteration of `ops` calls between two clock readings. Returns the ticks, or nullopt with
-  // s.failure set. `measured`: phase bookkeeping on.
-  std::optional<uint64_t> iteration(CaseState& s, uint64_t ops, bool measured, std::string_view stage,
-                                    unsigned number) {
+  // One verified op (Check::verify), outside the clock: the full checksum of its records must equal
+  // the generator's (the strategy checks) and the case's earlier ones (checked here). In measured
+  // iterations its I/O is set aside, to be taken out of the case's counters. False with s.failure set.
+  bool verified_op(CaseState& s, bool measured, std::string_view stage, unsigned number) {
+    const strategies::IoCounters io_before = measured ? s.strategy->io_counters() : strategies::IoCounters{};
+    const uint64_t t0 = context_.clock.start();
+    auto r = s.strategy->run(nullptr, strategies::Check::verify);
+    const uint64_t t1 = context_.clock.end();
+    if (!r) [[unlikely]] {
+      s.failure = fmt::format("{} iteration {} verified op: {}", stage, number, r.error().message);
+      return false;
+    }
+    if (!s.have_checksum) {
+      s.checksum = r->checksum;
+      s.have_checksum = true;
+    } else if (r->checksum != s.checksum) [[unlikely]] {
+      s.failure = fmt::format("{} iteration {} verified op: checksum {:#018x} differs from the first one's {:#018x} "
+                              "(the response or its deserialization is not deterministic)",
+                              stage, number, r->checksum, s.checksum);
+      return false;
+    }
+    if (!check_consumed(s, r->consumed, stage, number, 0)) return false;
+    if (measured) {
+      const strategies::IoCounters io_after = s.strategy->io_counters();
+      strategies::IoCounters& v = s.io_verified;
+      v.ring_enters += io_after.ring_enters - io_before.ring_enters;
+      v.sqes_submitted += io_after.sqes_submitted - io_before.sqes_submitted;
+      v.cqes_reaped += io_after.cqes_reaped - io_before.cqes_reaped;
+      v.connections_opened += io_after.connections_opened - io_before.connections_opened;
+      v.zero_copy_sends += io_after.zero_copy_sends - io_before.zero_copy_sends;
+      v.zero_copy_copied += io_after.zero_copy_copied - io_before.zero_copy_copied;
+      v.syscalls += io_after.syscalls - io_before.syscalls;
+      if (s.verified_ticks.size() < s.verified_ticks.capacity()) s.verified_ticks.push_back(t1 - t0);
+    }
+    return true;
+  }
+
+  // The consumption fold is the same at every op of a case; false with s.failure set when not.
+  bool check_consumed(CaseState& s, uint64_t consumed, std::string_view stage, unsigned number, uint64_t op) {
+    if (!s.have_consumed) {
+      s.consumed = consumed;
+      s.have_consumed = true;
+      return true;
+    }
+    if (consumed == s.consumed) [[likely]] return true;
+    s.failure = fmt::format("{} iteration {} op {}: consumption {:#018x} differs from the first op's {:#018x} "
+                            "(the response or its deserialization is not deterministic)",
+                            stage, number, op + 1, consumed, s.consumed);
+    return false;
+  }
+
+  // Ops [first, last) of an iteration between two clock readings: the timed region. In measured
+  // iterations the allocations, page faults and the hooks' counters are read around it (and only
+  // around it: verified ops are not in them). Returns the ticks, or nullopt with s.failure set.
+  std::optional<uint64_t> timed_segment(CaseState& s, uint64_t first, uint64_t last, bool measured,
+                                        std::string_view stage, unsigned number) {
     http::Timeline timeline{};
     http::Timeline* const tl = options_.phases ? &timeline : nullptr;
     strategies::Strategy& strategy = *s.strategy;
-    uint64_t failed_op = 0;
-    std::optional<strategies::Error> error;
-    uint64_t bad_checksum = 0;
-    bool mismatch = false;
     const bool stamping = measured && tl != nullptr;
     uint64_t run_start = 0;
     uint64_t run_end = 0;
+    if (measured) {
+      for (IterationHook* hook : context_.hooks) hook->iteration_begin(s.index);
+      s.minor_faults -= read_resource_usage().minor_faults;
+      if (memory_) start_counting_allocations();
+    }
+    std::optional<strategies::Error> error;
+    uint64_t failed_op = 0;
+    uint64_t consumed = s.consumed;
     const uint64_t t0 = context_.clock.start();
-    for (uint64_t i = 0; i < ops; ++i) {
+    for (uint64_t i = first; i < last; ++i) {
       if (tl != nullptr) timeline = http::Timeline{};
       if (stamping) run_start = context_.clock.start();
-      auto r = strategy.run(tl);
+      auto r = strategy.run(tl, strategies::Check::consume);
       if (stamping) run_end = context_.clock.end();
       if (!r) [[unlikely]] {
         error = std::move(r.error());
         failed_op = i;
         break;
       }
-      if (!s.have_checksum) [[unlikely]] {
-        s.checksum = *r;
-        s.have_checksum = true;
-      } else if (*r != s.checksum) [[unlikely]] {
-        bad_checksum = *r;
+      if (r->consumed != consumed) [[unlikely]] {
+        consumed = r->consumed;
         failed_op = i;
-        mismatch = true;
         break;
       }
       if (stamping) record_phases(s, timeline, run_start, run_end);
     }
     const uint64_t t1 = context_.clock.end();
+    if (measured) {
+      if (memory_) {
+        const AllocationCounts c = stop_counting_allocations();
+        s.allocations.allocations += c.allocations;
+        s.allocations.bytes += c.bytes;
+        s.allocations.frees += c.frees;
+      }
+      s.minor_faults += read_resource_usage().minor_faults;
+      for (IterationHook* hook : context_.hooks) hook->iteration_end(s.index, last - first);
+    }
     if (error) {
       s.failure = fmt::format("{} iteration {} op {}: {}", stage, number, failed_op + 1, error->message);
       return std::nullopt;
     }
-    if (mismatch) {
-      s.failure = fmt::format("{} iteration {} op {}: checksum {:#018x} differs from the first run's {:#018x} "
-                              "(the response or its deserialization is not deterministic)",
-                              stage, number, failed_op + 1, bad_checksum, s.checksum);
-      return std::nullopt;
-    }
+    if (!check_consumed(s, consumed, stage, number, failed_op)) return std::nullopt;
     return t1 - t0;
+  }
+
+  // One iteration of `ops` timed calls. Verification runs outside the clock on extra ops: one before
+  // the timed ones and, when there are two or more, one between them at a random place, so a strategy
+  // that reads wrong data fails its case whichever op goes wrong. Returns the timed ticks, or nullopt
+  // with s.failure set.
+  std::optional<uint64_t> iteration(CaseState& s, uint64_t ops, bool measured, std::string_view stage,
+                                    unsigned number) {
+    if (!verified_op(s, measured, stage, number)) return std::nullopt;
+    // xorshift64: cheap, deterministic per case, and nothing the strategy can predict.
+    s.random ^= s.random << 13;
+    s.random ^= s.random >> 7;
+    s.random ^= s.random << 17;
+    const uint64_t split = ops >= 2 ? 1 + s.random % (ops - 1) : ops;
+    auto first = timed_segment(s, 0, split, measured, stage, number);
+    if (!first) return std::nullopt;
+    if (split == ops) return first;
+    if (!verified_op(s, measured, stage, number)) return std::nullopt;
+    auto second = timed_segment(s, split, ops, measured, stage, number);
+    if (!second) return std::nullopt;
+    return *first + *second;
   }
 
   [[nodiscard]] double to_ns(uint64_t ticks) const { return ticks_to_ns(ticks, context_.clock.hz); }
@@ -306,10 +396,11 @@ class Runner {
     s.phase_stride = std::max<uint64_t>(1, (planned_ops + capacity - 1) / capacity);
     if (options_.phases) {
       for (auto& v : s.phases) v.reserve(capacity);
+      s.op_ticks.reserve(capacity);
     }
     s.result.samples_ns.reserve(planned_iterations);
+    s.verified_ticks.reserve(2 * std::max<std::size_t>(1, planned_iterations));
     s.io_before = s.strategy->io_counters();
-    s.usage_before = read_resource_usage();
     for (IterationHook* hook : context_.hooks) {
       if (auto status = hook->case_begin(s.index, *s.spec); !status) {
         fail(s, "hook: " + status.error().message);
@@ -321,16 +412,7 @@ class Runner {
 
   // One measured iteration; false when the case failed.
   bool measure_one(CaseState& s, unsigned number, unsigned planned) {
-    for (IterationHook* hook : context_.hooks) hook->iteration_begin(s.index);
-    if (memory_) start_counting_allocations();
     auto ticks = iteration(s, s.ops, true, "measurement", number);
-    if (memory_) {
-      const AllocationCounts c = stop_counting_allocations();
-      s.allocations.allocations += c.allocations;
-      s.allocations.bytes += c.bytes;
-      s.allocations.frees += c.frees;
-    }
-    for (IterationHook* hook : context_.hooks) hook->iteration_end(s.index, s.ops);
     if (!ticks) {
       fail(s, *s.failure);
       return false;
@@ -355,24 +437,27 @@ class Runner {
     const strategies::IoCounters io = s.strategy->io_counters();
     const ResourceUsage usage = read_resource_usage();
     const auto total_ops = static_cast<double>(s.ops * r.samples_ns.size());
-    const auto per_op = [total_ops](uint64_t after, uint64_t before) {
-      return total_ops > 0 ? static_cast<double>(after - before) / total_ops : 0.0;
+    // What the timed ops did: the counters' change over the measured iterations less the verified ops'.
+    const auto per_op = [total_ops](uint64_t after, uint64_t before, uint64_t verified) {
+      return total_ops > 0 ? static_cast<double>(after - before - verified) / total_ops : 0.0;
     };
-    r.io.ring_enters_per_op = per_op(io.ring_enters, s.io_before.ring_enters);
-    r.io.sqes_per_op = per_op(io.sqes_submitted, s.io_before.sqes_submitted);
-    r.io.cqes_per_op = per_op(io.cqes_reaped, s.io_before.cqes_reaped);
-    r.io.connections_per_op = per_op(io.connections_opened, s.io_before.connections_opened);
-    r.io.zero_copy_sends_per_op = per_op(io.zero_copy_sends, s.io_before.zero_copy_sends);
-    r.io.zero_copy_copied_per_op = per_op(io.zero_copy_copied, s.io_before.zero_copy_copied);
-    r.io.syscalls_per_op = per_op(io.syscalls, s.io_before.syscalls);
+    const strategies::IoCounters& b = s.io_before;
+    const strategies::IoCounters& x = s.io_verified;
+    r.io.ring_enters_per_op = per_op(io.ring_enters, b.ring_enters, x.ring_enters);
+    r.io.sqes_per_op = per_op(io.sqes_submitted, b.sqes_submitted, x.sqes_submitted);
+    r.io.cqes_per_op = per_op(io.cqes_reaped, b.cqes_reaped, x.cqes_reaped);
+    r.io.connections_per_op = per_op(io.connections_opened, b.connections_opened, x.connections_opened);
+    r.io.zero_copy_sends_per_op = per_op(io.zero_copy_sends, b.zero_copy_sends, x.zero_copy_sends);
+    r.io.zero_copy_copied_per_op = per_op(io.zero_copy_copied, b.zero_copy_copied, x.zero_copy_copied);
+    if (io.counts_syscalls) r.io.syscalls_per_op = per_op(io.syscalls, b.syscalls, x.syscalls);
     r.memory.peak_rss = usage.peak_rss_bytes;
-    r.memory.minor_faults_per_op = per_op(usage.minor_faults, s.usage_before.minor_faults);
+    r.memory.minor_faults_per_op = total_ops > 0 ? static_cast<double>(s.minor_faults) / total_ops : 0.0;
     if (memory_ && total_ops > 0) {
       r.memory.bytes_per_op = static_cast<double>(s.allocations.bytes) / total_ops;
       r.memory.allocs_per_op = static_cast<double>(s.allocations.allocations) / total_ops;
     }
-    r.phases.ops_sampled = s.phases[send].size();
-    const auto median_ns = [this](std::vector<uint64_t>& v) -> std::optional<double> {
+    r.phases.ops_sampled = s.op_ticks.size();
+    const auto median_ns = [this](const std::vector<uint64_t>& v) -> std::optional<double> {
       if (v.empty()) return std::nullopt;
       std::vector<double> ns;
       ns.reserve(v.size());
@@ -400,6 +485,16 @@ class Runner {
     r.stats.max = summary.max;
     for (IterationHook* hook : context_.hooks) hook->case_end(s.index, *s.spec, r);
     r.notes = s.strategy->notes();
+    const std::optional<double> verified = median_ns(s.verified_ticks);
+    const std::optional<double> timed = median_ns(s.op_ticks);
+    if (verified && timed) {
+      // What verifying costs: a verified op's median less a timed op's (both single ops, so that the
+      // same preemptions and outliers weigh on both).
+      if (!r.notes.empty()) r.notes += "; ";
+      r.notes += fmt::format("verification (full checksum, clock stopped) on {} ops: {:.1f} µs per verified op "
+                             "against {:.1f} µs per timed op",
+                             s.verified_ticks.size(), *verified / 1e3, *timed / 1e3);
+    }
     s.strategy->teardown();
     s.active = false;
     progress(s, Stage::done, static_cast<unsigned>(r.samples_ns.size()), 0, r.stats.mean);
@@ -437,13 +532,12 @@ class Runner {
       for (std::size_t index : interleave_order(n, round)) {
         CaseState& s = states_[index];
         if (!s.active) continue;
-        measure_one(s, static_cast<unsigned>(round + 1), static_cast<unsigned>(max_rounds));
-      }
-      if (cancelled()) {
-        for (CaseState& s : states_) {
-          if (s.active) fail(s, "interrupted");
+        // Checked at every iteration, not every round: a round of many cases lasts seconds.
+        if (cancelled()) {
+          finish_interrupted();
+          return;
         }
-        return;
+        measure_one(s, static_cast<unsigned>(round + 1), static_cast<unsigned>(max_rounds));
       }
       const std::size_t done = round + 1;
       if (done >= min_rounds && done % n == 0) {
@@ -454,6 +548,20 @@ class Runner {
     }
     for (CaseState& s : states_) {
       if (s.active) finish(s);
+    }
+  }
+
+  // Interleaved run stopped by a signal: every case that has samples is finished with them, so that the
+  // report keeps what was measured (ratios pair the rounds both sides completed); one with none is
+  // marked interrupted.
+  void finish_interrupted() {
+    for (CaseState& s : states_) {
+      if (!s.active) continue;
+      if (s.result.samples_ns.empty()) {
+        fail(s, "interrupted");
+      } else {
+        finish(s);
+      }
     }
   }
 

@@ -28,7 +28,10 @@ class SpinStrategy final : public strategies::Strategy {
  public:
   explicit SpinStrategy(uint64_t steps) : steps_(steps) {}
   strategies::Status setup(const strategies::CaseConfig&) override { return {}; }
-  strategies::Result<uint64_t> run(http::Timeline*) override { return spin(steps_); }
+  strategies::Result<strategies::Outcome> run(http::Timeline*, strategies::Check check) override {
+    const uint64_t value = spin(steps_);
+    return strategies::Outcome{value, check == strategies::Check::verify ? value : 0};
+  }
 
  private:
   uint64_t steps_;

@@ -2,6 +2,8 @@
 // that starts empty at every request and doubles (copying what it holds) whenever it is full,
 // ignoring Content-Length, as a MemoryStream does. Being padded, it is parsed in place (no second copy
 // as in string_copy), into fresh owning models.
+#include <optional>
+
 #include "client_strategy.hpp"
 #include "factories.hpp"
 #include "ringlab/http/sinks.hpp"
@@ -17,16 +19,18 @@ class BufferedStream final : public ClientStrategy {
  private:
   Status before_request() override {
     body_ = net::PaddedBuffer();  // frees the previous body: every request grows its buffer anew
+    models_.reset();              // and the previous request's models
     return {};
   }
   http::BodySink& sink() override { return sink_; }
   json::Result<uint64_t> deserialize() override {
-    OwningModels models;
-    return models.parse(config().payload, parser(), json::padded_view(body_));
+    return models_.emplace().parse(config().payload, parser(), json::padded_view(body_));
   }
+  uint64_t checksum() override { return models_->checksum(config().payload); }
 
   net::PaddedBuffer body_;
   http::GrowingSink sink_{body_};
+  std::optional<OwningModels> models_;  // fresh at every request; kept until the next one starts
 };
 
 }  // namespace

@@ -32,7 +32,7 @@ Status ClientStrategy::setup(const CaseConfig& config) {
   ready_ = true;
   // The first response proves the case: a strategy that reads something else than the generator's
   // records fails here, before anything is measured.
-  auto first = run(nullptr);
+  auto first = run(nullptr, Check::verify);
   if (!first) return std::unexpected(first.error());
   return {};
 }
@@ -54,29 +54,29 @@ Result<std::size_t> ClientStrategy::probe_body_bytes() {
   return scratch.size();
 }
 
-Result<uint64_t> ClientStrategy::run(http::Timeline* timeline) {
+Result<Outcome> ClientStrategy::run(http::Timeline* timeline, Check check) {
   if (!ready_) [[unlikely]] {
     return fail(label_.empty() ? name_ : label_, "run() without a successful setup()");
   }
+  check_ = check;
   if (auto ready = before_request(); !ready) return std::unexpected(ready.error());
-  auto response = client_->request(url_, request(), sink(), timeline);
-  if (!response) [[unlikely]] {
-    return fail(label_, response.error().message());
+  if (request_per_run()) {
+    auto response = client_->request(url_, request(), sink(), timeline);
+    if (!response) [[unlikely]] {
+      return fail(label_, response.error().message());
+    }
+    zero_copy_sends_ += response->zero_copy.sends;
+    zero_copy_copied_ += response->zero_copy.copied_sends;
+    if (response->status != 200) [[unlikely]] {
+      return fail(label_, "status " + std::to_string(response->status) + " for " + url_text_);
+    }
+  } else if (timeline != nullptr && config_.ticks != nullptr) {
+    // No request: the timeline is the parse alone (start = body done = now).
+    timeline->start = timeline->body_done = config_.ticks();
   }
-  zero_copy_sends_ += response->zero_copy.sends;
-  zero_copy_copied_ += response->zero_copy.copied_sends;
-  if (response->status != 200) [[unlikely]] {
-    return fail(label_, "status " + std::to_string(response->status) + " for " + url_text_);
-  }
-  auto checksum = deserialize();
+  const auto consumed = deserialize();
   if (timeline != nullptr && config_.ticks != nullptr) timeline->deserialized = config_.ticks();
-  if (!checksum) [[unlikely]] {
-    return fail(label_, describe(checksum.error()));
-  }
-  if (*checksum != expected_) [[unlikely]] {
-    return fail(label_, checksum_mismatch(*checksum, expected_, config_.count));
-  }
-  return *checksum;
+  return conclude(label_, config_, expected_, consumed, check, [this] { return checksum(); });
 }
 
 IoCounters ClientStrategy::io_counters() const {

@@ -6,8 +6,13 @@
 //   request()          method, body and send mode (POST strategies);
 //   prepare()          once, after the ring and the client exist (registered buffers);
 //   before_request()   at the start of every run(), before the request is sent (arena resets);
+//                      verifying() says whether this run is a verified one (streaming sinks, which
+//                      drop their records while the body arrives, checksum them as they go);
 //   sink()             where the body lands;
-//   deserialize()      parse the body the sink holds; return the checksum of every field.
+//   deserialize()      parse the body the sink holds; return the consumption fold (json/consume.hpp);
+//   checksum()         the full checksum of the records the last deserialize() produced (verified runs
+//                      only, clock stopped);
+//   request_per_run()  false for floor_parse: the body is fetched once by prepare() and run() only parses.
 // Everything else is the same for all of them, so that a difference in the table is a difference in
 // those hooks: one Ring (default options) and one Client per strategy, the timeouts of the case, the
 // status check, the checksum check against the generator's, the timeline's `deserialized` stamp, the
@@ -36,7 +41,7 @@ namespace ringlab::strategies::detail {
 class ClientStrategy : public Strategy {
  public:
   Status setup(const CaseConfig& config) final;
-  Result<uint64_t> run(http::Timeline* timeline) final;
+  Result<Outcome> run(http::Timeline* timeline, Check check) final;
   [[nodiscard]] IoCounters io_counters() const override;
   void teardown() final;
 
@@ -50,6 +55,8 @@ class ClientStrategy : public Strategy {
   virtual Status before_request() { return {}; }
   virtual http::BodySink& sink() = 0;
   virtual json::Result<uint64_t> deserialize() = 0;
+  virtual uint64_t checksum() = 0;
+  [[nodiscard]] virtual bool request_per_run() const { return true; }
   virtual void release() {}
 
   [[nodiscard]] const CaseConfig& config() const noexcept { return config_; }
@@ -57,6 +64,8 @@ class ClientStrategy : public Strategy {
   [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }
   [[nodiscard]] http::Client& client() noexcept { return *client_; }
   [[nodiscard]] json::Parser& parser() noexcept { return parser_; }
+  // True during a run(…, Check::verify): checksum() will be called after deserialize().
+  [[nodiscard]] bool verifying() const noexcept { return check_ == Check::verify; }
   // One request outside the timed runs (prepare() uses it to learn a body's size): body into `sink`,
   // no checksum.
   Result<http::ResponseInfo> fetch_once(http::BodySink& sink);
@@ -72,6 +81,7 @@ class ClientStrategy : public Strategy {
   http::Url url_;
   uint64_t expected_ = 0;
   bool ready_ = false;  // prepare() succeeded: run() may go
+  Check check_ = Check::consume;  // of the run() in progress
   std::unique_ptr<net::Ring> ring_;
   std::unique_ptr<http::Client> client_;
   json::Parser parser_;
@@ -98,6 +108,7 @@ class PresizedOwningStrategy : public ClientStrategy {
   json::Result<uint64_t> deserialize() final {
     return models_.parse(config().payload, parser(), json::padded_view(body_));
   }
+  uint64_t checksum() final { return models_.checksum(config().payload); }
 
   net::PaddedBuffer body_;
   http::PresizedSink sink_{body_};

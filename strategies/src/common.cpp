@@ -9,6 +9,7 @@
 #include <span>
 
 #include "ringlab/json/checksum.hpp"
+#include "ringlab/json/consume.hpp"
 
 namespace ringlab::strategies::detail {
 
@@ -72,10 +73,15 @@ OwningModels::OwningModels(std::pmr::memory_resource* resource) : weather_(resou
 json::Result<uint64_t> OwningModels::parse(Payload payload, json::Parser& parser, simdjson::padded_string_view body) {
   if (payload == Payload::repos) {
     if (auto status = json::parse_repos(parser, body, repos_); !status) return std::unexpected(status.error());
-    return json::checksum(std::span<const json::Repository>(repos_));
+    return json::consume(std::span<const json::Repository>(repos_));
   }
   if (auto status = json::parse_weather(parser, body, weather_); !status) return std::unexpected(status.error());
-  return json::checksum(std::span<const json::WeatherForecast>(weather_));
+  return json::consume(std::span<const json::WeatherForecast>(weather_));
+}
+
+uint64_t OwningModels::checksum(Payload payload) const noexcept {
+  return payload == Payload::repos ? json::checksum(std::span<const json::Repository>(repos_))
+                                   : json::checksum(std::span<const json::WeatherForecast>(weather_));
 }
 
 void OwningModels::reserve(Payload payload, std::size_t records) {
@@ -93,12 +99,17 @@ std::size_t OwningModels::size(Payload payload) const noexcept {
 json::Result<uint64_t> ViewModels::parse(Payload payload, json::Parser& parser, json::PaddedBody body) {
   if (payload == Payload::repos) {
     if (auto status = json::parse_repos_views(parser, body, repos_); !status) return std::unexpected(status.error());
-    return json::checksum(std::span<const json::RepositoryView>(repos_));
+    return json::consume(std::span<const json::RepositoryView>(repos_));
   }
   if (auto status = json::parse_weather_views(parser, body, weather_); !status) {
     return std::unexpected(status.error());
   }
-  return json::checksum(std::span<const json::WeatherView>(weather_));
+  return json::consume(std::span<const json::WeatherView>(weather_));
+}
+
+uint64_t ViewModels::checksum(Payload payload) const noexcept {
+  return payload == Payload::repos ? json::checksum(std::span<const json::RepositoryView>(repos_))
+                                   : json::checksum(std::span<const json::WeatherView>(weather_));
 }
 
 void ViewModels::reserve(Payload payload, std::size_t records) {

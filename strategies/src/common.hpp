@@ -1,7 +1,7 @@
 #pragma once
 // What every strategy needs and none should write twice: the case's label for error messages, the
 // URL and target of a case, the ground-truth checksum, and deserialization of a whole body into
-// owning or viewing models with its checksum.
+// owning or viewing models, consumed (json/consume.hpp), with the checksum of the models on demand.
 //
 // Internal to strategies/ (tests include it to drive the pieces directly).
 #include <cstdint>
@@ -40,9 +40,11 @@ namespace ringlab::strategies::detail {
 class OwningModels {
  public:
   explicit OwningModels(std::pmr::memory_resource* resource = std::pmr::get_default_resource());
-  // Parses the whole body and returns the checksum of every field of every record.
+  // Parses the whole body and returns the consumption fold of its records (json::consume).
   [[nodiscard]] json::Result<uint64_t> parse(Payload payload, json::Parser& parser,
                                              simdjson::padded_string_view body);
+  // The full checksum of every field of the records the last parse() produced (json::checksum).
+  [[nodiscard]] uint64_t checksum(Payload payload) const noexcept;
   void reserve(Payload payload, std::size_t records);  // so that run() never grows the vector
   [[nodiscard]] std::size_t size(Payload payload) const noexcept;
 
@@ -55,7 +57,9 @@ class OwningModels {
 // the vectors keep their capacity, so parsing allocates only while they grow to the largest body.
 class ViewModels {
  public:
+  // As OwningModels::parse; checksum() reads the body too, so it must still be where it was.
   [[nodiscard]] json::Result<uint64_t> parse(Payload payload, json::Parser& parser, json::PaddedBody body);
+  [[nodiscard]] uint64_t checksum(Payload payload) const noexcept;
   void reserve(Payload payload, std::size_t records);
 
  private:
@@ -65,6 +69,25 @@ class ViewModels {
 
 // "json: record 17 field temperatureC: ...": a json::Error as text for a strategy's error.
 [[nodiscard]] std::string describe(const json::Error& error);
+
+// The end of every run(), after the deserialized stamp: `consumed` is what deserializing returned; with
+// Check::verify, `checksum()` (the full checksum of the records just made) must equal `expected`.
+template <class ChecksumOfRecords>
+[[nodiscard]] Result<Outcome> conclude(std::string_view label, const CaseConfig& config, uint64_t expected,
+                                       const json::Result<uint64_t>& consumed, Check check,
+                                       ChecksumOfRecords&& checksum) {
+  if (!consumed) [[unlikely]] {
+    return fail(label, describe(consumed.error()));
+  }
+  Outcome outcome{*consumed, 0};
+  if (check == Check::verify) {
+    outcome.checksum = checksum();
+    if (outcome.checksum != expected) [[unlikely]] {
+      return fail(label, checksum_mismatch(outcome.checksum, expected, config.count));
+    }
+  }
+  return outcome;
+}
 
 // TIME_WAIT sockets with `port` at either end, in the text of /proc/net/tcp or /proc/net/tcp6
 // (header line, then one socket per line: "sl local_address rem_address st ..." with hex addresses,

@@ -24,6 +24,9 @@ std::unique_ptr<Strategy> make_fresh_connection();
 std::unique_ptr<Strategy> make_libcurl();
 std::unique_ptr<Strategy> make_blocking_sockets();
 std::unique_ptr<Strategy> make_epoll();
+// GET, reference rows (floors.cpp)
+std::unique_ptr<Strategy> make_floor_transfer();
+std::unique_ptr<Strategy> make_floor_parse();
 // POST /echo
 std::unique_ptr<Strategy> make_send_copy();
 std::unique_ptr<Strategy> make_writev();

@@ -71,6 +71,7 @@ class FixedBuffersStrategy final : public ClientStrategy {
   json::Result<uint64_t> deserialize() override {
     return models_.parse(config().payload, parser(), json::padded_view(*body_));
   }
+  uint64_t checksum() override { return models_.checksum(config().payload); }
   void release() override {
     sink_.reset();
     body_.reset();

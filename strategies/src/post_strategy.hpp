@@ -25,6 +25,7 @@ class PostStrategy final : public ClientStrategy {
   json::Result<uint64_t> deserialize() override {
     return models_.parse(config().payload, parser(), json::padded_view(echo_));
   }
+  uint64_t checksum() override { return models_.checksum(config().payload); }
 
   http::SendMode mode_;
   std::string request_body_;  // serialized once at setup; sent unchanged by every run()

@@ -80,6 +80,14 @@ constexpr std::array kRegistry{
                "non-blocking socket on an epoll_wait loop, ringlab's parser; body received in place into a "
                "presized padded buffer",
                "WebRequest / RestSharp / Flurl peers", Method::get, false, true, &make_epoll},
+    Descriptor{"floor_transfer",
+               "reference: kept-alive GET through the same ring into a presized padded buffer, nothing parsed: "
+               "what the network alone costs",
+               "(physical limit)", Method::get, false, false, &make_floor_transfer, true},
+    Descriptor{"floor_parse",
+               "reference: the body already in a warm padded buffer, parsed into views and consumed, no "
+               "request: what parsing alone costs",
+               "(physical limit)", Method::get, false, false, &make_floor_parse, true},
     Descriptor{"send_copy",
                "POST /echo: head and body copied into one buffer, one send; echoed body presized and parsed "
                "(baseline)",

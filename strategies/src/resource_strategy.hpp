@@ -43,6 +43,7 @@ class ResourceStrategy : public ClientStrategy {
   json::Result<uint64_t> deserialize() final {
     return models_->parse(config().payload, parser(), json::padded_view(body_));
   }
+  uint64_t checksum() final { return models_->checksum(config().payload); }
 
  private:
   net::PaddedBuffer body_;

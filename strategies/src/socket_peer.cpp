@@ -31,7 +31,7 @@ Status SocketPeer::setup(const CaseConfig& config) {
   models_.reserve(config_.payload, config_.count);
 
   ready_ = true;
-  auto first = run(nullptr);
+  auto first = run(nullptr, Check::verify);
   if (!first) return std::unexpected(first.error());
   return {};
 }
@@ -49,18 +49,18 @@ void SocketPeer::close_connection() noexcept {
   count_syscall();
 }
 
-Result<uint64_t> SocketPeer::run(http::Timeline* timeline) {
+Result<Outcome> SocketPeer::run(http::Timeline* timeline, Check check) {
   if (!ready_) [[unlikely]] {
     return fail(label_.empty() ? name_ : label_, "run() without a successful setup()");
   }
-  auto result = exchange(timeline);
+  auto result = exchange(timeline, check);
   if (!result) [[unlikely]] {
     close_connection();
   }
   return result;
 }
 
-Result<uint64_t> SocketPeer::exchange(http::Timeline* timeline) {
+Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
   const http::TickSource ticks = config_.ticks;
   const auto stamp = [timeline, ticks](uint64_t http::Timeline::*phase) {
     if (timeline != nullptr && ticks != nullptr) timeline->*phase = ticks();
@@ -94,15 +94,9 @@ Result<uint64_t> SocketPeer::exchange(http::Timeline* timeline) {
   if (reader_.status() != 200) [[unlikely]] {
     return fail(label_, "status " + std::to_string(reader_.status()) + " from " + peer_text_);
   }
-  auto checksum = models_.parse(config_.payload, parser_, json::padded_view(body_));
+  const auto consumed = models_.parse(config_.payload, parser_, json::padded_view(body_));
   stamp(&http::Timeline::deserialized);
-  if (!checksum) [[unlikely]] {
-    return fail(label_, describe(checksum.error()));
-  }
-  if (*checksum != expected_) [[unlikely]] {
-    return fail(label_, checksum_mismatch(*checksum, expected_, config_.count));
-  }
-  return *checksum;
+  return conclude(label_, config_, expected_, consumed, check, [this] { return models_.checksum(config_.payload); });
 }
 
 IoCounters SocketPeer::io_counters() const {

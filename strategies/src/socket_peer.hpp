@@ -5,7 +5,7 @@
 // its system calls. The rest is shared, so that the two compare with ringlab's own strategies on equal
 // terms: one kept-alive connection, the request head serialized once at setup (http::serialize), the
 // body received in place into a presized padded buffer (http::PresizedSink) and parsed into reused
-// owning models, the checksum checked against the generator's at setup and at every run().
+// owning models, consumed, and on verified runs checksummed against the generator's.
 //
 // Errors name the case, the operation, the peer and errno ("epoll weather 10: recv 127.0.0.1:8080:
 // Connection reset by peer (ECONNRESET)"). After any error the socket is closed; the next run()
@@ -27,7 +27,7 @@ namespace ringlab::strategies::detail {
 class SocketPeer : public Strategy {
  public:
   Status setup(const CaseConfig& config) final;
-  Result<uint64_t> run(http::Timeline* timeline) final;
+  Result<Outcome> run(http::Timeline* timeline, Check check) final;
   [[nodiscard]] IoCounters io_counters() const final;
   void teardown() final;
 
@@ -52,7 +52,7 @@ class SocketPeer : public Strategy {
   net::Fd socket_;
 
  private:
-  Result<uint64_t> exchange(http::Timeline* timeline);
+  Result<Outcome> exchange(http::Timeline* timeline, Check check);
 
   std::string_view name_;
   CaseConfig config_;

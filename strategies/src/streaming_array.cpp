@@ -25,8 +25,13 @@ class StreamingArray final : public ClientStrategy {
     sink_.expect(config().payload, config().count);
     return {};
   }
+  Status before_request() override {
+    sink_.verify(verifying());
+    return {};
+  }
   http::BodySink& sink() override { return sink_; }
-  json::Result<uint64_t> deserialize() override { return sink_.checksum(); }
+  json::Result<uint64_t> deserialize() override { return sink_.consumed(); }
+  uint64_t checksum() override { return sink_.checksum(); }
 
   net::PaddedBuffer body_;
   ArrayStreamingSink sink_{parser(), body_};

@@ -27,6 +27,7 @@ void ArrayStreamingSink::expect(Payload payload, std::size_t records) {
 
 http::Status ArrayStreamingSink::begin(const http::ResponseHead& head) {
   splitter_.reset();
+  consumer_ = json::Consumer{};
   checksum_ = json::Checksum{};
   before_end_ = 0;
   before_piece_ = 0;
@@ -37,7 +38,7 @@ http::Status ArrayStreamingSink::begin(const http::ResponseHead& head) {
 http::Status ArrayStreamingSink::on_body(std::string_view bytes) {
   if (auto status = inner_.on_body(bytes); !status) return status;
   if (!parse_) return {};
-  before_piece_ = checksum_.records();
+  before_piece_ = consumer_.records();
   return drain();
 }
 
@@ -49,7 +50,7 @@ http::Status ArrayStreamingSink::end() {
   if (auto finished = splitter_.finish(body_->view()); !finished) {
     return http::fail(http::Errc::sink, describe(finished.error()));
   }
-  trim_to(checksum_.records(), weather_, repos_);
+  trim_to(consumer_.records(), weather_, repos_);
   return {};
 }
 
@@ -58,7 +59,8 @@ json::Status ArrayStreamingSink::parse_into(std::pmr::vector<Record>& records, j
   if (span.index >= records.size()) records.emplace_back();
   Record& record = records[span.index];
   if (auto status = parse_one(*parser_, json::padded_view(*body_), span, record); !status) return status;
-  checksum_.add(record);
+  consumer_.add(record);
+  if (verify_) checksum_.add(record);
   return {};
 }
 
@@ -85,6 +87,7 @@ void NdjsonStreamingSink::expect(Payload payload, std::size_t records) {
 }
 
 http::Status NdjsonStreamingSink::begin(const http::ResponseHead& head) {
+  consumer_ = json::Consumer{};
   checksum_ = json::Checksum{};
   parsed_ = 0;
   before_end_ = 0;
@@ -96,7 +99,7 @@ http::Status NdjsonStreamingSink::begin(const http::ResponseHead& head) {
 http::Status NdjsonStreamingSink::on_body(std::string_view bytes) {
   if (auto status = inner_.on_body(bytes); !status) return status;
   if (!parse_) return {};
-  before_piece_ = checksum_.records();
+  before_piece_ = consumer_.records();
   const std::size_t size = body_->size();
   if (size == parsed_) return {};
   const void* newline = ::memrchr(body_->data() + parsed_, '\n', size - parsed_);
@@ -118,12 +121,15 @@ http::Status NdjsonStreamingSink::end() {
 template <class View, class ParseLines>
 json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<View>& views, simdjson::padded_string_view batch,
                                              ParseLines parse_lines) {
-  // The body buffer outlives the views of this batch: they are folded into the checksum here, and a
-  // buffer that moves later (a chunked body growing) only invalidates views no longer read.
+  // The body buffer outlives the views of this batch: they are consumed here, and a buffer that moves
+  // later (a chunked body growing) only invalidates views no longer read.
   if (auto status = parse_lines(*parser_, json::PaddedBody(batch), views, json::kNdjsonWindowBytes); !status) {
     return status;
   }
-  for (const View& view : views) checksum_.add(view);
+  for (const View& view : views) consumer_.add(view);
+  if (verify_) {
+    for (const View& view : views) checksum_.add(view);
+  }
   return {};
 }
 

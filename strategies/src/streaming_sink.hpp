@@ -2,7 +2,9 @@
 // Sinks that deserialize the records of a body while the body is still arriving, so that parsing
 // overlaps the wait for the rest of it. In both, the bytes land as with PresizedSink (which they wrap:
 // in place, in one padded buffer of Content-Length, de-chunked in place for chunked bodies), and after
-// every piece the records whose last byte is in are parsed at once and folded into the checksum.
+// every piece the records whose last byte is in are parsed at once and consumed (json::Consumer). On a
+// verified request (verify(true), clock stopped) they are folded into the full checksum too: the records
+// do not outlive their batch, so the checksum cannot be taken afterwards.
 //
 //   NdjsonStreamingSink   NDJSON bodies (format=ndjson): a record ends at a newline (JSON strings
 //                         cannot hold a raw one), so the complete records are everything up to the
@@ -20,7 +22,7 @@
 // Records: the array sink parses owning records and keeps all of the body's, reused in place, as
 // presized does. The NDJSON sink parses viewing records (as the views strategy does) and hands them
 // over a batch at a time, as an async enumeration of records would: a batch's views live until the
-// next batch, and the checksum has folded in every one. Views because records handed over a batch at a
+// next batch, and the consumer has folded in every one. Views because records handed over a batch at a
 // time land in different slots from one body to the next, and owning records would then allocate
 // whenever a slot's optional fields or topic lists differ from the last record it held; keeping all of
 // them in fixed slots instead costs a move in and out per record, since json's NDJSON parse refills its
@@ -40,6 +42,7 @@
 #include "ringlab/http/body_sink.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/json/checksum.hpp"
+#include "ringlab/json/consume.hpp"
 #include "ringlab/json/deserialize.hpp"
 #include "ringlab/json/record_splitter.hpp"
 #include "ringlab/net/padded_buffer.hpp"
@@ -61,9 +64,14 @@ class ArrayStreamingSink final : public http::BodySink {
   http::Status on_body(std::string_view bytes) override;
   http::Status end() override;
 
-  // After end(): the checksum of every record, as json::checksum() of the whole array gives it.
+  // Whether the next bodies' records are also folded into the full checksum (a verified request).
+  void verify(bool on) noexcept { verify_ = on; }
+  // After end(): the consumption fold of every record (json::consume of the whole array gives it)...
+  [[nodiscard]] uint64_t consumed() const noexcept { return consumer_.value(); }
+  // ...and, after a verified body, the checksum of every record, as json::checksum() of the whole
+  // array gives it.
   [[nodiscard]] uint64_t checksum() const noexcept { return checksum_.value(); }
-  [[nodiscard]] std::size_t records() const noexcept { return checksum_.records(); }
+  [[nodiscard]] std::size_t records() const noexcept { return consumer_.records(); }
   // Records parsed before the last piece of the body arrived, i.e. while the body was still being
   // waited for: the overlap achieved.
   [[nodiscard]] std::size_t records_before_end() const noexcept { return before_end_; }
@@ -78,7 +86,9 @@ class ArrayStreamingSink final : public http::BodySink {
   net::PaddedBuffer* body_;
   http::PresizedSink inner_;
   json::RecordSplitter splitter_;
-  json::Checksum checksum_;
+  json::Consumer consumer_;
+  json::Checksum checksum_;  // only on a verified body
+  bool verify_ = false;
   std::size_t before_end_ = 0;
   std::size_t before_piece_ = 0;  // records parsed before the current piece arrived
   bool parse_ = false;            // a 2xx body: records to parse
@@ -98,8 +108,10 @@ class NdjsonStreamingSink final : public http::BodySink {
   http::Status on_body(std::string_view bytes) override;
   http::Status end() override;
 
+  void verify(bool on) noexcept { verify_ = on; }
+  [[nodiscard]] uint64_t consumed() const noexcept { return consumer_.value(); }
   [[nodiscard]] uint64_t checksum() const noexcept { return checksum_.value(); }
-  [[nodiscard]] std::size_t records() const noexcept { return checksum_.records(); }
+  [[nodiscard]] std::size_t records() const noexcept { return consumer_.records(); }
   [[nodiscard]] std::size_t records_before_end() const noexcept { return before_end_; }
 
  private:
@@ -112,7 +124,9 @@ class NdjsonStreamingSink final : public http::BodySink {
   json::Parser* parser_;
   net::PaddedBuffer* body_;
   http::PresizedSink inner_;
-  json::Checksum checksum_;
+  json::Consumer consumer_;
+  json::Checksum checksum_;  // only on a verified body
+  bool verify_ = false;
   std::size_t parsed_ = 0;  // body bytes parsed so far (up to and including the last newline seen)
   std::size_t before_end_ = 0;
   std::size_t before_piece_ = 0;

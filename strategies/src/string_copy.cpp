@@ -5,6 +5,8 @@
 // the small-string buffer are allocated one by one).
 #include <simdjson.h>
 
+#include <optional>
+
 #include "client_strategy.hpp"
 #include "factories.hpp"
 #include "ringlab/http/sinks.hpp"
@@ -19,17 +21,19 @@ class StringCopy final : public ClientStrategy {
  private:
   Status before_request() override {
     body_ = std::string();  // the previous body goes: this request starts from an empty string
+    models_.reset();        // and so do the previous request's models
     return {};
   }
   http::BodySink& sink() override { return sink_; }
   json::Result<uint64_t> deserialize() override {
     const simdjson::padded_string padded(body_);
-    OwningModels models;
-    return models.parse(config().payload, parser(), padded);
+    return models_.emplace().parse(config().payload, parser(), padded);
   }
+  uint64_t checksum() override { return models_->checksum(config().payload); }
 
   std::string body_;
   http::StringSink sink_{body_};
+  std::optional<OwningModels> models_;  // fresh at every request; kept until the next one starts
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // views: as presized, but the records are views (json::WeatherView, RepositoryView): their strings are
-// string_views into the body buffer, escapes left as they are (the checksum decodes them on the fly).
+// string_views into the body buffer, escapes left as they are (a verified op's checksum decodes them on
+// the fly).
 // No allocation per record, whatever N: the view vectors keep their capacity across requests.
 #include "client_strategy.hpp"
 #include "factories.hpp"
@@ -20,6 +21,7 @@ class Views final : public ClientStrategy {
   }
   http::BodySink& sink() override { return sink_; }
   json::Result<uint64_t> deserialize() override { return models_.parse(config().payload, parser(), body_); }
+  uint64_t checksum() override { return models_.checksum(config().payload); }
 
   net::PaddedBuffer body_;
   http::PresizedSink sink_{body_};

@@ -27,7 +27,8 @@ TEST_CASE("no arguments: the get suite with the documented defaults") {
   CHECK(o.runner.target_error == doctest::Approx(0.02));
   CHECK(o.runner.memory);
   CHECK(o.runner.phases);
-  CHECK_FALSE(o.runner.interleave);
+  CHECK(o.runner.interleave);  // paired, order-balanced rounds unless --no-interleave
+  CHECK(o.config.interleave);
   CHECK(o.config.out == "results");
   CHECK(o.formats.size() == 3);
   CHECK(o.config.cpu == -1);
@@ -92,6 +93,7 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
       {{"--server-cpu", "fast"}, "--server-cpu: 'fast' is not auto, none or a CPU number"},
       {{"--columns", "p50,p95"}, "--columns: unknown column 'p95' (p50,p90,p99,p999,max)"},
       {{"--no-such-flag"}, "no-such-flag"},
+      {{"--interleave", "--no-interleave"}, "--interleave and --no-interleave contradict each other"},
   };
   for (const Row& row : rows) {
     INFO("args: " << row.args.front() << (row.args.size() > 1 ? " " + row.args[1] : ""));
@@ -101,6 +103,13 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
     INFO("output: " << parsed.output);
     CHECK(parsed.output.find(row.message) != std::string::npos);
   }
+}
+
+TEST_CASE("--no-interleave runs the cases one after another") {
+  const auto parsed = parse({"--no-interleave"});
+  REQUIRE(parsed.options.has_value());
+  CHECK_FALSE(parsed.options->runner.interleave);
+  CHECK_FALSE(parsed.options->config.interleave);
 }
 
 TEST_CASE("--help explains every column and exits 0") {

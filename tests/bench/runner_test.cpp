@@ -25,7 +25,8 @@ uint64_t fake_now = 0;
 uint64_t fake_ticks() noexcept { return fake_now; }
 const rb::Clock kFakeClock{&fake_ticks, &fake_ticks, 1e9};
 
-// Measured iterations seen so far (set by CountingHook), for costs that depend on the iteration.
+// The measured iteration in progress (1-based; 0 outside measurement), for costs that depend on the
+// iteration: CountingHook starts it at 1, RecordingProgress moves it on after each measured iteration.
 unsigned measured_iteration = 0;
 
 struct Behaviour {
@@ -34,6 +35,9 @@ struct Behaviour {
   std::function<uint64_t(unsigned)> extra_in_iteration;
   uint64_t checksum = 42;
   std::optional<uint64_t> checksum_from_call;  // from this call (1-based) on, checksum + 1
+  // From this verified call (1-based, counting verified calls only) on, the verified checksum is wrong
+  // while the consumption stays right: what only verification can catch.
+  std::optional<uint64_t> wrong_checksum_from_verified_call;
   std::optional<uint64_t> fail_at_call;        // 1-based
   std::optional<std::string> skip;
   std::optional<std::string> setup_error;
@@ -43,6 +47,7 @@ struct Behaviour {
 
   // Observed.
   uint64_t calls = 0;
+  uint64_t verified_calls = 0;
   int setups = 0;
   int teardowns = 0;
   uint16_t port_seen = 0;
@@ -65,8 +70,10 @@ class FakeStrategy final : public rs::Strategy {
     return {};
   }
 
-  rs::Result<uint64_t> run(ringlab::http::Timeline* timeline) override {
+  rs::Result<rs::Outcome> run(ringlab::http::Timeline* timeline, rs::Check check) override {
     ++b_.calls;
+    const bool verify = check == rs::Check::verify;
+    if (verify) ++b_.verified_calls;
     if (b_.fail_at_call && b_.calls == *b_.fail_at_call) {
       return std::unexpected(rs::Error{"fake 127.0.0.1:1: peer closed after 3 of 7 body bytes"});
     }
@@ -91,8 +98,14 @@ class FakeStrategy final : public rs::Strategy {
     io_.cqes_reaped += b_.io_per_run.cqes_reaped;
     io_.syscalls += b_.io_per_run.syscalls;
     fake_now += cost;
-    if (b_.checksum_from_call && b_.calls >= *b_.checksum_from_call) return b_.checksum + 1;
-    return b_.checksum;
+    const uint64_t value =
+        b_.checksum_from_call && b_.calls >= *b_.checksum_from_call ? b_.checksum + 1 : b_.checksum;
+    rs::Outcome outcome{value, 0};
+    if (verify) {
+      const bool wrong = b_.wrong_checksum_from_verified_call && b_.verified_calls >= *b_.wrong_checksum_from_verified_call;
+      outcome.checksum = wrong ? value ^ 0xFF : value;
+    }
+    return outcome;
   }
 
   rs::IoCounters io_counters() const override { return io_; }
@@ -133,8 +146,10 @@ class CountingHook final : public rb::IterationHook {
     if (refuse_begin) return std::unexpected(rb::Error{"perf control: no ack within 5000 ms"});
     return {};
   }
+  // Around each timed segment of a measured iteration: two per iteration of two or more ops (the
+  // verified op between them is outside).
   void iteration_begin(std::size_t index) noexcept override {
-    ++measured_iteration;
+    if (measured_iteration == 0) measured_iteration = 1;
     ++begins;
     last_index = index;
   }
@@ -165,6 +180,8 @@ class CountingHook final : public rb::IterationHook {
 class RecordingProgress final : public rb::ProgressSink {
  public:
   void on_progress(const rb::ProgressEvent& e) override {
+    if (e.stage == rb::Stage::measure) measured_iteration = e.iteration + 1;
+    if (e.stage == rb::Stage::done || e.stage == rb::Stage::failed) measured_iteration = 0;
     stages.push_back(e.stage);
     if (!e.detail.empty()) details.emplace_back(e.detail);
   }
@@ -246,10 +263,13 @@ TEST_CASE_FIXTURE(Fixture, "warm-up runs the given iterations untimed, then meas
   CHECK(r.ops_per_iteration == 100);
   // Constant cost: Error is 0, so the adaptive stop ends at the minimum of 15.
   CHECK(r.samples_ns.size() == 15);
-  // Pilot 1 + 100 ops, warm-up 3 x 100, measurement 15 x 100.
-  CHECK(behaviours[0].calls == 101 + 300 + 1500);
-  CHECK(hook.begins == 15);
-  CHECK(hook.ends == 15);
+  // Pilot 1 + 100 ops, warm-up 3 x 100, measurement 15 x 100, and the verified ops outside the clock:
+  // one before an iteration's timed ops and one among them when there are two or more.
+  CHECK(behaviours[0].calls == (1 + 1) + (100 + 2) + 3 * (100 + 2) + 15 * (100 + 2));
+  CHECK(behaviours[0].verified_calls == 1 + 2 + 3 * 2 + 15 * 2);
+  // The hooks see the timed segments only: two per iteration, 1500 ops in all.
+  CHECK(hook.begins == 30);
+  CHECK(hook.ends == 30);
   CHECK(hook.ops_seen == 1500);
   CHECK(r.stats.mean == doctest::Approx(1e6));
   CHECK(r.stats.stddev == doctest::Approx(0));
@@ -257,7 +277,11 @@ TEST_CASE_FIXTURE(Fixture, "warm-up runs the given iterations untimed, then meas
   CHECK(behaviours[0].setups == 1);
   CHECK(behaviours[0].teardowns == 1);
   CHECK(behaviours[0].port_seen == 8080);
-  CHECK(r.notes == "fake notes");
+  // The strategy's notes, then what verification cost: 30 verified ops (two per measured iteration),
+  // each as long as a timed op on the fake clock.
+  CHECK(r.notes ==
+        "fake notes; verification (full checksum, clock stopped) on 30 ops: 1000.0 µs per verified op against "
+        "1000.0 µs per timed op");
   CHECK(r.strategy == "base");
   CHECK(r.method == "GET");
   CHECK(r.payload == "weather");
@@ -320,17 +344,30 @@ TEST_CASE_FIXTURE(Fixture, "a checksum that changes between calls of one case fa
   REQUIRE(results[0].status == rb::CaseStatus::failed);
   INFO(results[0].reason);
   CHECK(results[0].reason.find("not deterministic") != std::string::npos);
-  CHECK(results[0].reason.find("pilot iteration 2 op 49") != std::string::npos);
+  CHECK(results[0].reason.find("pilot iteration 2") != std::string::npos);
   CHECK(behaviours[0].teardowns == 1);
 }
 
+TEST_CASE_FIXTURE(Fixture, "a verified op whose checksum is wrong fails the case, though every timed op looked right") {
+  // Verified calls: pilot 1 + 2, warm-up 3 x 2, then measured iteration 1's first.
+  behaviours[0].wrong_checksum_from_verified_call = 1 + 2 + 6 + 1;
+  const auto results = run({spec(0)});
+  REQUIRE(results[0].status == rb::CaseStatus::failed);
+  INFO(results[0].reason);
+  CHECK(results[0].reason.starts_with("measurement iteration 1 verified op: checksum 0x"));
+  CHECK(results[0].reason.find("not deterministic") != std::string::npos);
+  CHECK(results[0].samples_ns.empty());
+}
+
 TEST_CASE_FIXTURE(Fixture, "a run error fails the case with the step and the strategy's message; others go on") {
-  behaviours[0].fail_at_call = 101 + 300 + 250;  // op 50 of measured iteration 3
+  // Pilot 2 + 102 calls, warm-up 3 x 102, measured iterations 1 and 2: 2 x 102; then iteration 3's
+  // verified op, and its first timed op fails.
+  behaviours[0].fail_at_call = 104 + 306 + 204 + 2;
   const auto results = run({spec(0), spec(1)});
   REQUIRE(results[0].status == rb::CaseStatus::failed);
   INFO(results[0].reason);
   CHECK(results[0].reason ==
-        "measurement iteration 3 op 50: fake 127.0.0.1:1: peer closed after 3 of 7 body bytes");
+        "measurement iteration 3 op 1: fake 127.0.0.1:1: peer closed after 3 of 7 body bytes");
   CHECK(results[1].status == rb::CaseStatus::ok);
   CHECK(behaviours[0].teardowns == 1);
   REQUIRE_FALSE(progress.details.empty());
@@ -377,7 +414,8 @@ TEST_CASE_FIXTURE(Fixture, "allocations, io_uring work and phases are reported p
   CHECK(r.io.ring_enters_per_op == doctest::Approx(2));
   CHECK(r.io.sqes_per_op == doctest::Approx(3));
   CHECK(r.io.cqes_per_op == doctest::Approx(3));
-  CHECK(r.io.syscalls_per_op == doctest::Approx(2));
+  REQUIRE(r.io.syscalls_per_op.has_value());
+  CHECK(*r.io.syscalls_per_op == doctest::Approx(2));  // the verified ops' I/O is not in it
   CHECK(r.phases.ops_sampled == 1500);
   CHECK_FALSE(r.phases.connect.has_value());  // never stamped: a kept-alive connection
   CHECK(r.phases.send == doctest::Approx(10));
@@ -413,13 +451,29 @@ TEST_CASE_FIXTURE(Fixture, "phases are sampled evenly when there are more ops th
 }
 
 TEST_CASE_FIXTURE(Fixture, "a cancel between iterations stops the run and marks the case interrupted") {
-  hook.cancel_after = 3;
+  options.interleave = false;
+  hook.cancel_after = 6;  // three measured iterations of two timed segments
   const auto results = run({spec(0), spec(1)});
   CHECK(results[0].status == rb::CaseStatus::failed);
   CHECK(results[0].reason == "interrupted");
   CHECK(results[1].status == rb::CaseStatus::failed);
   CHECK(behaviours[1].calls == 0);
-  CHECK(hook.ends == 3);
+  CHECK(hook.ends == 6);
+}
+
+TEST_CASE_FIXTURE(Fixture, "an interleaved run cancelled mid-measurement keeps every case's samples so far") {
+  options.interleave = true;
+  hook.cancel_after = 2 * 7;  // 3 rounds of two cases, then one more case-iteration
+  const auto results = run({spec(0), spec(1)});
+  for (const auto& r : results) {
+    INFO(r.strategy << ": " << r.reason);
+    CHECK(r.status == rb::CaseStatus::ok);
+  }
+  // Cancelled after the 7th case-iteration, the first of round 3, whose order is 1 0: case 1 ran 4
+  // iterations, case 0 three.
+  CHECK(results[0].samples_ns.size() == 3);
+  CHECK(results[1].samples_ns.size() == 4);
+  CHECK(results[0].stats.mean == doctest::Approx(1e6));
 }
 
 TEST_CASE_FIXTURE(Fixture, "a hook that cannot begin fails the case before anything is measured") {
@@ -472,7 +526,7 @@ TEST_CASE("interleaved order is balanced: each case holds each position equally 
 }
 
 TEST_CASE_FIXTURE(Fixture, "an interleaved run measures in rotated rounds and keeps samples paired by round") {
-  options.interleave = true;
+  CHECK(rb::RunnerOptions{}.interleave);  // the default
   behaviours[1].cost_ns = 2'000'000;
   behaviours[2].cost_ns = 3'000'000;
   const auto results = run({spec(0), spec(1), spec(2)});
@@ -482,10 +536,14 @@ TEST_CASE_FIXTURE(Fixture, "an interleaved run measures in rotated rounds and ke
     REQUIRE(r.status == rb::CaseStatus::ok);
     CHECK(r.samples_ns.size() == 15);  // 15 rounds: a multiple of 3, all stable
   }
-  REQUIRE(hook.order.size() == 45);
+  // Two timed segments per case-iteration, so each case index appears twice in a row.
+  REQUIRE(hook.order.size() == 90);
   for (std::size_t round = 0; round < 15; ++round) {
     const auto expected = rb::interleave_order(3, round);
-    for (std::size_t p = 0; p < 3; ++p) CHECK(hook.order[round * 3 + p] == expected[p]);
+    for (std::size_t p = 0; p < 3; ++p) {
+      CHECK(hook.order[round * 6 + 2 * p] == expected[p]);
+      CHECK(hook.order[round * 6 + 2 * p + 1] == expected[p]);
+    }
   }
   CHECK(results[1].stats.mean == doctest::Approx(2e6));
   CHECK(hook.case_begins.size() == 3);

@@ -25,12 +25,13 @@ TEST_CASE("spin is deterministic and depends on every step") {
 TEST_CASE("a spin strategy returns its spin as the checksum at every call") {
   auto strategy = rb::make_spin_strategy(500);
   REQUIRE(strategy->setup(ringlab::strategies::CaseConfig{}).has_value());
-  const auto first = strategy->run(nullptr);
-  const auto second = strategy->run(nullptr);
+  const auto first = strategy->run(nullptr, ringlab::strategies::Check::verify);
+  const auto second = strategy->run(nullptr, ringlab::strategies::Check::consume);
   REQUIRE(first.has_value());
   REQUIRE(second.has_value());
-  CHECK(*first == rb::spin(500));
-  CHECK(*second == *first);
+  CHECK(first->checksum == rb::spin(500));
+  CHECK(first->consumed == rb::spin(500));
+  CHECK(second->consumed == first->consumed);
 }
 
 TEST_CASE("the self-check measures three runs of A and the ratio of 2A to A") {

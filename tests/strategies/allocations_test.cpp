@@ -36,10 +36,10 @@ std::optional<PerOp> measure(const Descriptor& descriptor, const CaseConfig& con
   if (strategy->skip_reason((*ring)->features())) return std::nullopt;
   auto status = strategy->setup(config);
   REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
-  for (unsigned i = 0; i < kWarmup; ++i) REQUIRE(strategy->run(nullptr));
+  for (unsigned i = 0; i < kWarmup; ++i) REQUIRE(strategy->run(nullptr, Check::consume));
   bench::start_counting_allocations();
   bool ok = true;
-  for (unsigned i = 0; i < kMeasured; ++i) ok = ok && strategy->run(nullptr).has_value();
+  for (unsigned i = 0; i < kMeasured; ++i) ok = ok && strategy->run(nullptr, Check::consume).has_value();
   const bench::AllocationCounts counts = bench::stop_counting_allocations();
   REQUIRE(ok);
   strategy->teardown();

@@ -61,6 +61,12 @@ std::vector<BadCase> bad_cases() {
   cases.push_back({"a field of the wrong type", with_length(wrong_type, wrong_type.size()), false});
   const std::string fewer = weather_body(kCount - 1);
   cases.push_back({"valid JSON with one record fewer (wrong checksum)", with_length(fewer, fewer.size()), false});
+  // The right records but for one field: only the full checksum of a verified op can tell.
+  std::string altered = body;
+  const std::size_t summary = altered.find("\"summary\":\"");
+  REQUIRE(summary != std::string::npos);
+  altered[summary + 11] = altered[summary + 11] == 'X' ? 'Y' : 'X';
+  cases.push_back({"one field altered (wrong checksum)", with_length(altered, altered.size()), false});
   const std::string not_json = "Hello, World!";
   cases.push_back({"not JSON at all", with_length(not_json, not_json.size()), false});
   const std::string error = R"({"error":"boom"})";
@@ -132,7 +138,7 @@ TEST_CASE("a strategy is usable again after an error: the next request opens a n
     REQUIRE_FALSE(strategy->setup(config));
     for (int i = 0; i < 2; ++i) {
       const uint64_t opened = strategy->io_counters().connections_opened;
-      auto again = strategy->run(nullptr);
+      auto again = strategy->run(nullptr, Check::verify);
       REQUIRE_FALSE(again);
       INFO(again.error().message);
       CHECK(again.error().message.starts_with(std::string(name) + " weather 3: "));
@@ -146,7 +152,7 @@ TEST_CASE("run() before setup() is an error, not a crash") {
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);
     auto strategy = descriptor.make();
-    auto result = strategy->run(nullptr);
+    auto result = strategy->run(nullptr, Check::consume);
     REQUIRE_FALSE(result);
     CHECK(result.error().message.find("setup") != std::string::npos);
   }

@@ -154,8 +154,9 @@ class CannedServer {
   std::thread thread_;
 };
 
-// One strategy for one case: setup, then `runs` run()s. The checksums of every run, or the first error
-// (from setup or run), with teardown always called.
+// One strategy for one case: setup, then `runs` verified run()s (Check::verify: the full checksum, which
+// the strategy compares with the generator's). The checksums of every run, or the first error (from
+// setup or run), with teardown always called.
 struct Outcome {
   std::optional<std::string> skipped;
   std::optional<std::string> error;
@@ -182,12 +183,12 @@ inline Outcome run_strategy(const Descriptor& descriptor, const CaseConfig& conf
   }
   outcome.counters_after_setup = strategy->io_counters();
   for (unsigned i = 0; i < runs; ++i) {
-    auto checksum = strategy->run(nullptr);
-    if (!checksum) {
-      outcome.error = checksum.error().message;
+    auto ran = strategy->run(nullptr, Check::verify);
+    if (!ran) {
+      outcome.error = ran.error().message;
       break;
     }
-    outcome.checksums.push_back(*checksum);
+    outcome.checksums.push_back(ran->checksum);
   }
   outcome.counters = strategy->io_counters();
   outcome.notes = strategy->notes();

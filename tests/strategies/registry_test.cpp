@@ -13,6 +13,7 @@ TEST_CASE("the registry lists every strategy of the issue once, with a descripti
   const char* expected[] = {"string_copy", "buffered_stream", "presized",     "views",           "arena",
                             "arena_pool",  "mimalloc_heap",   "provided_buffers", "fixed_buffers", "streaming", "streaming_array",
                             "chunked",     "fresh_connection", "libcurl",      "blocking_sockets", "epoll",
+                            "floor_transfer", "floor_parse",
                             "send_copy",   "writev",          "send_zc"};
   std::set<std::string_view> names;
   for (const Descriptor& descriptor : registry()) {
@@ -28,6 +29,18 @@ TEST_CASE("the registry lists every strategy of the issue once, with a descripti
     CHECK(names.contains(name));
   }
   CHECK(names.size() == std::size(expected));
+}
+
+TEST_CASE("the floors are GET reference rows, and nothing else is") {
+  for (const Descriptor& descriptor : registry()) {
+    INFO(descriptor.name);
+    const bool floor = descriptor.name.starts_with("floor_");
+    CHECK(descriptor.reference == floor);
+    if (floor) {
+      CHECK(descriptor.method == Method::get);
+      CHECK_FALSE(descriptor.baseline);
+    }
+  }
 }
 
 TEST_CASE("each method has exactly one baseline, listed before the method's other strategies") {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "ringlab/json/checksum.hpp"
+#include "ringlab/json/consume.hpp"
+#include "ringlab/json/deserialize.hpp"
 #include "ringlab/json/serialize.hpp"
 #include "streaming_sink.hpp"
 
@@ -71,6 +73,7 @@ TEST_CASE("array: a body cut at every byte gives the generator's checksum, presi
       net::PaddedBuffer buffer;
       ArrayStreamingSink sink(parser, buffer);
       sink.expect(row.payload, row.count);
+      sink.verify(true);  // the full checksum too, as on a verified request
       for (std::size_t cut = 0; cut <= body.size(); ++cut) {
         INFO("cut at byte " << cut);
         std::vector<std::size_t> ends;
@@ -93,6 +96,7 @@ TEST_CASE("array: fed byte by byte, every record is parsed before the closing br
   net::PaddedBuffer buffer;
   ArrayStreamingSink sink(parser, buffer);
   sink.expect(Payload::weather, 5);
+  sink.verify(true);  // the full checksum too, as on a verified request
   for (const bool from_elsewhere : {false, true}) {
     INFO(std::string_view(from_elsewhere ? "bytes copied from elsewhere" : "bytes received in place"));
     REQUIRE(feed(sink, body, ends, false, from_elsewhere));
@@ -106,6 +110,7 @@ TEST_CASE("array: a shorter body after a longer one leaves no stale records") {
   net::PaddedBuffer buffer;
   ArrayStreamingSink sink(parser, buffer);
   sink.expect(Payload::repos, 4);
+  sink.verify(true);  // the full checksum too, as on a verified request
   for (const std::size_t count : {std::size_t{4}, std::size_t{1}, std::size_t{3}}) {
     INFO(count);
     const std::string body = body_of(Payload::repos, count);
@@ -119,6 +124,7 @@ TEST_CASE("array: the body of an error status is received, not parsed: the calle
   net::PaddedBuffer buffer;
   ArrayStreamingSink sink(parser, buffer);
   sink.expect(Payload::weather, 2);
+  sink.verify(true);  // the full checksum too, as on a verified request
   const std::string body = R"({"error":"count must be a decimal"})";
   for (const int status : {400, 404, 500}) {
     INFO(status);
@@ -153,6 +159,7 @@ TEST_CASE("array: bad bodies are sink errors carrying json's message, at every c
       net::PaddedBuffer buffer;
       ArrayStreamingSink sink(parser, buffer);
       sink.expect(Payload::weather, 2);
+      sink.verify(true);  // the full checksum too, as on a verified request
       std::vector<std::size_t> ends;
       if (cut > 0 && cut < bad.body.size()) ends.push_back(cut);
       ends.push_back(bad.body.size());
@@ -179,6 +186,7 @@ TEST_CASE("ndjson: a body cut at every byte gives the generator's checksum, pres
       net::PaddedBuffer buffer;
       NdjsonStreamingSink sink(parser, buffer);
       sink.expect(row.payload, row.count);
+      sink.verify(true);  // the full checksum too, as on a verified request
       for (std::size_t cut = 0; cut <= body.size(); ++cut) {
         INFO("cut at byte " << cut);
         std::vector<std::size_t> ends;
@@ -201,6 +209,7 @@ TEST_CASE("ndjson: fed byte by byte, each record is parsed as soon as its newlin
   net::PaddedBuffer buffer;
   NdjsonStreamingSink sink(parser, buffer);
   sink.expect(Payload::repos, 4);
+  sink.verify(true);  // the full checksum too, as on a verified request
   REQUIRE(feed(sink, body, ends, false));
   CHECK(sink.checksum() == json::checksum_repos(4));
   // The last piece is the last record's newline: the three before were parsed while waiting.
@@ -212,6 +221,7 @@ TEST_CASE("ndjson: a last record without its newline, blank lines, and a shorter
   net::PaddedBuffer buffer;
   NdjsonStreamingSink sink(parser, buffer);
   sink.expect(Payload::weather, 5);
+  sink.verify(true);  // the full checksum too, as on a verified request
   std::string body = body_of(Payload::weather, 5, true);
   REQUIRE(feed(sink, body, {body.size()}, false));
   CHECK(sink.checksum() == json::checksum_weather(5));
@@ -247,6 +257,7 @@ TEST_CASE("ndjson: bad bodies are sink errors carrying json's message, at every 
       net::PaddedBuffer buffer;
       NdjsonStreamingSink sink(parser, buffer);
       sink.expect(Payload::weather, 2);
+      sink.verify(true);  // the full checksum too, as on a verified request
       std::vector<std::size_t> ends;
       if (cut > 0 && cut < bad.body.size()) ends.push_back(cut);
       ends.push_back(bad.body.size());
@@ -257,6 +268,36 @@ TEST_CASE("ndjson: bad bodies are sink errors carrying json's message, at every 
       CHECK(status.error().detail.find(bad.says) != std::string::npos);
     }
   }
+}
+
+TEST_CASE("unverified bodies are consumed record by record, as the whole-body parse consumes them, and not checksummed") {
+  const std::string array = body_of(Payload::weather, 7);
+  const std::string lines = body_of(Payload::weather, 7, true);
+  // What a whole-body parse into owning records (array sink) and into views (NDJSON sink) consumes.
+  json::Parser whole;
+  std::pmr::vector<json::WeatherForecast> owning;
+  const simdjson::padded_string padded_array(array);
+  REQUIRE(json::parse_weather(whole, padded_array, owning));
+  const uint64_t owning_consumed = json::consume(std::span<const json::WeatherForecast>(owning));
+  std::vector<std::size_t> one_piece{array.size()};
+  json::Parser parser;
+  net::PaddedBuffer buffer;
+  ArrayStreamingSink array_sink(parser, buffer);
+  array_sink.expect(Payload::weather, 7);
+  REQUIRE(feed(array_sink, array, one_piece, false, false));
+  CHECK(array_sink.records() == 7);
+  CHECK(array_sink.consumed() == owning_consumed);
+  CHECK(array_sink.checksum() != json::checksum_weather(7));  // not computed
+
+  net::PaddedBuffer lines_buffer;
+  NdjsonStreamingSink lines_sink(parser, lines_buffer);
+  lines_sink.expect(Payload::weather, 7);
+  std::vector<std::size_t> lines_piece{lines.size()};
+  REQUIRE(feed(lines_sink, lines, lines_piece, false, false));
+  CHECK(lines_sink.records() == 7);
+  CHECK(lines_sink.checksum() != json::checksum_weather(7));
+  // Views and owning records of escape-free text consume alike.
+  CHECK(lines_sink.consumed() == owning_consumed);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // Runner: turns benchmark cases (strategy x payload x size) into CaseResults.
 //
-// Per case, one after another (or, with `interleave`, all cases side by side in rounds):
+// All cases side by side in rounds (`interleave`, the default), or one after another:
 //   make, skip_reason(features)   a strategy that needs a missing kernel feature is "skipped"
 //   setup                         untimed
 //   pilot                         ops per iteration: from 1, re-estimated from the measured per-op
@@ -14,15 +14,27 @@
 //   teardown                      untimed
 // The sample of an iteration is its ticks (converted to ns) divided by its ops.
 //
-// Inside a timed iteration nothing runs but the strategy's run() calls, the optional phase
-// bookkeeping and a checksum compare. Phases (on by default, --no-phases) cost the client's six
+// Verification outside the clock: every iteration (pilot, warm-up and measured) runs one extra op with
+// Check::verify before its timed ops and, when it has two or more, another at a random place between
+// them, each between two timed segments. The strategy computes the full checksum of that op's records
+// and fails if it differs from the generator's; the runner checks that it never changes. Allocations,
+// page faults, io counters and the hooks' counters are read around the timed segments only, so the
+// verified ops are in none of the per-op numbers; their duration, against a timed op's, is in the notes.
+//
+// Inside a timed segment nothing runs but the strategy's run(…, Check::consume) calls, the optional
+// phase bookkeeping and a compare of the consumption fold (the same at every op of a case). Phases (on by default, --no-phases) cost the client's six
 // stamps plus two clock readings around each run() and a few subtractions into preallocated arrays:
 // with rdtsc about 8 readings of `timer_overhead_ns` per op, in the measured iterations only. The
 // memory diagnoser counts only inside it; hooks, progress and statistics run between iterations.
 //
-// Failure: a run() error, a checksum that changes between calls of the same case, or (after the
-// cases) a checksum that differs from the baseline's for the same method, payload, size and
-// allocator makes the case "failed" with the reason; the other cases go on. Nothing is retried.
+// Failure: a run() error (a verified op's checksum that differs from the generator's among them), a
+// checksum or consumption fold that changes between calls of the same case, or (after the cases) a
+// checksum that differs from the baseline's for the same method, payload, size and allocator makes the
+// case "failed" with the reason; the other cases go on. Nothing is retried.
+//
+// Cancellation: the cancel flag is read after every iteration. Sequential: the case in progress and
+// those after it are "interrupted" (failed). Interleaved: each measured case is finished with the
+// samples it has (ratios pair the rounds both sides completed); one with none is "interrupted".
 //
 // Interleaving: every case is set up, piloted and warmed up first; then each round runs one
 // measured iteration of every case, the order rotated by one each round (A B C, C A B, B C A, ...),
@@ -58,7 +70,7 @@ struct RunnerOptions {
   bool memory = true;   // count allocations (n/a if the diagnoser is not interposed)
   bool phases = true;   // stamp the phase timeline (CaseConfig::ticks)
   std::size_t phase_samples = 16384;  // ops whose phases are kept per case, spread evenly
-  bool interleave = false;
+  bool interleave = true;
 };
 
 // The clock the runner reads: two tick functions (start and end of a region) and their rate.

@@ -3,22 +3,26 @@
 //
 // A strategy owns one whole request: it picks a connection (pooled or fresh), sends through the
 // http::Client over a net::Ring (or, for peers, through libcurl, blocking sockets or epoll), decides
-// where the body lands through its BodySink, deserializes with json/, and returns the checksum of
-// every field it read. Strategies differ only in body sink, connection policy, send mode and
-// deserialization, so that a difference in the table is a difference in those.
+// where the body lands through its BodySink, deserializes with json/ and consumes the records (the
+// same cheap fold for all, json/consume.hpp). Strategies differ only in body sink, connection policy,
+// send mode and deserialization, so that a difference in the table is a difference in those.
 //
 // Life of a strategy in a benchmark case:
 //   make()                  untimed
 //   skip_reason(features)   a kernel feature it needs is missing -> the case is shown as skipped
 //   setup(config)           untimed: ring, client, buffers, first connection
-//   run(timeline)           timed, many times; must not allocate unless the strategy is about allocating
+//   run(timeline, consume)  timed, many times; must not allocate unless the strategy is about allocating
+//   run(timeline, verify)   untimed, on sampled ops: the same request, then the full checksum
 //   io_counters()           read before and after the timed iterations
 //   teardown()              untimed
 //
-// Checks: setup() computes the checksum the generator's records must give (json::checksum_weather /
-// checksum_repos) and makes one request whose checksum must equal it; every run() compares again (one
-// integer compare). A mismatch is an error naming both values, never a number in the table; bench
-// also compares each strategy with its method's baseline.
+// Checks: what runs inside the clock is the request, the deserialization and the consumption; the
+// proof of content runs outside it. setup() computes the checksum the generator's records must give
+// (json::checksum_weather / checksum_repos) and makes one verified request. bench verifies at least one
+// op of every iteration (Check::verify, clock stopped): the strategy deserializes as always, then
+// computes the full checksum of every field (json/checksum.hpp) of the records that op produced and
+// compares it with the generator's. A mismatch is an error naming both values, never a number in the
+// table; bench also compares each strategy's checksum with its method's baseline's.
 //
 // Errors: a Result whose Error says which step failed, for which case ("presized weather 1000:
 // truncated 127.0.0.1:8080: peer closed after 512 of 77123 body bytes"). After an error the strategy
@@ -79,8 +83,20 @@ struct IoCounters {
   uint64_t zero_copy_sends = 0;
   uint64_t zero_copy_copied = 0;  // sends the kernel reported as copied anyway
   // System calls on the request path: io_uring_enter for ringlab's strategies (= ring_enters); connect,
-  // send, recv, epoll_wait... for blocking_sockets and epoll. libcurl does not report its own: 0.
+  // send, recv, epoll_wait... for blocking_sockets and epoll. Meaningful only with counts_syscalls.
   uint64_t syscalls = 0;
+  bool counts_syscalls = true;  // false: the strategy cannot see its syscalls (libcurl); shown as n/a
+};
+
+// What run() does after deserializing.
+enum class Check {
+  consume,  // fold the records (json::Consumer): the timed path
+  verify,   // also the full checksum of every field, compared with the generator's: clock stopped
+};
+
+struct Outcome {
+  uint64_t consumed = 0;  // the Consumer's fold of the records (constant for a strategy and case)
+  uint64_t checksum = 0;  // with Check::verify: the full checksum (equal to the generator's); else 0
 };
 
 class Strategy {
@@ -91,8 +107,9 @@ class Strategy {
     return std::nullopt;
   }
   virtual Status setup(const CaseConfig& config) = 0;
-  // One whole request; returns the checksum of every field deserialized. `timeline` may be null.
-  virtual Result<uint64_t> run(http::Timeline* timeline) = 0;
+  // One whole request. `timeline` may be null. With Check::verify a checksum that differs from the
+  // generator's is an error.
+  virtual Result<Outcome> run(http::Timeline* timeline, Check check) = 0;
   [[nodiscard]] virtual IoCounters io_counters() const { return {}; }
   // Extra facts shown under the table (e.g. "sockets left in TIME_WAIT: 1234").
   [[nodiscard]] virtual std::string notes() const { return {}; }
@@ -107,6 +124,8 @@ struct Descriptor {
   bool baseline = false;         // the Ratio column's 1.00 for its method
   bool peer = false;             // not ringlab's io_uring stack (libcurl, blocking sockets, epoll)
   std::unique_ptr<Strategy> (*make)() = nullptr;
+  // A physical limit shown for reference (floor_transfer, floor_parse), not a way to read a response.
+  bool reference = false;
 };
 
 // Every registered strategy, in table order (baseline first within each method).
