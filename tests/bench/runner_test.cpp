@@ -425,6 +425,12 @@ TEST_CASE_FIXTURE(Fixture, "allocations, io_uring work and phases are reported p
   CHECK(r.phases.deserialize == doctest::Approx(50));
   // run() lasted the op's cost (1 ms on the fake clock); 150 ns of it were stamped.
   CHECK(r.phases.other == doctest::Approx(1e6 - 150));
+  // Every sampled op's whole run(), in the latency histogram: all 1 ms, within 3 digits.
+  REQUIRE(r.latency.has_value());
+  CHECK(r.latency->count == 1500);
+  CHECK(r.latency->p50 == doctest::Approx(1e6).epsilon(1e-3));
+  CHECK(r.latency->p999 == doctest::Approx(1e6).epsilon(1e-3));
+  CHECK(r.latency->max == doctest::Approx(1e6));
   CHECK(r.counters.at("fake-events") == 2.5);
   CHECK_FALSE(r.counters.at("unsupported").has_value());
 }
