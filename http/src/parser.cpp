@@ -124,13 +124,24 @@ class Machine {
       if (const uint64_t crlf_at = offset_ - (2 - crlf_left_); crlf_left_ > 0 && !check_crlf(base, slice)) {
         return stick(Error{Errc::malformed, kBadCrlf + at_byte(crlf_at), {}});
       }
+      std::optional<Error> framing_bad;  // found ahead of llhttp: reported once llhttp reached it
+      if constexpr (!kResponse) {
+        if (auto bad = check_framing_before(base, slice)) {
+          // Errors are reported in stream order whatever the cut: llhttp first sees the bytes
+          // before the offending one, and its own error there (if any) wins.
+          framing_bad = std::move(bad);
+          slice = static_cast<std::size_t>(*pending_at_ - offset_);
+          if (slice == 0) return stick(take_pending_error(std::move(*framing_bad)));
+        }
+      }
       slice_start_ = base;
       slice_end_ = base + slice;
-      if constexpr (!kResponse) {
-        if (auto bad = check_framing_before(base, slice)) return stick(take_pending_error(std::move(*bad)));
-      }
 
       const llhttp_errno_t code = llhttp_execute(&parser_, base, slice);
+      if (framing_bad) {
+        if (code == HPE_OK) return stick(take_pending_error(std::move(*framing_bad)));
+        pending_at_.reset();  // llhttp's error comes first
+      }
       if (code == HPE_OK) {
         if constexpr (!kResponse) {
           // The chunk framing of this slice that no chunk data followed yet.
@@ -162,10 +173,11 @@ class Machine {
         return consumed;
       }
       if constexpr (!kResponse) {
-        // llhttp refused a byte of the chunk framing: when it is the byte after a CR, say so as the
-        // line check does, so the error does not depend on where the input was cut.
+        // llhttp refused a byte of the chunk framing: a bad CR in the bytes it accepted before that
+        // one comes first in the stream, so it is the error. Only those bytes: the byte llhttp
+        // refused may lie in the next feed, and the answer must not depend on the cut.
         if (!pending_ && code != HPE_USER) {
-          if (auto bad = check_chunk_framing(base + std::min(used + 1, slice), false, offset_ + std::min(used + 1, slice))) {
+          if (auto bad = check_chunk_framing(base + used, false, offset_ + used)) {
             return stick(take_pending_error(std::move(*bad)));
           }
         }
