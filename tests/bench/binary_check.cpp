@@ -70,31 +70,43 @@ bool wait_for_text(const std::string& path, std::string_view needle, std::chrono
 
 }  // namespace
 
+// Runs bench with `arguments` to completion: its exit status and the lines it wrote to stderr. It
+// must have written nothing to stdout (no table: nothing was measured).
+namespace {
+
+struct Refusal {
+  int status = 0;
+  std::vector<std::string> lines;
+};
+Refusal refused(const std::vector<std::string>& arguments) {
+  e2e::TempDir dir;
+  std::vector<std::string> argv{kBench};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  const auto status = e2e::run(argv, dir.file("stdout"), dir.file("stderr"), 60s);
+  REQUIRE(status.has_value());
+  INFO(e2e::read_file(dir.file("stderr")));
+  CHECK(e2e::read_file(dir.file("stdout")).empty());
+  return {*status, lines_of(e2e::read_file(dir.file("stderr")))};
+}
+
+}  // namespace
+
 TEST_CASE("more records than the server serves: one line, exit 2, before any case") {
   e2e::TempDir dir;
-  const auto status = e2e::run({kBench, "--sizes", "99999999999", "--server", kServer, "--out", dir.file("out")},
-                               dir.file("stdout"), dir.file("stderr"), 60s);
-  REQUIRE(status.has_value());
-  CHECK(*status == 2);
-  const auto lines = lines_of(e2e::read_file(dir.file("stderr")));
-  INFO(e2e::read_file(dir.file("stderr")));
-  REQUIRE(lines.size() == 1);
-  CHECK(lines[0].find("--sizes 99999999999") != std::string::npos);
-  CHECK(lines[0].find("400") != std::string::npos);
-  CHECK(e2e::read_file(dir.file("stdout")).empty());
+  const Refusal r = refused({"--sizes", "99999999999", "--server", kServer, "--out", dir.file("out")});
+  CHECK(r.status == 2);
+  REQUIRE(r.lines.size() == 1);
+  CHECK(r.lines[0].find("--sizes 99999999999") != std::string::npos);
+  CHECK(r.lines[0].find("400") != std::string::npos);
 }
 
 TEST_CASE("an unreachable --url is one error after one health check") {
   e2e::TempDir dir;
-  const auto status =
-      e2e::run({kBench, "--url", "http://127.0.0.1:1", "--out", dir.file("out")}, dir.file("stdout"), dir.file("stderr"), 60s);
-  REQUIRE(status.has_value());
-  CHECK(*status != 0);
-  const auto lines = lines_of(e2e::read_file(dir.file("stderr")));
-  INFO(e2e::read_file(dir.file("stderr")));
-  REQUIRE(lines.size() == 1);
-  CHECK(lines[0].find("GET /health") != std::string::npos);
-  CHECK(lines[0].find("127.0.0.1:1") != std::string::npos);
+  const Refusal r = refused({"--url", "http://127.0.0.1:1", "--out", dir.file("out")});
+  CHECK(r.status != 0);
+  REQUIRE(r.lines.size() == 1);
+  CHECK(r.lines[0].find("GET /health") != std::string::npos);
+  CHECK(r.lines[0].find("127.0.0.1:1") != std::string::npos);
 }
 
 TEST_CASE("an --out that cannot be written is refused before the server starts") {
@@ -104,14 +116,10 @@ TEST_CASE("an --out that cannot be written is refused before the server starts")
     REQUIRE(file != nullptr);
     std::fclose(file);
   }
-  const auto status = e2e::run({kBench, "--server", kServer, "--out", dir.file("a-file") + "/results"},
-                               dir.file("stdout"), dir.file("stderr"), 60s);
-  REQUIRE(status.has_value());
-  CHECK(*status == 2);
-  const auto lines = lines_of(e2e::read_file(dir.file("stderr")));
-  INFO(e2e::read_file(dir.file("stderr")));
-  REQUIRE(lines.size() == 1);
-  CHECK(lines[0].find("--out") != std::string::npos);
+  const Refusal r = refused({"--server", kServer, "--out", dir.file("a-file") + "/results"});
+  CHECK(r.status == 2);
+  REQUIRE(r.lines.size() == 1);
+  CHECK(r.lines[0].find("--out") != std::string::npos);
 }
 
 TEST_CASE("SIGINT during the second case: the first case's numbers are kept in a partial report, exit 130") {
