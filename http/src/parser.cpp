@@ -173,11 +173,12 @@ class Machine {
         return consumed;
       }
       if constexpr (!kResponse) {
-        // llhttp refused a byte of the chunk framing: a bad CR in the bytes it accepted before that
-        // one comes first in the stream, so it is the error. Only those bytes: the byte llhttp
+        // llhttp or a callback refused a byte of the chunk framing: a bad line in the bytes accepted
+        // before that one comes first in the stream, so it is the error. Only those bytes: the byte llhttp
         // refused may lie in the next feed, and the answer must not depend on the cut.
-        if (!pending_ && code != HPE_USER) {
+        if (!pending_at_) {  // not an error of the line check itself
           if (auto bad = check_chunk_framing(base + used, false, offset_ + used)) {
+            pending_.reset();  // a callback's error (a limit, say) at a later byte
             return stick(take_pending_error(std::move(*bad)));
           }
         }
