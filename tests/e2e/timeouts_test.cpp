@@ -1,4 +1,5 @@
 // Idle timeout, connection limit and graceful stop. Waits are bounded; nothing asserts a duration.
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <doctest/doctest.h>
@@ -41,6 +42,47 @@ TEST_CASE("an idle connection is closed by --idle-timeout, one in use is not") {
   }
   auto stats = server.stop();
   CHECK(stats.accepted == stats.closed);
+}
+
+TEST_CASE("--header-timeout bounds the whole head and --body-timeout the wait between body bytes: 408") {
+  server::ServerOptions options;
+  options.idle_timeout = 30s;  // not the one that acts here
+  options.header_timeout = 400ms;
+  options.body_timeout = 300ms;
+  TestServer server(options);
+  SUBCASE("a head that keeps coming, too slowly") {
+    RawClient client(server.port());
+    client.send("GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+    Response response;
+    for (int i = 0; i < 50; ++i) {
+      std::this_thread::sleep_for(50ms);  // progress every 50 ms: the idle rule would never fire
+      pollfd p{client.fd(), POLLIN, 0};
+      if (::poll(&p, 1, 0) > 0) break;
+      (void)::send(client.fd(), "s", 1, MSG_NOSIGNAL);
+    }
+    response = client.read_response();
+    CHECK(response.status == 408);
+    CHECK(response.header("Connection") == "close");
+    CHECK(client.closed_by_peer(5s));
+  }
+  SUBCASE("a body that stops") {
+    RawClient client(server.port());
+    client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab");
+    Response response = client.read_response();
+    CHECK(response.status == 408);
+    CHECK(client.closed_by_peer(5s));
+  }
+  SUBCASE("a body that keeps coming is not cut") {
+    RawClient client(server.port());
+    client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n");
+    for (int i = 0; i < 10; ++i) {
+      std::this_thread::sleep_for(100ms);  // 1 s in all, each gap below --body-timeout
+      client.send("b");
+    }
+    Response response = client.read_response();
+    CHECK(response.status == 200);
+    CHECK(response.body == "bbbbbbbbbb");
+  }
 }
 
 TEST_CASE("the idle timeout is counted, and other connections are unaffected") {
