@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ringlab/http/request.hpp"
+#include "ringlab/http/response_receiver.hpp"
 #include "ringlab/net/buffer_ring.hpp"
 
 namespace ringlab::http {
@@ -26,66 +27,6 @@ Error with_peer(Error error, const std::string& peer) {
   return error;
 }
 
-// Receives the parser's events for one exchange and forwards them to the sink. It lives on the
-// stack of request(): nothing here allocates.
-class Exchange final : public ResponseHandler {
- public:
-  Exchange(BodySink& sink, Timeline* timeline, TickSource ticks) noexcept
-      : sink_(sink), timeline_(timeline), ticks_(ticks) {}
-
-  Status on_head(const ResponseHead& head) override {
-    // 1xx responses (100 Continue, 103 Early Hints) precede the real one: skip them. 101 Switching
-    // Protocols is refused by the parser as an upgrade.
-    if (head.status / 100 == 1) {
-      interim_ = true;
-      return {};
-    }
-    head_done_ = true;
-    status_ = head.status;
-    keep_alive_ = head.keep_alive;
-    close_delimited_ = !head.content_length && !head.chunked;
-    stamp(&Timeline::head_parsed);
-    return sink_.begin(head);
-  }
-
-  Status on_body(std::string_view bytes) override {
-    body_bytes_ += bytes.size();
-    return sink_.on_body(bytes);
-  }
-
-  Status on_complete() override {
-    if (interim_) {
-      interim_ = false;
-      return {};
-    }
-    complete_ = true;
-    return {};
-  }
-
-  void stamp(uint64_t Timeline::*phase) noexcept {
-    if (timeline_ != nullptr && ticks_ != nullptr) timeline_->*phase = ticks_();
-  }
-
-  [[nodiscard]] bool head_done() const noexcept { return head_done_; }
-  [[nodiscard]] bool complete() const noexcept { return complete_; }
-  [[nodiscard]] int status() const noexcept { return status_; }
-  [[nodiscard]] bool keep_alive() const noexcept { return keep_alive_; }
-  [[nodiscard]] bool close_delimited() const noexcept { return close_delimited_; }
-  [[nodiscard]] uint64_t body_bytes() const noexcept { return body_bytes_; }
-
- private:
-  BodySink& sink_;
-  Timeline* timeline_;
-  TickSource ticks_;
-  bool interim_ = false;
-  bool head_done_ = false;
-  bool complete_ = false;
-  bool keep_alive_ = true;
-  bool close_delimited_ = false;
-  int status_ = 0;
-  uint64_t body_bytes_ = 0;
-};
-
 }  // namespace
 
 struct Client::Pool {
@@ -98,8 +39,7 @@ struct Client::Pool {
   };
 
   explicit Pool(const ClientOptions& options)
-      : parser(options.limits),
-        receive_buffer(std::make_unique<char[]>(options.receive_buffer_bytes)),
+      : receiver(options.limits, options.receive_buffer_bytes),
         head_buffer(std::make_unique<char[]>(kRequestHeadBytes)) {}
 
   Result<Origin*> origin_for(const Url& url, std::size_t max_idle) {
@@ -126,8 +66,7 @@ struct Client::Pool {
   // Declaration order is destruction order reversed: the streams (which may hold provided buffers
   // in a multishot) go before the buffer ring.
   std::unique_ptr<net::BufferRing> provided;
-  ResponseParser parser;
-  std::unique_ptr<char[]> receive_buffer;
+  ResponseReceiver receiver;  // the parser and the receive buffer: one exchange at a time
   std::unique_ptr<char[]> head_buffer;
   std::string send_buffer;  // SendMode::copy: head and body side by side; keeps its capacity
   std::vector<std::unique_ptr<Origin>> origins;
@@ -146,9 +85,11 @@ void Client::close_idle() noexcept {
 }
 
 Result<ResponseInfo> Client::request(const Url& url, const Request& request, BodySink& sink, Timeline* timeline) {
-  Exchange exchange(sink, timeline, options_.ticks);
+  const auto stamp = [timeline, ticks = options_.ticks](uint64_t Timeline::*phase) {
+    if (timeline != nullptr && ticks != nullptr) timeline->*phase = ticks();
+  };
   if (timeline != nullptr) *timeline = Timeline{};
-  exchange.stamp(&Timeline::start);
+  stamp(&Timeline::start);
 
   // Options and features this request needs, checked before anything is opened.
   if (options_.receive_buffer_bytes == 0) return fail(Errc::io, "ClientOptions::receive_buffer_bytes is 0");
@@ -199,7 +140,7 @@ Result<ResponseInfo> Client::request(const Url& url, const Request& request, Bod
     if (!connected) return std::unexpected(with_peer(Error::from(connected.error()), peer));
     stream.emplace(std::move(*connected));
     ++stats_.connections_opened;
-    exchange.stamp(&Timeline::connected);
+    stamp(&Timeline::connected);
   }
 
   // From here on every failure closes the connection: its state is unknown.
@@ -235,21 +176,15 @@ Result<ResponseInfo> Client::request(const Url& url, const Request& request, Bod
       break;
     }
   }
-  exchange.stamp(&Timeline::request_sent);
+  stamp(&Timeline::request_sent);
 
-  // ---- receive
-  ResponseParser& parser = pool_->parser;
-  parser.reset();
-  parser.expect_no_body(request.method == "HEAD");
-  const std::span<char> own(pool_->receive_buffer.get(), options_.receive_buffer_bytes);
-  std::size_t head_fill = 0;  // bytes of an incomplete head kept at the start of `own`
+  // ---- receive: the exchange (response_receiver.hpp) says where bytes go; this loop does the I/O.
+  ResponseReceiver& receiver = pool_->receiver;
+  receiver.start(sink, timeline, options_.ticks, request.method == "HEAD");
   bool peer_closed = false;
-  bool first_byte = false;
   bool ring_ran_dry = false;  // provided_buffers: the last multishot ended with ENOBUFS
-
-  while (!exchange.complete()) {
-    std::string_view got;
-    int provided_id = -1;
+  while (true) {
+    Result<bool> done = false;
     if (options_.receive == ReceiveMode::provided_buffers) {
       auto chunk = stream->receive_provided(*pool_->provided, timeout);
       if (!chunk && chunk.error().code == ENOBUFS && !ring_ran_dry) {
@@ -262,91 +197,38 @@ Result<ResponseInfo> Client::request(const Url& url, const Request& request, Bod
       }
       if (!chunk) return abandon_net(chunk.error());
       ring_ran_dry = false;
-      if (chunk->length > 0) {
-        provided_id = chunk->buffer_id;
-        got = std::string_view(pool_->provided->buffer(chunk->buffer_id).data(), chunk->length);
+      if (chunk->length == 0) {
+        peer_closed = true;
+        done = receiver.closed();
+      } else {
+        // The kernel's buffer goes back as soon as the receiver is done with it.
+        done = receiver.received_elsewhere(
+            std::string_view(pool_->provided->buffer(chunk->buffer_id).data(), chunk->length));
+        pool_->provided->recycle(static_cast<uint16_t>(chunk->buffer_id));
       }
     } else {
-      // After the head the sink may offer its own memory; the parser is then fed the bytes where
-      // they landed, so the sink sees its own cursor in on_body and does not copy.
-      ReceiveWindow window;
-      if (exchange.head_done()) window = sink.receive_window();
-      net::Result<std::size_t> received = 0;
-      if (!window.bytes.empty()) {
-        received = window.fixed_buffer_index >= 0
-                       ? stream->receive_fixed(window.bytes, window.fixed_buffer_index, timeout)
-                       : stream->receive(window.bytes, timeout);
-        if (received) got = std::string_view(window.bytes.data(), *received);
-      } else {
-        if (exchange.head_done()) {
-          head_fill = 0;  // the head's views died when its callback returned: the buffer is free
-        } else if (head_fill == own.size()) {
-          // A head longer than the buffer (receive_buffer_bytes < max_header_bytes): the parser
-          // copies what it holds of it, and the buffer starts over.
-          if (auto detached = parser.detach(); !detached) return abandon(detached.error());
-          head_fill = 0;
-        }
-        // An incomplete head is appended to, so the views the parser holds into it stay valid.
-        received = stream->receive(own.subspan(head_fill), timeout);
-        if (received) {
-          got = std::string_view(own.data() + head_fill, *received);
-          head_fill += *received;
-        }
-      }
+      auto window = receiver.window();
+      if (!window) return abandon(window.error());
+      const net::Result<std::size_t> received =
+          window->fixed_buffer_index >= 0 ? stream->receive_fixed(window->bytes, window->fixed_buffer_index, timeout)
+                                          : stream->receive(window->bytes, timeout);
       if (!received) return abandon_net(received.error());
+      peer_closed = *received == 0;
+      done = peer_closed ? receiver.closed() : receiver.received(*received);
     }
-
-    if (got.empty()) {
-      // The peer closed: the end of a close-delimited body, or a truncated response.
-      peer_closed = true;
-      if (auto finished = parser.finish(exchange); !finished) return abandon(finished.error());
-      if (!exchange.complete()) {
-        return abandon(Error{Errc::truncated,
-                             info.reused_connection ? "peer closed the reused connection before responding"
-                                                    : "peer closed the connection before responding",
-                             {}});
+    if (!done) {
+      if (done.error().code == Errc::truncated && !receiver.any_byte() && info.reused_connection) {
+        // An idle kept-alive connection the peer had closed: the caller decides whether to retry.
+        done.error().detail = "peer closed the reused connection before responding";
       }
-      break;
+      return abandon(std::move(done.error()));
     }
-    if (!first_byte) {
-      first_byte = true;
-      exchange.stamp(&Timeline::first_byte);
-    }
-
-    // A 1xx response and the final one may share a receive: feed until the bytes run out or the
-    // final response completes.
-    Status fed;
-    while (!got.empty() && !exchange.complete()) {
-      auto consumed = parser.feed(got, exchange);
-      if (!consumed) {
-        fed = std::unexpected(consumed.error());
-        break;
-      }
-      if (*consumed == 0) {  // cannot happen by parser.hpp's contract; never spin on it
-        fed = fail(Errc::malformed, "parser consumed nothing of " + std::to_string(got.size()) + " bytes");
-        break;
-      }
-      got.remove_prefix(*consumed);
-    }
-    // A kernel buffer goes back as soon as the parser is done with it; a head still incomplete is
-    // copied out of it first, since its views point there.
-    if (provided_id >= 0) {
-      if (fed && !exchange.head_done()) fed = parser.detach();
-      pool_->provided->recycle(static_cast<uint16_t>(provided_id));
-    }
-    if (!fed) return abandon(fed.error());
-    if (exchange.complete() && !got.empty()) {
-      // Requests are not pipelined: bytes after the response were not asked for.
-      return abandon(Error{Errc::malformed,
-                           std::to_string(got.size()) + " unsolicited bytes after the response", {}});
-    }
+    if (*done) break;
   }
-  exchange.stamp(&Timeline::body_done);
-  if (auto ended = sink.end(); !ended) return abandon(ended.error());
 
-  info.status = exchange.status();
-  info.body_bytes = exchange.body_bytes();
-  const bool reusable = keep_alive && exchange.keep_alive() && !exchange.close_delimited() && !peer_closed;
+  info.status = receiver.status();
+  info.body_bytes = receiver.body_bytes();
+  const bool reusable = keep_alive && receiver.keep_alive() && !receiver.close_delimited() && !peer_closed;
   if (reusable && origin.idle.size() < options_.max_idle_per_origin) {
     origin.idle.push_back(std::move(*stream));
   } else {

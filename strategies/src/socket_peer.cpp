@@ -69,20 +69,24 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
   if (!socket_.valid()) {
     if (auto opened = open_connection(); !opened) return fail(label_, opened.error().message());
     ++connections_opened_;
-    reader_.new_connection();
     stamp(&http::Timeline::connected);
   }
   if (auto sent = send_all(request_); !sent) return fail(label_, sent.error().message());
   stamp(&http::Timeline::request_sent);
 
-  reader_.start(sink_, timeline, ticks);
+  receiver_.start(sink_, timeline, ticks);
   bool peer_closed = false;
   while (true) {
-    const std::span<char> into = reader_.window();
-    auto n = receive(into);
+    auto window = receiver_.window();
+    if (!window) {
+      http::Error error = std::move(window.error());
+      if (error.peer.empty()) error.peer = peer_text_;
+      return fail(label_, error.message());
+    }
+    auto n = receive(window->bytes);
     if (!n) return fail(label_, n.error().message());
     peer_closed = *n == 0;
-    auto done = peer_closed ? reader_.closed() : reader_.received(*n);
+    auto done = peer_closed ? receiver_.closed() : receiver_.received(*n);
     if (!done) {
       http::Error error = std::move(done.error());
       if (error.peer.empty()) error.peer = peer_text_;
@@ -90,9 +94,9 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
     }
     if (*done) break;
   }
-  if (peer_closed || !reader_.keep_alive()) close_connection();
-  if (reader_.status() != 200) [[unlikely]] {
-    return fail(label_, "status " + std::to_string(reader_.status()) + " from " + peer_text_);
+  if (peer_closed || !receiver_.keep_alive() || receiver_.close_delimited()) close_connection();
+  if (receiver_.status() != 200) [[unlikely]] {
+    return fail(label_, "status " + std::to_string(receiver_.status()) + " from " + peer_text_);
   }
   const auto consumed = models_.parse(config_.payload, parser_, json::padded_view(body_));
   stamp(&http::Timeline::deserialized);

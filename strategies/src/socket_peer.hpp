@@ -1,6 +1,7 @@
 #pragma once
 // SocketPeer: the frame of the two peers that drive a TCP socket with plain system calls
-// (blocking_sockets, epoll) and parse with ringlab's ResponseParser (response_reader.hpp). What
+// (blocking_sockets, epoll) and receive through http::ResponseReceiver, the exchange http::Client
+// drives too (the same framing, sinks and stamps; only the system calls differ). What
 // differs between them is how they wait: open_connection(), send_all() and receive(), each counting
 // its system calls. The rest is shared, so that the two compare with ringlab's own strategies on equal
 // terms: one kept-alive connection, the request head serialized once at setup (http::serialize), the
@@ -16,13 +17,16 @@
 #include <string>
 
 #include "common.hpp"
-#include "response_reader.hpp"
+#include "ringlab/http/response_receiver.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/endpoint.hpp"
 #include "ringlab/net/padded_buffer.hpp"
 #include "ringlab/net/socket.hpp"
 
 namespace ringlab::strategies::detail {
+
+// The receiver's own buffer: the head, and body bytes when the sink offers no window.
+inline constexpr std::size_t kReceiveBufferBytes = 64 * 1024;
 
 class SocketPeer : public Strategy {
  public:
@@ -61,7 +65,7 @@ class SocketPeer : public Strategy {
   net::Endpoint peer_;
   std::string peer_text_;
   std::string request_;  // the whole GET request, serialized once
-  ResponseReader reader_;
+  http::ResponseReceiver receiver_{http::ParserLimits{}, kReceiveBufferBytes};
   net::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
   OwningModels models_;

@@ -14,10 +14,12 @@
 // in the same receive as the end of the response they are Errc::malformed and the connection is
 // closed; bytes that arrive later on an idle connection are read as the start of the next response.
 //
-// Receiving: the first receive of a response goes into the client's own buffer (an incomplete head
-// is appended to, so the parser's views stay valid). After the head, each receive first asks the
-// sink for a window: bytes then land in the sink's memory (read_fixed when it is a registered
-// buffer) and are fed to the parser where they landed, so on_body sees the sink's own cursor.
+// Receiving: the exchange is http::ResponseReceiver (response_receiver.hpp), the one the socket peers
+// drive too; request() only does its I/O. The first receive of a response goes into the receiver's
+// own buffer (an incomplete head is appended to, so the parser's views stay valid). After the head,
+// each receive first asks the sink for a window: bytes then land in the sink's memory (read_fixed
+// when it is a registered buffer) and are fed to the parser where they landed, so on_body sees the
+// sink's own cursor.
 //
 // Hosts are numeric addresses or localhost (net::Endpoint::parse), resolved once per origin; a name
 // is Errc::unsupported, since a DNS lookup would block inside what is measured.
@@ -36,6 +38,7 @@
 #include "ringlab/http/body_sink.hpp"
 #include "ringlab/http/error.hpp"
 #include "ringlab/http/parser.hpp"
+#include "ringlab/http/timeline.hpp"
 #include "ringlab/http/url.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/net/stream.hpp"
@@ -63,19 +66,6 @@ enum class SendMode {
   zero_copy,  // head by send, body by IORING_OP_SEND_ZC (waits for the notification)
 };
 
-using TickSource = uint64_t (*)() noexcept;
-
-// Ticks at each phase of one request; 0 where the phase did not happen (no connect on a reused
-// connection). Deserialization is stamped by the caller (`deserialized`).
-struct Timeline {
-  uint64_t start = 0;
-  uint64_t connected = 0;
-  uint64_t request_sent = 0;
-  uint64_t first_byte = 0;
-  uint64_t head_parsed = 0;
-  uint64_t body_done = 0;
-  uint64_t deserialized = 0;
-};
 
 struct ClientOptions {
   net::Duration connect_timeout = 2s;

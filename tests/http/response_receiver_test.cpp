@@ -1,44 +1,70 @@
-// strategies/src/response_reader.cpp: the parser driven the way the peers drive it. Every response is
-// delivered cut at every byte boundary (two pieces), and byte by byte; each piece is "received" into
-// the window the reader gives, as recv would, so the body lands in the sink's buffer exactly as it
-// does over a socket.
+// http/src/response_receiver.cpp: the exchange driven as the client and the socket peers drive it.
+// Every response is delivered cut at every byte boundary (two pieces), and byte by byte; each piece is
+// "received" into the window the receiver gives, as recv would, so the body lands in the sink's buffer
+// exactly as it does over a socket. The same bytes also arrive in memory the receiver did not offer,
+// as kernel-provided buffers do, each piece in its own allocation freed right after.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <memory>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "response_reader.hpp"
+#include "ringlab/http/response_receiver.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/padded_buffer.hpp"
 
-namespace ringlab::strategies::detail {
+namespace ringlab::http {
 namespace {
 
+constexpr std::size_t kBufferBytes = 64 * 1024;
+
 struct Delivery {
-  http::Result<bool> done = false;
+  Result<bool> done = false;
   std::size_t bytes_left = 0;  // bytes not delivered because the response had ended or failed
 };
 
 // Delivers `wire` in the given pieces, each split further by the size of the window offered; then,
 // if `close_at_end`, reports the peer's close.
-Delivery deliver(ResponseReader& reader, std::string_view wire, const std::vector<std::size_t>& piece_ends,
+Delivery deliver(ResponseReceiver& reader, std::string_view wire, const std::vector<std::size_t>& piece_ends,
                  bool close_at_end) {
   Delivery delivery;
   std::size_t at = 0;
   for (const std::size_t end : piece_ends) {
     while (at < end) {
-      const std::span<char> window = reader.window();
-      REQUIRE_FALSE(window.empty());
-      const std::size_t n = std::min(window.size(), end - at);
-      std::memcpy(window.data(), wire.data() + at, n);
+      const auto window = reader.window();
+      REQUIRE(window);
+      REQUIRE_FALSE(window->bytes.empty());
+      const std::size_t n = std::min(window->bytes.size(), end - at);
+      std::memcpy(window->bytes.data(), wire.data() + at, n);
       at += n;
       delivery.done = reader.received(n);
       if (!delivery.done || *delivery.done) {
         delivery.bytes_left = wire.size() - at;
         return delivery;
       }
+    }
+  }
+  if (close_at_end) delivery.done = reader.closed();
+  return delivery;
+}
+
+// The same, but every piece lands in memory of its own, freed as soon as the receiver returns (as a
+// kernel-provided buffer goes back to the kernel): a view kept into it would be a use after free.
+Delivery deliver_elsewhere(ResponseReceiver& reader, std::string_view wire, const std::vector<std::size_t>& piece_ends,
+                           bool close_at_end) {
+  Delivery delivery;
+  std::size_t at = 0;
+  for (const std::size_t end : piece_ends) {
+    auto piece = std::make_unique<char[]>(end - at);
+    std::memcpy(piece.get(), wire.data() + at, end - at);
+    delivery.done = reader.received_elsewhere(std::string_view(piece.get(), end - at));
+    piece.reset();
+    at = end;
+    if (!delivery.done || *delivery.done) {
+      delivery.bytes_left = wire.size() - at;
+      return delivery;
     }
   }
   if (close_at_end) delivery.done = reader.closed();
@@ -72,13 +98,16 @@ std::vector<Good> good_responses() {
   };
 }
 
-void check_good(const Good& good, const std::vector<std::size_t>& piece_ends) {
-  ResponseReader reader;
+enum class Landing { window, small_window, elsewhere };
+
+void check_good(const Good& good, const std::vector<std::size_t>& piece_ends, Landing landing = Landing::window) {
+  // small_window: an own buffer smaller than some heads, which must then be carried by the parser.
+  ResponseReceiver reader(ParserLimits{}, landing == Landing::small_window ? 16 : kBufferBytes);
   net::PaddedBuffer body;
-  http::PresizedSink sink(body);
-  reader.new_connection();
+  PresizedSink sink(body);
   reader.start(sink, nullptr, nullptr);
-  const Delivery delivery = deliver(reader, good.wire, piece_ends, good.needs_close);
+  const Delivery delivery = landing == Landing::elsewhere ? deliver_elsewhere(reader, good.wire, piece_ends, good.needs_close)
+                                                          : deliver(reader, good.wire, piece_ends, good.needs_close);
   REQUIRE_MESSAGE(delivery.done, (delivery.done ? "" : delivery.done.error().message()));
   CHECK(*delivery.done);
   CHECK(delivery.bytes_left == 0);
@@ -88,42 +117,72 @@ void check_good(const Good& good, const std::vector<std::size_t>& piece_ends) {
   CHECK(reader.body_bytes() == good.body.size());
 }
 
-TEST_CASE("responses read the same whole, cut at every byte, and byte by byte") {
-  for (const Good& good : good_responses()) {
-    INFO(std::string_view(good.name));
-    check_good(good, {good.wire.size()});
-    for (std::size_t cut = 1; cut < good.wire.size(); ++cut) {
-      INFO("cut at byte " << cut);
-      check_good(good, {cut, good.wire.size()});
+TEST_CASE("responses read the same whole, cut at every byte, and byte by byte, wherever the bytes land") {
+  for (const Landing landing : {Landing::window, Landing::small_window, Landing::elsewhere}) {
+    for (const Good& good : good_responses()) {
+      INFO(std::string_view(good.name) << ", landing " << static_cast<int>(landing));
+      check_good(good, {good.wire.size()}, landing);
+      for (std::size_t cut = 1; cut < good.wire.size(); ++cut) {
+        INFO("cut at byte " << cut);
+        check_good(good, {cut, good.wire.size()}, landing);
+      }
+      std::vector<std::size_t> bytes(good.wire.size());
+      for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = i + 1;
+      check_good(good, bytes, landing);
     }
-    std::vector<std::size_t> bytes(good.wire.size());
-    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = i + 1;
-    check_good(good, bytes);
   }
+}
+
+TEST_CASE("a close before any byte says the peer never answered; a close inside the response is truncated too") {
+  ResponseReceiver reader(ParserLimits{}, kBufferBytes);
+  net::PaddedBuffer body;
+  PresizedSink sink(body);
+  reader.start(sink, nullptr, nullptr);
+  auto nothing = reader.closed();
+  REQUIRE_FALSE(nothing);
+  CHECK(nothing.error().code == Errc::truncated);
+  CHECK(nothing.error().detail.find("before responding") != std::string::npos);
+  CHECK_FALSE(reader.any_byte());
+  reader.start(sink, nullptr, nullptr);
+  const Delivery part = deliver(reader, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", {40}, true);
+  REQUIRE_FALSE(part.done);
+  CHECK(part.done.error().code == Errc::truncated);
+  CHECK(reader.any_byte());
+}
+
+TEST_CASE("a HEAD answer has no body whatever its head says") {
+  ResponseReceiver reader(ParserLimits{}, kBufferBytes);
+  net::PaddedBuffer body;
+  PresizedSink sink(body);
+  reader.start(sink, nullptr, nullptr, /*head_request=*/true);
+  const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: 771000\r\n\r\n";
+  const Delivery delivery = deliver(reader, wire, {wire.size()}, false);
+  REQUIRE(delivery.done);
+  CHECK(*delivery.done);
+  CHECK(reader.body_bytes() == 0);
 }
 
 TEST_CASE("a large body lands in the sink's window, in place") {
   std::string payload(200'000, 'x');
   const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(payload.size()) + "\r\n\r\n" + payload;
-  ResponseReader reader;
+  ResponseReceiver reader(ParserLimits{}, kBufferBytes);
   net::PaddedBuffer body;
-  http::PresizedSink sink(body);
-  reader.new_connection();
+  PresizedSink sink(body);
   reader.start(sink, nullptr, nullptr);
   // The head alone first: after it, the window must be the presized buffer's spare room.
   const std::size_t head = wire.size() - payload.size();
   Delivery first = deliver(reader, std::string_view(wire).substr(0, head), {head}, false);
   REQUIRE(first.done);
-  const std::span<char> window = reader.window();
-  CHECK(window.data() == body.data());
-  CHECK(window.size() >= payload.size());
+  const auto window = reader.window();
+  REQUIRE(window);
+  CHECK(window->bytes.data() == body.data());
+  CHECK(window->bytes.size() >= payload.size());
 }
 
 TEST_CASE("responses on one connection follow each other; reset between connections") {
-  ResponseReader reader;
+  ResponseReceiver reader(ParserLimits{}, kBufferBytes);
   net::PaddedBuffer body;
-  http::PresizedSink sink(body);
-  reader.new_connection();
+  PresizedSink sink(body);
   for (int i = 0; i < 3; ++i) {
     reader.start(sink, nullptr, nullptr);
     const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n" + std::to_string(i);
@@ -136,12 +195,11 @@ TEST_CASE("responses on one connection follow each other; reset between connecti
 
 TEST_CASE("timeline stamps first byte, head and body in order") {
   static uint64_t clock = 0;
-  const http::TickSource ticks = []() noexcept { return ++clock; };
-  ResponseReader reader;
+  const TickSource ticks = []() noexcept { return ++clock; };
+  ResponseReceiver reader(ParserLimits{}, kBufferBytes);
   net::PaddedBuffer body;
-  http::PresizedSink sink(body);
-  http::Timeline timeline{};
-  reader.new_connection();
+  PresizedSink sink(body);
+  Timeline timeline{};
   reader.start(sink, &timeline, ticks);
   const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
   REQUIRE(deliver(reader, wire, {10, wire.size()}, false).done);
@@ -154,7 +212,7 @@ struct Bad {
   const char* name;
   std::string wire;
   bool close_at_end;
-  http::Errc code;
+  Errc code;
   // Cuts in [complete_from, complete_to] end a receive at the end of a complete response (the head
   // alone, then a body window of exactly Content-Length bytes; or the response exactly): the reader
   // cannot see what follows, so that response succeeds and the bytes after it fail the next one.
@@ -164,30 +222,29 @@ struct Bad {
 
 TEST_CASE("bad responses are errors of the right kind, at every cut") {
   const Bad bads[] = {
-      {"closed inside the body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n12345", true, http::Errc::truncated},
-      {"closed inside the head", "HTTP/1.1 200 OK\r\nContent-Len", true, http::Errc::truncated},
-      {"closed before any byte", "", true, http::Errc::truncated},
-      {"bytes after the response", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA", false, http::Errc::malformed,
+      {"closed inside the body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n12345", true, Errc::truncated},
+      {"closed inside the head", "HTTP/1.1 200 OK\r\nContent-Len", true, Errc::truncated},
+      {"closed before any byte", "", true, Errc::truncated},
+      {"bytes after the response", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA", false, Errc::malformed,
        38, 40},
       {"chunk size not hex", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nab\r\n0\r\n\r\n", false,
-       http::Errc::malformed},
+       Errc::malformed},
       {"chunk data without CRLF", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n0\r\n\r\n", false,
-       http::Errc::malformed},
+       Errc::malformed},
       {"closed inside a chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc", true,
-       http::Errc::truncated},
-      {"not HTTP", "SSH-2.0-OpenSSH_9.2\r\n", false, http::Errc::malformed},
+       Errc::truncated},
+      {"not HTTP", "SSH-2.0-OpenSSH_9.2\r\n", false, Errc::malformed},
       {"Content-Length twice", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\na", false,
-       http::Errc::malformed},
+       Errc::malformed},
   };
   for (const Bad& bad : bads) {
     INFO(std::string_view(bad.name));
     for (std::size_t cut = 0; cut <= bad.wire.size(); ++cut) {
       INFO("cut at byte " << cut);
-      ResponseReader reader;
+      ResponseReceiver reader(ParserLimits{}, kBufferBytes);
       net::PaddedBuffer body;
-      http::PresizedSink sink(body);
-      reader.new_connection();
-      reader.start(sink, nullptr, nullptr);
+      PresizedSink sink(body);
+        reader.start(sink, nullptr, nullptr);
       std::vector<std::size_t> ends;
       if (cut > 0 && cut < bad.wire.size()) ends.push_back(cut);
       ends.push_back(bad.wire.size());
@@ -209,28 +266,26 @@ TEST_CASE("bad responses are errors of the right kind, at every cut") {
 
 TEST_CASE("limits: a head over max_header_bytes and a body over max_body_bytes") {
   {
-    ResponseReader reader(http::ParserLimits{.max_header_bytes = 64, .max_body_bytes = 1000});
+    ResponseReceiver reader(ParserLimits{.max_header_bytes = 64, .max_body_bytes = 1000}, kBufferBytes);
     net::PaddedBuffer body;
-    http::PresizedSink sink(body);
-    reader.new_connection();
+    PresizedSink sink(body);
     reader.start(sink, nullptr, nullptr);
     const std::string wire = "HTTP/1.1 200 OK\r\nX-Long: " + std::string(100, 'a') + "\r\nContent-Length: 0\r\n\r\n";
     const Delivery delivery = deliver(reader, wire, {wire.size()}, false);
     REQUIRE_FALSE(delivery.done);
-    CHECK(delivery.done.error().code == http::Errc::header_too_large);
+    CHECK(delivery.done.error().code == Errc::header_too_large);
   }
   {
-    ResponseReader reader(http::ParserLimits{.max_header_bytes = 1024, .max_body_bytes = 10});
+    ResponseReceiver reader(ParserLimits{.max_header_bytes = 1024, .max_body_bytes = 10}, kBufferBytes);
     net::PaddedBuffer body;
-    http::PresizedSink sink(body);
-    reader.new_connection();
+    PresizedSink sink(body);
     reader.start(sink, nullptr, nullptr);
     const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n01234567890";
     const Delivery delivery = deliver(reader, wire, {wire.size()}, false);
     REQUIRE_FALSE(delivery.done);
-    CHECK(delivery.done.error().code == http::Errc::body_too_large);
+    CHECK(delivery.done.error().code == Errc::body_too_large);
   }
 }
 
 }  // namespace
-}  // namespace ringlab::strategies::detail
+}  // namespace ringlab::http

@@ -1,0 +1,105 @@
+#pragma once
+// ResponseReceiver: one HTTP/1.1 response exchange without I/O. It says where the next bytes should
+// land, takes the count of bytes received there (or bytes that landed elsewhere, or the end of the
+// stream), and drives the ResponseParser and the BodySink. http::Client drives it over net::Stream;
+// the socket peers (blocking sockets, epoll) drive it with their own system calls; tests drive it
+// with byte tables cut at every point. Every framing rule lives here once.
+//
+// Use, per response:
+//   receiver.start(sink, timeline, ticks, head_request);
+//   while (true) {
+//     auto window = receiver.window();                  // error: only a head that cannot be kept
+//     n = receive(window->bytes);                       // the caller's own I/O
+//     done = n == 0 ? receiver.closed() : receiver.received(n);
+//     if (!done) -> error, close the connection; if (*done) break;
+//   }
+// Bytes that landed in memory the receiver did not offer (a kernel-provided buffer) go to
+// received_elsewhere(); the caller may reuse that memory when it returns.
+//
+// Where bytes land: the first receive of a response goes into the receiver's own buffer, and an
+// incomplete head is appended to, so the parser's views into it stay valid (a head that fills the
+// buffer is copied into the parser, which then holds it, and the buffer starts over). After the head
+// the sink is asked for a window: bytes then land in the sink's memory (its fixed-buffer index says
+// when that is a registered buffer) and are fed to the parser where they landed, so on_body sees the
+// sink's own cursor and does not copy; a sink without a window gets them from the whole own buffer.
+//
+// Completion: received()/closed() return true once the response is complete, after the sink's end()
+// and the body_done stamp. 1xx interim responses are skipped. Requests are never pipelined, so bytes
+// after the end of the response in the same receive are Errc::malformed.
+//
+// Errors (http::Error; the peer is left empty for the caller to fill): the parser's (malformed,
+// truncated, header_too_large, body_too_large), the sink's, malformed for bytes after the response,
+// truncated for a close before the response ended. After an error the connection's state is unknown:
+// the caller closes it; start() makes the receiver ready for a response on a new one.
+//
+// Memory and threads: the parser and the own buffer are allocated once, with the receiver; nothing
+// per response. The sink and the timeline belong to the caller and must outlive the response. Used
+// by one thread at a time.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "ringlab/http/body_sink.hpp"
+#include "ringlab/http/error.hpp"
+#include "ringlab/http/parser.hpp"
+#include "ringlab/http/timeline.hpp"
+
+namespace ringlab::http {
+
+class ResponseReceiver final : private ResponseHandler {
+ public:
+  ResponseReceiver(const ParserLimits& limits, std::size_t buffer_bytes);
+
+  // A new response: `head_request` says it answers a HEAD (no body, whatever the head says).
+  // Stamps nothing: the caller owns the timeline's start.
+  void start(BodySink& sink, Timeline* timeline, TickSource ticks, bool head_request = false) noexcept;
+
+  // Where the next receive should land; never empty while the response is incomplete.
+  [[nodiscard]] Result<ReceiveWindow> window();
+  // `n` > 0 bytes were received at the start of the last window(). True when the response is complete.
+  Result<bool> received(std::size_t n);
+  // Bytes received into memory the receiver did not offer; the caller may reuse it on return.
+  Result<bool> received_elsewhere(std::string_view bytes);
+  // The peer closed the stream: true when that ended a close-delimited body; otherwise Errc::truncated.
+  Result<bool> closed();
+
+  [[nodiscard]] bool complete() const noexcept { return complete_; }
+  [[nodiscard]] int status() const noexcept { return status_; }
+  [[nodiscard]] bool keep_alive() const noexcept { return keep_alive_; }
+  [[nodiscard]] bool close_delimited() const noexcept { return close_delimited_; }
+  [[nodiscard]] uint64_t body_bytes() const noexcept { return body_bytes_; }
+  // Any byte of this response arrived (a close before one means the peer never answered).
+  [[nodiscard]] bool any_byte() const noexcept { return first_byte_; }
+  [[nodiscard]] std::size_t buffer_bytes() const noexcept { return buffer_bytes_; }
+
+ private:
+  Status on_head(const ResponseHead& head) override;
+  Status on_body(std::string_view bytes) override;
+  Status on_complete() override;
+  // Feeds `bytes` to the parser; true when the response completed (and the sink ended).
+  Result<bool> feed(std::string_view bytes);
+  void stamp(uint64_t Timeline::*phase) noexcept {
+    if (timeline_ != nullptr && ticks_ != nullptr) timeline_->*phase = ticks_();
+  }
+
+  ResponseParser parser_;
+  std::unique_ptr<char[]> own_;
+  std::size_t buffer_bytes_;
+  std::size_t head_fill_ = 0;  // bytes of an incomplete head kept at the start of own_
+  BodySink* sink_ = nullptr;
+  Timeline* timeline_ = nullptr;
+  TickSource ticks_ = nullptr;
+  char* window_ = nullptr;  // where the last window() pointed
+  bool head_done_ = false;
+  bool interim_ = false;
+  bool complete_ = false;
+  bool first_byte_ = false;
+  bool keep_alive_ = true;
+  bool close_delimited_ = false;
+  int status_ = 0;
+  uint64_t body_bytes_ = 0;
+};
+
+}  // namespace ringlab::http
