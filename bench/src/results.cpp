@@ -60,6 +60,20 @@ std::string case_label(const CaseResult& c) {
   return label;
 }
 
+void summarize_samples(CaseResult& c) {
+  c.outliers = upper_outliers(c.samples_ns);
+  const Summary summary = summarize(without(c.samples_ns, c.outliers));
+  c.stats.n = summary.n;
+  c.stats.outliers = c.outliers.size();
+  c.stats.mean = summary.mean;
+  c.stats.error = summary.error;
+  c.stats.stddev = summary.stddev;
+  c.stats.median = summary.median;
+  c.stats.p95 = summary.p95;
+  c.stats.min = summary.min;
+  c.stats.max = summary.max;
+}
+
 void compute_ratios(Report& report) {
   std::unordered_map<std::string, const CaseResult*> baselines;
   for (const CaseResult& c : report.cases) {

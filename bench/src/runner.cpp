@@ -480,17 +480,7 @@ class Runner {
     r.phases.body = median_ns(s.phases[body]);
     r.phases.deserialize = median_ns(s.phases[deserialize]);
     r.phases.other = median_ns(s.phases[other]);
-    r.outliers = upper_outliers(r.samples_ns);
-    const Summary summary = summarize(without(r.samples_ns, r.outliers));
-    r.stats.n = summary.n;
-    r.stats.outliers = r.outliers.size();
-    r.stats.mean = summary.mean;
-    r.stats.error = summary.error;
-    r.stats.stddev = summary.stddev;
-    r.stats.median = summary.median;
-    r.stats.p95 = summary.p95;
-    r.stats.min = summary.min;
-    r.stats.max = summary.max;
+    summarize_samples(r);
     for (IterationHook* hook : context_.hooks) hook->case_end(s.index, *s.spec, r);
     r.notes = s.strategy->notes();
     const std::optional<double> verified = median_ns(s.verified_ticks);

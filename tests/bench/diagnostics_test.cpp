@@ -31,17 +31,7 @@ rb::CaseResult make_case(std::string strategy, std::vector<double> samples, bool
   c.allocator = "glibc";
   c.baseline = baseline;
   c.samples_ns = std::move(samples);
-  c.outliers = rb::upper_outliers(c.samples_ns);
-  const rb::Summary s = rb::summarize(rb::without(c.samples_ns, c.outliers));
-  c.stats.n = s.n;
-  c.stats.outliers = c.outliers.size();
-  c.stats.mean = s.mean;
-  c.stats.error = s.error;
-  c.stats.stddev = s.stddev;
-  c.stats.median = s.median;
-  c.stats.p95 = s.p95;
-  c.stats.min = s.min;
-  c.stats.max = s.max;
+  rb::summarize_samples(c);
   return c;
 }
 

@@ -238,6 +238,10 @@ struct Report {
 // Then recomputes every case's diagnostics (diagnostics.hpp), which judge the same baseline pairing.
 void compute_ratios(Report& report);
 
+// Sets c.outliers (upper outliers of c.samples_ns by Tukey's fence) and c.stats from the samples
+// kept (statistics.hpp), leaving the ratios alone: what a case's numbers are made of.
+void summarize_samples(CaseResult& c);
+
 // Appends `from`'s cases to `into` (an allocator job's results into the parent's), keeps `into`'s
 // environment and config, adds `from`'s warnings prefixed by its allocator, recomputes ratios.
 void merge_reports(Report& into, Report from);
