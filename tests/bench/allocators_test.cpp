@@ -1,4 +1,4 @@
-// Tests for bench/src/allocators.cpp: parsing and planning (pure), then real child processes: the
+// Tests for bench/src/process/allocators.cpp: parsing and planning (pure), then real child processes: the
 // allocator probe under LD_PRELOAD of every installed allocator, and children that misbehave
 // (hang, flood, crash, fail, cannot be executed).
 #include "ringlab/bench/allocators.hpp"

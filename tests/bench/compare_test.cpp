@@ -1,4 +1,4 @@
-// Tests for bench/src/compare.cpp: Welch's test against reference values, pairing and verdicts on
+// Tests for bench/src/core/compare.cpp: Welch's test against reference values, pairing and verdicts on
 // synthetic reports, the --fail-over regression check, and the subcommand on real files.
 #include "ringlab/bench/compare.hpp"
 

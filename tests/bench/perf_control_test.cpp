@@ -1,4 +1,4 @@
-// Tests for bench/src/perf_control.cpp: the control-FIFO protocol against a stand-in for perf that
+// Tests for bench/src/measure/perf_control.cpp: the control-FIFO protocol against a stand-in for perf that
 // answers well, late, in pieces, wrongly or not at all; then against the real perf record when the
 // machine has it.
 #include "ringlab/bench/perf_control.hpp"

@@ -1,4 +1,4 @@
-// Tests for bench/src/perf_counters.cpp: the pure counter arithmetic first (exact), then the real
+// Tests for bench/src/measure/perf_counters.cpp: the pure counter arithmetic first (exact), then the real
 // perf_event_open counters of this thread, then refusals injected through the opener seam.
 #include "ringlab/bench/perf_counters.hpp"
 

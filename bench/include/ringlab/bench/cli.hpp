@@ -9,7 +9,8 @@
 // parse_command_line() is separate from run_bench() so that the parsing (defaults, limits,
 // refusals) is testable without running anything. Exit codes: 0 every case ok or skipped; 1 a case
 // failed, an allocator job failed or a self-check target was missed; 2 bad arguments or a
-// set-up error (no server, unwritable results folder); 130 interrupted by SIGINT/SIGTERM.
+// set-up error (no server, unwritable results folder, a size the server refuses); 128 + the signal
+// when SIGINT (130) or SIGTERM (143) stopped the run (the report then is partial).
 #include <chrono>
 #include <optional>
 #include <string>
@@ -21,6 +22,10 @@
 #include "ringlab/bench/runner.hpp"
 
 namespace ringlab::bench {
+
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInterrupted = 130;  // SIGINT; SIGTERM is 143 (128 + the signal)
 
 struct CliOptions {
   Config config;          // what goes into report.json

@@ -1,3 +1,5 @@
+// What `bench` does once its options are parsed: a suite (with its server, hooks, placement, signals
+// and reports), allocator jobs, the self-check, compare (cli.hpp).
 #include "ringlab/bench/cli.hpp"
 
 #include <fcntl.h>
@@ -26,13 +28,10 @@
 #include "ringlab/http/url.hpp"
 #include "ringlab/net/ring.hpp"
 
+
 namespace ringlab::bench {
 
 namespace {
-
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitInterrupted = 130;
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
@@ -44,196 +43,6 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
 }
 
 }  // namespace
-
-ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) {
-  CliOptions o;
-  o.arguments = arguments;
-  o.config.arguments = arguments;
-  Config& c = o.config;
-  RunnerOptions& r = o.runner;
-  std::string sizes;
-  std::string payload;
-  std::string formats = "md,csv,json";
-  std::string columns;
-  std::string allocators;
-  double target_error_percent = r.target_error * 100;
-  long long server_start_ms = o.server_start_timeout.count();
-  long long server_stop_ms = o.server_stop_timeout.count();
-  long long request_timeout_ms = o.request_timeout.count();
-  long long perf_control_ms = o.perf_control_timeout.count();
-  long long job_timeout_ms = o.job_timeout.count();
-  bool no_memory = false;
-  bool no_phases = false;
-  bool interleave = false;
-  bool no_interleave = false;
-  c.out = "results";
-
-  CLI::App app{
-      "bench: fetch-and-deserialize benchmarks of ringlab's strategies against the embedded server (or --url),\n"
-      "reported as BenchmarkDotNet does. `bench compare OLD.json NEW.json` compares two reports."};
-  app.name("bench");
-  app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
-  app.footer("\n" + render_legend());
-  app.add_option("suite", c.suite, "get (default), repos or post")->check(CLI::IsMember({"get", "repos", "post"}));
-  app.add_flag("--list", o.list, "list the suites and strategies (what each does and mirrors) and exit");
-  app.add_flag("--self-check", o.self_check,
-               "timer overhead, spread of a fixed-work case over 3 runs, ratio of work 2A to A; then exit");
-  app.add_option("--self-check-work", o.self_check_work, "spin steps of the self-check's work A")
-      ->capture_default_str()
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  app.add_option("--filter", c.filter, "strategies to run: comma-separated globs (fnmatch)")->capture_default_str();
-  app.add_option("--sizes", sizes, "records per response, comma-separated (default: the suite's)");
-  app.add_option("--payload", payload, "weather or repos (default: the suite's)")
-      ->check(CLI::IsMember({"weather", "repos"}));
-  app.add_option("--iteration-time", r.iteration_time_ms, "ms one iteration should last at least (pilot's goal)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.001, 3.6e6));
-  app.add_option("--warmup", r.warmup, "warm-up iterations per case")->capture_default_str()->check(CLI::Range(0u, 1000u));
-  app.add_option("--iterations", r.iterations, "measured iterations before the adaptive stop may end a case")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 100000u));
-  app.add_option("--max-iterations", r.max_iterations, "measured iterations at most")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 100000u));
-  app.add_option("--target-error", target_error_percent,
-                 "stop early when Error is below this % of the Mean (the 99.9 % CI half-width)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.001, 100.0));
-  app.add_option("--max-ops-per-iteration", r.max_ops_per_iteration, "the pilot does not grow past this")
-      ->capture_default_str()
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  app.add_option("--max-pilot-stages", r.max_pilot_stages, "re-estimates before the pilot settles")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1000u));
-  app.add_option("--phase-samples", r.phase_samples, "ops per case whose phase timeline is kept (evenly spread)")
-      ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 26));
-  app.add_flag("--interleave", interleave,
-               "the default: the cases run in order-balanced rounds (A B C, C A B, ...), ratios from paired rounds");
-  app.add_flag("--no-interleave", no_interleave,
-               "one case after another instead (ratios then pair samples taken minutes apart)");
-  app.add_flag("--no-memory", no_memory, "do not count allocations");
-  app.add_flag("--no-phases", no_phases, "do not stamp the request phase timeline");
-  app.add_flag("--counters", c.counters, "read perf_event counters around every measured iteration");
-  app.add_option("--allocators", allocators,
-                 "run the suite once per allocator, each in a child under LD_PRELOAD: system,mimalloc,jemalloc,tcmalloc");
-  app.add_option("--job-timeout-ms", job_timeout_ms, "an allocator job's limit")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 864'000'000LL));
-  app.add_option("--job-max-output-mb", o.job_max_output_mb, "largest report an allocator job may send")
-      ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
-  app.add_option("--url", c.url, "use this server (http://host:port) instead of starting the embedded one");
-  app.add_option("--server", o.server, "server binary to start (default: next to bench)");
-  app.add_option("--server-start-timeout-ms", server_start_ms, "limit for 'listening on' and GET /health")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 3'600'000LL));
-  app.add_option("--server-stop-timeout-ms", server_stop_ms, "SIGTERM grace period before SIGKILL")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 3'600'000LL));
-  app.add_option("--request-timeout-ms", request_timeout_ms, "connect and per-operation deadline of every request")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 3'600'000LL));
-  app.add_option("--out", c.out, "results root: reports go to OUT/<UTC timestamp>/")->capture_default_str();
-  app.add_option("--format", formats, "report files to write: md,csv,json")->capture_default_str();
-  app.add_option("--columns", columns,
-                 "extra table columns, comma-separated: per-op latency percentiles " + known_columns());
-  app.add_option("--cpu", c.cpu, "pin the client to this CPU (default: the first allowed; the server gets another)")
-      ->check(CLI::Range(0, CPU_SETSIZE - 1));
-  app.add_option("--server-cpu", c.server_cpu,
-                 "embedded server's CPU: auto (another than the client's), none (not pinned) or a number")
-      ->capture_default_str();
-  app.add_option("--perf-control", o.perf_control,
-                 "CTL,ACK FIFOs of `perf record --control`: profile only the measured iterations");
-  app.add_option("--perf-control-timeout-ms", perf_control_ms, "wait for perf's ack at most this long")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 3'600'000LL));
-  // Hidden: the protocol between an allocator job's parent and child (allocators.hpp).
-  app.add_option("--job-output-fd", o.job_output_fd)->group("");
-  app.add_option("--job-allocator", o.job_allocator)->group("");
-
-  ParsedCommandLine parsed;
-  std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream out;
-    std::ostringstream err;
-    parsed.exit_code = app.exit(e, out, err);
-    parsed.output = out.str() + err.str();
-    if (parsed.exit_code != 0) parsed.exit_code = kExitUsage;
-    return parsed;
-  }
-  const auto refuse = [&parsed](std::string message) {
-    parsed.exit_code = kExitUsage;
-    parsed.output = "bench: " + std::move(message) + "\n";
-    return parsed;
-  };
-  if (r.max_iterations < r.iterations) {
-    return refuse(fmt::format("--max-iterations {} is below --iterations {}", r.max_iterations, r.iterations));
-  }
-  r.target_error = target_error_percent / 100;
-  r.memory = !no_memory;
-  r.phases = !no_phases;
-  if (interleave && no_interleave) return refuse("--interleave and --no-interleave contradict each other");
-  c.interleave = !no_interleave;
-  const Suite* suite = find_suite(c.suite);
-  if (suite == nullptr) return refuse("unknown suite " + c.suite);
-  if (!sizes.empty()) {
-    auto list = parse_sizes(sizes);
-    if (!list) return refuse("--sizes: " + list.error().message);
-    c.sizes = *list;
-  } else {
-    c.sizes.assign(suite->sizes.begin(), suite->sizes.end());
-  }
-  c.payload = payload.empty() ? (suite->payload == strategies::Payload::repos ? "repos" : "weather") : payload;
-  auto format_list = parse_formats(formats);
-  if (!format_list) return refuse("--format: " + format_list.error().message);
-  o.formats = *format_list;
-  c.formats.clear();
-  for (Format f : o.formats) c.formats.emplace_back(format_name(f));
-  if (!columns.empty()) {
-    auto column_list = parse_columns(columns);
-    if (!column_list) return refuse("--columns: " + column_list.error().message);
-    c.columns = *column_list;
-  }
-  if (!allocators.empty()) {
-    auto list = alloc::parse_allocator_list(allocators);
-    if (!list) return refuse("--allocators: " + list.error().message);
-    for (alloc::Allocator a : *list) c.allocators.emplace_back(alloc::allocator_name(a));
-  }
-  if (!o.job_allocator.empty() && !alloc::parse_allocator(o.job_allocator)) {
-    return refuse("--job-allocator: unknown allocator " + o.job_allocator);
-  }
-  if (!o.perf_control.empty()) {
-    if (auto paths = parse_perf_control(o.perf_control); !paths) return refuse("--perf-control: " + paths.error().message);
-  }
-  if (!c.url.empty()) {
-    if (auto url = http::Url::parse(c.url); !url) return refuse("--url: " + url.error().message());
-  }
-  if (c.server_cpu != "auto" && c.server_cpu != "none") {
-    int cpu = -1;
-    const auto [end, ec] = std::from_chars(c.server_cpu.data(), c.server_cpu.data() + c.server_cpu.size(), cpu);
-    if (ec != std::errc{} || end != c.server_cpu.data() + c.server_cpu.size() || cpu < 0 || cpu >= CPU_SETSIZE) {
-      return refuse("--server-cpu: '" + c.server_cpu + "' is not auto, none or a CPU number");
-    }
-  }
-  o.server_start_timeout = std::chrono::milliseconds(server_start_ms);
-  o.server_stop_timeout = std::chrono::milliseconds(server_stop_ms);
-  o.request_timeout = std::chrono::milliseconds(request_timeout_ms);
-  o.perf_control_timeout = std::chrono::milliseconds(perf_control_ms);
-  o.job_timeout = std::chrono::milliseconds(job_timeout_ms);
-  c.iteration_time_ms = r.iteration_time_ms;
-  c.warmup = r.warmup;
-  c.iterations = r.iterations;
-  c.max_iterations = r.max_iterations;
-  c.target_error = r.target_error;
-  c.memory = r.memory;
-  c.phases = r.phases;
-  r.interleave = c.interleave;
-  parsed.options = std::move(o);
-  return parsed;
-}
 
 namespace {
 

@@ -1,18 +1,16 @@
+// The markdown/console report: environment block, warnings, the main table (with the --columns extras),
+// the phase and counter tables, notes and the legend.
 #include "ringlab/bench/reporters.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cmath>
-#include <ctime>
-#include <fstream>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <set>
-#include <system_error>
 
+#include "list.hpp"
 #include "ringlab/bench/allocators.hpp"
 #include "ringlab/bench/diagnostics.hpp"
 #include "ringlab/bench/statistics.hpp"
@@ -20,32 +18,7 @@
 
 namespace ringlab::bench {
 
-std::string_view format_name(Format format) noexcept {
-  switch (format) {
-    case Format::md: return "md";
-    case Format::csv: return "csv";
-    case Format::json: return "json";
-  }
-  return "?";
-}
-
 namespace {
-
-// "a, b,c" -> {"a", "b", "c"}, spaces around items trimmed; an empty list is one empty item.
-std::vector<std::string_view> split_list(std::string_view list) {
-  std::vector<std::string_view> items;
-  std::size_t pos = 0;
-  while (pos <= list.size()) {
-    std::size_t comma = list.find(',', pos);
-    if (comma == std::string_view::npos) comma = list.size();
-    std::string_view item = list.substr(pos, comma - pos);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    items.push_back(item);
-    pos = comma + 1;
-  }
-  return items;
-}
 
 struct ExtraColumn {
   std::string_view name;    // as --columns takes it
@@ -87,46 +60,6 @@ Result<std::vector<std::string>> parse_columns(std::string_view list) {
     }
     out.emplace_back(item);
   }
-  return out;
-}
-
-Result<std::vector<Format>> parse_formats(std::string_view list) {
-  std::vector<Format> out;
-  for (std::string_view item : split_list(list)) {
-    Format f{};
-    if (item == "md") {
-      f = Format::md;
-    } else if (item == "csv") {
-      f = Format::csv;
-    } else if (item == "json") {
-      f = Format::json;
-    } else {
-      return fail(fmt::format("unknown report format '{}' (md, csv, json)", item));
-    }
-    if (std::find(out.begin(), out.end(), f) != out.end()) {
-      return fail(fmt::format("report format '{}' given twice", item));
-    }
-    out.push_back(f);
-  }
-  return out;
-}
-
-std::string format_number(double value, int decimals) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
-  std::string digits = fmt::format("{:.{}f}", std::fabs(value), std::max(0, decimals));
-  const std::size_t point = digits.find('.');
-  const std::size_t int_end = point == std::string::npos ? digits.size() : point;
-  std::string out;
-  out.reserve(digits.size() + digits.size() / 3 + 1);
-  // A value that rounds to zero has no sign.
-  const bool negative = value < 0 && digits.find_first_not_of("0.") != std::string::npos;
-  if (negative) out += '-';
-  for (std::size_t i = 0; i < int_end; ++i) {
-    if (i > 0 && (int_end - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  out.append(digits, int_end, std::string::npos);
   return out;
 }
 
@@ -241,42 +174,6 @@ std::string dash_unless_ok(const CaseResult& c, const std::function<std::string(
 }
 
 }  // namespace
-
-std::string render_environment(const Report& report) {
-  const Environment& e = report.environment;
-  const Config& c = report.config;
-  std::string out = "```ini\n";
-  out += fmt::format("ringlab bench, {} (kernel {})\n", e.os.empty() ? "Linux" : e.os, e.kernel);
-  out += fmt::format("CPU: {}, {} logical cores; governor {}; perf_event_paranoid {}\n", e.cpu, e.cores,
-                     e.governor, e.perf_event_paranoid);
-  out += fmt::format("Timer: {} at {} MHz ({}); overhead {} ns, resolution {} ns\n", e.tick_source,
-                     format_number(e.tsc_hz / 1e6, 3), e.tsc_hz_source, format_number(e.timer_overhead_ns, 1),
-                     format_number(e.timer_resolution_ns, 2));
-  out += fmt::format("io_uring: {}\n", e.io_uring_features);
-  out += fmt::format("Build: {}, {}; liburing {}, simdjson {} (On-Demand kernel: {}), llhttp {}\n", e.compiler,
-                     e.build_type, e.liburing_version, e.simdjson_version, e.simdjson_kernel, e.llhttp_version);
-  out += fmt::format("Source: ringlab {}, commit {}{}; flags: {}\n", e.version.empty() ? "n/a" : e.version,
-                     e.git_commit.empty() ? "unknown" : e.git_commit,
-                     e.git_dirty.value_or(false) ? " with uncommitted changes" : "",
-                     e.compiler_flags.empty() ? "n/a" : e.compiler_flags);
-  out += fmt::format("Allocator: {}\n", e.allocator);
-  std::string pinning = e.client_cpu >= 0 ? fmt::format("client on CPU {}", e.client_cpu) : "client not pinned";
-  if (e.server_cpu >= 0) pinning += fmt::format(", server on CPU {}", e.server_cpu);
-  out += fmt::format("Server: {}; {}\n", e.server, pinning);
-  out += fmt::format(
-      "Run: suite {}, iteration time {} ms, warm-up {}, iterations {}..{}, target error {} %, {}{}\n", c.suite,
-      format_number(c.iteration_time_ms, 0), c.warmup, c.iterations, c.max_iterations,
-      format_number(c.target_error * 100, 1), c.interleave ? "interleaved rounds" : "one case after another",
-      c.memory ? "" : ", memory diagnoser off");
-  const auto load = [](const std::optional<LoadAverage>& l) {
-    return l ? fmt::format("{:.2f} {:.2f} {:.2f}", l->one, l->five, l->fifteen) : std::string(kNa);
-  };
-  out += fmt::format("Started: {}; load average (1, 5, 15 min) at start {}, at end {}\n", e.timestamp,
-                     load(e.load_average_start), load(e.load_average_end));
-  for (const std::string& w : e.warnings) out += fmt::format("WARNING: {}\n", w);
-  out += "```\n";
-  return out;
-}
 
 std::string render_table(const Report& report) {
   const auto rows = table_rows(report, [](const CaseResult&) { return true; });
@@ -482,51 +379,6 @@ std::string render_warnings(const Report& report) {
   return out;
 }
 
-std::string render_legend() {
-  return R"legend(Legend
-  Method         : the strategy (bench --list says where its bytes land and which .NET pattern it mirrors);
-                   "(ref)" marks a reference row, a physical limit rather than a contender (floor_transfer:
-                   the transfer alone, no parse; floor_parse: the parse alone, no network)
-  Payload        : the route's records (weather: GET /weather, repos: GET /repos)
-  Size           : records per response (GET) or per posted body (POST)
-  Mean           : arithmetic mean of the per-op time of the measured iterations (upper outliers removed)
-  Error          : half of the 99.9 % confidence interval of the mean (Student t, n-1 degrees of freedom)
-  StdDev         : standard deviation of the per-op times of the iterations
-  Median         : 50th percentile of the per-op times of the iterations
-  P95            : 95th percentile of the per-op times of the iterations (linear interpolation)
-  Op P50 .. Max  : with --columns p50,p90,p99,p999,max: percentiles and maximum of the latency of single
-                   ops (those whose phases were sampled), from a log-linear histogram exact to 3 digits
-  Ratio          : mean of the distribution of ratios to the baseline of the same payload and size
-                   (every pairing of samples; paired by round with --interleave)
-  RatioSD        : standard deviation of that distribution of ratios
-  Sys Ratio      : allocator jobs only: Mean / the same strategy's Mean under the system allocator (glibc)
-  Allocated      : heap bytes requested per op (malloc family and operator new; 1 KB = 1024 B)
-  Allocs/op      : heap allocation calls per op
-  Alloc Ratio    : Allocated / the baseline's Allocated
-  Page faults/op : minor page faults of the measuring thread per op (getrusage), the usual cause of the
-                   run-to-run spread of strategies that allocate megabytes per op
-  Syscalls/op    : system calls on the request path per op: io_uring_enter for ringlab's io_uring
-                   strategies; connect, send, recv, poll/epoll_wait for the socket peers; n/a for libcurl,
-                   which does not report its own
-  SQEs/op        : submission queue entries submitted per op ("-": the case uses no io_uring ring)
-  CQEs/op        : completion queue entries reaped per op ("-": no io_uring ring)
-  Phases         : median per op of start->connected (Connect), ->request sent (Send), ->first response
-                   byte (Wait), ->headers parsed (Head), ->body complete (Body), ->deserialized (Deserialize),
-                   and the time run() took outside that stamped span (Other). Medians: with a tail of slow
-                   requests (a wake-up on the other CPU) they add up to less than the Mean. n/a: not seen
-                   in the sampled ops (Connect on a kept-alive connection; Send and Wait for libcurl, which
-                   does not say when the request went out; every phase of a case that stamps none)
-  Warnings       : above the table, per case: CV (StdDev/Mean), a bimodal distribution (m-value > 3.2, as
-                   BenchmarkDotNet), Error above the target error or above the Mean, fewer than 5 iterations
-                   kept; and a baseline whose CV is above 10 %, which makes every ratio against it unreliable
-  Precision      : one unit per column, chosen from its smallest value (the phase table: one unit for
-                   the whole table, from its median value); no digit finer than the timer (its
-                   resolution for iteration times, its overhead for single ops)
-  ?              : no baseline in the group;  n/a : not measured;  FAILED/skipped : see the notes
-  1 ns           : 1 nanosecond (0.000000001 s);  1 μs : 1 microsecond (0.000001 s);  1 ms : 0.001 s
-)legend";
-}
-
 std::string render_markdown(const Report& report) {
   std::string out = render_environment(report);
   out += "\n";
@@ -550,139 +402,6 @@ std::string render_markdown(const Report& report) {
   out += "\n";
   out += render_legend();
   return out;
-}
-
-namespace {
-
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  out += '"';
-  return out;
-}
-
-std::string csv_number(double v) {
-  if (!std::isfinite(v)) return {};
-  return fmt::format("{}", v);  // shortest text that reads back to the same double
-}
-
-std::string csv_number(const std::optional<double>& v) { return v ? csv_number(*v) : std::string(); }
-
-std::string bool_text(bool v) { return v ? "true" : "false"; }
-
-}  // namespace
-
-std::string render_csv(const Report& report) {
-  std::vector<std::string> counter_names;
-  for (const CaseResult& c : report.cases) {
-    for (const auto& [name, value] : c.counters) {
-      if (std::find(counter_names.begin(), counter_names.end(), name) == counter_names.end()) {
-        counter_names.push_back(name);
-      }
-    }
-  }
-  std::vector<std::string> header{
-      "strategy", "method", "payload", "size", "allocator", "baseline", "status", "reason",
-      "ops_per_iteration", "warmup_iterations", "samples", "n", "outliers", "mean_ns", "error_ns", "stddev_ns",
-      "median_ns", "p95_ns", "min_ns", "max_ns", "ratio", "ratio_sd", "bytes_per_op", "allocs_per_op",
-      "alloc_ratio", "peak_rss_bytes", "minor_faults_per_op", "ring_enters_per_op", "sqes_per_op", "cqes_per_op",
-      "connections_per_op", "zero_copy_sends_per_op", "zero_copy_copied_per_op", "syscalls_per_op",
-      "phase_ops_sampled",
-      "phase_connect_ns", "phase_send_ns", "phase_wait_ns", "phase_head_ns", "phase_body_ns",
-      "phase_deserialize_ns", "phase_other_ns", "checksum", "reference", "cv", "m_value", "bimodal",
-      "target_error_missed", "error_above_mean", "too_few_iterations", "baseline_unstable", "latency_count",
-      "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns"};
-  for (const std::string& name : counter_names) header.push_back("counter:" + name);
-  std::string out;
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    if (i > 0) out += ',';
-    out += csv_field(header[i]);
-  }
-  out += "\n";
-  for (const CaseResult& c : report.cases) {
-    std::vector<std::string> f{
-        c.strategy, c.method, c.payload, std::to_string(c.size), c.allocator, bool_text(c.baseline),
-        std::string(status_name(c.status)), c.reason, std::to_string(c.ops_per_iteration),
-        std::to_string(c.warmup_iterations), std::to_string(c.samples_ns.size()), std::to_string(c.stats.n),
-        std::to_string(c.stats.outliers), csv_number(c.stats.mean), csv_number(c.stats.error),
-        csv_number(c.stats.stddev), csv_number(c.stats.median), csv_number(c.stats.p95), csv_number(c.stats.min),
-        csv_number(c.stats.max), csv_number(c.stats.ratio), csv_number(c.stats.ratio_sd),
-        csv_number(c.memory.bytes_per_op), csv_number(c.memory.allocs_per_op), csv_number(c.memory.alloc_ratio),
-        std::to_string(c.memory.peak_rss), csv_number(c.memory.minor_faults_per_op),
-        csv_number(c.io.ring_enters_per_op), csv_number(c.io.sqes_per_op), csv_number(c.io.cqes_per_op),
-        csv_number(c.io.connections_per_op), csv_number(c.io.zero_copy_sends_per_op),
-        csv_number(c.io.zero_copy_copied_per_op), csv_number(c.io.syscalls_per_op),
-        std::to_string(c.phases.ops_sampled),
-        csv_number(c.phases.connect), csv_number(c.phases.send), csv_number(c.phases.wait),
-        csv_number(c.phases.head), csv_number(c.phases.body), csv_number(c.phases.deserialize),
-        csv_number(c.phases.other),
-        fmt::format("{:#018x}", c.checksum), bool_text(c.reference), csv_number(c.diagnostics.cv),
-        csv_number(c.diagnostics.m_value), bool_text(c.diagnostics.bimodal),
-        bool_text(c.diagnostics.target_error_missed), bool_text(c.diagnostics.error_above_mean),
-        bool_text(c.diagnostics.too_few_iterations), bool_text(c.diagnostics.baseline_unstable),
-        c.latency ? std::to_string(c.latency->count) : std::string(),
-        c.latency ? csv_number(c.latency->p50) : std::string(), c.latency ? csv_number(c.latency->p90) : std::string(),
-        c.latency ? csv_number(c.latency->p99) : std::string(), c.latency ? csv_number(c.latency->p999) : std::string(),
-        c.latency ? csv_number(c.latency->max) : std::string()};
-    for (const std::string& name : counter_names) {
-      const auto it = c.counters.find(name);
-      f.push_back(it == c.counters.end() ? std::string() : csv_number(it->second));
-    }
-    for (std::size_t i = 0; i < f.size(); ++i) {
-      if (i > 0) out += ',';
-      out += csv_field(f[i]);
-    }
-    out += "\n";
-  }
-  return out;
-}
-
-std::string render_json(const Report& report) { return to_json(report).dump(2) + "\n"; }
-
-std::string results_folder_name(long long unix_seconds) {
-  const auto t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  return fmt::format("{:04}-{:02}-{:02}_{:02}-{:02}-{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                     tm.tm_min, tm.tm_sec);
-}
-
-Result<std::vector<std::filesystem::path>> write_reports(const Report& report, const std::filesystem::path& root,
-                                                         const std::vector<Format>& formats, long long unix_seconds) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (ec) return fail(fmt::format("create {}: {}", root.string(), ec.message()));
-  const std::string base = results_folder_name(unix_seconds);
-  fs::path folder;
-  for (int attempt = 1; attempt < 1000; ++attempt) {
-    folder = root / (attempt == 1 ? base : fmt::format("{}-{}", base, attempt));
-    if (fs::create_directory(folder, ec)) break;
-    if (ec) return fail(fmt::format("create {}: {}", folder.string(), ec.message()));
-    folder.clear();  // exists: try the next suffix
-  }
-  if (folder.empty()) return fail(fmt::format("create {}/{}: every suffix up to 999 exists", root.string(), base));
-  std::vector<fs::path> written;
-  for (Format format : formats) {
-    const fs::path path = folder / fmt::format("report.{}", format_name(format));
-    std::string text;
-    switch (format) {
-      case Format::md: text = render_markdown(report); break;
-      case Format::csv: text = render_csv(report); break;
-      case Format::json: text = render_json(report); break;
-    }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return fail(errno_message("open", path.string(), errno));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) return fail(errno_message("write", path.string(), errno));
-    written.push_back(path);
-  }
-  return written;
 }
 
 }  // namespace ringlab::bench

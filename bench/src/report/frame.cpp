@@ -1,0 +1,98 @@
+// What frames the markdown table: the environment block above it (as BenchmarkDotNet prints it) and the
+// legend below it (also bench --help's footer).
+#include "ringlab/bench/reporters.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace ringlab::bench {
+
+namespace {
+
+constexpr std::string_view kNa = "n/a";
+
+}  // namespace
+
+std::string render_environment(const Report& report) {
+  const Environment& e = report.environment;
+  const Config& c = report.config;
+  std::string out = "```ini\n";
+  out += fmt::format("ringlab bench, {} (kernel {})\n", e.os.empty() ? "Linux" : e.os, e.kernel);
+  out += fmt::format("CPU: {}, {} logical cores; governor {}; perf_event_paranoid {}\n", e.cpu, e.cores,
+                     e.governor, e.perf_event_paranoid);
+  out += fmt::format("Timer: {} at {} MHz ({}); overhead {} ns, resolution {} ns\n", e.tick_source,
+                     format_number(e.tsc_hz / 1e6, 3), e.tsc_hz_source, format_number(e.timer_overhead_ns, 1),
+                     format_number(e.timer_resolution_ns, 2));
+  out += fmt::format("io_uring: {}\n", e.io_uring_features);
+  out += fmt::format("Build: {}, {}; liburing {}, simdjson {} (On-Demand kernel: {}), llhttp {}\n", e.compiler,
+                     e.build_type, e.liburing_version, e.simdjson_version, e.simdjson_kernel, e.llhttp_version);
+  out += fmt::format("Source: ringlab {}, commit {}{}; flags: {}\n", e.version.empty() ? "n/a" : e.version,
+                     e.git_commit.empty() ? "unknown" : e.git_commit,
+                     e.git_dirty.value_or(false) ? " with uncommitted changes" : "",
+                     e.compiler_flags.empty() ? "n/a" : e.compiler_flags);
+  out += fmt::format("Allocator: {}\n", e.allocator);
+  std::string pinning = e.client_cpu >= 0 ? fmt::format("client on CPU {}", e.client_cpu) : "client not pinned";
+  if (e.server_cpu >= 0) pinning += fmt::format(", server on CPU {}", e.server_cpu);
+  out += fmt::format("Server: {}; {}\n", e.server, pinning);
+  out += fmt::format(
+      "Run: suite {}, iteration time {} ms, warm-up {}, iterations {}..{}, target error {} %, {}{}\n", c.suite,
+      format_number(c.iteration_time_ms, 0), c.warmup, c.iterations, c.max_iterations,
+      format_number(c.target_error * 100, 1), c.interleave ? "interleaved rounds" : "one case after another",
+      c.memory ? "" : ", memory diagnoser off");
+  const auto load = [](const std::optional<LoadAverage>& l) {
+    return l ? fmt::format("{:.2f} {:.2f} {:.2f}", l->one, l->five, l->fifteen) : std::string(kNa);
+  };
+  out += fmt::format("Started: {}; load average (1, 5, 15 min) at start {}, at end {}\n", e.timestamp,
+                     load(e.load_average_start), load(e.load_average_end));
+  for (const std::string& w : e.warnings) out += fmt::format("WARNING: {}\n", w);
+  out += "```\n";
+  return out;
+}
+
+std::string render_legend() {
+  return R"legend(Legend
+  Method         : the strategy (bench --list says where its bytes land and which .NET pattern it mirrors);
+                   "(ref)" marks a reference row, a physical limit rather than a contender (floor_transfer:
+                   the transfer alone, no parse; floor_parse: the parse alone, no network)
+  Payload        : the route's records (weather: GET /weather, repos: GET /repos)
+  Size           : records per response (GET) or per posted body (POST)
+  Mean           : arithmetic mean of the per-op time of the measured iterations (upper outliers removed)
+  Error          : half of the 99.9 % confidence interval of the mean (Student t, n-1 degrees of freedom)
+  StdDev         : standard deviation of the per-op times of the iterations
+  Median         : 50th percentile of the per-op times of the iterations
+  P95            : 95th percentile of the per-op times of the iterations (linear interpolation)
+  Op P50 .. Max  : with --columns p50,p90,p99,p999,max: percentiles and maximum of the latency of single
+                   ops (those whose phases were sampled), from a log-linear histogram exact to 3 digits
+  Ratio          : mean of the distribution of ratios to the baseline of the same payload and size
+                   (paired by round; every pairing of samples with --no-interleave)
+  RatioSD        : standard deviation of that distribution of ratios
+  Sys Ratio      : allocator jobs only: Mean / the same strategy's Mean under the system allocator (glibc)
+  Allocated      : heap bytes requested per op (malloc family and operator new; 1 KB = 1024 B)
+  Allocs/op      : heap allocation calls per op
+  Alloc Ratio    : Allocated / the baseline's Allocated
+  Page faults/op : minor page faults of the measuring thread per op (getrusage), the usual cause of the
+                   run-to-run spread of strategies that allocate megabytes per op
+  Syscalls/op    : system calls on the request path per op: io_uring_enter for ringlab's io_uring
+                   strategies; connect, send, recv, poll/epoll_wait for the socket peers; n/a for libcurl,
+                   which does not report its own
+  SQEs/op        : submission queue entries submitted per op ("-": the case uses no io_uring ring)
+  CQEs/op        : completion queue entries reaped per op ("-": no io_uring ring)
+  Phases         : median per op of start->connected (Connect), ->request sent (Send), ->first response
+                   byte (Wait), ->headers parsed (Head), ->body complete (Body), ->deserialized (Deserialize),
+                   and the time run() took outside that stamped span (Other). Medians: with a tail of slow
+                   requests (a wake-up on the other CPU) they add up to less than the Mean. n/a: not seen
+                   in the sampled ops (Connect on a kept-alive connection; Send and Wait for libcurl, which
+                   does not say when the request went out; every phase of a case that stamps none)
+  Warnings       : above the table, per case: CV (StdDev/Mean), a bimodal distribution (m-value > 3.2, as
+                   BenchmarkDotNet), Error above the target error or above the Mean, fewer than 5 iterations
+                   kept; and a baseline whose CV is above 10 %, which makes every ratio against it unreliable
+  Precision      : one unit per column, chosen from its smallest value (the phase table: one unit for
+                   the whole table, from its median value); no digit finer than the timer (its
+                   resolution for iteration times, its overhead for single ops)
+  ?              : no baseline in the group;  n/a : not measured;  FAILED/skipped : see the notes
+  1 ns           : 1 nanosecond (0.000000001 s);  1 μs : 1 microsecond (0.000001 s);  1 ms : 0.001 s
+)legend";
+}
+
+}  // namespace ringlab::bench
