@@ -3,14 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 
+#include "case_state.hpp"
 #include "ringlab/bench/cycle_counter.hpp"
-#include "ringlab/bench/histogram.hpp"
 #include "ringlab/bench/memory_diagnoser.hpp"
 #include "ringlab/bench/statistics.hpp"
 
@@ -35,54 +33,6 @@ std::string_view stage_name(Stage stage) noexcept {
 }
 
 namespace {
-
-// payload_name() lives in the strategies library; the runner spells the two names itself so that
-// it (and its tests) do not need that library linked.
-std::string_view payload_text(strategies::Payload payload) noexcept {
-  switch (payload) {
-    case strategies::Payload::weather: return "weather";
-    case strategies::Payload::repos: return "repos";
-  }
-  return "?";
-}
-
-std::string_view method_text(strategies::Method method) noexcept {
-  return method == strategies::Method::post ? "POST" : "GET";
-}
-
-enum Phase : std::size_t { connect, send, wait, head, body, deserialize, other, kPhaseCount };
-
-struct CaseState {
-  std::size_t index = 0;
-  const CaseSpec* spec = nullptr;
-  strategies::CaseConfig config;
-  std::string name;
-  std::unique_ptr<strategies::Strategy> strategy;
-  CaseResult result;
-  bool active = false;       // set up and not failed
-  bool have_checksum = false;
-  uint64_t checksum = 0;     // the full checksum, from verified ops
-  bool have_consumed = false;
-  uint64_t consumed = 0;     // the consumption fold, the same at every op
-  std::optional<std::string> failure;  // set inside the timed loop; turned into status after
-  uint64_t ops = 0;
-  uint64_t random = 0;       // xorshift64 state: where the second verified op of an iteration goes
-
-  // Durations (ticks) of the verified ops of measured iterations, for the verification's cost.
-  std::vector<uint64_t> verified_ticks;
-
-  // Phase durations in ticks, sampled every `phase_stride`-th measured op.
-  std::array<std::vector<uint64_t>, kPhaseCount> phases;
-  std::vector<uint64_t> op_ticks;  // the whole run() of each sampled op: the latency distribution
-  uint64_t phase_stride = 1;
-  uint64_t measured_ops = 0;
-
-  // Summed over the timed segments of measured iterations only (verified ops excluded).
-  AllocationCounts allocations;
-  uint64_t minor_faults = 0;
-  strategies::IoCounters io_before;
-  strategies::IoCounters io_verified;  // the verified ops' share of the counters, taken out at the end
-};
 
 class Runner {
  public:
@@ -178,35 +128,6 @@ class Runner {
     }
     s.active = true;
     return true;
-  }
-
-  // `run_start`/`run_end`: clock readings just around the run() call, so that the time run() spent
-  // outside the client's stamped span (the strategy's own work before and after the request) is
-  // accounted for too.
-  void record_phases(CaseState& s, const http::Timeline& t, uint64_t run_start, uint64_t run_end) noexcept {
-    const uint64_t op = s.measured_ops++;
-    if (op % s.phase_stride != 0) return;
-    if (s.op_ticks.size() < s.op_ticks.capacity()) s.op_ticks.push_back(run_end - run_start);
-    const auto put = [&s](Phase phase, uint64_t from, uint64_t to) {
-      auto& v = s.phases[phase];
-      if (from != 0 && to >= from && v.size() < v.capacity()) v.push_back(to - from);
-    };
-    if (t.connected != 0) put(connect, t.start, t.connected);
-    put(send, t.connected != 0 ? t.connected : t.start, t.request_sent);
-    put(wait, t.request_sent, t.first_byte);
-    put(head, t.first_byte, t.head_parsed);
-    put(body, t.head_parsed, t.body_done);
-    put(deserialize, t.body_done, t.deserialized);
-    if (t.start != 0) {
-      uint64_t last = t.start;
-      for (uint64_t stamp : {t.connected, t.request_sent, t.first_byte, t.head_parsed, t.body_done, t.deserialized}) {
-        last = std::max(last, stamp);
-      }
-      const uint64_t run = run_end - run_start;
-      const uint64_t stamped = last - t.start;
-      auto& v = s.phases[other];
-      if (run >= stamped && v.size() < v.capacity()) v.push_back(run - stamped);
-    }
   }
 
   // One verified op (Check::verify), outside the clock: the full checksum of its records must equal
@@ -434,64 +355,12 @@ class Runner {
 
   void finish(CaseState& s) {
     CaseResult& r = s.result;
-    r.checksum = s.checksum;
-    const strategies::IoCounters io = s.strategy->io_counters();
-    const ResourceUsage usage = read_resource_usage();
-    const auto total_ops = static_cast<double>(s.ops * r.samples_ns.size());
-    // What the timed ops did: the counters' change over the measured iterations less the verified ops'.
-    const auto per_op = [total_ops](uint64_t after, uint64_t before, uint64_t verified) {
-      return total_ops > 0 ? static_cast<double>(after - before - verified) / total_ops : 0.0;
-    };
-    const strategies::IoCounters& b = s.io_before;
-    const strategies::IoCounters& x = s.io_verified;
-    r.io.ring_enters_per_op = per_op(io.ring_enters, b.ring_enters, x.ring_enters);
-    r.io.sqes_per_op = per_op(io.sqes_submitted, b.sqes_submitted, x.sqes_submitted);
-    r.io.cqes_per_op = per_op(io.cqes_reaped, b.cqes_reaped, x.cqes_reaped);
-    r.io.connections_per_op = per_op(io.connections_opened, b.connections_opened, x.connections_opened);
-    r.io.zero_copy_sends_per_op = per_op(io.zero_copy_sends, b.zero_copy_sends, x.zero_copy_sends);
-    r.io.zero_copy_copied_per_op = per_op(io.zero_copy_copied, b.zero_copy_copied, x.zero_copy_copied);
-    if (io.counts_syscalls) r.io.syscalls_per_op = per_op(io.syscalls, b.syscalls, x.syscalls);
-    r.memory.peak_rss = usage.peak_rss_bytes;
-    r.memory.minor_faults_per_op = total_ops > 0 ? static_cast<double>(s.minor_faults) / total_ops : 0.0;
-    if (memory_ && total_ops > 0) {
-      r.memory.bytes_per_op = static_cast<double>(s.allocations.bytes) / total_ops;
-      r.memory.allocs_per_op = static_cast<double>(s.allocations.allocations) / total_ops;
-    }
-    r.phases.ops_sampled = s.op_ticks.size();
-    if (!s.op_ticks.empty()) {
-      // The per-op latency distribution of the sampled ops: built here, after the case, from the
-      // durations kept during it (nothing but a push_back into reserved room next to the clock).
-      Histogram latency;
-      for (uint64_t ticks : s.op_ticks) latency.record(static_cast<uint64_t>(std::llround(to_ns(ticks))));
-      r.latency = latency_from(latency);
-    }
-    const auto median_ns = [this](const std::vector<uint64_t>& v) -> std::optional<double> {
-      if (v.empty()) return std::nullopt;
-      std::vector<double> ns;
-      ns.reserve(v.size());
-      for (uint64_t t : v) ns.push_back(to_ns(t));
-      std::sort(ns.begin(), ns.end());
-      return quantile_sorted(ns, 0.5);
-    };
-    r.phases.connect = median_ns(s.phases[connect]);
-    r.phases.send = median_ns(s.phases[send]);
-    r.phases.wait = median_ns(s.phases[wait]);
-    r.phases.head = median_ns(s.phases[head]);
-    r.phases.body = median_ns(s.phases[body]);
-    r.phases.deserialize = median_ns(s.phases[deserialize]);
-    r.phases.other = median_ns(s.phases[other]);
-    summarize_samples(r);
+    fill_case_numbers(s, context_.clock.hz, memory_);
     for (IterationHook* hook : context_.hooks) hook->case_end(s.index, *s.spec, r);
     r.notes = s.strategy->notes();
-    const std::optional<double> verified = median_ns(s.verified_ticks);
-    const std::optional<double> timed = median_ns(s.op_ticks);
-    if (verified && timed) {
-      // What verifying costs: a verified op's median less a timed op's (both single ops, so that the
-      // same preemptions and outliers weigh on both).
+    if (std::string cost = verification_note(s, context_.clock.hz); !cost.empty()) {
       if (!r.notes.empty()) r.notes += "; ";
-      r.notes += fmt::format("verification (full checksum, clock stopped) on {} ops: {:.1f} µs per verified op "
-                             "against {:.1f} µs per timed op",
-                             s.verified_ticks.size(), *verified / 1e3, *timed / 1e3);
+      r.notes += cost;
     }
     s.strategy->teardown();
     s.active = false;
@@ -571,47 +440,10 @@ class Runner {
 
 }  // namespace
 
-std::string case_name(const CaseSpec& spec) {
-  const std::string_view strategy = spec.strategy != nullptr ? spec.strategy->name : "?";
-  return fmt::format("{} {} {}", strategy, payload_text(spec.config.payload), spec.config.count);
-}
-
 std::vector<CaseResult> run_cases(std::span<const CaseSpec> cases, const RunnerOptions& options,
                                   const RunContext& context) {
   Runner runner(cases, options, context);
   return runner.run();
-}
-
-void check_checksums(std::vector<CaseResult>& results) {
-  std::unordered_map<std::string, const CaseResult*> baselines;
-  for (const CaseResult& r : results) {
-    if (r.baseline && r.status == CaseStatus::ok) baselines.emplace(case_key(r), &r);
-  }
-  for (CaseResult& r : results) {
-    if (r.status != CaseStatus::ok || r.baseline) continue;
-    const auto found = baselines.find(case_key(r));
-    if (found == baselines.end()) continue;
-    const CaseResult& base = *found->second;
-    if (r.checksum != base.checksum) {
-      r.status = CaseStatus::failed;
-      r.reason = fmt::format("checksum {:#018x} differs from baseline {}'s {:#018x}: the strategy read "
-                             "different data",
-                             r.checksum, base.strategy, base.checksum);
-    }
-  }
-}
-
-std::vector<std::size_t> interleave_order(std::size_t n, std::size_t round) {
-  std::vector<std::size_t> order(n);
-  for (std::size_t position = 0; position < n; ++position) {
-    order[position] = (position + n - round % n) % n;
-  }
-  return order;
-}
-
-std::size_t balanced_rounds(std::size_t n, std::size_t at_least) noexcept {
-  if (n == 0) return 0;
-  return ((at_least + n - 1) / n) * n;
 }
 
 }  // namespace ringlab::bench

@@ -1,0 +1,87 @@
+#pragma once
+// The runner's state of one case while it runs, and what turns that state into the case's numbers.
+// Internal to bench/src/run (runner.cpp).
+//
+// Ownership: a CaseState owns its strategy and its sample vectors, which are reserved before the
+// measured iterations (begin_measuring) so that nothing next to the clock allocates.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/bench/memory_diagnoser.hpp"
+#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/runner.hpp"
+#include "ringlab/http/timeline.hpp"
+#include "ringlab/strategies/strategy.hpp"
+
+namespace ringlab::bench {
+
+// payload_name() lives in the strategies library; the runner spells the two names itself so that
+// it (and its tests) do not need that library linked.
+inline std::string_view payload_text(strategies::Payload payload) noexcept {
+  switch (payload) {
+    case strategies::Payload::weather: return "weather";
+    case strategies::Payload::repos: return "repos";
+  }
+  return "?";
+}
+
+inline std::string_view method_text(strategies::Method method) noexcept {
+  return method == strategies::Method::post ? "POST" : "GET";
+}
+
+enum Phase : std::size_t { connect, send, wait, head, body, deserialize, other, kPhaseCount };
+
+struct CaseState {
+  std::size_t index = 0;
+  const CaseSpec* spec = nullptr;
+  strategies::CaseConfig config;
+  std::string name;
+  std::unique_ptr<strategies::Strategy> strategy;
+  CaseResult result;
+  bool active = false;       // set up and not failed
+  bool have_checksum = false;
+  uint64_t checksum = 0;     // the full checksum, from verified ops
+  bool have_consumed = false;
+  uint64_t consumed = 0;     // the consumption fold, the same at every op
+  std::optional<std::string> failure;  // set inside the timed loop; turned into status after
+  uint64_t ops = 0;
+  uint64_t random = 0;       // xorshift64 state: where the second verified op of an iteration goes
+
+  // Durations (ticks) of the verified ops of measured iterations, for the verification's cost.
+  std::vector<uint64_t> verified_ticks;
+
+  // Phase durations in ticks, sampled every `phase_stride`-th measured op.
+  std::array<std::vector<uint64_t>, kPhaseCount> phases;
+  std::vector<uint64_t> op_ticks;  // the whole run() of each sampled op: the latency distribution
+  uint64_t phase_stride = 1;
+  uint64_t measured_ops = 0;
+
+  // Summed over the timed segments of measured iterations only (verified ops excluded).
+  AllocationCounts allocations;
+  uint64_t minor_faults = 0;
+  strategies::IoCounters io_before;
+  strategies::IoCounters io_verified;  // the verified ops' share of the counters, taken out at the end
+};
+
+// Keeps the phases of every `phase_stride`-th measured op, and the op's whole run() for the latency
+// histogram. `run_start`/`run_end`: clock readings just around the run() call, so that the time run()
+// spent outside the client's stamped span (the strategy's own work before and after the request) is
+// accounted for too. Allocation-free: it only fills reserved room.
+void record_phases(CaseState& s, const http::Timeline& t, uint64_t run_start, uint64_t run_end) noexcept;
+
+// After the measured iterations: the per-op counters (less the verified ops' share), memory, phase
+// medians, the latency histogram and the statistics of the samples, into s.result. `hz`: the clock's
+// tick rate; `memory`: allocations were counted.
+void fill_case_numbers(CaseState& s, double hz, bool memory);
+
+// "verification (full checksum, clock stopped) on N ops: X µs per verified op against Y µs per timed
+// op", or empty when there were no verified or no sampled ops.
+[[nodiscard]] std::string verification_note(const CaseState& s, double hz);
+
+}  // namespace ringlab::bench
