@@ -131,7 +131,7 @@ TEST_CASE("reading refuses other schema versions and names the field of a wrong 
   CHECK(other.error().message.find("schema_version 99") != std::string::npos);
   const auto wrong = rb::parse_report(R"({"schema_version": 1, "cases": [{"stats": {"mean": "fast"}}]})");
   REQUIRE_FALSE(wrong.has_value());
-  CHECK(wrong.error().message.find("cases[0].mean") != std::string::npos);
+  CHECK(wrong.error().message.find("cases[0].stats.mean") != std::string::npos);
   const auto status = rb::parse_report(R"({"schema_version": 1, "cases": [{"status": "great"}]})");
   REQUIRE_FALSE(status.has_value());
   CHECK(status.error().message.find("unknown status 'great'") != std::string::npos);
