@@ -45,6 +45,7 @@
 #include "ringlab/json/consume.hpp"
 #include "ringlab/json/deserialize.hpp"
 #include "ringlab/json/record_splitter.hpp"
+#include "client_strategy.hpp"
 #include "ringlab/net/padded_buffer.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
@@ -134,6 +135,40 @@ class NdjsonStreamingSink final : public http::BodySink {
   // The current batch's records: views into the body.
   std::pmr::vector<json::WeatherView> weather_;
   std::pmr::vector<json::RepositoryView> repos_;
+};
+
+// The frame of both streaming strategies: the body received in place through `Sink`, parsed as it
+// arrives; a verified request also checksums the records as they go (they do not outlive their batch).
+// notes() says how many records, on the last request, were parsed before the last piece of the body
+// arrived: the overlap achieved. `extra_query` picks the body's form ("&format=ndjson" or none).
+template <class Sink>
+class StreamingStrategy final : public ClientStrategy {
+ public:
+  StreamingStrategy(std::string_view name, std::string_view extra_query)
+      : ClientStrategy(name), extra_query_(extra_query) {}
+
+  [[nodiscard]] std::string notes() const override {
+    return "last request: " + std::to_string(sink_.records_before_end()) + " of " +
+           std::to_string(sink_.records()) + " records parsed before the last piece of the body arrived";
+  }
+
+ private:
+  [[nodiscard]] std::string target() const override { return get_target(config(), extra_query_); }
+  Status prepare() override {
+    sink_.expect(config().payload, config().count);
+    return {};
+  }
+  Status before_request() override {
+    sink_.verify(verifying());
+    return {};
+  }
+  http::BodySink& sink() override { return sink_; }
+  json::Result<uint64_t> deserialize() override { return sink_.consumed(); }
+  uint64_t checksum() override { return sink_.checksum(); }
+
+  std::string_view extra_query_;
+  net::PaddedBuffer body_;
+  Sink sink_{parser(), body_};
 };
 
 }  // namespace ringlab::strategies::detail
