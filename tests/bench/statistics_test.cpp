@@ -155,6 +155,7 @@ TEST_CASE("paired ratio cancels drift that hits both cases in a round alike") {
   const std::vector<double> x{150, 165, 180, 195, 210};
   const rb::RatioStats paired = rb::ratio_paired(x, b);
   CHECK(paired.mean == Approx(1.5));
+  CHECK(paired.median == Approx(1.5));
   CHECK(paired.sd == Approx(0.0).epsilon(1e-12));
   const rb::RatioStats unpaired = rb::ratio_all_pairs(x, b);
   CHECK(unpaired.sd > 0.1);  // the same data without pairing carries the drift as spread

@@ -83,26 +83,21 @@ void compute_ratios(Report& report) {
       c.stats.ratio = 1.0;
       c.stats.ratio_sd = 0.0;
     } else {
-      RatioStats r;
       if (report.config.interleave) {
-        // Pair by round: drop a round if either side discarded it as an outlier.
-        std::vector<double> x;
-        std::vector<double> b;
-        const std::size_t n = std::min(c.samples_ns.size(), base.samples_ns.size());
-        for (std::size_t i = 0; i < n; ++i) {
-          const bool out = std::find(c.outliers.begin(), c.outliers.end(), i) != c.outliers.end() ||
-                           std::find(base.outliers.begin(), base.outliers.end(), i) != base.outliers.end();
-          if (out) continue;
-          x.push_back(c.samples_ns[i]);
-          b.push_back(base.samples_ns[i]);
+        // Paired by round, every round: the median of the round ratios (statistics.hpp says why the
+        // median, and why no round is dropped).
+        const RatioStats r = ratio_paired(c.samples_ns, base.samples_ns);
+        if (std::isfinite(r.median)) {
+          c.stats.ratio = r.median;
+          c.stats.ratio_sd = r.sd;
         }
-        r = ratio_paired(x, b);
       } else {
-        r = ratio_all_pairs(without(c.samples_ns, c.outliers), without(base.samples_ns, base.outliers));
-      }
-      if (std::isfinite(r.mean)) {
-        c.stats.ratio = r.mean;
-        c.stats.ratio_sd = r.sd;
+        const RatioStats r =
+            ratio_all_pairs(without(c.samples_ns, c.outliers), without(base.samples_ns, base.outliers));
+        if (std::isfinite(r.mean)) {
+          c.stats.ratio = r.mean;
+          c.stats.ratio_sd = r.sd;
+        }
       }
     }
     if (c.memory.bytes_per_op && base.memory.bytes_per_op) {

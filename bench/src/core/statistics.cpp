@@ -175,8 +175,8 @@ std::vector<double> without(std::span<const double> values, std::span<const std:
 }
 
 RatioStats ratio_all_pairs(std::span<const double> x, std::span<const double> b) {
-  if (x.empty() || b.empty()) return {kNaN, kNaN};
-  if (std::any_of(b.begin(), b.end(), [](double v) { return !(v > 0); })) return {kNaN, kNaN};
+  if (x.empty() || b.empty()) return {kNaN, kNaN, kNaN};
+  if (std::any_of(b.begin(), b.end(), [](double v) { return !(v > 0); })) return {kNaN, kNaN, kNaN};
   std::vector<double> ratios;
   ratios.reserve(x.size() * b.size());
   for (double xi : x) {
@@ -187,14 +187,17 @@ RatioStats ratio_all_pairs(std::span<const double> x, std::span<const double> b)
 
 RatioStats ratio_paired(std::span<const double> x, std::span<const double> b) {
   const std::size_t n = std::min(x.size(), b.size());
-  if (n == 0) return {kNaN, kNaN};
+  if (n == 0) return {kNaN, kNaN, kNaN};
   std::vector<double> ratios;
   ratios.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (!(b[i] > 0)) return {kNaN, kNaN};
+    if (!(b[i] > 0)) return {kNaN, kNaN, kNaN};
     ratios.push_back(x[i] / b[i]);
   }
-  return {mean(ratios), stddev(ratios)};
+  RatioStats stats{mean(ratios), stddev(ratios), 0};
+  std::sort(ratios.begin(), ratios.end());
+  stats.median = quantile_sorted(ratios, 0.5);
+  return stats;
 }
 
 namespace {

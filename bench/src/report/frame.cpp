@@ -64,8 +64,8 @@ std::string render_legend() {
   P95            : 95th percentile of the per-op times of the iterations (linear interpolation)
   Op P50 .. Max  : with --columns p50,p90,p99,p999,max: percentiles and maximum of the latency of single
                    ops (those whose phases were sampled), from a log-linear histogram exact to 3 digits
-  Ratio          : mean of the distribution of ratios to the baseline of the same payload and size
-                   (paired by round; every pairing of samples with --no-interleave)
+  Ratio          : against the baseline of the same payload and size: the median of the per-round ratios
+                   (paired rounds, the default), or the mean of every pairing of samples (--no-interleave)
   RatioSD        : standard deviation of that distribution of ratios
   Sys Ratio      : allocator jobs only: Mean / the same strategy's Mean under the system allocator (glibc)
   Allocated      : heap bytes requested per op (malloc family and operator new; 1 KB = 1024 B)

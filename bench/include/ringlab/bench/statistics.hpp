@@ -14,12 +14,17 @@
 //   - Outliers: Tukey's fences Q1 - 1.5 IQR and Q3 + 1.5 IQR; only values above the upper fence are
 //     removed (slow iterations are interference: a preempted thread, a page fault storm; a fast
 //     one is not noise in that direction).
-//   - Ratio and RatioSD, as BenchmarkDotNet's RatioStatistics: the mean and standard deviation of a
-//     distribution of ratios case / baseline. For runs one case after another the distribution is
-//     every pairing x_i / b_j (n_x * n_b ratios), since no sample of one case belongs with a particular
-//     sample of the other. For interleaved runs sample i of every case comes from round i, so the
-//     distribution is the paired x_i / b_i over the rounds both kept; the drift of the machine
-//     between rounds then cancels in each ratio.
+//   - Ratio and RatioSD come from a distribution of ratios case / baseline. For runs one case after
+//     another, as BenchmarkDotNet's RatioStatistics: the mean and standard deviation of every pairing
+//     x_i / b_j (n_x * n_b ratios), since no sample of one case belongs with a particular sample of
+//     the other. For interleaved runs sample i of every case comes from round i, so the distribution
+//     is the paired x_i / b_i over every round, and the drift of the machine between rounds cancels
+//     in each ratio; Ratio is then its median and RatioSD its standard deviation. The median, not
+//     the mean: on a shared VM single iterations of any case fall into a slow mode now and then
+//     (seen here: 1.3 ms or 1.85 ms for the same work), so a round's ratio is sometimes far off in
+//     either direction, and the mean moves with how many such rounds a run happened to get. Dropping
+//     the rounds where either side was an outlier is no cure: it drops the rounds where the baseline
+//     was slow, that is the low ratios, and biases the mean upwards.
 #include <cstddef>
 #include <span>
 #include <string_view>
@@ -75,10 +80,12 @@ struct Summary {
 struct RatioStats {
   double mean = 0;
   double sd = 0;
+  double median = 0;
 };
 // Every pairing x_i / b_j (see the header comment). Both non-empty and b all positive, else NaN.
 [[nodiscard]] RatioStats ratio_all_pairs(std::span<const double> x, std::span<const double> b);
-// Paired x_i / b_i over the first min(n_x, n_b) entries. NaN when there is no pair.
+// Paired x_i / b_i over the first min(n_x, n_b) entries: mean, sd and median. NaN when there is no
+// pair or a b_i is not positive.
 [[nodiscard]] RatioStats ratio_paired(std::span<const double> x, std::span<const double> b);
 
 // A unit for a column of values: the largest unit in which the smallest value is still below 1000
