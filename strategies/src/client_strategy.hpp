@@ -43,6 +43,9 @@ class ClientStrategy : public Strategy {
   Status setup(const CaseConfig& config) final;
   Result<Outcome> run(http::Timeline* timeline, Check check) final;
   [[nodiscard]] IoCounters io_counters() const override;
+  void drop_connection() final {
+    if (client_) client_->close_idle();
+  }
   void teardown() final;
 
  protected:

@@ -33,6 +33,7 @@ class SocketPeer : public Strategy {
   Status setup(const CaseConfig& config) final;
   Result<Outcome> run(http::Timeline* timeline, Check check) final;
   [[nodiscard]] IoCounters io_counters() const final;
+  void drop_connection() final { close_connection(); }
   void teardown() final;
 
  protected:

@@ -44,10 +44,15 @@ struct Behaviour {
   std::size_t allocate_per_run = 0;  // bytes allocated (and freed) by each run
   bool stamp_timeline = false;
   rs::IoCounters io_per_run{};
+  uint64_t setup_cost_ns = 0;  // fake time setup() takes
+  // A server that closes a connection idle for longer than this (0: never): the next run() on it
+  // fails, as a kept-alive connection the server closed does; drop_connection() makes run() reconnect.
+  uint64_t idle_limit_ns = 0;
 
   // Observed.
   uint64_t calls = 0;
   uint64_t verified_calls = 0;
+  int drops = 0;
   int setups = 0;
   int teardowns = 0;
   uint16_t port_seen = 0;
@@ -64,6 +69,9 @@ class FakeStrategy final : public rs::Strategy {
 
   rs::Status setup(const rs::CaseConfig& config) override {
     ++b_.setups;
+    fake_now += b_.setup_cost_ns;
+    last_run_ = fake_now;
+    connected_ = true;
     b_.port_seen = config.port;
     b_.ticks_seen = config.ticks != nullptr;
     if (b_.setup_error) return std::unexpected(rs::Error{*b_.setup_error});
@@ -74,6 +82,13 @@ class FakeStrategy final : public rs::Strategy {
     ++b_.calls;
     const bool verify = check == rs::Check::verify;
     if (verify) ++b_.verified_calls;
+    if (b_.idle_limit_ns != 0) {
+      if (connected_ && fake_now - last_run_ > b_.idle_limit_ns) {
+        connected_ = false;
+        return std::unexpected(rs::Error{"fake 127.0.0.1:1: peer closed the reused connection before responding"});
+      }
+      connected_ = true;
+    }
     if (b_.fail_at_call && b_.calls == *b_.fail_at_call) {
       return std::unexpected(rs::Error{"fake 127.0.0.1:1: peer closed after 3 of 7 body bytes"});
     }
@@ -98,6 +113,7 @@ class FakeStrategy final : public rs::Strategy {
     io_.cqes_reaped += b_.io_per_run.cqes_reaped;
     io_.syscalls += b_.io_per_run.syscalls;
     fake_now += cost;
+    last_run_ = fake_now;
     const uint64_t value =
         b_.checksum_from_call && b_.calls >= *b_.checksum_from_call ? b_.checksum + 1 : b_.checksum;
     rs::Outcome outcome{value, 0};
@@ -109,12 +125,18 @@ class FakeStrategy final : public rs::Strategy {
   }
 
   rs::IoCounters io_counters() const override { return io_; }
+  void drop_connection() override {
+    ++b_.drops;
+    connected_ = false;
+  }
   std::string notes() const override { return "fake notes"; }
   void teardown() override { ++b_.teardowns; }
 
  private:
   Behaviour& b_;
   rs::IoCounters io_{};
+  uint64_t last_run_ = 0;
+  bool connected_ = false;
 };
 
 template <std::size_t I>
@@ -554,6 +576,32 @@ TEST_CASE_FIXTURE(Fixture, "an interleaved run measures in rotated rounds and ke
   CHECK(results[1].stats.mean == doctest::Approx(2e6));
   CHECK(hook.case_begins.size() == 3);
   CHECK(hook.case_ends.size() == 3);
+}
+
+TEST_CASE_FIXTURE(Fixture, "an interleaved run reconnects every case after the long set-up, so an idle timeout fails none") {
+  // Each setup takes 1 s of fake time, so case 0 idles over 2 s while the others are set up and piloted;
+  // the fake server closes connections idle for more than 1 s. A measured round (3 x 100 ms) is well
+  // below that.
+  for (std::size_t i = 0; i < 3; ++i) {
+    behaviours[i].setup_cost_ns = 1'000'000'000;
+    behaviours[i].idle_limit_ns = 1'000'000'000;
+  }
+  const auto results = run({spec(0), spec(1), spec(2)});
+  for (std::size_t i = 0; i < 3; ++i) {
+    INFO(results[i].strategy << ": " << results[i].reason);
+    CHECK(results[i].status == rb::CaseStatus::ok);
+    CHECK(behaviours[i].drops == 1);
+    CHECK(results[i].warmup_iterations == 3);
+  }
+}
+
+TEST_CASE_FIXTURE(Fixture, "one after another, a case idles only between its own iterations: no reconnect") {
+  options.interleave = false;
+  behaviours[0].setup_cost_ns = 1'000'000'000;
+  behaviours[0].idle_limit_ns = 1'000'000'000;
+  const auto results = run({spec(0)});
+  CHECK(results[0].status == rb::CaseStatus::ok);
+  CHECK(behaviours[0].drops == 0);
 }
 
 TEST_CASE_FIXTURE(Fixture, "an interleaved run rounds the measured rounds up to a multiple of the cases") {

@@ -98,6 +98,29 @@ TEST_CASE("counters: ring strategies count io_uring_enter calls, peers their sys
   }
 }
 
+TEST_CASE("drop_connection: the next request opens a new connection, and reads the same records") {
+  ServerProcess server;
+  CaseConfig config;
+  config.port = server.port();
+  config.count = 10;
+  for (const char* name : {"presized", "views", "blocking_sockets", "epoll", "libcurl"}) {
+    INFO(std::string_view(name));
+    auto strategy = find(name)->make();
+    REQUIRE(strategy->setup(config));
+    const uint64_t opened = strategy->io_counters().connections_opened;
+    REQUIRE(strategy->run(nullptr, Check::consume));
+    CHECK(strategy->io_counters().connections_opened == opened);  // kept alive
+    strategy->drop_connection();
+    const auto again = strategy->run(nullptr, Check::verify);
+    REQUIRE_MESSAGE(again, (again ? "" : again.error().message));
+    CHECK(again->checksum == json::checksum_weather(10));
+    // libcurl keeps its connection (it checks a connection's liveness itself before reusing it).
+    const uint64_t expected = std::string_view(name) == "libcurl" ? opened : opened + 1;
+    CHECK(strategy->io_counters().connections_opened == expected);
+    strategy->teardown();
+  }
+}
+
 TEST_CASE("fresh_connection opens a connection per request and reports TIME_WAIT sockets") {
   ServerProcess server;
   CaseConfig config;

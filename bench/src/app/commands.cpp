@@ -332,6 +332,10 @@ int run_suite(CliOptions& options, const std::string& executable) {
     server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
     server_options.cpu = server_cpu;
     server_options.start_timeout = options.server_start_timeout;
+    // A round of a long interleaved run (many cases, long iterations) can leave a case's kept-alive
+    // connection idle for longer than the server's default idle timeout (30 s); the harness's own
+    // pauses are not what is measured, so the embedded server waits an hour.
+    server_options.extra_arguments = {"--idle-timeout", "3600s"};
     server_options.stop_timeout = options.server_stop_timeout;
     auto started = ServerProcess::start(server_options);
     if (!started) return report_error(started.error().message);

@@ -294,20 +294,26 @@ class Runner {
     return true;
   }
 
+  // Warm-up iteration `w` (1-based); false when the case failed.
+  bool warmup_one(CaseState& s, unsigned w) {
+    auto ticks = iteration(s, s.ops, false, "warmup", w);
+    if (!ticks) {
+      fail(s, *s.failure);
+      return false;
+    }
+    progress(s, Stage::warmup, w, options_.warmup, to_ns(*ticks) / static_cast<double>(s.ops));
+    if (cancelled()) {
+      fail(s, "interrupted");
+      return false;
+    }
+    s.result.warmup_iterations = w;
+    return true;
+  }
+
   bool warmup(CaseState& s) {
     for (unsigned w = 1; w <= options_.warmup; ++w) {
-      auto ticks = iteration(s, s.ops, false, "warmup", w);
-      if (!ticks) {
-        fail(s, *s.failure);
-        return false;
-      }
-      progress(s, Stage::warmup, w, options_.warmup, to_ns(*ticks) / static_cast<double>(s.ops));
-      if (cancelled()) {
-        fail(s, "interrupted");
-        return false;
-      }
+      if (!warmup_one(s, w)) return false;
     }
-    s.result.warmup_iterations = options_.warmup;
     return true;
   }
 
@@ -387,7 +393,27 @@ class Runner {
     const std::size_t n = states_.size();
     if (n == 0) return;
     for (CaseState& s : states_) {
-      if (prepare(s) && pilot(s)) warmup(s);
+      if (prepare(s)) (void)pilot(s);
+    }
+    // Every case has been idle since its pilot while the later cases were set up and piloted: longer,
+    // with many cases, than a server keeps an idle kept-alive connection (nginx 75 s, ours 30 s by
+    // default). Each drops its connection, and the untimed verified op that starts its first warm-up
+    // iteration opens a new one. The warm-up then runs in rounds too, right before the measured rounds,
+    // so that no case idles longer than a round from here on.
+    for (CaseState& s : states_) {
+      if (s.active) s.strategy->drop_connection();
+    }
+    for (unsigned w = 1; w <= options_.warmup; ++w) {
+      for (std::size_t index : interleave_order(n, w - 1)) {
+        if (cancelled()) {
+          for (CaseState& s : states_) {
+            if (s.active) fail(s, "interrupted");
+          }
+          return;
+        }
+        CaseState& s = states_[index];
+        if (s.active) (void)warmup_one(s, w);
+      }
     }
     const std::size_t min_rounds = balanced_rounds(n, std::max(1u, options_.iterations));
     const std::size_t max_rounds =

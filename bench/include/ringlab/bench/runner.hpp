@@ -36,7 +36,9 @@
 // those after it are "interrupted" (failed). Interleaved: each measured case is finished with the
 // samples it has (ratios pair the rounds both sides completed); one with none is "interrupted".
 //
-// Interleaving: every case is set up, piloted and warmed up first; then each round runs one
+// Interleaving: every case is set up and piloted first, one after another; then every case drops its
+// kept-alive connection (Strategy::drop_connection: it idled while the others were piloted, maybe past
+// the server's keep-alive timeout) and the warm-up iterations run in rounds; then each round runs one
 // measured iteration of every case, the order rotated by one each round (A B C, C A B, B C A, ...),
 // so over n rounds every case holds every position once. The round count is a multiple of the case
 // count (rounded up from `iterations`; the adaptive stop only ends the run at such a boundary), so

@@ -111,6 +111,12 @@ class Strategy {
   // generator's is an error.
   virtual Result<Outcome> run(http::Timeline* timeline, Check check) = 0;
   [[nodiscard]] virtual IoCounters io_counters() const { return {}; }
+  // Closes the kept-alive connection, so that the next run() opens a new one. Called by bench, outside
+  // the clock, after a case sat idle for longer than a server keeps an idle connection (cases set up
+  // one after another, then measured side by side): a connection the server closed meanwhile would
+  // fail the next request, and nothing is retried. Peers that check their connection before reusing
+  // it themselves (libcurl) need not do anything.
+  virtual void drop_connection() {}
   // Extra facts shown under the table (e.g. "sockets left in TIME_WAIT: 1234").
   [[nodiscard]] virtual std::string notes() const { return {}; }
   virtual void teardown() {}
