@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "list.hpp"
+#include "../core/list.hpp"
 
 namespace ringlab::bench {
 

@@ -10,7 +10,7 @@
 #include <functional>
 #include <set>
 
-#include "list.hpp"
+#include "../core/list.hpp"
 #include "ringlab/bench/allocators.hpp"
 #include "ringlab/bench/diagnostics.hpp"
 #include "ringlab/bench/statistics.hpp"

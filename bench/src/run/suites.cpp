@@ -7,6 +7,8 @@
 #include <charconv>
 #include <fmt/format.h>
 
+#include "../core/list.hpp"
+
 namespace ringlab::bench {
 namespace {
 
@@ -50,13 +52,7 @@ bool filter_matches(std::string_view filter, std::string_view name) {
 
 Result<std::vector<std::size_t>> parse_sizes(std::string_view list) {
   std::vector<std::size_t> out;
-  std::size_t pos = 0;
-  while (pos <= list.size()) {
-    std::size_t comma = list.find(',', pos);
-    if (comma == std::string_view::npos) comma = list.size();
-    std::string_view item = list.substr(pos, comma - pos);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+  for (std::string_view item : split_list(list)) {
     std::size_t value = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
     if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || value == 0) {
@@ -64,7 +60,6 @@ Result<std::vector<std::size_t>> parse_sizes(std::string_view list) {
     }
     if (std::find(out.begin(), out.end(), value) != out.end()) return fail(fmt::format("size {} given twice", value));
     out.push_back(value);
-    pos = comma + 1;
   }
   return out;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Comma-separated lists as the command line takes them (--format, --columns). Internal to bench/src/report.
+// Comma-separated lists as the command line takes them (--format, --columns, --sizes). Internal to bench/src.
 #include <string_view>
 #include <vector>
 
