@@ -74,24 +74,21 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
   if (auto sent = send_all(request_); !sent) return fail(label_, sent.error().message());
   stamp(&http::Timeline::request_sent);
 
+  // The exchange's errors leave the peer empty: this one names it.
+  const auto exchange_failed = [this](http::Error error) {
+    if (error.peer.empty()) error.peer = peer_text_;
+    return fail(label_, error.message());
+  };
   receiver_.start(sink_, timeline, ticks);
   bool peer_closed = false;
   while (true) {
     auto window = receiver_.window();
-    if (!window) {
-      http::Error error = std::move(window.error());
-      if (error.peer.empty()) error.peer = peer_text_;
-      return fail(label_, error.message());
-    }
+    if (!window) return exchange_failed(std::move(window.error()));
     auto n = receive(window->bytes);
     if (!n) return fail(label_, n.error().message());
     peer_closed = *n == 0;
     auto done = peer_closed ? receiver_.closed() : receiver_.received(*n);
-    if (!done) {
-      http::Error error = std::move(done.error());
-      if (error.peer.empty()) error.peer = peer_text_;
-      return fail(label_, error.message());
-    }
+    if (!done) return exchange_failed(std::move(done.error()));
     if (*done) break;
   }
   if (peer_closed || !receiver_.keep_alive() || receiver_.close_delimited()) close_connection();

@@ -173,11 +173,8 @@ std::string dash_unless_ok(const CaseResult& c, const std::function<std::string(
   return is_ok(c) ? text(c) : "-";
 }
 
-}  // namespace
-
-std::string render_table(const Report& report) {
-  const auto rows = table_rows(report, [](const CaseResult&) { return true; });
-  if (rows.empty()) return "(no cases)\n";
+// What identifies a row in both tables: Method, Allocator (only when several ran), Payload, Size.
+std::vector<Column> identity_columns(const Report& report, const std::vector<std::size_t>& rows) {
   std::vector<Column> columns;
   columns.push_back(plain_column("Method", false, report, rows, method_text));
   if (several_allocators(report)) {
@@ -185,6 +182,15 @@ std::string render_table(const Report& report) {
   }
   columns.push_back(plain_column("Payload", false, report, rows, [](const CaseResult& c) { return c.payload; }));
   columns.push_back(plain_column("Size", false, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
+  return columns;
+}
+
+}  // namespace
+
+std::string render_table(const Report& report) {
+  const auto rows = table_rows(report, [](const CaseResult&) { return true; });
+  if (rows.empty()) return "(no cases)\n";
+  std::vector<Column> columns = identity_columns(report, rows);
   const auto stat = [](double Stats::*field) {
     return [field](const CaseResult& c) -> std::optional<double> {
       if (!is_ok(c)) return std::nullopt;
@@ -280,13 +286,7 @@ std::string render_phase_table(const Report& report) {
   if (!any_sampled) return {};
   // Every ok case, also one that stamps no phase (its row says n/a rather than disappearing).
   const auto rows = table_rows(report, is_ok);
-  std::vector<Column> columns;
-  columns.push_back(plain_column("Method", false, report, rows, method_text));
-  if (several_allocators(report)) {
-    columns.push_back(plain_column("Allocator", false, report, rows, [](const CaseResult& c) { return c.allocator; }));
-  }
-  columns.push_back(plain_column("Payload", false, report, rows, [](const CaseResult& c) { return c.payload; }));
-  columns.push_back(plain_column("Size", false, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
+  std::vector<Column> columns = identity_columns(report, rows);
   const auto phase = [](std::optional<double> Phases::*field) {
     return [field](const CaseResult& c) -> std::optional<double> { return c.phases.*field; };
   };
