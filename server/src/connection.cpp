@@ -342,6 +342,10 @@ void Connection::respond() {
       head.content_type = kJson;
       body = kHealth;
       break;
+    case Route::env:
+      head.content_type = kJson;
+      body = worker_.options().environment_json;  // owned by the Server, lives as long as the worker
+      break;
     case Route::echo:
     case Route::proxy: {
       if (routed.route == Route::echo) {

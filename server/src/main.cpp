@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   std::string inline_body = "1KiB";
   std::string max_queued_output = "4MiB";
 
-  CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /echo /plaintext /health /proxy"};
+  CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /echo /plaintext /health /proxy /env"};
   const auto duration = unit_validator(parse_duration, "DURATION (30s, 300ms)");
   const auto size = unit_validator(parse_size, "SIZE (64MiB, 16384)");
   app.add_option("--port", options.port, "TCP port; 0 picks a free one")->capture_default_str();

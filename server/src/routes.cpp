@@ -17,13 +17,14 @@ struct RouteEntry {
   bool uses_format;
 };
 
-constexpr std::array<RouteEntry, 6> kRoutes{{
+constexpr std::array<RouteEntry, 7> kRoutes{{
     {"/weather", Route::weather, true, true, true},
     {"/repos", Route::repos, true, true, true},
     {"/echo", Route::echo, false, false, false},
     {"/plaintext", Route::plaintext, true, false, false},
     {"/health", Route::health, true, false, false},
     {"/proxy", Route::proxy, true, true, false},
+    {"/env", Route::env, true, false, false},
 }};
 
 constexpr std::string_view kAllowGet = "GET, HEAD";
@@ -113,7 +114,8 @@ uint64_t count_limit(Route route, const CountLimits& limits) noexcept {
     case Route::repos: record = kMaxRepoRecordBytes; break;
     case Route::echo:
     case Route::plaintext:
-    case Route::health: return kMaxCount;
+    case Route::health:
+    case Route::env: return kMaxCount;
   }
   return std::min({limits.max_count, kMaxCount, limits.max_answer_bytes / record});
 }
@@ -126,6 +128,7 @@ std::string_view route_name(Route route) noexcept {
     case Route::plaintext: return "plaintext";
     case Route::health: return "health";
     case Route::proxy: return "proxy";
+    case Route::env: return "env";
   }
   return "?";
 }

@@ -1,4 +1,5 @@
 #include "ringlab/server/server.hpp"
+#include "ringlab/server/environment.hpp"
 
 #include <future>
 #include <thread>
@@ -52,6 +53,7 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
   if (auto valid = validate(options); !valid) return std::unexpected(valid.error());
   std::unique_ptr<Server> server(new Server());
   server->options_ = options;
+  if (server->options_.environment_json.empty()) server->options_.environment_json = describe_environment(options);
   const ServerOptions& opts = server->options_;
 
   // The first listener picks the port (port 0: any free one); the others share it by SO_REUSEPORT.

@@ -26,7 +26,7 @@
 
 namespace ringlab::server {
 
-enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy };
+enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy, env };
 enum class Format : uint8_t { json, ndjson };
 enum class UpstreamConnection : uint8_t { pooled, fresh };
 

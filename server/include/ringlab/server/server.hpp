@@ -107,6 +107,8 @@ struct ServerOptions {
   uint64_t max_answer_bytes = 64ull << 20;
   std::size_t cache_entries = 64;          // per worker
   std::size_t cache_bytes = 256u << 20;    // per worker
+  // Body of GET /env; Server::start fills it with describe_environment() (environment.hpp) when empty.
+  std::string environment_json;
   int cpu = -1;  // >= 0: worker i is pinned to CPU (cpu + i) modulo the CPUs (the built-in upstream is not)
 };
 

@@ -1,0 +1,82 @@
+#include "ringlab/server/environment.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <utility>
+#include <vector>
+
+namespace ringlab::server {
+namespace {
+
+// The value after "key:" or "key=" on the first line that starts with key; "" if none.
+std::string first_value(const char* path, std::string_view key, char separator) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.starts_with(key)) continue;
+    const std::size_t at = line.find(separator);
+    if (at == std::string::npos) continue;
+    std::string value = line.substr(line.find_first_not_of(" \t", at + 1));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+    return value;
+  }
+  return {};
+}
+
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string describe_environment(const ServerOptions& options) {
+  utsname names{};
+  ::uname(&names);
+  const std::vector<std::pair<std::string_view, std::string>> fields = {
+      {"program", "ringlab server"},
+      {"version", RINGLAB_SERVER_VERSION},
+      {"build_type", RINGLAB_SERVER_BUILD_TYPE},
+      {"compiler", fmt::format("g++ {}", __VERSION__)},
+      {"kernel", names.release},
+      {"machine", names.machine},
+      {"os", first_value("/etc/os-release", "PRETTY_NAME", '=')},
+      {"cpu", first_value("/proc/cpuinfo", "model name", ':')},
+      {"cores", std::to_string(::sysconf(_SC_NPROCESSORS_ONLN))},
+      {"pid", std::to_string(::getpid())},
+      {"bind", options.bind},
+      {"threads", std::to_string(options.threads)},
+      {"cpu_pin", options.cpu < 0 ? "none" : fmt::format("thread i on CPU {} + i", options.cpu)},
+      {"inline_body_bytes", std::to_string(options.inline_body_bytes)},
+      {"cache_entries", std::to_string(options.cache_entries)},
+      {"cache_bytes", std::to_string(options.cache_bytes)},
+      {"recv_buffer_bytes", std::to_string(options.recv_buffer_bytes)},
+      {"recv_buffer_count", std::to_string(options.recv_buffer_count)},
+      {"max_queued_output_bytes", std::to_string(options.max_queued_output_bytes)},
+      {"max_connections", std::to_string(options.max_connections)},
+      {"upstream", options.upstream.empty() ? "built-in" : options.upstream},
+  };
+  std::string out = "{";
+  for (const auto& [key, value] : fields) {
+    if (out.size() > 1) out += ',';
+    out += fmt::format("\"{}\":\"{}\"", key, escaped(value));
+  }
+  out += '}';
+  return out;
+}
+
+}  // namespace ringlab::server
