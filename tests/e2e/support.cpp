@@ -488,7 +488,7 @@ ServerBinary start_server_binary(const std::string& path, const std::vector<std:
   REQUIRE_MESSAGE(line.has_value(), "the server printed no line");
   running.first_line = *line;
   std::smatch match;
-  const std::regex pattern(R"(listening on 127\.0\.0\.1:(\d+))");
+  const std::regex pattern(R"(listening on [0-9.]+:(\d+))");
   REQUIRE_MESSAGE(std::regex_match(running.first_line, match, pattern), "first line: '", running.first_line, "'");
   running.port = static_cast<uint16_t>(std::stoi(match[1].str()));
   return running;

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <cmath>
 #include <csignal>
 #include <ctime>
 #include <fmt/format.h>
@@ -19,6 +20,7 @@
 #include "ringlab/bench/compare.hpp"
 #include "ringlab/bench/cycle_counter.hpp"
 #include "ringlab/bench/environment.hpp"
+#include "ringlab/bench/link_session.hpp"
 #include "ringlab/bench/perf_control.hpp"
 #include "ringlab/bench/perf_counters.hpp"
 #include "ringlab/bench/progress.hpp"
@@ -32,6 +34,9 @@
 namespace ringlab::bench {
 
 namespace {
+
+// A measured RTT further than this from the configured one is a warning in the report's header.
+constexpr double kLinkRttTolerance = 0.20;
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
@@ -242,6 +247,9 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
       // Each job places its own client and server; the first one's placement is the jobs' placement.
       report.environment.client_cpu = child_report->environment.client_cpu;
       report.environment.server_cpu = child_report->environment.server_cpu;
+      // Likewise its server's environment and the link it built and measured (each job builds its own).
+      report.environment.server_environment = child_report->environment.server_environment;
+      report.environment.link = child_report->environment.link;
     }
     merge_reports(report, std::move(*child_report));
   }
@@ -315,6 +323,9 @@ int run_suite(CliOptions& options, const std::string& executable) {
   }
 
   install_stop_signals();
+  const link::LinkSpec link_spec = *link::parse_link_spec(config.link);  // checked by the parser
+  // Declared before the server, so that the server stops before its namespace is removed.
+  std::optional<LinkSession> link_session;
   std::optional<ServerProcess> server;
   Target target;
   if (!config.url.empty()) {
@@ -337,9 +348,28 @@ int run_suite(CliOptions& options, const std::string& executable) {
     // pauses are not what is measured, so the embedded server waits an hour.
     server_options.extra_arguments = {"--idle-timeout", "3600s"};
     server_options.stop_timeout = options.server_stop_timeout;
+    if (link_spec.emulated()) {
+      // The server starts inside the server namespace (it inherits this thread's), then this thread
+      // moves to the client namespace for the rest of the run.
+      LinkSession::Options link_options;
+      link_options.spec = link_spec;
+      link_options.wire_executable = options.wire.empty() ? default_wire_path(executable) : options.wire;
+      // With the server: the wire's work (and the kernel's receive processing it triggers) stays off
+      // the client's CPU, where it would be counted as the strategy's time.
+      link_options.wire_cpu = server_cpu;
+      link_options.start_timeout = options.server_start_timeout;
+      auto made = LinkSession::create(link_options);
+      if (!made) return report_error(made.error().message);
+      link_session.emplace(std::move(*made));
+      if (auto entered = link_session->enter_server(); !entered) return report_error(entered.error().message);
+      server_options.bind = std::string(kLinkServerAddress);
+    }
     auto started = ServerProcess::start(server_options);
     if (!started) return report_error(started.error().message);
     server.emplace(std::move(*started));
+    if (link_session) {
+      if (auto entered = link_session->enter_client(); !entered) return report_error(entered.error().message);
+    }
     target.host = server->host();
     target.port = server->port();
     target.description = fmt::format("embedded {} (pid {}) on {}:{}", server_options.executable, server->pid(),
@@ -358,6 +388,18 @@ int run_suite(CliOptions& options, const std::string& executable) {
   if (client_cpu >= 0) {
     if (auto pinned = pin_current_thread(client_cpu); !pinned) return report_error(pinned.error().message);
   }
+  std::optional<LinkInfo> link_info;
+  if (link_session) {
+    LinkInfo info;
+    info.spec = link_spec.canonical();
+    info.description = link_spec.describe();
+    info.emulator = link_session->describe();
+    if (auto measured = measure_link(target.host, target.port, link_spec, info, options.request_timeout); !measured)
+      return report_error(measured.error().message);
+    link_info = std::move(info);
+  }
+  // The server's own environment: for an embedded server the same machine, for --url the other one.
+  auto server_environment = fetch_server_environment(target.host, target.port, options.server_start_timeout);
 
   RunContext context;
   context.clock = cycle_counter_clock();
@@ -382,6 +424,23 @@ int run_suite(CliOptions& options, const std::string& executable) {
   Report report;
   report.config = config;
   report.environment = gather_environment(inputs);
+  if (server_environment) {
+    report.environment.server_environment = std::move(*server_environment);
+  } else {
+    report.environment.warnings.push_back("server environment unknown (GET /env: " + server_environment.error().message + ")");
+  }
+  if (link_info) {
+    const double deviation = link_info->configured_rtt_us > 0
+                                 ? link_info->measured_rtt_us / link_info->configured_rtt_us - 1
+                                 : 0;
+    if (std::abs(deviation) > kLinkRttTolerance) {
+      report.environment.warnings.push_back(fmt::format(
+          "link: measured RTT {:.0f} us is {:+.0f} % off the configured {:.0f} us (the emulator's timers, the stacks "
+          "and the server's own time add to the link's delay)",
+          link_info->measured_rtt_us, deviation * 100, link_info->configured_rtt_us));
+    }
+    report.environment.link = std::move(link_info);
+  }
 
   std::vector<IterationHook*> hooks;
   std::optional<PerfCounterHook> counter_hook;
@@ -407,6 +466,19 @@ int run_suite(CliOptions& options, const std::string& executable) {
   compute_ratios(report);
   if (server) {
     if (auto stopped = server->stop(); !stopped) report.environment.warnings.push_back(stopped.error().message);
+  }
+  if (link_session) {
+    LinkInfo* info = report.environment.link ? &*report.environment.link : nullptr;
+    if (auto closed = link_session->close(info); !closed) report.environment.warnings.push_back(closed.error().message);
+    if (info != nullptr) {
+      for (const char* direction : {"to_server", "to_client"}) {
+        const double dropped = info->wire[fmt::format("{}.dropped_loss", direction)] +
+                               info->wire[fmt::format("{}.dropped_queue", direction)] +
+                               info->wire[fmt::format("{}.dropped_send", direction)];
+        if (dropped > 0 && link_spec.loss == 0)
+          report.environment.warnings.push_back(fmt::format("link: the wire dropped {:.0f} frames {} (queue full)", dropped, direction));
+      }
+    }
   }
   if (g_cancel != 0) mark_partial(report, g_cancel);
 

@@ -14,6 +14,7 @@
 #include "ringlab/bench/perf_control.hpp"
 #include "ringlab/bench/suites.hpp"
 #include "ringlab/http/url.hpp"
+#include "ringlab/link/spec.hpp"
 
 namespace ringlab::bench {
 
@@ -96,6 +97,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   app.add_option("--url", c.url, "use this server (http://host:port) instead of starting the embedded one");
+  app.add_option("--link", c.link,
+                 "the path to the embedded server: loopback, or an emulated link (needs root): a profile (10g, 1g, wan) "
+                 "or rate=...,delay=...[,jitter=...][,loss=...][,mtu=...][,queue=...][,gso=on|off]")
+      ->capture_default_str();
+  app.add_option("--wire", o.wire, "link emulator binary for --link (default: next to bench)");
   app.add_option("--server", o.server, "server binary to start (default: next to bench)");
   app.add_option("--server-start-timeout-ms", server_start_ms, "limit for 'listening on' and GET /health")
       ->capture_default_str()
@@ -182,6 +188,13 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   }
   if (!c.url.empty()) {
     if (auto url = http::Url::parse(c.url); !url) return refuse("--url: " + url.error().message());
+  }
+  {
+    auto spec = link::parse_link_spec(c.link);
+    if (!spec) return refuse("--link: " + spec.error());
+    if (spec->emulated() && !c.url.empty())
+      return refuse("--link " + c.link + " and --url: an emulated link leads to the embedded server; for a server "
+                    "elsewhere, the path to it is the link");
   }
   if (c.server_cpu != "auto" && c.server_cpu != "none") {
     int cpu = -1;

@@ -20,6 +20,20 @@ void describe_load_average(V& v, S& load) {
 }
 
 template <class V, class S>
+void describe_link(V& v, S& link) {
+  v("spec", link.spec);
+  v("description", link.description);
+  v("emulator", link.emulator);
+  v("configured_rtt_us", link.configured_rtt_us);
+  v("measured_rtt_us", link.measured_rtt_us);
+  v("measured_rtt_min_us", link.measured_rtt_min_us);
+  v("rtt_samples", link.rtt_samples);
+  v("measured_rate_mbit", link.measured_rate_mbit);
+  v("rate_sample_bytes", link.rate_sample_bytes);
+  v("wire", link.wire);
+}
+
+template <class V, class S>
 void describe_environment(V& v, S& e) {
   v("timestamp", e.timestamp);
   v("cpu", e.cpu);
@@ -50,6 +64,8 @@ void describe_environment(V& v, S& e) {
   v("client_cpu", e.client_cpu);
   v("server_cpu", e.server_cpu);
   v("server", e.server);
+  v("server_environment", e.server_environment);
+  v.optional_object("link", e.link, [](auto& w, auto& x) { describe_link(w, x); });
   v("warnings", e.warnings);
 }
 
@@ -70,6 +86,7 @@ void describe_config(V& v, S& c) {
   v("counters", c.counters);
   v("allocators", c.allocators);
   v("url", c.url);
+  v("link", c.link);
   v("out", c.out);
   v("formats", c.formats);
   v("columns", c.columns);

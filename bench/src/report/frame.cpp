@@ -35,6 +35,25 @@ std::string render_environment(const Report& report) {
   std::string pinning = e.client_cpu >= 0 ? fmt::format("client on CPU {}", e.client_cpu) : "client not pinned";
   if (e.server_cpu >= 0) pinning += fmt::format(", server on CPU {}", e.server_cpu);
   out += fmt::format("Server: {}; {}\n", e.server, pinning);
+  if (!e.server_environment.empty()) {
+    const auto field = [&](const char* key) {
+      const auto it = e.server_environment.find(key);
+      return it == e.server_environment.end() ? std::string(kNa) : it->second;
+    };
+    out += fmt::format("Server host (GET /env): {}, kernel {}, {} cores, {} thread(s), build {} {}\n", field("cpu"),
+                       field("kernel"), field("cores"), field("threads"), field("version"), field("build_type"));
+  }
+  if (e.link) {
+    const LinkInfo& l = *e.link;
+    out += fmt::format("Link: {}\n", l.description);
+    out += fmt::format("Link measured: RTT {} us median ({} min, {} ping-pongs; configured {} us), rate {} Mbit/s ({} MB bulk)\n",
+                       format_number(l.measured_rtt_us, 1), format_number(l.measured_rtt_min_us, 1), l.rtt_samples,
+                       format_number(l.configured_rtt_us, 1), format_number(l.measured_rate_mbit, 0),
+                       format_number(l.rate_sample_bytes / 1e6, 1));
+    out += fmt::format("Link built: {}\n", l.emulator);
+  } else {
+    out += "Link: loopback (no emulation)\n";
+  }
   out += fmt::format(
       "Run: suite {}, iteration time {} ms, warm-up {}, iterations {}..{}, target error {} %, {}{}\n", c.suite,
       format_number(c.iteration_time_ms, 0), c.warmup, c.iterations, c.max_iterations,

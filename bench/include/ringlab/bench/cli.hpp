@@ -35,6 +35,7 @@ struct CliOptions {
   bool self_check = false;
   uint64_t self_check_work = 4000;
   std::string server;     // server binary; empty: next to bench
+  std::string wire;       // link emulator binary for --link; empty: next to bench
   std::chrono::milliseconds server_start_timeout{10'000};
   std::chrono::milliseconds server_stop_timeout{10'000};
   std::chrono::milliseconds request_timeout{10'000};

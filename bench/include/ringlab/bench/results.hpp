@@ -29,7 +29,7 @@ namespace ringlab::bench {
 // 2: cases gained "reference", "diagnostics" and "latency"; io.syscalls_per_op may be null; the
 // environment gained the git commit, compiler flags and load averages. Version 1 files still read
 // (the new fields keep their defaults: not measured).
-inline constexpr int kReportSchemaVersion = 2;
+inline constexpr int kReportSchemaVersion = 3;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
 // The system load averages (1, 5 and 15 minutes) of /proc/loadavg.
@@ -40,6 +40,21 @@ struct LoadAverage {
 };
 
 // Where the numbers were taken. Strings are what the machine said ("n/a" when it said nothing).
+// The emulated link of a `--link` run (absent for loopback): what was asked for, what was built,
+// and what the run measured on it before the cases.
+struct LinkInfo {
+  std::string spec;         // canonical SPEC ("rate=10gbit,delay=25us,mtu=1500")
+  std::string description;  // "10g: 10 Gbit/s, 25 us one-way, MTU 1500, GSO on, queue 1478 KiB"
+  std::string emulator;     // how it was built: namespaces, interfaces, addresses, the wire
+  double configured_rtt_us = 0;    // 2 x delay
+  double measured_rtt_us = 0;      // median HTTP ping-pong (GET /health, one kept-alive connection)
+  double measured_rtt_min_us = 0;
+  unsigned rtt_samples = 0;
+  double measured_rate_mbit = 0;   // bulk transfer: body bytes / (last byte - first byte)
+  double rate_sample_bytes = 0;
+  std::map<std::string, double> wire;  // the wire's counters at the end (frames, drops, release error)
+};
+
 struct Environment {
   std::string timestamp;  // start of the run, UTC, ISO 8601 ("2024-05-01T12:00:00Z")
   std::string cpu;        // model name
@@ -70,6 +85,10 @@ struct Environment {
   int client_cpu = -1;  // -1: not pinned
   int server_cpu = -1;
   std::string server;  // "embedded pid 1234 on 127.0.0.1:40123" or the --url given
+  // The server's own environment (GET /env: kernel, CPU, build, options); empty when it has no
+  // /env (nginx, h2o), with the reason in warnings.
+  std::map<std::string, std::string> server_environment;
+  std::optional<LinkInfo> link;  // null: loopback, no emulated link
   std::vector<std::string> warnings;  // anything that makes the numbers less trustworthy
 };
 
@@ -90,6 +109,7 @@ struct Config {
   bool counters = false;         // perf_event counters
   std::vector<std::string> allocators;  // allocator jobs; empty: this process only
   std::string url;               // external server; empty: embedded server
+  std::string link = "loopback";  // --link SPEC as given
   std::string out;               // results folder root
   std::vector<std::string> formats;
   std::vector<std::string> columns;  // extra columns of the main table (--columns; reporters.hpp)

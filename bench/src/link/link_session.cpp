@@ -1,0 +1,361 @@
+#include "ringlab/bench/link_session.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace ringlab::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::string_view kNamespacePrefix = "ringlab-";
+constexpr const char* kNetnsDirectory = "/run/netns";
+constexpr std::chrono::milliseconds kCommandTimeout{10'000};
+constexpr std::chrono::milliseconds kWireStopTimeout{5'000};
+constexpr int kCapSysAdmin = 21;
+constexpr int kCapNetAdmin = 12;
+
+// Reads what `fd` delivers until EOF or the deadline.
+std::string read_until_eof(int fd, Clock::time_point deadline) {
+  std::string out;
+  char buffer[4096];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) break;
+    pollfd p{fd, POLLIN, 0};
+    const int n = ::poll(&p, 1, static_cast<int>(left));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    out.append(buffer, static_cast<std::size_t>(got));
+  }
+  return out;
+}
+
+struct Spawned {
+  pid_t pid = -1;
+  int output = -1;  // read end of the child's stdout (or stderr) pipe
+};
+
+// Starts `argv` with the chosen stream (1: stdout, 2: stderr) on a pipe and the other on /dev/null.
+// posix_spawn: the child starts in the calling thread's network namespace.
+Result<Spawned> spawn(const std::vector<std::string>& argv, int captured_stream) {
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail(errno_message("pipe2", argv.front(), errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], captured_stream);
+  posix_spawn_file_actions_addopen(&actions, captured_stream == 1 ? 2 : 1, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int code = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pipe_fds[1]);
+  if (code != 0) {
+    ::close(pipe_fds[0]);
+    return fail(errno_message("spawn", argv.front(), code));
+  }
+  return Spawned{pid, pipe_fds[0]};
+}
+
+// Waits for the child until the deadline, then SIGKILLs it; its exit status, or -1 if killed.
+int reap(pid_t pid, Clock::time_point deadline) {
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (done < 0 && errno != EINTR) return -1;
+    if (Clock::now() >= deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+    ::usleep(1000);
+  }
+}
+
+// Runs `ip ARGS...`; error with its stderr.
+Status run_ip(std::vector<std::string> arguments) {
+  arguments.insert(arguments.begin(), "ip");
+  auto child = spawn(arguments, 2);
+  if (!child) return std::unexpected(child.error());
+  const auto deadline = Clock::now() + kCommandTimeout;
+  std::string errors = read_until_eof(child->output, deadline);
+  ::close(child->output);
+  const int status = reap(child->pid, deadline);
+  if (status == 0) return {};
+  std::string command;
+  for (const std::string& a : arguments) command += (command.empty() ? "" : " ") + a;
+  while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();
+  return fail(fmt::format("link: `{}` failed{}{}", command, status < 0 ? " (killed)" : fmt::format(" with status {}", status),
+                          errors.empty() ? "" : ": " + errors));
+}
+
+Result<int> open_namespace(const std::string& name) {
+  const std::string path = fmt::format("{}/{}", kNetnsDirectory, name);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(errno_message("open", path, errno));
+  return fd;
+}
+
+Status enter(int fd, std::string_view which) {
+  if (::setns(fd, CLONE_NEWNET) != 0) return fail(errno_message("setns", fmt::format("{} namespace", which), errno));
+  return {};
+}
+
+// The PID in "ringlab-<pid>-...", if the name has that form.
+std::optional<pid_t> owner_of(std::string_view name) {
+  if (!name.starts_with(kNamespacePrefix)) return std::nullopt;
+  name.remove_prefix(kNamespacePrefix.size());
+  pid_t pid = 0;
+  const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
+  if (ec != std::errc{} || end == name.data() || *end != '-' || pid <= 0) return std::nullopt;
+  return pid;
+}
+
+// A run is alive while its PID runs a program called bench (a reused PID does not count).
+bool run_alive(pid_t pid) {
+  std::ifstream comm(fmt::format("/proc/{}/comm", pid));
+  std::string name;
+  return comm && std::getline(comm, name) && name == "bench";
+}
+
+bool has_capability(int capability) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (!line.starts_with("CapEff:")) continue;
+    uint64_t mask = 0;
+    const std::string hex = line.substr(line.find_first_not_of(" \t", 7));
+    std::from_chars(hex.data(), hex.data() + hex.size(), mask, 16);
+    return (mask >> capability) & 1u;
+  }
+  return false;
+}
+
+std::string mac(int host) { return fmt::format("02:00:c6:12:00:{:02x}", host); }
+
+}  // namespace
+
+Status check_link_privileges() {
+  if (has_capability(kCapSysAdmin) && has_capability(kCapNetAdmin)) return {};
+  return fail(
+      "--link other than loopback builds network namespaces and veth pairs, which needs root (CAP_SYS_ADMIN and "
+      "CAP_NET_ADMIN): run bench as root (sudo), or use --link loopback");
+}
+
+Result<std::vector<std::string>> remove_stale_namespaces() {
+  std::vector<std::string> removed;
+  DIR* dir = ::opendir(kNetnsDirectory);
+  if (dir == nullptr) {
+    if (errno == ENOENT) return removed;
+    return fail(errno_message("opendir", kNetnsDirectory, errno));
+  }
+  std::vector<std::string> stale;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    const auto pid = owner_of(name);
+    if (pid && !run_alive(*pid)) stale.push_back(name);
+  }
+  ::closedir(dir);
+  std::sort(stale.begin(), stale.end());
+  for (const std::string& name : stale) {
+    if (auto deleted = run_ip({"netns", "delete", name}); !deleted) return std::unexpected(deleted.error());
+    removed.push_back(name);
+  }
+  return removed;
+}
+
+std::string default_wire_path(const std::string& bench_executable) {
+  const std::filesystem::path dir = std::filesystem::path(bench_executable).parent_path();
+  return (dir / "wire").string();
+}
+
+Result<LinkSession> LinkSession::create(const Options& options) {
+  if (auto allowed = check_link_privileges(); !allowed) return std::unexpected(allowed.error());
+  if (auto stale = remove_stale_namespaces(); !stale) return std::unexpected(stale.error().wrap("link: removing stale namespaces"));
+  if (::access(options.wire_executable.c_str(), X_OK) != 0)
+    return fail(errno_message("link: wire binary", options.wire_executable, errno));
+
+  LinkSession session;
+  session.spec_ = options.spec;
+  session.prefix_ = fmt::format("{}{}-", kNamespacePrefix, ::getpid());
+  session.original_ns_ = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (session.original_ns_ < 0) return fail(errno_message("open", "/proc/thread-self/ns/net", errno));
+
+  const std::string client = session.prefix_ + "client";
+  const std::string wire = session.prefix_ + "wire";
+  const std::string server = session.prefix_ + "server";
+  const std::string mtu = std::to_string(options.spec.mtu);
+  session.namespaces_made_ = true;  // from here on close() removes whatever exists
+  const std::vector<std::vector<std::string>> commands = {
+      {"netns", "add", client},
+      {"netns", "add", wire},
+      {"netns", "add", server},
+      {"link", "add", "rl-client", "netns", client, "address", mac(1), "mtu", mtu, "type", "veth", "peer", "name",
+       "wire-c", "netns", wire, "mtu", mtu},
+      {"link", "add", "rl-server", "netns", server, "address", mac(2), "mtu", mtu, "type", "veth", "peer", "name",
+       "wire-s", "netns", wire, "mtu", mtu},
+      // No IPv6 link-local addresses: no router solicitations or DAD crossing the wire.
+      {"-n", client, "link", "set", "rl-client", "addrgenmode", "none"},
+      {"-n", server, "link", "set", "rl-server", "addrgenmode", "none"},
+      {"-n", wire, "link", "set", "wire-c", "addrgenmode", "none"},
+      {"-n", wire, "link", "set", "wire-s", "addrgenmode", "none"},
+      {"-n", client, "addr", "add", std::string(kLinkClientAddress) + "/30", "dev", "rl-client"},
+      {"-n", server, "addr", "add", std::string(kLinkServerAddress) + "/30", "dev", "rl-server"},
+      {"-n", client, "link", "set", "lo", "up"},
+      {"-n", server, "link", "set", "lo", "up"},
+      {"-n", wire, "link", "set", "wire-c", "up", "promisc", "on"},
+      {"-n", wire, "link", "set", "wire-s", "up", "promisc", "on"},
+      {"-n", client, "link", "set", "rl-client", "up"},
+      {"-n", server, "link", "set", "rl-server", "up"},
+      // Static neighbours: no ARP exchange inside a measured request.
+      {"-n", client, "neigh", "replace", std::string(kLinkServerAddress), "lladdr", mac(2), "dev", "rl-client", "nud",
+       "permanent"},
+      {"-n", server, "neigh", "replace", std::string(kLinkClientAddress), "lladdr", mac(1), "dev", "rl-server", "nud",
+       "permanent"},
+  };
+  for (const auto& command : commands) {
+    if (auto done = run_ip(command); !done) return std::unexpected(done.error());
+  }
+  if (!options.spec.gso_enabled()) {
+    // One segment per skb: the wire then sees (and drops) single MTU-sized packets.
+    for (const auto& command : std::vector<std::vector<std::string>>{
+             {"-n", client, "link", "set", "rl-client", "gso_max_segs", "1"},
+             {"-n", server, "link", "set", "rl-server", "gso_max_segs", "1"}}) {
+      if (auto done = run_ip(command); !done) return std::unexpected(done.error());
+    }
+  }
+  auto client_fd = open_namespace(client);
+  if (!client_fd) return std::unexpected(client_fd.error());
+  session.client_ns_ = *client_fd;
+  auto server_fd = open_namespace(server);
+  if (!server_fd) return std::unexpected(server_fd.error());
+  session.server_ns_ = *server_fd;
+  auto wire_fd = open_namespace(wire);
+  if (!wire_fd) return std::unexpected(wire_fd.error());
+
+  // The wire starts inside its namespace: this thread goes there for the spawn and comes back.
+  std::vector<std::string> argv = {options.wire_executable, "--client-interface", "wire-c", "--server-interface",
+                                   "wire-s", "--link", options.spec.canonical()};
+  if (options.wire_cpu >= 0) argv.insert(argv.end(), {"--cpu", std::to_string(options.wire_cpu)});
+  const Status entered = enter(*wire_fd, "wire");
+  ::close(*wire_fd);
+  if (!entered) return std::unexpected(entered.error());
+  auto child = spawn(argv, 1);
+  if (auto back = session.leave(); !back) return std::unexpected(back.error());
+  if (!child) return std::unexpected(child.error());
+  session.wire_pid_ = child->pid;
+  session.wire_stdout_ = child->output;
+
+  // Its first line says it is forwarding.
+  std::string line;
+  const auto deadline = Clock::now() + options.start_timeout;
+  while (line.find('\n') == std::string::npos && Clock::now() < deadline) {
+    pollfd p{session.wire_stdout_, POLLIN, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (::poll(&p, 1, static_cast<int>(std::max<long long>(left, 1))) <= 0) continue;
+    char c;
+    if (::read(session.wire_stdout_, &c, 1) != 1) break;
+    line += c;
+  }
+  if (!line.starts_with("wire ready")) {
+    return fail(fmt::format("link: {} (pid {}) did not report ready within {} ms{}", options.wire_executable,
+                            session.wire_pid_, options.start_timeout.count(),
+                            line.empty() ? " (see its error above)" : ": " + line));
+  }
+  return session;
+}
+
+LinkSession::LinkSession(LinkSession&& other) noexcept
+    : prefix_(std::move(other.prefix_)),
+      spec_(std::move(other.spec_)),
+      original_ns_(std::exchange(other.original_ns_, -1)),
+      client_ns_(std::exchange(other.client_ns_, -1)),
+      server_ns_(std::exchange(other.server_ns_, -1)),
+      wire_pid_(std::exchange(other.wire_pid_, -1)),
+      wire_stdout_(std::exchange(other.wire_stdout_, -1)),
+      namespaces_made_(std::exchange(other.namespaces_made_, false)) {}
+
+LinkSession::~LinkSession() { (void)close(); }
+
+Status LinkSession::enter_client() { return enter(client_ns_, "client"); }
+Status LinkSession::enter_server() { return enter(server_ns_, "server"); }
+Status LinkSession::leave() { return enter(original_ns_, "original"); }
+
+std::string LinkSession::describe() const {
+  return fmt::format(
+      "user-space wire (pid {}, AF_PACKET between two veth pairs) in namespaces {}client (rl-client {}), {}wire, "
+      "{}server (rl-server {})",
+      wire_pid_, prefix_, kLinkClientAddress, prefix_, prefix_, kLinkServerAddress);
+}
+
+Status LinkSession::close(LinkInfo* info) {
+  std::vector<std::string> problems;
+  if (original_ns_ >= 0) {
+    if (auto back = leave(); !back) problems.push_back(back.error().message);
+  }
+  if (wire_pid_ > 0) {
+    ::kill(wire_pid_, SIGTERM);
+    const auto deadline = Clock::now() + kWireStopTimeout;
+    const std::string output = read_until_eof(wire_stdout_, deadline);
+    const int status = reap(wire_pid_, deadline);
+    if (status != 0) problems.push_back(fmt::format("link: the wire (pid {}) exited with status {}", wire_pid_, status));
+    if (info != nullptr) {
+      // Its last line is one JSON object of counters per direction.
+      const std::size_t start = output.find("{\"to_server\"");
+      const auto parsed = nlohmann::json::parse(start == std::string::npos ? std::string{} : output.substr(start),
+                                                nullptr, false);
+      if (parsed.is_object()) {
+        for (const char* direction : {"to_server", "to_client"}) {
+          if (!parsed.contains(direction)) continue;
+          for (const auto& [key, value] : parsed[direction].items()) {
+            if (value.is_number()) info->wire[std::string(direction) + "." + key] = value.get<double>();
+          }
+        }
+        for (const char* key : {"socket_drops", "timer_overshoot_estimate_ns"}) {
+          if (parsed.contains(key) && parsed[key].is_number()) info->wire[key] = parsed[key].get<double>();
+        }
+      }
+    }
+    wire_pid_ = -1;
+  }
+  for (int* fd : {&wire_stdout_, &client_ns_, &server_ns_, &original_ns_}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
+  if (namespaces_made_) {
+    namespaces_made_ = false;
+    for (const char* which : {"client", "wire", "server"}) {
+      const std::string name = prefix_ + which;
+      if (!std::filesystem::exists(std::string(kNetnsDirectory) + "/" + name)) continue;
+      if (auto deleted = run_ip({"netns", "delete", name}); !deleted) problems.push_back(deleted.error().message);
+    }
+  }
+  if (problems.empty()) return {};
+  std::string all;
+  for (const std::string& p : problems) all += (all.empty() ? "" : "; ") + p;
+  return fail(all);
+}
+
+}  // namespace ringlab::bench

@@ -1,0 +1,254 @@
+// The emulated link as bench builds it: namespaces, veth pairs and the wire, measured and removed;
+// a killed run's namespaces removed by the next run; every strategy over --link 1g; two hosts as
+// two namespaces (server bound in one, bench in the other through --url). Needs root: without it
+// the whole file reports itself skipped (exit 77, ctest's SKIP_RETURN_CODE).
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ringlab/bench/link_session.hpp"
+#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/server_process.hpp"
+#include "support.hpp"
+
+namespace rb = ringlab::bench;
+namespace e2e = ringlab::e2e;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kBench = RINGLAB_BENCH_BINARY;
+const std::string kServer = RINGLAB_SERVER_BINARY;
+const std::string kWire = RINGLAB_WIRE_BINARY;
+
+// A sanitized bench adds LeakSanitizer's list of used suppressions to its stderr at exit.
+const bool kQuietSanitizers = [] {
+  const char* options = std::getenv("LSAN_OPTIONS");
+  const std::string quiet = (options != nullptr && *options != '\0' ? std::string(options) + ":" : "") +
+                            "print_suppressions=0";
+  return ::setenv("LSAN_OPTIONS", quiet.c_str(), 1) == 0;
+}();
+
+std::vector<std::string> namespaces_of(const std::string& prefix) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/run/netns", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with(prefix)) names.push_back(name);
+  }
+  return names;
+}
+
+rb::Report written_report(const std::string& out) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(out)) {
+    if (entry.path().filename() == "report.json") {
+      auto report = rb::read_report_file(entry.path());
+      REQUIRE_MESSAGE(report, (report ? "" : report.error().message));
+      return *report;
+    }
+  }
+  FAIL("no report.json under " << out);
+  return {};
+}
+
+// Short cases: these tests check that runs work over a link, not what they measure.
+std::vector<std::string> tiny_run(const std::string& out) {
+  return {"--sizes", "10", "--iteration-time", "5", "--warmup", "1", "--iterations", "3", "--max-iterations", "3",
+          "--server", kServer, "--wire", kWire, "--out", out, "--format", "json"};
+}
+
+}  // namespace
+
+TEST_CASE("a link is built, measures what it was configured for, and is removed") {
+  auto spec = ringlab::link::parse_link_spec("rate=100mbit,delay=5ms");
+  REQUIRE(spec);
+  rb::LinkSession::Options options;
+  options.spec = *spec;
+  options.wire_executable = kWire;
+  auto session = rb::LinkSession::create(options);
+  REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+  const std::string prefix = session->prefix();
+  CHECK(namespaces_of(prefix).size() == 3);
+
+  REQUIRE(session->enter_server());
+  rb::ServerProcessOptions server_options;
+  server_options.executable = kServer;
+  server_options.bind = std::string(rb::kLinkServerAddress);
+  auto server = rb::ServerProcess::start(server_options);
+  REQUIRE_MESSAGE(server, (server ? "" : server.error().message));
+  REQUIRE(session->enter_client());
+
+  rb::LinkInfo info;
+  auto measured = rb::measure_link(server->host(), server->port(), *spec, info, 10s);
+  REQUIRE_MESSAGE(measured, (measured ? "" : measured.error().message));
+  INFO("RTT " << info.measured_rtt_us << " us (min " << info.measured_rtt_min_us << "), rate " << info.measured_rate_mbit
+              << " Mbit/s");
+  CHECK(info.configured_rtt_us == doctest::Approx(10'000));
+  // The link's delay dominates: within 20 % of the configured 10 ms.
+  CHECK(info.measured_rtt_us == doctest::Approx(10'000).epsilon(0.20));
+  // A bulk transfer cannot beat the rate; TCP's ramp-up keeps it somewhat below.
+  CHECK(info.measured_rate_mbit <= 100 * 1.02);
+  CHECK(info.measured_rate_mbit >= 100 * 0.5);
+
+  auto environment = rb::fetch_server_environment(server->host(), server->port(), 10s);
+  REQUIRE_MESSAGE(environment, (environment ? "" : environment.error().message));
+  CHECK(environment->at("bind") == rb::kLinkServerAddress);
+  CHECK_FALSE(environment->at("kernel").empty());
+
+  REQUIRE(server->stop());
+  REQUIRE(session->close(&info));
+  CHECK(info.wire.at("to_server.frames") > 0);
+  CHECK(info.wire.at("to_client.segments") >= info.wire.at("to_client.frames"));
+  CHECK(info.wire.at("to_client.dropped_queue") == 0);
+  CHECK(namespaces_of(prefix).empty());
+}
+
+TEST_CASE("the loopback address of the host is not reachable from the client side") {
+  auto spec = ringlab::link::parse_link_spec("rate=0,delay=0");
+  REQUIRE(spec);
+  rb::LinkSession::Options options;
+  options.spec = *spec;
+  options.wire_executable = kWire;
+  auto session = rb::LinkSession::create(options);
+  REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+  // A server on the host's loopback, then a look from the client namespace: its own loopback.
+  auto outside = e2e::start_server_binary(kServer, {});
+  REQUIRE(session->enter_client());
+  auto status = rb::http_get_status("127.0.0.1", outside.port, "/health", 2s);
+  CHECK_FALSE(status.has_value());
+  REQUIRE(session->close());
+}
+
+TEST_CASE("bench over --link 1g: every strategy answers, the header has the measured link") {
+  e2e::TempDir dir;
+  std::vector<std::string> argv{kBench, "get", "--link", "1g", "--filter", "*"};
+  for (const std::string& a : tiny_run(dir.file("out"))) argv.push_back(a);
+  const auto status = e2e::run(argv, dir.file("stdout"), dir.file("stderr"), 600s);
+  INFO(e2e::read_file(dir.file("stderr")));
+  REQUIRE(status.has_value());
+  CHECK(*status == 0);
+  const rb::Report report = written_report(dir.file("out"));
+  REQUIRE(report.environment.link.has_value());
+  CHECK(report.environment.link->spec == "rate=1gbit,delay=100us,mtu=1500");
+  CHECK(report.environment.link->measured_rtt_us > 200);  // at least the configured 2 x 100 us
+  CHECK(report.environment.link->measured_rate_mbit > 100);
+  CHECK(report.environment.link->measured_rate_mbit < 1000 * 1.02);
+  CHECK(report.environment.server_environment.at("bind") == rb::kLinkServerAddress);
+  CHECK(report.cases.size() >= 15);
+  for (const rb::CaseResult& c : report.cases) {
+    INFO(c.strategy << ": " << c.reason);
+    CHECK(c.status == rb::CaseStatus::ok);
+    CHECK_FALSE(c.samples_ns.empty());
+  }
+  const std::string table = e2e::read_file(dir.file("stdout"));
+  CHECK(table.find("Link measured: RTT") != std::string::npos);
+}
+
+TEST_CASE("a run killed with SIGKILL leaves namespaces that the next run removes") {
+  e2e::TempDir dir;
+  std::vector<std::string> argv{kBench, "get", "--link", "1g", "--filter", "views", "--sizes", "10",
+                                "--iteration-time", "50", "--iterations", "1000", "--max-iterations", "1000",
+                                "--server", kServer, "--wire", kWire, "--out", dir.file("killed")};
+  e2e::Child killed(argv, dir.file("stdout"), dir.file("stderr"));
+  const std::string prefix = "ringlab-" + std::to_string(killed.pid()) + "-";
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (namespaces_of(prefix).size() < 3 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
+  REQUIRE_MESSAGE(namespaces_of(prefix).size() == 3, e2e::read_file(dir.file("stderr")));
+  std::this_thread::sleep_for(500ms);  // into the cases
+  killed.signal(SIGKILL);
+  REQUIRE(killed.wait(10s).has_value());
+  CHECK(namespaces_of(prefix).size() == 3);  // nobody cleaned up: the process had no chance
+
+  std::vector<std::string> next{kBench, "get", "--link", "1g", "--filter", "views"};
+  for (const std::string& a : tiny_run(dir.file("out"))) next.push_back(a);
+  const auto status = e2e::run(next, dir.file("stdout2"), dir.file("stderr2"), 300s);
+  INFO(e2e::read_file(dir.file("stderr2")));
+  REQUIRE(status.has_value());
+  CHECK(*status == 0);
+  CHECK(namespaces_of(prefix).empty());
+  CHECK(namespaces_of("ringlab-").empty());
+}
+
+TEST_CASE("two hosts: the server bound in one namespace, bench in the other through --url") {
+  auto spec = ringlab::link::parse_link_spec("rate=0,delay=0");
+  REQUIRE(spec);
+  rb::LinkSession::Options options;
+  options.spec = *spec;
+  options.wire_executable = kWire;
+  auto session = rb::LinkSession::create(options);
+  REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+  REQUIRE(session->enter_server());
+  auto server = e2e::start_server_binary(kServer, {"--bind", std::string(rb::kLinkServerAddress)});
+  REQUIRE(session->enter_client());
+  e2e::TempDir dir;
+  const std::string url = "http://" + std::string(rb::kLinkServerAddress) + ":" + std::to_string(server.port);
+  std::vector<std::string> argv{kBench, "get", "--url", url, "--filter", "string_copy,views"};
+  for (const std::string& a : tiny_run(dir.file("out"))) argv.push_back(a);
+  const auto status = e2e::run(argv, dir.file("stdout"), dir.file("stderr"), 300s);
+  INFO(e2e::read_file(dir.file("stderr")));
+  REQUIRE(status.has_value());
+  CHECK(*status == 0);
+  const rb::Report report = written_report(dir.file("out"));
+  CHECK(report.environment.server.find(url) != std::string::npos);
+  CHECK(report.environment.server_environment.at("bind") == rb::kLinkServerAddress);
+  CHECK(report.environment.server_environment.at("program") == "ringlab server");
+  CHECK_FALSE(report.environment.link.has_value());
+  REQUIRE(session->leave());
+  REQUIRE(session->close());
+}
+
+TEST_CASE("without CAP_SYS_ADMIN and CAP_NET_ADMIN, --link 1g is one line and exit 2; loopback still runs") {
+  e2e::TempDir dir;
+  const auto run_without_capabilities = [&](std::vector<std::string> argv, const std::string& name) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      // Out of the bounding set, the capabilities are gone after exec even for root.
+      ::prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0);
+      ::prctl(PR_CAPBSET_DROP, CAP_NET_ADMIN, 0, 0, 0);
+      std::vector<char*> args;
+      for (std::string& a : argv) args.push_back(a.data());
+      args.push_back(nullptr);
+      std::freopen(dir.file(name + ".out").c_str(), "w", stdout);
+      std::freopen(dir.file(name + ".err").c_str(), "w", stderr);
+      ::execv(args[0], args.data());
+      ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  };
+  std::vector<std::string> argv{kBench, "get", "--link", "1g", "--filter", "views"};
+  for (const std::string& a : tiny_run(dir.file("out"))) argv.push_back(a);
+  CHECK(run_without_capabilities(argv, "link") == 2);
+  const std::string errors = e2e::read_file(dir.file("link.err"));
+  CHECK(errors.find("needs root") != std::string::npos);
+  CHECK(std::count(errors.begin(), errors.end(), '\n') == 1);
+  CHECK(e2e::read_file(dir.file("link.out")).empty());
+
+  std::vector<std::string> plain{kBench, "get", "--filter", "views"};
+  for (const std::string& a : tiny_run(dir.file("plain"))) plain.push_back(a);
+  CHECK(run_without_capabilities(plain, "plain") == 0);
+}
+
+int main(int argc, char** argv) {
+  if (auto allowed = rb::check_link_privileges(); !allowed) {
+    std::printf("skipped: %s\n", allowed.error().message.c_str());
+    return 77;
+  }
+  doctest::Context context(argc, argv);
+  return context.run();
+}
