@@ -97,6 +97,9 @@ std::string render_legend() {
                    which does not report its own
   SQEs/op        : submission queue entries submitted per op ("-": the case uses no io_uring ring)
   CQEs/op        : completion queue entries reaped per op ("-": no io_uring ring)
+  ZC sends/op    : only when a case used SEND_ZC: zero-copy sends per op, and ZC copied/op: how many of
+                   them the kernel copied anyway (IORING_SEND_ZC_REPORT_USAGE); over loopback or veth
+                   every one is copied, since the receiver is on the same machine
   Phases         : median per op of start->connected (Connect), ->request sent (Send), ->first response
                    byte (Wait), ->headers parsed (Head), ->body complete (Body), ->deserialized (Deserialize),
                    and the time run() took outside that stamped span (Other). Medians: with a tail of slow

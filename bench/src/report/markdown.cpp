@@ -277,6 +277,20 @@ std::string render_table(const Report& report) {
   columns.push_back(plain_column("CQEs/op", true, report, rows, [](const CaseResult& c) {
     return dash_unless_ok(c, [](const CaseResult& k) { return used_ring(k) ? count_text(k.io.cqes_per_op) : "-"; });
   }));
+  // Only where a case sent with SEND_ZC: how many of those sends the kernel copied anyway (all of
+  // them over loopback and veth, where the receiver is on the same machine).
+  const bool any_zero_copy = std::any_of(report.cases.begin(), report.cases.end(),
+                                         [](const CaseResult& c) { return is_ok(c) && c.io.zero_copy_sends_per_op > 0; });
+  if (any_zero_copy) {
+    columns.push_back(plain_column("ZC sends/op", true, report, rows, [](const CaseResult& c) {
+      return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.io.zero_copy_sends_per_op); });
+    }));
+    columns.push_back(plain_column("ZC copied/op", true, report, rows, [](const CaseResult& c) {
+      return dash_unless_ok(c, [](const CaseResult& k) {
+        return k.io.zero_copy_sends_per_op > 0 ? count_text(k.io.zero_copy_copied_per_op) : std::string("-");
+      });
+    }));
+  }
   return render_table_columns(columns);
 }
 
