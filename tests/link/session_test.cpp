@@ -116,6 +116,38 @@ TEST_CASE("a link is built, measures what it was configured for, and is removed"
   CHECK(namespaces_of(prefix).empty());
 }
 
+TEST_CASE("a lossy link drops about its share of packets, one by one, and TCP still delivers every byte") {
+  auto spec = ringlab::link::parse_link_spec("rate=200mbit,delay=1ms,loss=2%");
+  REQUIRE(spec);
+  CHECK_FALSE(spec->gso_enabled());  // loss is drawn per packet
+  rb::LinkSession::Options options;
+  options.spec = *spec;
+  options.wire_executable = kWire;
+  auto session = rb::LinkSession::create(options);
+  REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+  REQUIRE(session->enter_server());
+  rb::ServerProcessOptions server_options;
+  server_options.executable = kServer;
+  server_options.bind = std::string(rb::kLinkServerAddress);
+  auto server = rb::ServerProcess::start(server_options);
+  REQUIRE_MESSAGE(server, (server ? "" : server.error().message));
+  REQUIRE(session->enter_client());
+  rb::LinkInfo info;
+  auto measured = rb::measure_link(server->host(), server->port(), *spec, info, 30s);
+  REQUIRE_MESSAGE(measured, (measured ? "" : measured.error().message));
+  CHECK(info.rate_sample_bytes > 1e6);  // the whole body arrived (Content-Length bytes)
+  REQUIRE(server->stop());
+  REQUIRE(session->close(&info));
+  const double segments = info.wire.at("to_client.segments");
+  const double frames = info.wire.at("to_client.frames");
+  const double lost = info.wire.at("to_client.dropped_loss");
+  INFO("segments " << segments << ", frames " << frames << ", lost " << lost);
+  CHECK(segments == frames);  // no super-frames: one packet per frame
+  CHECK(segments > 1000);
+  // 2 % of what was offered, within what chance allows for a few thousand draws.
+  CHECK(lost / (frames + lost) == doctest::Approx(0.02).epsilon(0.5));
+}
+
 TEST_CASE("the loopback address of the host is not reachable from the client side") {
   auto spec = ringlab::link::parse_link_spec("rate=0,delay=0");
   REQUIRE(spec);
