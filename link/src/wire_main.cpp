@@ -1,7 +1,7 @@
 // wire: the link emulator as a process (see ringlab/link/wire.hpp). bench starts it inside the
 // namespace that holds the two wire-side interfaces; it can also be run by hand:
 //   wire --client-interface wc --server-interface ws --link 1g
-// Prints "wire ready" once both sockets are bound, forwards until SIGTERM or SIGINT, then prints
+// Prints "wire ready: <link>; scheduling <policy>" once both sockets are bound, forwards until SIGTERM or SIGINT, then prints
 // its statistics as one JSON line and exits 0. Errors: one line on stderr, exit 1; usage, exit 2.
 #include "ringlab/link/wire.hpp"
 
@@ -68,6 +68,14 @@ int main(int argc, char** argv) {
   }
   // Timers fire as close to their deadline as the kernel can (the default slack is 50 us).
   ::prctl(PR_SET_TIMERSLACK, 1UL);
+  // A qdisc such as netem releases packets from softirq context, ahead of every task; a real-time
+  // priority gives the wire the same precedence over what shares its CPU (the server, anything
+  // else), so a frame leaves when due rather than when the scheduler next gets to it. The wire
+  // sleeps between frames, and the kernel's real-time throttling bounds it in any case.
+  const char* scheduling = "SCHED_FIFO 50";
+  sched_param priority{};
+  priority.sched_priority = 50;
+  if (::sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &priority) != 0) scheduling = "normal (no CAP_SYS_NICE)";
 
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -87,7 +95,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", wire.error().c_str());
     return 1;
   }
-  std::printf("wire ready: %s\n", options.spec.describe().c_str());
+  std::printf("wire ready: %s; scheduling %s\n", options.spec.describe().c_str(), scheduling);
   std::fflush(stdout);
   auto stats = wire->run(g_stop, wait_mask);
   if (!stats) {

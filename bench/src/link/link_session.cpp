@@ -279,6 +279,10 @@ Result<LinkSession> LinkSession::create(const Options& options) {
     if (::read(session.wire_stdout_, &c, 1) != 1) break;
     line += c;
   }
+  if (const std::size_t at = line.find("; scheduling "); at != std::string::npos) {
+    session.wire_scheduling_ = line.substr(at + 13);
+    while (!session.wire_scheduling_.empty() && session.wire_scheduling_.back() == '\n') session.wire_scheduling_.pop_back();
+  }
   if (!line.starts_with("wire ready")) {
     return fail(fmt::format("link: {} (pid {}) did not report ready within {} ms{}", options.wire_executable,
                             session.wire_pid_, options.start_timeout.count(),
@@ -295,6 +299,7 @@ LinkSession::LinkSession(LinkSession&& other) noexcept
       server_ns_(std::exchange(other.server_ns_, -1)),
       wire_pid_(std::exchange(other.wire_pid_, -1)),
       wire_stdout_(std::exchange(other.wire_stdout_, -1)),
+      wire_scheduling_(std::move(other.wire_scheduling_)),
       namespaces_made_(std::exchange(other.namespaces_made_, false)) {}
 
 LinkSession::~LinkSession() { (void)close(); }
@@ -305,9 +310,9 @@ Status LinkSession::leave() { return enter(original_ns_, "original"); }
 
 std::string LinkSession::describe() const {
   return fmt::format(
-      "user-space wire (pid {}, AF_PACKET between two veth pairs) in namespaces {}client (rl-client {}), {}wire, "
-      "{}server (rl-server {})",
-      wire_pid_, prefix_, kLinkClientAddress, prefix_, prefix_, kLinkServerAddress);
+      "user-space wire (pid {}, AF_PACKET between two veth pairs, scheduling {}) in namespaces {}client (rl-client {}), "
+      "{}wire, {}server (rl-server {})",
+      wire_pid_, wire_scheduling_.empty() ? "unknown" : wire_scheduling_, prefix_, kLinkClientAddress, prefix_, prefix_, kLinkServerAddress);
 }
 
 Status LinkSession::close(LinkInfo* info) {

@@ -84,6 +84,7 @@ class LinkSession {
   int server_ns_ = -1;
   pid_t wire_pid_ = -1;
   int wire_stdout_ = -1;
+  std::string wire_scheduling_;  // as the wire reported it: "SCHED_FIFO 50" or why not
   bool namespaces_made_ = false;
 };
 
