@@ -1,14 +1,11 @@
 #include "ringlab/bench/allocators.hpp"
 
+#include "ringlab/bench/child_process.hpp"
+
 #include <dlfcn.h>
 #include <link.h>
-#include <fcntl.h>
 #include <gnu/libc-version.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,8 +13,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-
-extern char** environ;
 
 // Paths of the allocator libraries, fixed by CMake at configure time (see bench/CMakeLists.txt).
 #ifndef RINGLAB_MIMALLOC_SO
@@ -141,33 +136,6 @@ std::string job_name(Allocator allocator, pid_t pid = 0) {
   out += allocator_name(allocator);
   if (pid > 0) out += " (pid " + std::to_string(pid) + ")";
   return out;
-}
-
-// A pipe whose ends are close-on-exec and numbered above kJobOutputFd, so that moving the write end
-// onto kJobOutputFd in the child can never overwrite another descriptor the child still needs.
-Status high_pipe(int fds[2]) {
-  int raw[2];
-  if (::pipe2(raw, O_CLOEXEC) != 0) return fail(errno_message("pipe2", "", errno));
-  for (int i = 0; i < 2; ++i) {
-    const int moved = ::fcntl(raw[i], F_DUPFD_CLOEXEC, kJobOutputFd + 1);
-    const int saved = errno;
-    ::close(raw[i]);
-    if (moved < 0) {
-      if (i == 1) ::close(fds[0]);
-      return fail(errno_message("fcntl F_DUPFD_CLOEXEC", "", saved));
-    }
-    fds[i] = moved;
-  }
-  return {};
-}
-
-// The child leads its own process group, so this also ends whatever it started (its server, a shell's
-// commands) instead of leaving them to run on without a parent.
-void kill_and_reap(pid_t pid) {
-  ::kill(-pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
 }
 
 std::string head_of(std::string_view output) {
@@ -368,157 +336,63 @@ std::vector<std::string> child_arguments(std::span<const std::string> parent_arg
 
 Result<std::string> run_job(const Job& job, const ChildOptions& options) {
   if (job.missing) return fail(job_name(job.allocator) + ": missing: " + *job.missing);
+  auto output_pipe = make_pipe();
+  if (!output_pipe) return std::unexpected(output_pipe.error().wrap(job_name(job.allocator)));
 
-  // Everything the child needs is built before fork(): between fork and exec only async-signal-safe
-  // calls are allowed (the parent may have threads).
-  std::vector<std::string> arg_storage;
-  arg_storage.push_back(options.executable);
-  arg_storage.insert(arg_storage.end(), options.arguments.begin(), options.arguments.end());
-  std::vector<char*> argv;
-  for (auto& a : arg_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  SpawnOptions spawn;
+  spawn.executable = options.executable;
+  spawn.arguments = options.arguments;
+  spawn.environment = environment_with("LD_PRELOAD", job.preload.empty() ? std::nullopt
+                                                                         : std::optional<std::string_view>(job.preload));
+  spawn.fds = {{output_pipe->write.get(), kJobOutputFd}};
+  // Its own process group, so that a kill at the timeout reaches everything the job started; and
+  // killed with the parent (Ctrl-C reaches only the terminal's foreground group, which the job
+  // has just left).
+  spawn.own_process_group = true;
+  spawn.parent_death_signal = SIGKILL;
+  auto child = ChildProcess::spawn(spawn);
+  if (!child) return std::unexpected(child.error().wrap(job_name(job.allocator)));
+  output_pipe->write.reset();
+  const int output_fd = output_pipe->read.get();
 
-  std::vector<std::string> env_storage;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (std::string_view(*e).starts_with("LD_PRELOAD=")) continue;
-    env_storage.emplace_back(*e);
-  }
-  if (!job.preload.empty()) env_storage.push_back("LD_PRELOAD=" + job.preload);
-  std::vector<char*> envp;
-  for (auto& e : env_storage) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  int out[2];
-  if (auto s = high_pipe(out); !s) return fail(s.error().wrap(job_name(job.allocator)).message);
-  int exec_status[2];  // carries exec's errno back; closed by a successful exec
-  if (auto s = high_pipe(exec_status); !s) {
-    ::close(out[0]);
-    ::close(out[1]);
-    return fail(s.error().wrap(job_name(job.allocator)).message);
-  }
-
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int saved = errno;
-    for (int fd : {out[0], out[1], exec_status[0], exec_status[1]}) ::close(fd);
-    return fail(errno_message("fork", job_name(job.allocator), saved));
-  }
-  if (pid == 0) {
-    // Its own process group, so that a kill at the timeout reaches everything the job started; and
-    // killed with the parent (Ctrl-C reaches only the terminal's foreground group, which the job
-    // has just left).
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
-    // dup2 gives the new descriptor no close-on-exec flag: fd 3 survives the exec, nothing else.
-    if (::dup2(out[1], kJobOutputFd) < 0) {
-      const int e = errno;
-      (void)!::write(exec_status[1], &e, sizeof e);
-      ::_exit(127);
-    }
-    ::execve(options.executable.c_str(), argv.data(), envp.data());
-    const int e = errno;
-    (void)!::write(exec_status[1], &e, sizeof e);
-    ::_exit(127);
-  }
-
-  ::close(out[1]);
-  ::close(exec_status[1]);
-  int exec_errno = 0;
-  ssize_t got;
-  do {
-    got = ::read(exec_status[0], &exec_errno, sizeof exec_errno);
-  } while (got < 0 && errno == EINTR);
-  ::close(exec_status[0]);
-  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
-    ::close(out[0]);
-    kill_and_reap(pid);
-    return fail(errno_message("exec", options.executable, exec_errno).insert(0, job_name(job.allocator) + ": "));
-  }
-
-  const std::string who = job_name(job.allocator, pid);
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) {
-    const int saved = errno;
-    ::close(out[0]);
-    kill_and_reap(pid);
-    return fail(errno_message("pidfd_open", who, saved));
-  }
-
-  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  const std::string who = job_name(job.allocator, child->pid());
+  const auto deadline = ProcessClock::now() + options.timeout;
+  const auto too_much = [&] {
+    return who + ": wrote more than " + std::to_string(options.max_output_bytes) + " bytes of output";
+  };
   std::string output;
-  bool eof = false;
-  bool exited = false;
-  std::string failure;
-  char buffer[65536];
-  while (!exited) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      failure = who + ": no result within " + std::to_string(options.timeout.count()) + " ms; killed";
-      break;
-    }
-    pollfd fds[2] = {{pidfd, POLLIN, 0}, {out[0], POLLIN, 0}};
-    const int ready = ::poll(fds, eof ? 1 : 2, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      failure = errno_message("poll", who, errno);
-      break;
-    }
-    if (!eof && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-      const ssize_t n = ::read(out[0], buffer, sizeof buffer);
-      if (n < 0 && errno != EINTR && errno != EAGAIN) {
-        failure = errno_message("read", who + " output", errno);
+  for (bool done = false; !done;) {
+    auto outcome = read_some(output_fd, output, deadline, &*child);
+    if (!outcome) return std::unexpected(outcome.error().wrap(who + " output"));
+    switch (*outcome) {
+      case ReadOutcome::data:
+        if (output.size() > options.max_output_bytes) return fail(too_much() + "; killed");
         break;
-      }
-      if (n == 0) eof = true;
-      if (n > 0) output.append(buffer, static_cast<std::size_t>(n));
-      if (output.size() > options.max_output_bytes) {
-        failure = who + ": wrote more than " + std::to_string(options.max_output_bytes) + " bytes of output; killed";
+      case ReadOutcome::end_of_file:
+        if (!child->wait_for(std::chrono::milliseconds(poll_timeout_ms(deadline)))) {
+          return fail(who + ": no result within " + std::to_string(options.timeout.count()) + " ms; killed");
+        }
+        done = true;
         break;
-      }
-    }
-    if ((fds[0].revents & POLLIN) != 0) exited = true;
-  }
-
-  if (failure.empty() && !eof) {
-    // The child has exited but something it started may still hold the pipe: take what is there
-    // now and stop, rather than wait for a grandchild.
-    ::fcntl(out[0], F_SETFL, O_NONBLOCK);
-    for (;;) {
-      const ssize_t n = ::read(out[0], buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      output.append(buffer, static_cast<std::size_t>(n));
-      if (output.size() > options.max_output_bytes) {
-        failure = who + ": wrote more than " + std::to_string(options.max_output_bytes) + " bytes of output";
+      case ReadOutcome::timed_out:
+        return fail(who + ": no result within " + std::to_string(options.timeout.count()) + " ms; killed");
+      case ReadOutcome::child_exited:
+        // Something the child started may still hold the pipe: take what is there now and stop,
+        // rather than wait for a grandchild.
+        for (;;) {
+          auto rest = read_some(output_fd, output, ProcessClock::now());
+          if (!rest || *rest != ReadOutcome::data) break;
+          if (output.size() > options.max_output_bytes) return fail(too_much());
+        }
+        done = true;
         break;
-      }
     }
   }
-  ::close(out[0]);
-  ::close(pidfd);
-
-  if (!failure.empty()) {
-    kill_and_reap(pid);
-    return fail(std::move(failure));
-  }
-
-  int status = 0;
-  pid_t waited;
-  do {
-    waited = ::waitpid(pid, &status, 0);
-  } while (waited < 0 && errno == EINTR);
-  if (waited < 0) return fail(errno_message("waitpid", who, errno));
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* abbrev = sigabbrev_np(sig);
-    return fail(who + ": killed by signal " + std::to_string(sig) + " (SIG" + (abbrev != nullptr ? abbrev : "?") +
-                "); it wrote " + head_of(output));
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return fail(who + ": exited with status " + std::to_string(WEXITSTATUS(status)) + "; it wrote " + head_of(output));
-  }
+  // The returns above leave the child to ~ChildProcess, which kills its group and reaps it.
+  // It has exited (or closed its output and then exited): this reaps it at once.
+  const auto status = child->wait_for(std::chrono::seconds(1));
+  if (!status) return fail(who + ": still running after its output ended; killed");
+  if (!status->success()) return fail(who + ": " + status->describe() + "; it wrote " + head_of(output));
   return output;
 }
 
