@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/net/socket.hpp"
 
