@@ -14,6 +14,7 @@
 #include "ringlab/net/socket.hpp"
 
 using namespace ringlab::net;
+using ringlab::base::kPadding;
 
 namespace {
 
