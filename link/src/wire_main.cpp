@@ -55,8 +55,6 @@ int main(int argc, char** argv) {
   if (!spec) return usage(spec.error().c_str());
   options.spec = *spec;
 
-  // Stop with the parent: a wire left behind would hold its namespace alive.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (cpu >= 0) {
     cpu_set_t set;
     CPU_ZERO(&set);

@@ -1,11 +1,12 @@
 #include "ringlab/bench/link_session.hpp"
 
+#include "ringlab/bench/child_process.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,12 +18,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-extern char** environ;
-
 namespace ringlab::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kNamespacePrefix = "ringlab-";
 constexpr const char* kNetnsDirectory = "/run/netns";
@@ -31,84 +28,36 @@ constexpr std::chrono::milliseconds kWireStopTimeout{5'000};
 constexpr int kCapSysAdmin = 21;
 constexpr int kCapNetAdmin = 12;
 
-// Reads what `fd` delivers until EOF or the deadline.
-std::string read_until_eof(int fd, Clock::time_point deadline) {
-  std::string out;
-  char buffer[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) break;
-    pollfd p{fd, POLLIN, 0};
-    const int n = ::poll(&p, 1, static_cast<int>(left));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(got));
-  }
-  return out;
-}
-
-struct Spawned {
-  pid_t pid = -1;
-  int output = -1;  // read end of the child's stdout (or stderr) pipe
-};
-
-// Starts `argv` with the chosen stream (1: stdout, 2: stderr) on a pipe and the other on /dev/null.
-// posix_spawn: the child starts in the calling thread's network namespace.
-Result<Spawned> spawn(const std::vector<std::string>& argv, int captured_stream) {
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail(errno_message("pipe2", argv.front(), errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], captured_stream);
-  posix_spawn_file_actions_addopen(&actions, captured_stream == 1 ? 2 : 1, "/dev/null", O_WRONLY, 0);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int code = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
-  if (code != 0) {
-    ::close(pipe_fds[0]);
-    return fail(errno_message("spawn", argv.front(), code));
-  }
-  return Spawned{pid, pipe_fds[0]};
-}
-
-// Waits for the child until the deadline, then SIGKILLs it; its exit status, or -1 if killed.
-int reap(pid_t pid, Clock::time_point deadline) {
-  for (;;) {
-    int status = 0;
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (done < 0 && errno != EINTR) return -1;
-    if (Clock::now() >= deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return -1;
-    }
-    ::usleep(1000);
-  }
-}
-
-// Runs `ip ARGS...`; error with its stderr.
+// Runs `ip ARGS...` (found on PATH) to completion; error with what it wrote to stderr.
 Status run_ip(std::vector<std::string> arguments) {
-  arguments.insert(arguments.begin(), "ip");
-  auto child = spawn(arguments, 2);
-  if (!child) return std::unexpected(child.error());
-  const auto deadline = Clock::now() + kCommandTimeout;
-  std::string errors = read_until_eof(child->output, deadline);
-  ::close(child->output);
-  const int status = reap(child->pid, deadline);
-  if (status == 0) return {};
-  std::string command;
-  for (const std::string& a : arguments) command += (command.empty() ? "" : " ") + a;
+  static const std::string ip = [] {
+    for (const char* dir : {"/usr/sbin", "/sbin", "/usr/bin", "/bin"}) {
+      const std::string path = std::string(dir) + "/ip";
+      if (::access(path.c_str(), X_OK) == 0) return path;
+    }
+    return std::string("/usr/sbin/ip");
+  }();
+  auto errors_pipe = make_pipe();
+  if (!errors_pipe) return std::unexpected(errors_pipe.error());
+  SpawnOptions spawn;
+  spawn.executable = ip;
+  spawn.arguments = arguments;
+  spawn.fds = {{errors_pipe->write.get(), STDERR_FILENO}};
+  auto child = ChildProcess::spawn(spawn);
+  errors_pipe->write = net::Fd();
+  if (!child) return std::unexpected(child.error().wrap("link"));
+  const auto deadline = ProcessClock::now() + kCommandTimeout;
+  std::string errors;
+  for (;;) {
+    auto outcome = read_some(errors_pipe->read.get(), errors, deadline, &*child);
+    if (!outcome || *outcome != ReadOutcome::data) break;
+  }
+  const ChildProcess::Stopped stopped = child->terminate(std::chrono::milliseconds(0));
+  if (stopped.status.success()) return {};
+  std::string command = "ip";
+  for (const std::string& a : arguments) command += " " + a;
   while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();
-  return fail(fmt::format("link: `{}` failed{}{}", command, status < 0 ? " (killed)" : fmt::format(" with status {}", status),
-                          errors.empty() ? "" : ": " + errors));
+  return fail(fmt::format("link: `{}` {}{}", command, stopped.status.describe(), errors.empty() ? "" : ": " + errors));
 }
 
 Result<int> open_namespace(const std::string& name) {
@@ -255,37 +204,37 @@ Result<LinkSession> LinkSession::create(const Options& options) {
   auto wire_fd = open_namespace(wire);
   if (!wire_fd) return std::unexpected(wire_fd.error());
 
-  // The wire starts inside its namespace: this thread goes there for the spawn and comes back.
-  std::vector<std::string> argv = {options.wire_executable, "--client-interface", "wire-c", "--server-interface",
-                                   "wire-s", "--link", options.spec.canonical()};
-  if (options.wire_cpu >= 0) argv.insert(argv.end(), {"--cpu", std::to_string(options.wire_cpu)});
-  const Status entered = enter(*wire_fd, "wire");
+  // The wire starts inside its namespace, dies with bench (a wire left behind would keep its
+  // namespace's interfaces alive) and says on its stdout when it forwards.
+  auto output = make_pipe();
+  if (!output) return std::unexpected(output.error());
+  SpawnOptions spawn;
+  spawn.executable = options.wire_executable;
+  spawn.arguments = {"--client-interface", "wire-c", "--server-interface", "wire-s", "--link", options.spec.canonical()};
+  spawn.cpu = options.wire_cpu;
+  spawn.network_namespace_fd = *wire_fd;
+  spawn.parent_death_signal = SIGKILL;
+  spawn.ignore_interrupt = true;  // bench stops it after the server, with SIGTERM
+  spawn.fds = {{output->write.get(), STDOUT_FILENO}};
+  auto child = ChildProcess::spawn(spawn);
   ::close(*wire_fd);
-  if (!entered) return std::unexpected(entered.error());
-  auto child = spawn(argv, 1);
-  if (auto back = session.leave(); !back) return std::unexpected(back.error());
-  if (!child) return std::unexpected(child.error());
-  session.wire_pid_ = child->pid;
-  session.wire_stdout_ = child->output;
+  output->write = net::Fd();
+  if (!child) return std::unexpected(child.error().wrap("link"));
+  session.wire_ = std::move(*child);
+  session.wire_stdout_ = std::move(output->read);
 
-  // Its first line says it is forwarding.
   std::string line;
-  const auto deadline = Clock::now() + options.start_timeout;
-  while (line.find('\n') == std::string::npos && Clock::now() < deadline) {
-    pollfd p{session.wire_stdout_, POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (::poll(&p, 1, static_cast<int>(std::max<long long>(left, 1))) <= 0) continue;
-    char c;
-    if (::read(session.wire_stdout_, &c, 1) != 1) break;
-    line += c;
+  const auto deadline = ProcessClock::now() + options.start_timeout;
+  while (line.find('\n') == std::string::npos) {
+    auto outcome = read_some(session.wire_stdout_.get(), line, deadline, &session.wire_);
+    if (!outcome || *outcome != ReadOutcome::data) break;
   }
   if (const std::size_t at = line.find("; scheduling "); at != std::string::npos) {
-    session.wire_scheduling_ = line.substr(at + 13);
-    while (!session.wire_scheduling_.empty() && session.wire_scheduling_.back() == '\n') session.wire_scheduling_.pop_back();
+    session.wire_scheduling_ = line.substr(at + 13, line.find('\n', at) - at - 13);
   }
   if (!line.starts_with("wire ready")) {
     return fail(fmt::format("link: {} (pid {}) did not report ready within {} ms{}", options.wire_executable,
-                            session.wire_pid_, options.start_timeout.count(),
+                            session.wire_.pid(), options.start_timeout.count(),
                             line.empty() ? " (see its error above)" : ": " + line));
   }
   return session;
@@ -297,8 +246,8 @@ LinkSession::LinkSession(LinkSession&& other) noexcept
       original_ns_(std::exchange(other.original_ns_, -1)),
       client_ns_(std::exchange(other.client_ns_, -1)),
       server_ns_(std::exchange(other.server_ns_, -1)),
-      wire_pid_(std::exchange(other.wire_pid_, -1)),
-      wire_stdout_(std::exchange(other.wire_stdout_, -1)),
+      wire_(std::move(other.wire_)),
+      wire_stdout_(std::move(other.wire_stdout_)),
       wire_scheduling_(std::move(other.wire_scheduling_)),
       namespaces_made_(std::exchange(other.namespaces_made_, false)) {}
 
@@ -312,7 +261,7 @@ std::string LinkSession::describe() const {
   return fmt::format(
       "user-space wire (pid {}, AF_PACKET between two veth pairs, scheduling {}) in namespaces {}client (rl-client {}), "
       "{}wire, {}server (rl-server {})",
-      wire_pid_, wire_scheduling_.empty() ? "unknown" : wire_scheduling_, prefix_, kLinkClientAddress, prefix_, prefix_, kLinkServerAddress);
+      wire_.pid(), wire_scheduling_.empty() ? "unknown" : wire_scheduling_, prefix_, kLinkClientAddress, prefix_, prefix_, kLinkServerAddress);
 }
 
 Status LinkSession::close(LinkInfo* info) {
@@ -320,12 +269,18 @@ Status LinkSession::close(LinkInfo* info) {
   if (original_ns_ >= 0) {
     if (auto back = leave(); !back) problems.push_back(back.error().message);
   }
-  if (wire_pid_ > 0) {
-    ::kill(wire_pid_, SIGTERM);
-    const auto deadline = Clock::now() + kWireStopTimeout;
-    const std::string output = read_until_eof(wire_stdout_, deadline);
-    const int status = reap(wire_pid_, deadline);
-    if (status != 0) problems.push_back(fmt::format("link: the wire (pid {}) exited with status {}", wire_pid_, status));
+  if (wire_.running()) {
+    wire_.signal(SIGTERM);
+    const auto deadline = ProcessClock::now() + kWireStopTimeout;
+    std::string output;
+    for (;;) {
+      auto outcome = read_some(wire_stdout_.get(), output, deadline, &wire_);
+      if (!outcome || *outcome == ReadOutcome::end_of_file || *outcome == ReadOutcome::timed_out) break;
+      if (*outcome == ReadOutcome::child_exited) break;
+    }
+    const ChildProcess::Stopped stopped = wire_.terminate(std::chrono::milliseconds(0));
+    if (!stopped.status.success())
+      problems.push_back(fmt::format("link: the wire (pid {}) {}", wire_.pid(), stopped.status.describe()));
     if (info != nullptr) {
       // Its last line is one JSON object of counters per direction.
       const std::size_t start = output.find("{\"to_server\"");
@@ -343,9 +298,9 @@ Status LinkSession::close(LinkInfo* info) {
         }
       }
     }
-    wire_pid_ = -1;
   }
-  for (int* fd : {&wire_stdout_, &client_ns_, &server_ns_, &original_ns_}) {
+  wire_stdout_ = net::Fd();
+  for (int* fd : {&client_ns_, &server_ns_, &original_ns_}) {
     if (*fd >= 0) ::close(*fd);
     *fd = -1;
   }

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "ringlab/bench/child_process.hpp"
 #include "ringlab/bench/error.hpp"
 #include "ringlab/bench/results.hpp"
 #include "ringlab/link/spec.hpp"
@@ -82,8 +83,8 @@ class LinkSession {
   int original_ns_ = -1;
   int client_ns_ = -1;
   int server_ns_ = -1;
-  pid_t wire_pid_ = -1;
-  int wire_stdout_ = -1;
+  ChildProcess wire_;
+  net::Fd wire_stdout_;
   std::string wire_scheduling_;  // as the wire reported it: "SCHED_FIFO 50" or why not
   bool namespaces_made_ = false;
 };
