@@ -43,35 +43,43 @@ std::optional<std::pair<double, std::string_view>> number_prefix(std::string_vie
   return std::pair{value, text.substr(end)};
 }
 
-std::optional<uint64_t> parse_rate(std::string_view text) {
-  const auto number = number_prefix(text);
-  if (!number) return std::nullopt;
-  std::string_view unit = number->second;
-  if (unit.ends_with("bit")) unit.remove_suffix(3);
-  double scale = 1;
-  if (unit == "k") scale = 1e3;
-  else if (unit == "m") scale = 1e6;
-  else if (unit == "g") scale = 1e9;
-  else if (!unit.empty()) return std::nullopt;
-  const double bits = number->first * scale;
-  if (bits > static_cast<double>(kMaxRate) || (bits > 0 && bits < 1000)) return std::nullopt;
-  return static_cast<uint64_t>(std::llround(bits));
-}
+struct UnitScale {
+  std::string_view unit;
+  double scale;
+};
 
-std::optional<nanoseconds> parse_duration(std::string_view text) {
+// "12.5m" with the units {{"k", 1e3}, {"m", 1e6}} -> 12.5e6; the bare number when `bare` scales it
+// (0: a unit is required); nullopt for any other unit.
+template <std::size_t N>
+std::optional<double> scaled_number(std::string_view text, const std::array<UnitScale, N>& units, double bare) {
   const auto number = number_prefix(text);
   if (!number) return std::nullopt;
   const std::string_view unit = number->second;
-  double scale = 0;
-  if (unit == "ns") scale = 1;
-  else if (unit == "us") scale = 1e3;
-  else if (unit == "ms") scale = 1e6;
-  else if (unit == "s") scale = 1e9;
-  else if (number->first == 0 && unit.empty()) scale = 1;
-  else return std::nullopt;
-  const double ns = number->first * scale;
-  if (ns > static_cast<double>(kMaxDelay.count())) return std::nullopt;
-  return nanoseconds{static_cast<int64_t>(std::llround(ns))};
+  if (unit.empty()) return bare == 0 && number->first != 0 ? std::nullopt : std::optional(number->first * bare);
+  for (const UnitScale& candidate : units) {
+    if (candidate.unit == unit) return number->first * candidate.scale;
+  }
+  return std::nullopt;
+}
+
+constexpr std::array<UnitScale, 6> kRateUnits{{
+    {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"kbit", 1e3}, {"mbit", 1e6}, {"gbit", 1e9}}};
+constexpr std::array<UnitScale, 4> kTimeUnits{{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}}};
+constexpr std::array<UnitScale, 4> kByteUnits{{{"k", 1024}, {"m", 1024.0 * 1024}, {"kb", 1024}, {"mb", 1024.0 * 1024}}};
+
+std::optional<uint64_t> parse_rate(std::string_view text) {
+  if (text.ends_with("bit") && !text.ends_with("kbit") && !text.ends_with("mbit") && !text.ends_with("gbit"))
+    text.remove_suffix(3);  // "1000bit"
+  const auto bits = scaled_number(text, kRateUnits, 1);
+  if (!bits || *bits > static_cast<double>(kMaxRate) || (*bits > 0 && *bits < 1000)) return std::nullopt;
+  return static_cast<uint64_t>(std::llround(*bits));
+}
+
+// A bare number is only accepted for 0 ("delay=0"): 5 of what would be a guess.
+std::optional<nanoseconds> parse_duration(std::string_view text) {
+  const auto ns = scaled_number(text, kTimeUnits, 0);
+  if (!ns || *ns > static_cast<double>(kMaxDelay.count())) return std::nullopt;
+  return nanoseconds{static_cast<int64_t>(std::llround(*ns))};
 }
 
 std::optional<double> parse_loss(std::string_view text) {
@@ -85,17 +93,9 @@ std::optional<double> parse_loss(std::string_view text) {
 }
 
 std::optional<uint64_t> parse_bytes(std::string_view text) {
-  const auto number = number_prefix(text);
-  if (!number) return std::nullopt;
-  std::string_view unit = number->second;
-  if (unit.ends_with('b')) unit.remove_suffix(1);
-  double scale = 1;
-  if (unit == "k") scale = 1024;
-  else if (unit == "m") scale = 1024.0 * 1024;
-  else if (!unit.empty()) return std::nullopt;
-  const double bytes = number->first * scale;
-  if (bytes < 1 || bytes > static_cast<double>(kMaxQueue)) return std::nullopt;
-  return static_cast<uint64_t>(bytes);
+  const auto bytes = scaled_number(text, kByteUnits, 1);
+  if (!bytes || *bytes < 1 || *bytes > static_cast<double>(kMaxQueue)) return std::nullopt;
+  return static_cast<uint64_t>(*bytes);
 }
 
 std::optional<uint64_t> parse_unsigned(std::string_view text) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ringlab/bench/results.hpp"
+#include "../support/bench_runs.hpp"
 #include "support.hpp"
 
 namespace rb = ringlab::bench;
@@ -23,14 +24,7 @@ namespace {
 const std::string kBench = RINGLAB_BENCH_BINARY;
 const std::string kServer = RINGLAB_SERVER_BINARY;
 
-// A sanitized bench (tools/test's build) would add LeakSanitizer's list of used suppressions to its
-// stderr at exit; the children inherit this, so their stderr is theirs alone.
-const bool kQuietSanitizers = [] {
-  const char* options = std::getenv("LSAN_OPTIONS");
-  const std::string quiet = (options != nullptr && *options != '\0' ? std::string(options) + ":" : "") +
-                            "print_suppressions=0";
-  return ::setenv("LSAN_OPTIONS", quiet.c_str(), 1) == 0;
-}();
+const bool kQuietSanitizers = ringlab::testing::quiet_sanitizer_report();
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -44,18 +38,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-// The report.json the run wrote under `out` (one run: one timestamped folder).
-rb::Report written_report(const std::string& out) {
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(out)) {
-    if (entry.path().filename() == "report.json") {
-      auto report = rb::read_report_file(entry.path());
-      REQUIRE_MESSAGE(report, (report ? "" : report.error().message));
-      return *report;
-    }
-  }
-  FAIL("no report.json under " << out);
-  return {};
-}
+using ringlab::testing::written_report;
 
 // Polls `path` until it holds `needle` (or the deadline passes).
 bool wait_for_text(const std::string& path, std::string_view needle, std::chrono::milliseconds within) {

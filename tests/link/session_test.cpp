@@ -22,6 +22,7 @@
 #include "ringlab/bench/link_session.hpp"
 #include "ringlab/bench/results.hpp"
 #include "ringlab/bench/server_process.hpp"
+#include "../support/bench_runs.hpp"
 #include "support.hpp"
 
 namespace rb = ringlab::bench;
@@ -34,13 +35,7 @@ const std::string kBench = RINGLAB_BENCH_BINARY;
 const std::string kServer = RINGLAB_SERVER_BINARY;
 const std::string kWire = RINGLAB_WIRE_BINARY;
 
-// A sanitized bench adds LeakSanitizer's list of used suppressions to its stderr at exit.
-const bool kQuietSanitizers = [] {
-  const char* options = std::getenv("LSAN_OPTIONS");
-  const std::string quiet = (options != nullptr && *options != '\0' ? std::string(options) + ":" : "") +
-                            "print_suppressions=0";
-  return ::setenv("LSAN_OPTIONS", quiet.c_str(), 1) == 0;
-}();
+const bool kQuietSanitizers = ringlab::testing::quiet_sanitizer_report();
 
 std::vector<std::string> namespaces_of(const std::string& prefix) {
   std::vector<std::string> names;
@@ -52,16 +47,31 @@ std::vector<std::string> namespaces_of(const std::string& prefix) {
   return names;
 }
 
-rb::Report written_report(const std::string& out) {
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(out)) {
-    if (entry.path().filename() == "report.json") {
-      auto report = rb::read_report_file(entry.path());
-      REQUIRE_MESSAGE(report, (report ? "" : report.error().message));
-      return *report;
-    }
-  }
-  FAIL("no report.json under " << out);
-  return {};
+using ringlab::testing::written_report;
+
+// An emulated link of `spec_text` built by the test; the test's thread is left in the client namespace
+// when a server is started behind it, else where it was.
+rb::LinkSession make_link(const char* spec_text) {
+  auto spec = ringlab::link::parse_link_spec(spec_text);
+  REQUIRE_MESSAGE(spec, (spec ? "" : spec.error()));
+  rb::LinkSession::Options options;
+  options.spec = *spec;
+  options.wire_executable = kWire;
+  auto session = rb::LinkSession::create(options);
+  REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+  return std::move(*session);
+}
+
+// The server binary started in the link's server namespace, bound to the server's address.
+rb::ServerProcess start_server_behind(rb::LinkSession& link) {
+  REQUIRE(link.enter_server());
+  rb::ServerProcessOptions server_options;
+  server_options.executable = kServer;
+  server_options.bind = std::string(rb::kLinkServerAddress);
+  auto server = rb::ServerProcess::start(server_options);
+  REQUIRE_MESSAGE(server, (server ? "" : server.error().message));
+  REQUIRE(link.enter_client());
+  return std::move(*server);
 }
 
 // Short cases: these tests check that runs work over a link, not what they measure.
@@ -73,26 +83,14 @@ std::vector<std::string> tiny_run(const std::string& out) {
 }  // namespace
 
 TEST_CASE("a link is built, measures what it was configured for, and is removed") {
-  auto spec = ringlab::link::parse_link_spec("rate=100mbit,delay=5ms");
-  REQUIRE(spec);
-  rb::LinkSession::Options options;
-  options.spec = *spec;
-  options.wire_executable = kWire;
-  auto session = rb::LinkSession::create(options);
-  REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
-  const std::string prefix = session->prefix();
+  const auto spec = ringlab::link::parse_link_spec("rate=100mbit,delay=5ms");
+  rb::LinkSession session = make_link("rate=100mbit,delay=5ms");
+  const std::string prefix = session.prefix();
   CHECK(namespaces_of(prefix).size() == 3);
-
-  REQUIRE(session->enter_server());
-  rb::ServerProcessOptions server_options;
-  server_options.executable = kServer;
-  server_options.bind = std::string(rb::kLinkServerAddress);
-  auto server = rb::ServerProcess::start(server_options);
-  REQUIRE_MESSAGE(server, (server ? "" : server.error().message));
-  REQUIRE(session->enter_client());
+  auto server = start_server_behind(session);
 
   rb::LinkInfo info;
-  auto measured = rb::measure_link(server->host(), server->port(), *spec, info, 10s);
+  auto measured = rb::measure_link(server.host(), server.port(), *spec, info, 10s);
   REQUIRE_MESSAGE(measured, (measured ? "" : measured.error().message));
   INFO("RTT " << info.measured_rtt_us << " us (min " << info.measured_rtt_min_us << "), rate " << info.measured_rate_mbit
               << " Mbit/s");
@@ -103,13 +101,13 @@ TEST_CASE("a link is built, measures what it was configured for, and is removed"
   CHECK(info.measured_rate_mbit <= 100 * 1.02);
   CHECK(info.measured_rate_mbit >= 100 * 0.5);
 
-  auto environment = rb::fetch_server_environment(server->host(), server->port(), 10s);
+  auto environment = rb::fetch_server_environment(server.host(), server.port(), 10s);
   REQUIRE_MESSAGE(environment, (environment ? "" : environment.error().message));
   CHECK(environment->at("bind") == rb::kLinkServerAddress);
   CHECK_FALSE(environment->at("kernel").empty());
 
-  REQUIRE(server->stop());
-  REQUIRE(session->close(&info));
+  REQUIRE(server.stop());
+  REQUIRE(session.close(&info));
   CHECK(info.wire.at("to_server.frames") > 0);
   CHECK(info.wire.at("to_client.segments") >= info.wire.at("to_client.frames"));
   CHECK(info.wire.at("to_client.dropped_queue") == 0);
@@ -117,27 +115,16 @@ TEST_CASE("a link is built, measures what it was configured for, and is removed"
 }
 
 TEST_CASE("a lossy link drops about its share of packets, one by one, and TCP still delivers every byte") {
-  auto spec = ringlab::link::parse_link_spec("rate=200mbit,delay=1ms,loss=2%");
-  REQUIRE(spec);
+  const auto spec = ringlab::link::parse_link_spec("rate=200mbit,delay=1ms,loss=2%");
   CHECK_FALSE(spec->gso_enabled());  // loss is drawn per packet
-  rb::LinkSession::Options options;
-  options.spec = *spec;
-  options.wire_executable = kWire;
-  auto session = rb::LinkSession::create(options);
-  REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
-  REQUIRE(session->enter_server());
-  rb::ServerProcessOptions server_options;
-  server_options.executable = kServer;
-  server_options.bind = std::string(rb::kLinkServerAddress);
-  auto server = rb::ServerProcess::start(server_options);
-  REQUIRE_MESSAGE(server, (server ? "" : server.error().message));
-  REQUIRE(session->enter_client());
+  rb::LinkSession session = make_link("rate=200mbit,delay=1ms,loss=2%");
+  auto server = start_server_behind(session);
   rb::LinkInfo info;
-  auto measured = rb::measure_link(server->host(), server->port(), *spec, info, 30s);
+  auto measured = rb::measure_link(server.host(), server.port(), *spec, info, 30s);
   REQUIRE_MESSAGE(measured, (measured ? "" : measured.error().message));
   CHECK(info.rate_sample_bytes > 1e6);  // the whole body arrived (Content-Length bytes)
-  REQUIRE(server->stop());
-  REQUIRE(session->close(&info));
+  REQUIRE(server.stop());
+  REQUIRE(session.close(&info));
   const double segments = info.wire.at("to_client.segments");
   const double frames = info.wire.at("to_client.frames");
   const double lost = info.wire.at("to_client.dropped_loss");
@@ -149,19 +136,13 @@ TEST_CASE("a lossy link drops about its share of packets, one by one, and TCP st
 }
 
 TEST_CASE("the loopback address of the host is not reachable from the client side") {
-  auto spec = ringlab::link::parse_link_spec("rate=0,delay=0");
-  REQUIRE(spec);
-  rb::LinkSession::Options options;
-  options.spec = *spec;
-  options.wire_executable = kWire;
-  auto session = rb::LinkSession::create(options);
-  REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+  rb::LinkSession session = make_link("rate=0,delay=0");
   // A server on the host's loopback, then a look from the client namespace: its own loopback.
   auto outside = e2e::start_server_binary(kServer, {});
-  REQUIRE(session->enter_client());
+  REQUIRE(session.enter_client());
   auto status = rb::http_get_status("127.0.0.1", outside.port, "/health", 2s);
   CHECK_FALSE(status.has_value());
-  REQUIRE(session->close());
+  REQUIRE(session.close());
 }
 
 TEST_CASE("bench over --link 1g: every strategy answers, the header has the measured link") {
@@ -215,16 +196,10 @@ TEST_CASE("a run killed with SIGKILL leaves namespaces that the next run removes
 }
 
 TEST_CASE("two hosts: the server bound in one namespace, bench in the other through --url") {
-  auto spec = ringlab::link::parse_link_spec("rate=0,delay=0");
-  REQUIRE(spec);
-  rb::LinkSession::Options options;
-  options.spec = *spec;
-  options.wire_executable = kWire;
-  auto session = rb::LinkSession::create(options);
-  REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
-  REQUIRE(session->enter_server());
+  rb::LinkSession session = make_link("rate=0,delay=0");
+  REQUIRE(session.enter_server());
   auto server = e2e::start_server_binary(kServer, {"--bind", std::string(rb::kLinkServerAddress)});
-  REQUIRE(session->enter_client());
+  REQUIRE(session.enter_client());
   e2e::TempDir dir;
   const std::string url = "http://" + std::string(rb::kLinkServerAddress) + ":" + std::to_string(server.port);
   std::vector<std::string> argv{kBench, "get", "--url", url, "--filter", "string_copy,views"};
@@ -238,8 +213,8 @@ TEST_CASE("two hosts: the server bound in one namespace, bench in the other thro
   CHECK(report.environment.server_environment.at("bind") == rb::kLinkServerAddress);
   CHECK(report.environment.server_environment.at("program") == "ringlab server");
   CHECK_FALSE(report.environment.link.has_value());
-  REQUIRE(session->leave());
-  REQUIRE(session->close());
+  REQUIRE(session.leave());
+  REQUIRE(session.close());
 }
 
 TEST_CASE("without CAP_SYS_ADMIN and CAP_NET_ADMIN, --link 1g is one line and exit 2; loopback still runs") {
