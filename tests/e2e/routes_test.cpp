@@ -1,6 +1,8 @@
 // Every route, plain and chunked, over raw sockets: status, headers and the exact bytes.
 #include <doctest/doctest.h>
 
+#include <simdjson.h>
+
 #include <string>
 
 #include "ringlab/server/body_cache.hpp"
@@ -230,4 +232,39 @@ TEST_CASE("several server threads all serve, and every connection is closed at s
   CHECK(stats.accepted >= 30);
   CHECK(stats.accepted == stats.closed);
   CHECK(stats.requests >= 30);
+}
+
+TEST_CASE("GET /env answers the server's environment as one flat JSON object of strings") {
+  server::ServerOptions options;
+  options.threads = 2;
+  TestServer server(options);
+  RawClient client(server.port());
+  client.send(get_request("/env"));
+  const Response response = client.read_response();
+  CHECK(response.status == 200);
+  CHECK(response.header("Content-Type") == "application/json");
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  REQUIRE(parser.parse(response.body).get(object) == simdjson::SUCCESS);
+  std::size_t fields = 0;
+  for (const auto field : object) {
+    INFO(field.key);
+    CHECK(field.value.is_string());
+    ++fields;
+  }
+  CHECK(fields >= 15);
+  std::string_view value;
+  REQUIRE(object["program"].get(value) == simdjson::SUCCESS);
+  CHECK(value == "ringlab server");
+  REQUIRE(object["threads"].get(value) == simdjson::SUCCESS);
+  CHECK(value == "2");
+  REQUIRE(object["bind"].get(value) == simdjson::SUCCESS);
+  CHECK(value == "127.0.0.1");
+  REQUIRE(object["kernel"].get(value) == simdjson::SUCCESS);
+  CHECK_FALSE(value.empty());
+  // HEAD: the same head, no body.
+  client.send("HEAD /env HTTP/1.1\r\nHost: x\r\n\r\n");
+  const Response head = client.read_response(true);
+  CHECK(head.status == 200);
+  CHECK(head.body.empty());
 }
