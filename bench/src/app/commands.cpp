@@ -130,7 +130,7 @@ struct Target {
 void print_written(const std::vector<std::filesystem::path>& written) {
   for (const auto& path : written) std::cout << "Written: " << path.string() << "\n";
   for (const auto& path : written) {
-    if (path.extension() == ".json") std::cout << "Plot with: tools/plot " << path.string() << "\n";
+    if (path.filename() == "report.json") std::cout << "Plot with: tools/plot " << path.string() << "\n";
   }
 }
 

@@ -15,8 +15,14 @@ std::string_view format_name(Format format) noexcept {
     case Format::md: return "md";
     case Format::csv: return "csv";
     case Format::json: return "json";
+    case Format::gbench: return "gbench";
   }
   return "?";
+}
+
+std::string format_file_name(Format format) {
+  // gbench is JSON too: report.gbench.json, so that tools that go by the extension open it as JSON.
+  return format == Format::gbench ? "report.gbench.json" : fmt::format("report.{}", format_name(format));
 }
 
 
@@ -30,8 +36,10 @@ Result<std::vector<Format>> parse_formats(std::string_view list) {
       f = Format::csv;
     } else if (item == "json") {
       f = Format::json;
+    } else if (item == "gbench") {
+      f = Format::gbench;
     } else {
-      return fail(fmt::format("unknown report format '{}' (md, csv, json)", item));
+      return fail(fmt::format("unknown report format '{}' (md, csv, json, gbench)", item));
     }
     if (std::find(out.begin(), out.end(), f) != out.end()) {
       return fail(fmt::format("report format '{}' given twice", item));
