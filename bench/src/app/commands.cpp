@@ -452,16 +452,13 @@ int run_self_check_command(const CliOptions& options) {
 
 int run_bench(int argc, char** argv) {
   std::vector<std::string> arguments(argv + 1, argv + argc);
-  if (!arguments.empty() && arguments.front() == "compare") {
-    const std::vector<std::string> rest(arguments.begin() + 1, arguments.end());
-    return compare_main(rest, std::cout, std::cerr);
-  }
   ParsedCommandLine parsed = parse_command_line(arguments);
   if (!parsed.options) {
     (parsed.exit_code == 0 ? std::cout : std::cerr) << parsed.output << std::flush;
     return parsed.exit_code;
   }
   CliOptions& options = *parsed.options;
+  if (options.compare) return run_compare(*options.compare, std::cout, std::cerr);
   if (options.list) {
     std::cout << render_list(strategies::registry()) << std::flush;
     return 0;

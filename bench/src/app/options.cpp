@@ -42,8 +42,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
 
   CLI::App app{
       "bench: fetch-and-deserialize benchmarks of ringlab's strategies against the embedded server (or --url),\n"
-      "reported as BenchmarkDotNet does. `bench compare OLD.json NEW.json` compares two reports."};
+      "reported as BenchmarkDotNet does."};
   app.name("bench");
+  CompareCommand compare;
+  CLI::App* compare_command = app.add_subcommand("compare", "compare two report.json files: bench compare OLD.json NEW.json");
+  add_compare_arguments(*compare_command, compare);
   app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
   app.footer("\n" + render_legend());
   app.add_option("suite", c.suite, "get (default), repos or post")->check(CLI::IsMember({"get", "repos", "post"}));
@@ -134,6 +137,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     parsed.exit_code = app.exit(e, out, err);
     parsed.output = out.str() + err.str();
     if (parsed.exit_code != 0) parsed.exit_code = kExitUsage;
+    return parsed;
+  }
+  if (compare_command->parsed()) {
+    o.compare = std::move(compare);
+    parsed.options = std::move(o);
     return parsed;
   }
   const auto refuse = [&parsed](std::string message) {
