@@ -110,7 +110,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
       ->capture_default_str()
       ->check(CLI::Range(1LL, 3'600'000LL));
   app.add_option("--out", c.out, "results root: reports go to OUT/<UTC timestamp>/")->capture_default_str();
-  app.add_option("--format", formats, "report files to write: md,csv,json,gbench (google-benchmark's JSON, report.gbench.json)")->capture_default_str();
+  app.add_option("--format", formats, "report files to write: md,csv,json,gbench (google-benchmark's JSON, report.gbench.json),html (one page)")->capture_default_str();
   app.add_option("--columns", columns,
                  "extra table columns, comma-separated: per-op latency percentiles " + known_columns());
   app.add_option("--cpu", c.cpu, "pin the client to this CPU (default: the first allowed; the server gets another)")

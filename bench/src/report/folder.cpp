@@ -42,6 +42,7 @@ Result<std::vector<std::filesystem::path>> write_reports(const Report& report, c
       case Format::csv: text = render_csv(report); break;
       case Format::json: text = render_json(report); break;
       case Format::gbench: text = render_gbench(report); break;
+      case Format::html: text = render_html(report); break;
     }
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) return fail(errno_message("open", path.string(), errno));

@@ -16,6 +16,7 @@ std::string_view format_name(Format format) noexcept {
     case Format::csv: return "csv";
     case Format::json: return "json";
     case Format::gbench: return "gbench";
+    case Format::html: return "html";
   }
   return "?";
 }
@@ -38,8 +39,10 @@ Result<std::vector<Format>> parse_formats(std::string_view list) {
       f = Format::json;
     } else if (item == "gbench") {
       f = Format::gbench;
+    } else if (item == "html") {
+      f = Format::html;
     } else {
-      return fail(fmt::format("unknown report format '{}' (md, csv, json, gbench)", item));
+      return fail(fmt::format("unknown report format '{}' (md, csv, json, gbench, html)", item));
     }
     if (std::find(out.begin(), out.end(), f) != out.end()) {
       return fail(fmt::format("report format '{}' given twice", item));

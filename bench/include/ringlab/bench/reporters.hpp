@@ -22,7 +22,7 @@
 
 namespace ringlab::bench {
 
-enum class Format { md, csv, json, gbench };
+enum class Format { md, csv, json, gbench, html };
 [[nodiscard]] std::string_view format_name(Format format) noexcept;
 // The file a format is written to in the results folder: "report.md", ..., "report.gbench.json".
 [[nodiscard]] std::string format_file_name(Format format);
@@ -60,6 +60,10 @@ enum class Format { md, csv, json, gbench };
 // and cv aggregates from ringlab's statistics, ringlab's per-op values as user counters; failed and
 // skipped cases carry error_occurred. gbench.cpp says the mapping in full.
 [[nodiscard]] std::string render_gbench(const Report& report);
+// One self-contained HTML page (no script, nothing fetched): the environment, the warnings, the main
+// and phase tables (the markdown ones as HTML tables), the notes, per group of cases a box plot of
+// the samples and a stacked bar of the phases as inline SVG, and the legend.
+[[nodiscard]] std::string render_html(const Report& report);
 
 // "2024-05-01_12-00-00" for a UTC time in seconds.
 [[nodiscard]] std::string results_folder_name(long long unix_seconds);
