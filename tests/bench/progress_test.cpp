@@ -128,8 +128,10 @@ TEST_CASE("one after another: the time left is the pilots, warm-ups and iteratio
   CHECK_FALSE(eta.remaining_s().has_value());
   eta.observe(at(0, 3, rb::Stage::setup), 10.0);
   eta.observe(at(0, 3, rb::Stage::pilot, 1, 100), 10.5);
-  // Nothing seen yet: 3 pilots of 5 iteration times (0.5 s), 3 × 6 iterations of 0.1 s.
+  // Nothing seen yet: 3 pilots of 5 iteration times (0.5 s), 3 × 6 iterations of 0.1 s; at the most,
+  // 100 measured iterations each (the plan's default --max-iterations).
   CHECK(*eta.remaining_s() == doctest::Approx(3 * 0.5 + 3 * 6 * 0.1));
+  CHECK(*eta.remaining_max_s() == doctest::Approx(3 * 0.5 + 3 * 102 * 0.1));
   eta.observe(at(0, 3, rb::Stage::pilot, 2, 1000), 11.0);
   // The pilot took 1 s; each iteration of case 0 lasts 1000 ops × 200 μs = 0.2 s.
   eta.observe(at(0, 3, rb::Stage::warmup, 1, 1000, 200'000), 11.2);
@@ -168,6 +170,18 @@ TEST_CASE("interleaved: every case is piloted first, rounds are whole, and the e
   eta.observe(at(0, 2, rb::Stage::measure, 1, 10, 20'000'000), 1.05);
   eta.observe(at(1, 2, rb::Stage::measure, 1, 10, 5'000'000), 1.1);
   CHECK(*eta.remaining_s() == doctest::Approx(3 * 0.2 + 3 * 0.05));
+  // At most 100 iterations: 100 rounds of 2 cases (whole rounds), 99 of them still to run.
+  CHECK(*eta.remaining_max_s() == doctest::Approx(99 * 0.2 + 99 * 0.05));
+}
+
+TEST_CASE("interleaved rounds are whole at both ends: the minimum rounded up, the maximum down") {
+  rb::Eta eta(rb::ProgressPlan{100, 0, 5, true, 20});  // 3 cases: 6 rounds at least, 18 at most
+  eta.observe(at(0, 3, rb::Stage::setup), 0.0);
+  eta.observe(at(1, 3, rb::Stage::setup), 0.0);
+  eta.observe(at(2, 3, rb::Stage::setup), 0.0);
+  for (std::size_t i = 0; i < 3; ++i) eta.observe(at(i, 3, rb::Stage::measure, 1, 1, 100'000'000), 1.0);
+  CHECK(*eta.remaining_s() == doctest::Approx(3 * 5 * 0.1));
+  CHECK(*eta.remaining_max_s() == doctest::Approx(3 * 17 * 0.1));
 }
 
 TEST_CASE("with a plan every line ends with the time elapsed and the time left; without one it does not") {
@@ -188,7 +202,9 @@ TEST_CASE("with a plan every line ends with the time elapsed and the time left; 
   }();
   INFO(with);
   // Case 3 of 16 is in its warm-up: 13 more cases to go, the estimate runs to minutes.
-  CHECK(with.find("warmup 1/3 (880 ops)  120.0 μs/op  [0:00 elapsed, about ") != std::string::npos);
+  // Between 15 and 100 measured iterations per case: a range.
+  CHECK(with.find("warmup 1/3 (880 ops)  120.0 μs/op  [0:00 elapsed, ") != std::string::npos);
+  CHECK(with.find(" to ") != std::string::npos);
   CHECK(with.find(" left]\n") != std::string::npos);
   CHECK(std::count(with.begin(), with.end(), '\n') == 3);
   CHECK(captured(false, a_whole_case).find("elapsed") == std::string::npos);

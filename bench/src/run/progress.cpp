@@ -61,7 +61,8 @@ std::string progress_line(const ProgressEvent& e) {
 }
 
 ProgressPlan progress_plan(const RunnerOptions& options) noexcept {
-  return ProgressPlan{options.iteration_time_ms, options.warmup, options.iterations, options.interleave};
+  return ProgressPlan{options.iteration_time_ms, options.warmup, options.iterations, options.interleave,
+                      options.max_iterations};
 }
 
 std::string duration_text(double seconds) {
@@ -133,14 +134,30 @@ void Eta::observe(const ProgressEvent& e, double now_s) {
 
 std::optional<double> Eta::remaining_s() const {
   if (!started_) return std::nullopt;
-  const double default_iteration_ns = plan_.iteration_time_ms * 1e6;
-  const double pilot_s = pilots_ > 0 ? pilot_total_s_ / static_cast<double>(pilots_) : 5 * default_iteration_ns / 1e9;
   double expected = std::max(1u, plan_.iterations);
   if (plan_.interleave && !cases_.empty()) {
     const double n = static_cast<double>(cases_.size());
     expected = std::ceil(expected / n) * n;
   }
   if (measured_cases_ > 0) expected = measured_total_ / static_cast<double>(measured_cases_);
+  return remaining_with(expected);
+}
+
+std::optional<double> Eta::remaining_max_s() const {
+  if (!started_) return std::nullopt;
+  const double at_least = std::max(1u, plan_.iterations);
+  double most = std::max<double>(at_least, plan_.max_iterations);
+  if (plan_.interleave && !cases_.empty()) {
+    // The runner's rounds: the minimum rounded up to whole rounds, the maximum rounded down.
+    const double n = static_cast<double>(cases_.size());
+    most = std::max(std::ceil(at_least / n) * n, std::floor(most / n) * n);
+  }
+  return remaining_with(most);
+}
+
+double Eta::remaining_with(double expected) const {
+  const double default_iteration_ns = plan_.iteration_time_ms * 1e6;
+  const double pilot_s = pilots_ > 0 ? pilot_total_s_ / static_cast<double>(pilots_) : 5 * default_iteration_ns / 1e9;
   double left_s = 0;
   for (const Case& c : cases_) {
     if (c.finished) continue;
@@ -175,8 +192,14 @@ void FdProgress::on_progress(const ProgressEvent& e) {
     const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin_).count();
     eta_->observe(e, now);
     const std::optional<double> left = eta_->remaining_s();
+    const std::optional<double> most = eta_->remaining_max_s();
     line += fmt::format("  [{} elapsed", duration_text(eta_->elapsed_s(now)));
-    line += left && *left >= 0.5 ? fmt::format(", about {} left]", duration_text(*left)) : std::string("]");
+    if (left && most && duration_text(*most) != duration_text(*left)) {
+      // The adaptive stop decides between the two: say both rather than a number that may be 5x off.
+      line += fmt::format(", {} to {} left]", duration_text(*left), duration_text(*most));
+    } else {
+      line += left && *left >= 0.5 ? fmt::format(", about {} left]", duration_text(*left)) : std::string("]");
+    }
   }
   if (tty_) {
     write_all("\r\033[2K" + line + (final ? "\n" : ""));

@@ -28,6 +28,7 @@ struct ProgressPlan {
   unsigned warmup = 3;
   unsigned iterations = 15;  // measured iterations before the adaptive stop may end a case
   bool interleave = true;    // measured rounds are then a multiple of the number of cases
+  unsigned max_iterations = 100;  // measured iterations at most
 };
 [[nodiscard]] ProgressPlan progress_plan(const RunnerOptions& options) noexcept;
 
@@ -41,14 +42,19 @@ struct ProgressPlan {
 // before any is seen). A case runs as many measured iterations as the finished cases did on average
 // (the plan's minimum, rounded up to whole rounds when interleaved, before any has finished); a
 // case that already ran more is given one more. Skipped and failed cases have nothing left. The
-// sum is the same whatever the order, so it holds for interleaved rounds too. It is an estimate:
-// the adaptive stop and a slowing server make it wrong by the factor they change the work by.
+// sum is the same whatever the order, so it holds for interleaved rounds too. The adaptive stop ends
+// a case anywhere between the minimum and the maximum of measured iterations, so there are two
+// estimates: remaining_s() at the fewest the finished cases suggest, remaining_max_s() at the most
+// allowed (--max-iterations; whole rounds when interleaved). A slowing server makes both wrong by the
+// factor it changes the op time by.
 class Eta {
  public:
   explicit Eta(ProgressPlan plan) : plan_(plan) {}
   void observe(const ProgressEvent& event, double now_s);
-  // Seconds left after the events observed; nullopt before the first event.
+  // Seconds left after the events observed, at the expected and at the largest number of measured
+  // iterations; nullopt before the first event.
   [[nodiscard]] std::optional<double> remaining_s() const;
+  [[nodiscard]] std::optional<double> remaining_max_s() const;
   // Seconds since the first event (0 before it).
   [[nodiscard]] double elapsed_s(double now_s) const noexcept { return started_ ? now_s - start_s_ : 0.0; }
 
@@ -64,6 +70,7 @@ class Eta {
     double iteration_ns = 0;  // 0: not known yet
   };
   void end_pilot(Case& c);
+  [[nodiscard]] double remaining_with(double expected_measured) const;
 
   ProgressPlan plan_;
   std::vector<Case> cases_;
