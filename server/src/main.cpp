@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "ringlab/server/options.hpp"
+#include "ringlab/server/routes.hpp"
 #include "ringlab/server/server.hpp"
 
 namespace {
@@ -46,6 +47,9 @@ int main(int argc, char** argv) {
   std::string max_queued_output = "4MiB";
 
   CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /echo /plaintext /health /proxy /env"};
+  app.footer("\n" + ringlab::server::routes_help() +
+             "\nExit status: 0 after SIGINT or SIGTERM; 1 when the server cannot start or fails; 2 for a bad\n"
+             "command line.");
   const auto duration = unit_validator(parse_duration, "DURATION (30s, 300ms)");
   const auto size = unit_validator(parse_size, "SIZE (64MiB, 16384)");
   app.add_option("--port", options.port, "TCP port; 0 picks a free one")->capture_default_str();
@@ -100,7 +104,13 @@ int main(int argc, char** argv) {
       ->check(size);
   app.add_option("--cpu", options.cpu, "pin thread i to CPU (cpu + i); -1 leaves placement to the kernel")
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help is a ParseError with status 0. Any other is a usage error: 2, as bench and most tools
+    // exit, not CLI11's own numbers (105 for a bad value, 109 for an unknown flag).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   options.idle_timeout = *parse_duration(idle_timeout);
   options.header_timeout = *parse_duration(header_timeout);

@@ -15,16 +15,17 @@ struct RouteEntry {
   bool is_get;  // GET (and HEAD) route; otherwise POST
   bool uses_count;
   bool uses_format;
+  std::string_view answer;  // for routes_help()
 };
 
 constexpr std::array<RouteEntry, 7> kRoutes{{
-    {"/weather", Route::weather, true, true, true},
-    {"/repos", Route::repos, true, true, true},
-    {"/echo", Route::echo, false, false, false},
-    {"/plaintext", Route::plaintext, true, false, false},
-    {"/health", Route::health, true, false, false},
-    {"/proxy", Route::proxy, true, true, false},
-    {"/env", Route::env, true, false, false},
+    {"/weather", Route::weather, true, true, true, "count WeatherForecast records {date, temperatureC, summary, temperatureF}"},
+    {"/repos", Route::repos, true, true, true, "count GitHub-repository-like records, about 1-2 KB each"},
+    {"/echo", Route::echo, false, false, false, "the request body, same Content-Type (above --max-body: 413)"},
+    {"/plaintext", Route::plaintext, true, false, false, "\"Hello, World!\" as text/plain"},
+    {"/health", Route::health, true, false, false, "{\"status\":\"ok\"}"},
+    {"/proxy", Route::proxy, true, true, false, "/weather?count=N fetched from --upstream (default: this server)"},
+    {"/env", Route::env, true, false, false, "this server's environment as one flat JSON object of strings (kernel, CPU, build, options)"},
 }};
 
 constexpr std::string_view kAllowGet = "GET, HEAD";
@@ -118,6 +119,37 @@ uint64_t count_limit(Route route, const CountLimits& limits) noexcept {
     case Route::env: return kMaxCount;
   }
   return std::min({limits.max_count, kMaxCount, limits.max_answer_bytes / record});
+}
+
+std::string routes_help(const CountLimits& limits) {
+  std::string out = "Routes (a GET route answers HEAD too; another method: 405 with Allow):\n";
+  for (const RouteEntry& r : kRoutes) {
+    std::string target(r.path);
+    if (r.uses_count) target += "?count=N";
+    if (r.uses_format) target += "[&format=ndjson]";
+    if (r.route == Route::proxy) target += "[&conn=pooled|fresh]";
+    std::string line = std::string(r.is_get ? "  GET  " : "  POST ") + target;
+    line.append(line.size() < 48 ? 48 - line.size() : 1, ' ');
+    out += line + std::string(r.answer) + "\n";
+  }
+  const auto number = [](uint64_t n) {
+    std::string digits = std::to_string(n);
+    for (std::size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
+    return digits;
+  };
+  out += "Parameters (every route ignores those it does not use; a bad value is a 400 with {\"error\": \"...\"}):\n";
+  out += "  count=N                  records; default " + number(kDefaultCount) + "; an integer from 0 to " +
+         number(kMaxCount) + ", and at most\n";
+  out += "                           the route's limit: --max-count, and as many records as fit in --max-answer\n";
+  out += "                           (by default /weather and /proxy " + number(count_limit(Route::weather, limits)) +
+         ", /repos " + number(count_limit(Route::repos, limits)) + ")\n";
+  out += "  format=json|ndjson       /weather, /repos: a JSON array (default) or one record per line\n";
+  out += "                           (application/x-ndjson)\n";
+  out += "  conn=pooled|fresh        /proxy: one kept-alive upstream connection (default) or a new one per request\n";
+  out += "  chunked=1|0|true|false   any route: answer with chunked transfer coding (default 0)\n";
+  out += "  chunk=BYTES              the size of each chunk, 1 to " + number(kMaxChunkBytes) + " (default " +
+         number(kDefaultChunkBytes) + ")\n";
+  return out;
 }
 
 std::string_view route_name(Route route) noexcept {

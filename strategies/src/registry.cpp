@@ -1,6 +1,8 @@
 // The registry: one row per strategy, in table order (baseline first within each method). The rows
 // are constant data; each `make` is the factory in the strategy's own source file.
 #include <array>
+#include <string>
+#include <vector>
 
 #include "factories.hpp"
 #include "ringlab/strategies/strategy.hpp"
@@ -101,15 +103,37 @@ constexpr std::array kRegistry{
                "POST with body", Method::post, false, false, &make_send_zc},
 };
 
+// The built-in table followed by the rows register_strategy() added. Built on first use, not at static
+// initialisation: nothing registers itself.
+std::vector<Descriptor>& rows() {
+  static std::vector<Descriptor> all(kRegistry.begin(), kRegistry.end());
+  return all;
+}
+
 }  // namespace
 
-std::span<const Descriptor> registry() { return kRegistry; }
+std::span<const Descriptor> registry() { return rows(); }
 
 const Descriptor* find(std::string_view name) {
-  for (const Descriptor& descriptor : kRegistry) {
+  for (const Descriptor& descriptor : rows()) {
     if (descriptor.name == name) return &descriptor;
   }
   return nullptr;
+}
+
+Status register_strategy(const Descriptor& descriptor) {
+  if (descriptor.name.empty()) return std::unexpected(Error{"register_strategy: a strategy needs a name"});
+  const std::string name(descriptor.name);
+  if (descriptor.make == nullptr) return std::unexpected(Error{"register_strategy: " + name + " has no make()"});
+  if (find(descriptor.name) != nullptr) {
+    return std::unexpected(Error{"register_strategy: a strategy named " + name + " is already registered"});
+  }
+  if (descriptor.baseline) {
+    return std::unexpected(Error{"register_strategy: " + name +
+                                 " cannot be a baseline: each method keeps its built-in one"});
+  }
+  rows().push_back(descriptor);
+  return {};
 }
 
 std::string_view payload_name(Payload payload) noexcept {

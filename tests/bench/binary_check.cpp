@@ -154,3 +154,35 @@ TEST_CASE("SIGINT during interleaved rounds: every case keeps the rounds it meas
   }
   REQUIRE(report.cases[1].stats.ratio.has_value());
 }
+
+// google-benchmark's own reader: compare.py from Debian's libbenchmark-tools (tools/setup installs it),
+// run on Debian's python3, which has the scipy it needs for its U test.
+TEST_CASE("--format gbench writes google-benchmark's JSON, which its compare.py loads and compares") {
+  const std::string compare = "/usr/share/benchmark/compare.py";
+  REQUIRE_MESSAGE(std::filesystem::exists(compare), "compare.py missing: tools/setup installs libbenchmark-tools");
+  e2e::TempDir dir;
+  const auto status = e2e::run({kBench, "get", "--filter", "string_copy,views", "--sizes", "10", "--server", kServer,
+                                "--iteration-time", "5", "--warmup", "1", "--iterations", "3", "--max-iterations", "3",
+                                "--format", "json,gbench", "--out", dir.file("out")},
+                               dir.file("stdout"), dir.file("stderr"), 120s);
+  REQUIRE(status.has_value());
+  INFO(e2e::read_file(dir.file("stderr")));
+  REQUIRE(*status == 0);
+  std::string gbench;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("out"))) {
+    if (entry.path().filename() == "report.gbench.json") gbench = entry.path().string();
+  }
+  REQUIRE_FALSE(gbench.empty());
+  // The run compared with itself: every benchmark found in both, the U test run on the repetitions.
+  const auto compared = e2e::run({"/usr/bin/python3", compare, "--no-color", "benchmarks", gbench, gbench},
+                                 dir.file("compare.out"), dir.file("compare.err"), 120s);
+  REQUIRE(compared.has_value());
+  const std::string out = e2e::read_file(dir.file("compare.out"));
+  INFO(out << e2e::read_file(dir.file("compare.err")));
+  CHECK(*compared == 0);
+  for (const char* name : {"string_copy/GET/weather/10 ", "views/GET/weather/10_mean ", "views/GET/weather/10_pvalue",
+                           "OVERALL_GEOMEAN"}) {
+    CHECK(out.find(name) != std::string::npos);
+  }
+  CHECK(out.find("+0.0000") != std::string::npos);
+}

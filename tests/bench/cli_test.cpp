@@ -149,3 +149,33 @@ TEST_CASE("--version prints the version and the commit, and exits 0") {
   CHECK(parsed.output.starts_with("ringlab "));
   CHECK(parsed.output.find("(commit ") != std::string::npos);
 }
+
+TEST_CASE("compare is a subcommand: listed in --help, its arguments parsed and checked by the same command line") {
+  const auto help = parse({"--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.output.find("Subcommands:") != std::string::npos);
+  CHECK(help.output.find("compare") != std::string::npos);
+
+  const auto parsed = parse({"compare", "old.json", "new.json", "--fail-over", "5", "--alpha", "0.01", "--force"});
+  REQUIRE(parsed.options.has_value());
+  REQUIRE(parsed.options->compare.has_value());
+  const rb::CompareCommand& c = *parsed.options->compare;
+  CHECK(c.files == std::vector<std::string>{"old.json", "new.json"});
+  CHECK(c.fail_over == 5.0);
+  CHECK(c.options.alpha == 0.01);
+  CHECK(c.force);
+  CHECK_FALSE(parse({}).options->compare.has_value());
+
+  const auto sub_help = parse({"compare", "--help"});
+  CHECK(sub_help.exit_code == 0);
+  CHECK(sub_help.output.find("Usage: bench compare [OPTIONS] files") != std::string::npos);
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"compare", "one.json"},
+                                              {"compare", "a.json", "b.json", "--alpha", "2"},
+                                              {"compare", "a.json", "b.json", "--sizes", "10"}}) {
+    INFO(bad.back());
+    const auto refused = parse(bad);
+    CHECK_FALSE(refused.options.has_value());
+    CHECK(refused.exit_code == 2);
+    CHECK_FALSE(refused.output.empty());
+  }
+}

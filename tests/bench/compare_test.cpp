@@ -301,14 +301,14 @@ TEST_CASE("bench compare refuses bad arguments and unreadable files with status 
     const char* error_part;
   };
   const Row rows[] = {
-      {{}, "expected two report files, got 0"},
-      {{good}, "expected two report files, got 1"},
-      {{good, good, good}, "expected two report files, got 3"},
-      {{good, good, "--fail-over"}, "--fail-over needs a value"},
-      {{good, good, "--fail-over", "ten"}, "expected a percentage"},
-      {{good, good, "--fail-over=-5"}, "expected a percentage"},
-      {{good, good, "--alpha", "1.5"}, "expected a number in (0, 1)"},
-      {{good, good, "--verbose"}, "unknown option '--verbose'"},
+      {{}, "files is required"},
+      {{good}, "At least 2 required but received 1"},
+      {{good, good, good}, "At Most 2 required but received 3"},
+      {{good, good, "--fail-over"}, "--fail-over: 1 required"},
+      {{good, good, "--fail-over", "ten"}, "'ten': expected a percentage"},
+      {{good, good, "--fail-over=-5"}, "'-5': expected a percentage"},
+      {{good, good, "--alpha", "1.5"}, "'1.5': expected a number in (0, 1)"},
+      {{good, good, "--verbose"}, "not expected: --verbose"},
       {{good, (dir.path / "missing.json").string()}, "NEW:"},
       {{broken, good}, "OLD:"},
   };
@@ -320,7 +320,8 @@ TEST_CASE("bench compare refuses bad arguments and unreadable files with status 
   }
   const Run help = run({"--help"});
   CHECK(help.status == 0);
-  CHECK(contains(help.out, "usage: bench compare"));
+  CHECK(contains(help.out, "Usage: bench compare [OPTIONS] files"));
+  CHECK(contains(help.out, "--fail-over PCT"));
 }
 
 TEST_CASE("compare refuses runs whose settings or machines differ, naming every key, unless --force") {

@@ -96,3 +96,116 @@ TEST_CASE("a closed progress fd does not stop anything") {
   progress.finish();
   CHECK(true);  // reaching here is the behaviour: no throw, no signal (EBADF)
 }
+
+namespace {
+
+rb::ProgressEvent at(std::size_t index, std::size_t count, rb::Stage stage, unsigned iteration = 0, uint64_t ops = 0,
+                     double ns = 0) {
+  rb::ProgressEvent e;
+  e.case_index = index;
+  e.case_count = count;
+  e.name = "case";
+  e.stage = stage;
+  e.iteration = iteration;
+  e.ops_per_iteration = ops;
+  e.last_sample_ns = ns;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("durations read as minutes and seconds, hours when there are any") {
+  CHECK(rb::duration_text(0) == "0:00");
+  CHECK(rb::duration_text(42.4) == "0:42");
+  CHECK(rb::duration_text(190) == "3:10");
+  CHECK(rb::duration_text(3725) == "1:02:05");
+  CHECK(rb::duration_text(-3) == "0:00");
+}
+
+TEST_CASE("one after another: the time left is the pilots, warm-ups and iterations still to run at the op time seen") {
+  // 3 cases, 2 warm-up and 4 measured iterations each; iterations planned at 100 ms.
+  rb::Eta eta(rb::ProgressPlan{100, 2, 4, false});
+  CHECK_FALSE(eta.remaining_s().has_value());
+  eta.observe(at(0, 3, rb::Stage::setup), 10.0);
+  eta.observe(at(0, 3, rb::Stage::pilot, 1, 100), 10.5);
+  // Nothing seen yet: 3 pilots of 5 iteration times (0.5 s), 3 × 6 iterations of 0.1 s; at the most,
+  // 100 measured iterations each (the plan's default --max-iterations).
+  CHECK(*eta.remaining_s() == doctest::Approx(3 * 0.5 + 3 * 6 * 0.1));
+  CHECK(*eta.remaining_max_s() == doctest::Approx(3 * 0.5 + 3 * 102 * 0.1));
+  eta.observe(at(0, 3, rb::Stage::pilot, 2, 1000), 11.0);
+  // The pilot took 1 s; each iteration of case 0 lasts 1000 ops × 200 μs = 0.2 s.
+  eta.observe(at(0, 3, rb::Stage::warmup, 1, 1000, 200'000), 11.2);
+  CHECK(eta.elapsed_s(11.2) == doctest::Approx(1.2));
+  // Case 0: 1 warm-up and 4 iterations at 0.2 s; cases 1 and 2: a 1 s pilot and 6 iterations of 0.1 s.
+  CHECK(*eta.remaining_s() == doctest::Approx(5 * 0.2 + 2 * (1.0 + 0.6)));
+  eta.observe(at(0, 3, rb::Stage::warmup, 2, 1000, 200'000), 11.4);
+  for (unsigned i = 1; i <= 4; ++i) eta.observe(at(0, 3, rb::Stage::measure, i, 1000, 200'000), 11.4 + 0.2 * i);
+  eta.observe(at(0, 3, rb::Stage::done, 4, 1000, 200'000), 12.2);
+  CHECK(*eta.remaining_s() == doctest::Approx(2 * (1.0 + 0.6)));
+  eta.observe(at(1, 3, rb::Stage::skipped), 12.2);
+  CHECK(*eta.remaining_s() == doctest::Approx(1.0 + 0.6));
+  eta.observe(at(2, 3, rb::Stage::setup), 12.2);
+  eta.observe(at(2, 3, rb::Stage::pilot, 1, 50), 12.3);
+  eta.observe(at(2, 3, rb::Stage::warmup, 1, 50, 1'000'000), 12.9);
+  eta.observe(at(2, 3, rb::Stage::warmup, 2, 50, 1'000'000), 13.0);
+  eta.observe(at(2, 3, rb::Stage::measure, 1, 50, 1'000'000), 13.1);
+  // 3 iterations of 50 ms left.
+  CHECK(*eta.remaining_s() == doctest::Approx(3 * 0.05));
+  eta.observe(at(2, 3, rb::Stage::failed), 13.1);
+  CHECK(*eta.remaining_s() == doctest::Approx(0.0));
+}
+
+TEST_CASE("interleaved: every case is piloted first, rounds are whole, and the estimate shrinks round by round") {
+  // 2 cases, 1 warm-up, at least 3 measured iterations: 4 rounds (whole rounds of 2 cases).
+  rb::Eta eta(rb::ProgressPlan{100, 1, 3, true});
+  eta.observe(at(0, 2, rb::Stage::setup), 0.0);
+  eta.observe(at(0, 2, rb::Stage::pilot, 1, 10), 0.4);
+  eta.observe(at(1, 2, rb::Stage::setup), 0.4);  // case 0's pilot ended: 0.4 s
+  eta.observe(at(1, 2, rb::Stage::pilot, 1, 10), 0.6);
+  // Case 0: 1 + 4 iterations of 0.1 s; case 1: its pilot has begun, and counts as not done.
+  CHECK(*eta.remaining_s() == doctest::Approx(0.5 + 0.4 + 0.5));
+  eta.observe(at(0, 2, rb::Stage::warmup, 1, 10, 20'000'000), 0.8);   // 0.2 s iterations
+  eta.observe(at(1, 2, rb::Stage::warmup, 1, 10, 5'000'000), 0.85);   // 0.05 s; case 1's pilot took 0.2 s
+  CHECK(*eta.remaining_s() == doctest::Approx(4 * 0.2 + 4 * 0.05));
+  eta.observe(at(0, 2, rb::Stage::measure, 1, 10, 20'000'000), 1.05);
+  eta.observe(at(1, 2, rb::Stage::measure, 1, 10, 5'000'000), 1.1);
+  CHECK(*eta.remaining_s() == doctest::Approx(3 * 0.2 + 3 * 0.05));
+  // At most 100 iterations: 100 rounds of 2 cases (whole rounds), 99 of them still to run.
+  CHECK(*eta.remaining_max_s() == doctest::Approx(99 * 0.2 + 99 * 0.05));
+}
+
+TEST_CASE("interleaved rounds are whole at both ends: the minimum rounded up, the maximum down") {
+  rb::Eta eta(rb::ProgressPlan{100, 0, 5, true, 20});  // 3 cases: 6 rounds at least, 18 at most
+  eta.observe(at(0, 3, rb::Stage::setup), 0.0);
+  eta.observe(at(1, 3, rb::Stage::setup), 0.0);
+  eta.observe(at(2, 3, rb::Stage::setup), 0.0);
+  for (std::size_t i = 0; i < 3; ++i) eta.observe(at(i, 3, rb::Stage::measure, 1, 1, 100'000'000), 1.0);
+  CHECK(*eta.remaining_s() == doctest::Approx(3 * 5 * 0.1));
+  CHECK(*eta.remaining_max_s() == doctest::Approx(3 * 17 * 0.1));
+}
+
+TEST_CASE("with a plan every line ends with the time elapsed and the time left; without one it does not") {
+  const std::string with = [] {
+    int fds[2];
+    REQUIRE(pipe2(fds, O_NONBLOCK) == 0);
+    {
+      rb::FdProgress progress(fds[1], false, rb::ProgressPlan{100, 3, 15, false});
+      a_whole_case(progress);
+      progress.finish();
+    }
+    close(fds[1]);
+    std::string out;
+    char buffer[4096];
+    for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
+    close(fds[0]);
+    return out;
+  }();
+  INFO(with);
+  // Case 3 of 16 is in its warm-up: 13 more cases to go, the estimate runs to minutes.
+  // Between 15 and 100 measured iterations per case: a range.
+  CHECK(with.find("warmup 1/3 (880 ops)  120.0 μs/op  [0:00 elapsed, ") != std::string::npos);
+  CHECK(with.find(" to ") != std::string::npos);
+  CHECK(with.find(" left]\n") != std::string::npos);
+  CHECK(std::count(with.begin(), with.end(), '\n') == 3);
+  CHECK(captured(false, a_whole_case).find("elapsed") == std::string::npos);
+}

@@ -151,7 +151,7 @@ TEST_CASE("report formats parse from a list and refuse unknown or repeated names
     INFO("list '" << bad << "'");
     CHECK_FALSE(rb::parse_formats(bad).has_value());
   }
-  CHECK(rb::parse_formats("md,xml").error().message == "unknown report format 'xml' (md, csv, json)");
+  CHECK(rb::parse_formats("md,xml").error().message == "unknown report format 'xml' (md, csv, json, gbench, html)");
 }
 
 TEST_CASE("the table has BenchmarkDotNet's columns, a unit per column and a blank row between sizes") {

@@ -82,36 +82,54 @@ TEST_CASE("the binary's flags reach the server") {
   CHECK(running.child.wait() == 0);
 }
 
-TEST_CASE("bad flags and a taken port make the binary exit 1 with a message") {
+TEST_CASE("a bad command line exits 2, a server that cannot start exits 1, each with a message") {
   TempDir dir;
   struct Row {
     std::vector<std::string> flags;
+    int status;
     std::string message;
   };
   SilentListener taken;
   const std::vector<Row> rows = {
-      {{"--threads", "0"}, "--threads"},
-      {{"--idle-timeout", "soon"}, "--idle-timeout"},
-      {{"--max-body", "lots"}, "--max-body"},
-      {{"--header-timeout", "0"}, "--header-timeout"},
-      {{"--body-timeout", "never"}, "--body-timeout"},
-      {{"--max-count", "2000000"}, "--max-count"},
-      {{"--max-answer", "much"}, "--max-answer"},
-      {{"--recv-buffers", "100"}, "--recv-buffers"},
-      {{"--upstream", "https://127.0.0.1:1"}, "--upstream"},
-      {{"--bind", "example.com"}, "example.com"},
-      {{"--port", std::to_string(taken.port()), "--bind", "127.0.0.1"}, "Address already in use"},
-      {{"--no-such-flag"}, "--no-such-flag"},
+      {{"--threads", "0"}, 2, "--threads"},
+      {{"--idle-timeout", "soon"}, 2, "--idle-timeout"},
+      {{"--max-body", "lots"}, 2, "--max-body"},
+      {{"--header-timeout", "0"}, 1, "--header-timeout"},
+      {{"--body-timeout", "never"}, 2, "--body-timeout"},
+      {{"--max-count", "2000000"}, 2, "--max-count"},
+      {{"--max-answer", "much"}, 2, "--max-answer"},
+      {{"--recv-buffers", "100"}, 1, "--recv-buffers"},
+      {{"--upstream", "https://127.0.0.1:1"}, 1, "--upstream"},
+      {{"--bind", "example.com"}, 1, "example.com"},
+      {{"--port", std::to_string(taken.port()), "--bind", "127.0.0.1"}, 1, "Address already in use"},
+      {{"--no-such-flag"}, 2, "--no-such-flag"},
+      {{"--bogus"}, 2, "--bogus"},
+      {{"stray"}, 2, "stray"},
   };
   for (const Row& row : rows) {
     std::vector<std::string> argv = {RINGLAB_SERVER_BINARY};
     argv.insert(argv.end(), row.flags.begin(), row.flags.end());
     INFO(argv[1]);
     auto exit_code = run(argv, dir.file("out"), dir.file("err"), 30s);
-    CHECK(exit_code.has_value());
-    CHECK(exit_code != 0);
+    REQUIRE(exit_code.has_value());
+    CHECK(*exit_code == row.status);
     const std::string err = read_file(dir.file("err"));
     CHECK_MESSAGE(err.find(row.message) != std::string::npos, "stderr: ", err);
     CHECK(read_file(dir.file("out")).find("listening on") == std::string::npos);
+  }
+}
+
+TEST_CASE("--help lists every route with its parameters and limits, and exits 0") {
+  TempDir dir;
+  auto exit_code = run({RINGLAB_SERVER_BINARY, "--help"}, dir.file("out"), dir.file("err"), 30s);
+  REQUIRE(exit_code.has_value());
+  CHECK(*exit_code == 0);
+  const std::string out = read_file(dir.file("out"));
+  INFO(out);
+  for (const char* text : {"GET  /weather?count=N[&format=ndjson]", "GET  /repos?count=N[&format=ndjson]", "POST /echo",
+                           "GET  /plaintext", "GET  /health", "GET  /proxy?count=N[&conn=pooled|fresh]",
+                           "0 to 1,000,000", "chunked=1|0|true|false", "chunk=BYTES", "--max-count", "--max-answer",
+                           "Exit status"}) {
+    CHECK_MESSAGE(out.find(text) != std::string::npos, text);
   }
 }

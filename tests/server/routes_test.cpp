@@ -162,3 +162,38 @@ TEST_CASE("the per-record bounds of count_limit hold for the generated bodies") 
     }
   }
 }
+
+TEST_CASE("the routes help lists every route as route_request accepts it, with the limits it applies") {
+  const std::string help = routes_help();
+  INFO(help);
+  struct Row {
+    std::string_view listed;  // as the help writes it
+    std::string_view method;
+    std::string_view target;  // a request the listed form describes
+  };
+  const Row rows[] = {
+      {"GET  /weather?count=N[&format=ndjson]", "GET", "/weather?count=3&format=ndjson"},
+      {"GET  /repos?count=N[&format=ndjson]", "GET", "/repos?count=3&format=ndjson"},
+      {"POST /echo", "POST", "/echo"},
+      {"GET  /plaintext", "GET", "/plaintext"},
+      {"GET  /health", "GET", "/health"},
+      {"GET  /proxy?count=N[&conn=pooled|fresh]", "GET", "/proxy?count=3&conn=fresh"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.listed);
+    CHECK(help.find(row.listed) != std::string::npos);
+    CHECK(route_request(row.method, row.target).has_value());
+  }
+  // The numbers it quotes are the ones route_request and count_limit apply.
+  CHECK(help.find("from 0 to 1,000,000") != std::string::npos);
+  CHECK_FALSE(route_request("GET", "/weather?count=1000001").has_value());
+  CHECK(help.find("/weather and /proxy 524,288, /repos 32,768") != std::string::npos);
+  CHECK(count_limit(Route::weather, CountLimits{}) == 524'288);
+  CHECK(count_limit(Route::repos, CountLimits{}) == 32'768);
+  CHECK(help.find("1 to 16,777,216 (default 4,096)") != std::string::npos);
+  CHECK_FALSE(route_request("GET", "/health?chunk=16777217").has_value());
+  CHECK(route_request("GET", "/health?chunked=true&chunk=16777216").has_value());
+  // Other limits change the quoted defaults.
+  CHECK(routes_help(CountLimits{1000, 64ull << 20}).find("/weather and /proxy 1,000, /repos 1,000") !=
+        std::string::npos);
+}

@@ -1,6 +1,7 @@
 // The registry: what bench knows the strategies by.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <set>
 #include <string>
 
@@ -108,6 +109,46 @@ TEST_CASE("skip reasons name the missing kernel feature") {
     INFO(descriptor.name);
     CHECK_FALSE(descriptor.make()->skip_reason(all).has_value());
   }
+}
+
+// A strategy from outside the tree: what register_strategy() adds. It never runs here.
+class Outside final : public Strategy {
+ public:
+  Status setup(const CaseConfig&) override { return {}; }
+  Result<Outcome> run(http::Timeline*, Check) override { return Outcome{}; }
+};
+std::unique_ptr<Strategy> make_outside() { return std::make_unique<Outside>(); }
+
+// Last in this file: the rows it registers stay for the rest of the process.
+TEST_CASE("register_strategy adds a row after the built-in ones, and refuses what would break the table") {
+  const std::size_t built_in = registry().size();
+  const Descriptor outside{"outside", "a strategy registered at run time", "(none)", Method::get, false, false,
+                           &make_outside};
+  REQUIRE(register_strategy(outside).has_value());
+  REQUIRE(registry().size() == built_in + 1);
+  CHECK(registry().back().name == "outside");
+  REQUIRE(find("outside") != nullptr);
+  CHECK(find("outside")->make() != nullptr);
+  CHECK(find("string_copy") == &registry().front());  // the built-in rows keep their order
+
+  struct Row {
+    Descriptor descriptor;
+    std::string_view reason;
+  };
+  const Row refused[] = {
+      {Descriptor{"", "d", "m", Method::get, false, false, &make_outside}, "needs a name"},
+      {Descriptor{"no_make", "d", "m", Method::get, false, false, nullptr}, "no_make has no make()"},
+      {Descriptor{"outside", "d", "m", Method::get, false, false, &make_outside}, "outside is already registered"},
+      {Descriptor{"presized", "d", "m", Method::get, false, false, &make_outside}, "presized is already registered"},
+      {Descriptor{"second_baseline", "d", "m", Method::get, true, false, &make_outside}, "cannot be a baseline"},
+  };
+  for (const Row& row : refused) {
+    INFO(row.descriptor.name);
+    const Status status = register_strategy(row.descriptor);
+    REQUIRE_FALSE(status.has_value());
+    CHECK(status.error().message.find(row.reason) != std::string::npos);
+  }
+  CHECK(registry().size() == built_in + 1);
 }
 
 }  // namespace

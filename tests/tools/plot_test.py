@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Tests for tools/plot: it runs on small synthetic report.json files and the images it writes are
+"""Tests for tools/plot: it runs on small synthetic report.json files; the images it writes are
 checked as images (PNG signature, decoded by Pillow and by matplotlib; SVG parsed as XML).
 
 Run by ctest (tests/tools/CMakeLists.txt) as: plot_test.py PATH/TO/tools/plot SCRATCH_FOLDER
@@ -21,17 +21,21 @@ WORK = None
 
 
 def case(strategy, size, mean, allocator="system", bytes_per_op=1000.0, status="ok", method="GET",
-         payload="weather"):
+         payload="weather", error=None, reference=False):
     return {
         "strategy": strategy, "method": method, "payload": payload, "size": size, "allocator": allocator,
         "baseline": strategy == "string_copy", "status": status, "reason": "" if status == "ok" else "refused",
-        "ops_per_iteration": 16, "warmup_iterations": 3, "samples_ns": [mean * 0.99, mean, mean * 1.01],
-        "outliers": [],
-        "stats": {"n": 3, "outliers": 0, "mean": mean, "error": mean * 0.03, "stddev": mean * 0.01,
+        "reference": reference,
+        "ops_per_iteration": 16, "warmup_iterations": 3,
+        "samples_ns": [mean * 0.99, mean, mean * 1.01, mean * 1.5], "outliers": [3],
+        "stats": {"n": 3, "outliers": 1, "mean": mean, "error": mean * 0.03 if error is None else error,
+                  "stddev": mean * 0.01,
                   "median": mean, "p95": mean * 1.01, "min": mean * 0.99, "max": mean * 1.01,
                   "ratio": None, "ratio_sd": None},
         "memory": {"bytes_per_op": bytes_per_op, "allocs_per_op": 2.0, "alloc_ratio": None,
                    "peak_rss": 1 << 22, "minor_faults_per_op": 0.1},
+        "phases": {"ops_sampled": 10, "connect": None, "send": mean * 0.05, "wait": mean * 0.3,
+                   "head": mean * 0.05, "body": mean * 0.2, "deserialize": mean * 0.35, "other": None},
         "counters": {}, "checksum": 12345, "notes": "",
     }
 
@@ -56,6 +60,12 @@ PLAIN = report([
     case("arena", 1000, 0.0, status="failed"),               # failed cases are left out
     case("string_copy", 10, 30000.0, method="POST", payload="repos"),
 ])
+
+SCALING = report([
+    case(strategy, size, per_record * size + 8000.0, error=error if size == 10 else None)
+    for strategy, per_record, error in (("string_copy", 90.0, None), ("views", 50.0, 20000.0))
+    for size in (10, 100, 1000, 10000)
+] + [case("floor_parse", size, 40.0 * size + 500.0, reference=True) for size in (10, 100, 1000, 10000)])
 
 ALLOCATORS = report([
     case(strategy, size, mean * factor, allocator=allocator)
@@ -103,45 +113,92 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(root.tag, SVG_NS + "svg")
         return ["".join(t.itertext()) for t in root.iter(SVG_NS + "text")]
 
-    def test_plain_run_writes_time_and_bytes_as_valid_png_and_svg_next_to_the_report(self):
+    def test_plain_run_writes_box_phases_scaling_and_bytes_as_valid_png_and_svg_next_to_the_report(self):
         path = self.write_report(PLAIN)
         result = self.plot(path)
         self.assertEqual(result.returncode, 0, result.stderr)
-        expected = [os.path.join(self.dir, f"{metric}.{fmt}") for metric in ("time", "bytes") for fmt in ("png", "svg")]
+        expected = [os.path.join(self.dir, f"{name}.{fmt}") for name in ("box", "phases", "scaling", "bytes")
+                    for fmt in ("png", "svg")]
         self.assertEqual(sorted(result.stdout.split()), sorted(expected))
         for file in expected:
             if file.endswith(".png"):
                 self.assert_png(file)
-        texts = self.svg_texts(os.path.join(self.dir, "time.svg"))
-        for label in ("string_copy", "presized", "views", "GET weather", "POST repos", "size (records)"):
+        for name in ("box", "scaling"):
+            texts = self.svg_texts(os.path.join(self.dir, f"{name}.svg"))
+            for label in ("GET weather", "POST repos"):
+                self.assertTrue(any(t.startswith(label) for t in texts), f"{name}: {label}")
+            self.assertFalse(any("arena" in t for t in texts), f"{name}: a failed case must not be plotted")
+
+    def test_box_plot_has_a_box_per_case_marks_the_baseline_and_draws_outliers_apart(self):
+        path = self.write_report(PLAIN)
+        self.assertEqual(self.plot(path, "--format", "svg").returncode, 0)
+        texts = self.svg_texts(os.path.join(self.dir, "box.svg"))
+        for title in ("GET weather, 10 records", "GET weather, 1,000 records", "POST repos, 10 records"):
+            self.assertIn(title, texts)
+        self.assertEqual(texts.count("string_copy (baseline)"), 3)  # one per panel
+        self.assertEqual(texts.count("presized"), 2)
+        self.assertIn("outlier left out of the statistics", texts)
+        self.assertIn("time per op [μs]", texts)  # 12 to 21 μs: linear, no "log scale"
+
+    def test_phases_are_stacked_in_the_order_they_happen_with_a_legend_entry_each(self):
+        path = self.write_report(PLAIN)
+        self.assertEqual(self.plot(path, "--format", "svg").returncode, 0)
+        texts = self.svg_texts(os.path.join(self.dir, "phases.svg"))
+        legend = [t for t in texts if t in ("connect", "send", "wait", "head", "body", "deserialize", "other")]
+        self.assertEqual(legend, ["connect", "send", "wait", "head", "body", "deserialize", "other"])
+        self.assertIn("median time per op of each phase, stacked [μs]", texts)
+        root = ET.parse(os.path.join(self.dir, "phases.svg")).getroot()
+        # GET weather at two sizes with three strategies each, POST repos with one: the phases each of
+        # them has (send, wait, head, body, deserialize; no connect, no other) as one bar segment.
+        patches = [g for g in root.iter(SVG_NS + "g") if (g.get("id") or "").startswith("patch")]
+        self.assertGreaterEqual(len(patches), 7 * 5)
+
+    def test_scaling_is_log_log_when_sizes_span_decades_and_floors_are_drawn_as_references(self):
+        path = self.write_report(SCALING)
+        self.assertEqual(self.plot(path, "--format", "svg").returncode, 0)
+        texts = self.svg_texts(os.path.join(self.dir, "scaling.svg"))
+        self.assertIn("records per response (log scale)", texts)
+        self.assertIn("mean time per op [ns] (log scale)", texts)  # the floor at 10 records: 900 ns
+        self.assertIn("floor_parse (ref)", texts)
+        for tick in ("10", "100", "1,000", "10,000"):
+            self.assertIn(tick, texts)
+        self.assertFalse([t for t in texts if "e+" in t or "10^" in t], "one style of tick labels")
+        # views' error at 10 records reaches below 0: cut at the axis and said so in the title.
+        self.assertTrue(any("lower end is below the axis" in t for t in texts), texts)
+
+    def test_allocator_jobs_get_a_heat_map_of_sys_ratio(self):
+        path = self.write_report(ALLOCATORS)
+        result = self.plot(path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_png(os.path.join(self.dir, "allocators.png"))
+        texts = self.svg_texts(os.path.join(self.dir, "allocators.svg"))
+        for label in ("system", "mimalloc", "jemalloc", "tcmalloc", "GET weather, 10 records",
+                      "GET weather, 1,000 records", "Sys Ratio (log scale)"):
             self.assertIn(label, texts)
-        self.assertNotIn("arena", texts, "a failed case must not be plotted")
+        # tcmalloc's cases are 0.93 of system's (not a tick of the colour bar): 2 strategies at 2 sizes.
+        self.assertEqual(texts.count("0.93"), 4)
+
+    def test_a_plain_run_has_no_heat_map(self):
+        path = self.write_report(PLAIN)
+        result = self.plot(path, "--format", "png")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "allocators.png")))
 
     def test_zero_and_unmeasured_bytes_are_written_on_the_axis_not_dropped(self):
         path = self.write_report(PLAIN)
         result = self.plot(path, "--format", "svg")
         self.assertEqual(result.returncode, 0, result.stderr)
         texts = self.svg_texts(os.path.join(self.dir, "bytes.svg"))
-        self.assertEqual(texts.count("0"), 2)  # views at both sizes
+        self.assertEqual(texts.count("0"), 2)  # views at both sizes (the axis is logarithmic)
         self.assertEqual(texts.count("n/a"), 1)  # presized at 1000
-
-    def test_allocator_jobs_are_grouped_by_allocator_one_panel_per_size(self):
-        path = self.write_report(ALLOCATORS)
-        result = self.plot(path)
-        self.assertEqual(result.returncode, 0, result.stderr)
-        self.assert_png(os.path.join(self.dir, "time.png"))
-        texts = self.svg_texts(os.path.join(self.dir, "time.svg"))
-        for label in ("system", "mimalloc", "jemalloc", "tcmalloc", "allocator",
-                      "GET weather, size 10", "GET weather, size 1000"):
-            self.assertIn(label, texts)
 
     def test_out_option_writes_elsewhere_and_format_option_limits_the_files(self):
         path = self.write_report(PLAIN)
         out = os.path.join(self.dir, "plots", "nested")
         result = self.plot(path, "--out", out, "--format", "png")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual(sorted(os.listdir(out)), ["bytes.png", "time.png"])
-        self.assertFalse(os.path.exists(os.path.join(self.dir, "time.png")))
+        self.assertEqual(sorted(os.listdir(out)), ["box.png", "bytes.png", "phases.png", "scaling.png"])
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "box.png")))
 
     def test_the_same_report_gives_the_same_svg_bytes(self):
         path = self.write_report(PLAIN)
@@ -149,7 +206,7 @@ class PlotTest(unittest.TestCase):
         for out in (first, second):
             result = self.plot(path, "--out", out, "--format", "svg")
             self.assertEqual(result.returncode, 0, result.stderr)
-        for name in ("time.svg", "bytes.svg"):
+        for name in ("box.svg", "phases.svg", "scaling.svg", "bytes.svg"):
             with open(os.path.join(first, name), "rb") as a, open(os.path.join(second, name), "rb") as b:
                 self.assertEqual(a.read(), b.read(), name)
 

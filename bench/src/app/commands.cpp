@@ -48,7 +48,7 @@ int report_error(std::string_view message, int code) {
 void print_written(const std::vector<std::filesystem::path>& written) {
   for (const auto& path : written) std::cout << "Written: " << path.string() << "\n";
   for (const auto& path : written) {
-    if (path.extension() == ".json") std::cout << "Plot with: tools/plot " << path.string() << "\n";
+    if (path.filename() == "report.json") std::cout << "Plot with: tools/plot " << path.string() << "\n";
   }
 }
 
@@ -83,16 +83,13 @@ std::string self_executable(const char* argv0) {
 
 int run_bench(int argc, char** argv) {
   std::vector<std::string> arguments(argv + 1, argv + argc);
-  if (!arguments.empty() && arguments.front() == "compare") {
-    const std::vector<std::string> rest(arguments.begin() + 1, arguments.end());
-    return compare_main(rest, std::cout, std::cerr);
-  }
   ParsedCommandLine parsed = parse_command_line(arguments);
   if (!parsed.options) {
     (parsed.exit_code == 0 ? std::cout : std::cerr) << parsed.output << std::flush;
     return parsed.exit_code;
   }
   CliOptions& options = *parsed.options;
+  if (options.compare) return run_compare(*options.compare, std::cout, std::cerr);
   if (options.list) {
     std::cout << render_list(strategies::registry()) << std::flush;
     return 0;

@@ -43,8 +43,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
 
   CLI::App app{
       "bench: fetch-and-deserialize benchmarks of ringlab's strategies against the embedded server (or --url),\n"
-      "reported as BenchmarkDotNet does. `bench compare OLD.json NEW.json` compares two reports."};
+      "reported as BenchmarkDotNet does."};
   app.name("bench");
+  CompareCommand compare;
+  CLI::App* compare_command = app.add_subcommand("compare", "compare two report.json files: bench compare OLD.json NEW.json");
+  add_compare_arguments(*compare_command, compare);
   app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
   app.footer("\n" + render_legend());
   app.add_option("suite", c.suite, "get (default), repos or post")->check(CLI::IsMember({"get", "repos", "post"}));
@@ -113,7 +116,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
       ->capture_default_str()
       ->check(CLI::Range(1LL, 3'600'000LL));
   app.add_option("--out", c.out, "results root: reports go to OUT/<UTC timestamp>/")->capture_default_str();
-  app.add_option("--format", formats, "report files to write: md,csv,json")->capture_default_str();
+  app.add_option("--format", formats, "report files to write: md,csv,json,gbench (google-benchmark's JSON, report.gbench.json),html (one page)")->capture_default_str();
   app.add_option("--columns", columns,
                  "extra table columns, comma-separated: per-op latency percentiles " + known_columns());
   app.add_option("--cpu", c.cpu, "pin the client to this CPU (default: the first allowed; the server gets another)")
@@ -140,6 +143,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     parsed.exit_code = app.exit(e, out, err);
     parsed.output = out.str() + err.str();
     if (parsed.exit_code != 0) parsed.exit_code = kExitUsage;
+    return parsed;
+  }
+  if (compare_command->parsed()) {
+    o.compare = std::move(compare);
+    parsed.options = std::move(o);
     return parsed;
   }
   const auto refuse = [&parsed](std::string message) {

@@ -322,7 +322,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
     hooks.push_back(&*control_hook);
   }
   context.hooks = hooks;
-  FdProgress progress(STDERR_FILENO);
+  FdProgress progress(STDERR_FILENO, std::nullopt, progress_plan(options.runner));
   context.progress = &progress;
 
   report.cases = run_cases(*cases, options.runner, context);

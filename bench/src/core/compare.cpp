@@ -1,5 +1,6 @@
 #include "ringlab/bench/compare.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <ostream>
+#include <sstream>
 #include <tuple>
 #include <type_traits>
 
@@ -39,15 +41,11 @@ std::optional<double> parse_number(std::string_view text) {
   return value;
 }
 
-constexpr std::string_view kUsage =
-    "usage: bench compare OLD.json NEW.json [--fail-over PCT] [--alpha A] [--force]\n"
-    "  Pairs the cases of two report.json files by strategy, method, payload, size and allocator and\n"
-    "  prints both means, NEW/OLD and Welch's t-test on the kept samples. Reports whose settings\n"
-    "  (iteration time, sizes, allocators, CPU placement, interleave) or machines (CPU model, kernel)\n"
-    "  differ are refused with exit status 2.\n"
-    "  --fail-over PCT  exit 1 if a case is significantly slower by more than PCT %, or broke\n"
-    "  --alpha A        significance level of the two-sided test (default 0.001, i.e. 99.9 %)\n"
-    "  --force          compare anyway, listing the differences above the comparison\n";
+constexpr std::string_view kDescription =
+    "Compares two report.json files: pairs their cases by strategy, method, payload, size and allocator\n"
+    "and prints both means, NEW/OLD and Welch's t-test on the kept samples. Reports whose settings\n"
+    "(iteration time, sizes, allocators, CPU placement, interleave) or machines (CPU model, kernel)\n"
+    "differ are refused with exit status 2.";
 
 std::string text_of(const std::string& value) { return value.empty() ? "(empty)" : value; }
 std::string text_of(bool value) { return value ? "true" : "false"; }
@@ -247,51 +245,62 @@ std::string format_comparison(std::span<const CaseComparison> comparisons, const
   return out;
 }
 
+void add_compare_arguments(CLI::App& app, CompareCommand& into) {
+  app.footer("\n" + std::string(kDescription));
+  app.add_option("files", into.files, "OLD.json NEW.json: two report.json files")->expected(2)->required();
+  app.add_option_function<double>(
+         "--fail-over", [&into](const double& percent) { into.fail_over = percent; },
+         "exit 1 if a case is significantly slower by more than PCT %, or broke")
+      ->type_name("PCT")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const auto number = parse_number(text);
+            return number && *number >= 0 ? std::string() : "'" + text + "': expected a percentage >= 0";
+          },
+          "PCT >= 0"));
+  app.add_option("--alpha", into.options.alpha, "significance level of the two-sided test (default 0.001, i.e. 99.9 %)")
+      ->type_name("A")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const auto number = parse_number(text);
+            return number && *number > 0 && *number < 1 ? std::string() : "'" + text + "': expected a number in (0, 1)";
+          },
+          "A in (0, 1)"));
+  app.add_flag("--force", into.force, "compare anyway, listing the differences above the comparison");
+}
+
 int compare_main(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
-  std::vector<std::string> files;
-  std::optional<double> fail_over;
-  bool force = false;
-  CompareOptions options;
-  auto usage_error = [&](const std::string& message) {
-    err << "bench compare: " << message << "\n" << kUsage;
-    return 2;
-  };
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
-      out << kUsage;
+  CompareCommand command;
+  CLI::App app;
+  app.name("bench compare");
+  app.description("compare two report.json files");
+  add_compare_arguments(app, command);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream help;
+    std::ostringstream problem;
+    const int status = app.exit(e, help, problem);
+    if (status == 0) {
+      out << help.str();
       return 0;
     }
-    std::string name = arg;
-    std::optional<std::string> value;
-    if (arg.starts_with("--") && arg.find('=') != std::string::npos) {
-      name = arg.substr(0, arg.find('='));
-      value = arg.substr(arg.find('=') + 1);
-    }
-    if (arg == "--force") {
-      force = true;
-      continue;
-    }
-    if (name == "--fail-over" || name == "--alpha") {
-      if (!value) {
-        if (i + 1 >= args.size()) return usage_error(name + " needs a value");
-        value = args[++i];
-      }
-      const auto number = parse_number(*value);
-      if (name == "--fail-over") {
-        if (!number || *number < 0) return usage_error("--fail-over '" + *value + "': expected a percentage >= 0");
-        fail_over = number;
-      } else {
-        if (!number || !(*number > 0 && *number < 1)) return usage_error("--alpha '" + *value + "': expected a number in (0, 1)");
-        options.alpha = *number;
-      }
-      continue;
-    }
-    if (arg.starts_with("-") && arg.size() > 1) return usage_error("unknown option '" + arg + "'");
-    files.push_back(arg);
+    err << "bench compare: " << e.what() << "\n" << app.help();
+    return 2;
   }
-  if (files.size() != 2) return usage_error("expected two report files, got " + std::to_string(files.size()));
+  return run_compare(command, out, err);
+}
 
+int run_compare(const CompareCommand& command, std::ostream& out, std::ostream& err) {
+  const std::vector<std::string>& files = command.files;
+  const std::optional<double>& fail_over = command.fail_over;
+  const bool force = command.force;
+  const CompareOptions& options = command.options;
+  if (files.size() != 2) {
+    err << "bench compare: expected two report files, got " << files.size() << "\n";
+    return 2;
+  }
   auto old_report = read_report_file(files[0]);
   if (!old_report) {
     err << "bench compare: OLD: " << old_report.error().message << "\n";

@@ -35,12 +35,14 @@ Result<std::vector<std::filesystem::path>> write_reports(const Report& report, c
   if (folder.empty()) return fail(fmt::format("create {}/{}: every suffix up to 999 exists", root.string(), base));
   std::vector<fs::path> written;
   for (Format format : formats) {
-    const fs::path path = folder / fmt::format("report.{}", format_name(format));
+    const fs::path path = folder / format_file_name(format);
     std::string text;
     switch (format) {
       case Format::md: text = render_markdown(report); break;
       case Format::csv: text = render_csv(report); break;
       case Format::json: text = render_json(report); break;
+      case Format::gbench: text = render_gbench(report); break;
+      case Format::html: text = render_html(report); break;
     }
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) return fail(errno_message("open", path.string(), errno));

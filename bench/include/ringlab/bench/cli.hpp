@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ringlab/bench/compare.hpp"
 #include "ringlab/bench/error.hpp"
 #include "ringlab/bench/reporters.hpp"
 #include "ringlab/bench/results.hpp"
@@ -46,6 +47,7 @@ struct CliOptions {
   int job_output_fd = -1;      // set in an allocator job's child
   std::string job_allocator;   // set in an allocator job's child
   std::vector<std::string> arguments;  // argv[1...] as given, for allocator jobs
+  std::optional<CompareCommand> compare;  // `bench compare ...`: nothing else of the above applies
 };
 
 struct ParsedCommandLine {

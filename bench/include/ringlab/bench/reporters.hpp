@@ -22,8 +22,10 @@
 
 namespace ringlab::bench {
 
-enum class Format { md, csv, json };
+enum class Format { md, csv, json, gbench, html };
 [[nodiscard]] std::string_view format_name(Format format) noexcept;
+// The file a format is written to in the results folder: "report.md", ..., "report.gbench.json".
+[[nodiscard]] std::string format_file_name(Format format);
 // "md,csv,json" -> formats; an unknown or repeated name is an error naming it.
 [[nodiscard]] Result<std::vector<Format>> parse_formats(std::string_view list);
 
@@ -53,6 +55,15 @@ enum class Format { md, csv, json };
 [[nodiscard]] std::string render_markdown(const Report& report);
 [[nodiscard]] std::string render_csv(const Report& report);
 [[nodiscard]] std::string render_json(const Report& report);
+// google-benchmark's JSON output (context + benchmarks), readable by its compare.py: one family per
+// strategy, one repetition per measured iteration (real_time = ns per op), the mean, median, stddev
+// and cv aggregates from ringlab's statistics, ringlab's per-op values as user counters; failed and
+// skipped cases carry error_occurred. gbench.cpp says the mapping in full.
+[[nodiscard]] std::string render_gbench(const Report& report);
+// One self-contained HTML page (no script, nothing fetched): the environment, the warnings, the main
+// and phase tables (the markdown ones as HTML tables), the notes, per group of cases a box plot of
+// the samples and a stacked bar of the phases as inline SVG, and the legend.
+[[nodiscard]] std::string render_html(const Report& report);
 
 // "2024-05-01_12-00-00" for a UTC time in seconds.
 [[nodiscard]] std::string results_folder_name(long long unix_seconds);

@@ -22,6 +22,7 @@
 // forever) and go into a JSON body {"error": "..."}.
 #include <cstdint>
 #include <expected>
+#include <string>
 #include <string_view>
 
 namespace ringlab::server {
@@ -68,6 +69,11 @@ inline constexpr uint64_t kMaxRepoRecordBytes = 2048;
 [[nodiscard]] uint64_t count_limit(Route route, const CountLimits& limits) noexcept;
 
 [[nodiscard]] std::string_view route_name(Route route) noexcept;
+
+// The routes, their parameters and limits as `server --help` lists them (from the table route_request
+// reads and the constants above, so the help cannot drift from the behaviour). `limits`: the count
+// limits quoted as the defaults.
+[[nodiscard]] std::string routes_help(const CountLimits& limits = {});
 [[nodiscard]] std::string_view format_name(Format format) noexcept;
 
 }  // namespace ringlab::server

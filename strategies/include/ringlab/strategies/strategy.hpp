@@ -31,7 +31,8 @@
 // Registration: an explicit table in strategies/src/registry.cpp, one row per strategy, each pointing
 // at the make_*() factory its own source file defines (strategies/src/factories.hpp). No static
 // initialisers and no linker tricks: the table is constant data, and a strategy that is not in it does
-// not exist for bench.
+// not exist for bench. Code outside the tree adds its own with register_strategy() before bench runs
+// (examples/my_strategy: its main() registers, then hands over to bench::run_bench).
 //
 // Threads: a strategy (its ring, client, buffers) is used by the thread that called setup() only.
 #include <chrono>
@@ -134,8 +135,17 @@ struct Descriptor {
   bool reference = false;
 };
 
-// Every registered strategy, in table order (baseline first within each method).
+// Every registered strategy: the built-in table (baseline first within each method), then those
+// register_strategy() added, in the order they were added.
 [[nodiscard]] std::span<const Descriptor> registry();
 [[nodiscard]] const Descriptor* find(std::string_view name);
+
+// Adds a strategy written outside the tree to registry(). Call it before anything reads the registry
+// for a run (a span registry() returned earlier does not see the new row and may dangle), from the
+// thread that will run bench. The descriptor is copied; the strings it points to and `make` must stay
+// valid while the registry is used (string literals and functions of the program or of a library it
+// never unloads). Refused with the reason: an empty name, no make(), a name already registered, a
+// baseline (each method keeps its built-in one: the ratios of every table are against it).
+[[nodiscard]] Status register_strategy(const Descriptor& descriptor);
 
 }  // namespace ringlab::strategies
