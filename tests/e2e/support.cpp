@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <doctest/doctest.h>
@@ -26,12 +25,8 @@
 namespace ringlab::e2e {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-int remaining_ms(Clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-  return left < 0 ? 0 : static_cast<int>(left);
-}
+using Clock = bench::ProcessClock;
+using bench::poll_timeout_ms;
 
 bool iequal(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -106,7 +101,7 @@ void RawClient::send(std::string_view bytes) {
   const auto deadline = Clock::now() + kIoTimeout;
   while (!bytes.empty()) {
     pollfd p{fd_, POLLOUT, 0};
-    int ready = ::poll(&p, 1, remaining_ms(deadline));
+    int ready = ::poll(&p, 1, poll_timeout_ms(deadline));
     REQUIRE_MESSAGE(ready > 0, "send: timed out with ", bytes.size(), " bytes left");
     ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
@@ -120,7 +115,7 @@ bool RawClient::fill() {
   char chunk[65536];
   while (true) {
     pollfd p{fd_, POLLIN, 0};
-    int ready = ::poll(&p, 1, remaining_ms(deadline));
+    int ready = ::poll(&p, 1, poll_timeout_ms(deadline));
     // FAIL, not REQUIRE: this runs once per receive, and only failures should count.
     if (ready <= 0) FAIL("recv: nothing from the server for ", kIoTimeout.count(), " ms");
     ssize_t n = ::recv(fd_, chunk, sizeof chunk, MSG_DONTWAIT);
@@ -230,7 +225,7 @@ bool RawClient::closed_by_peer(std::chrono::milliseconds within) {
   buffer_.clear();
   while (true) {
     pollfd p{fd_, POLLIN, 0};
-    int ready = ::poll(&p, 1, remaining_ms(deadline));
+    int ready = ::poll(&p, 1, poll_timeout_ms(deadline));
     if (ready == 0) return false;
     ssize_t n = ::recv(fd_, chunk, sizeof chunk, MSG_DONTWAIT);
     if (n == 0) return true;
@@ -277,65 +272,38 @@ std::string post_request(std::string_view target, std::string_view body, std::st
 
 Child::Child(const std::vector<std::string>& argv, const std::string& stdout_path, const std::string& stderr_path) {
   auto open_out = [](const std::string& path) {
-    int fd = ::open(path.empty() ? "/dev/null" : path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    REQUIRE_MESSAGE(fd >= 0, "open ", path, ": ", std::strerror(errno));
+    net::Fd fd(::open(path.empty() ? "/dev/null" : path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    REQUIRE_MESSAGE(fd.valid(), "open ", path, ": ", std::strerror(errno));
     return fd;
   };
-  int out = open_out(stdout_path);
-  int err = open_out(stderr_path);
-  start(argv, out, err);
-  ::close(out);
-  ::close(err);
+  const net::Fd out = open_out(stdout_path);
+  const net::Fd err = open_out(stderr_path);
+  start(argv, out.get(), err.get());
 }
 
 Child Child::with_stdout_pipe(const std::vector<std::string>& argv) {
   Child child;
-  int fds[2];
-  REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
-  int err = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  child.start(argv, fds[1], err >= 0 ? err : 2);
-  ::close(fds[1]);
-  if (err >= 0) ::close(err);
-  child.stdout_pipe_ = fds[0];
+  auto pipe = bench::make_pipe();
+  REQUIRE_MESSAGE(pipe.has_value(), pipe.error().message);
+  const net::Fd err(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+  child.start(argv, pipe->write.get(), err.valid() ? err.get() : STDERR_FILENO);
+  child.stdout_pipe_ = std::move(pipe->read);
   return child;
 }
 
 void Child::start(const std::vector<std::string>& argv, int stdout_fd, int stderr_fd) {
   REQUIRE(!argv.empty());
-  std::vector<char*> args;
-  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  pid_ = ::fork();
-  REQUIRE_MESSAGE(pid_ >= 0, "fork: ", std::strerror(errno));
-  if (pid_ == 0) {
-    ::dup2(stdout_fd, 1);
-    ::dup2(stderr_fd, 2);
-    // The test process may block signals; the child starts with a clean mask.
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
+  bench::SpawnOptions options;
+  options.executable = argv.front();
+  options.arguments.assign(argv.begin() + 1, argv.end());
+  options.fds = {{stdout_fd, STDOUT_FILENO}, {stderr_fd, STDERR_FILENO}};
+  auto spawned = bench::ChildProcess::spawn(options);
+  REQUIRE_MESSAGE(spawned.has_value(), spawned.error().message);
+  process_ = std::move(*spawned);
 }
 
-Child::Child(Child&& other) noexcept
-    : pid_(std::exchange(other.pid_, -1)),
-      stdout_pipe_(std::exchange(other.stdout_pipe_, -1)),
-      pending_(std::move(other.pending_)),
-      reaped_(std::exchange(other.reaped_, true)) {}
-
 Child::~Child() {
-  if (pid_ > 0 && !reaped_) {
-    ::kill(pid_, SIGTERM);
-    if (!wait(5s)) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-      reaped_ = true;
-    }
-  }
-  if (stdout_pipe_ >= 0) ::close(stdout_pipe_);
+  if (process_.running()) process_.terminate(5s);
 }
 
 std::optional<std::string> Child::read_line(std::chrono::milliseconds timeout) {
@@ -346,34 +314,18 @@ std::optional<std::string> Child::read_line(std::chrono::milliseconds timeout) {
       pending_.erase(0, newline + 1);
       return line;
     }
-    pollfd p{stdout_pipe_, POLLIN, 0};
-    if (::poll(&p, 1, remaining_ms(deadline)) <= 0) return std::nullopt;
-    char chunk[4096];
-    ssize_t n = ::read(stdout_pipe_, chunk, sizeof chunk);
-    if (n <= 0) return std::nullopt;
-    pending_.append(chunk, static_cast<std::size_t>(n));
+    auto outcome = bench::read_some(stdout_pipe_.get(), pending_, deadline);
+    if (!outcome || *outcome != bench::ReadOutcome::data) return std::nullopt;
   }
 }
 
-void Child::signal(int sig) {
-  if (pid_ > 0 && !reaped_) ::kill(pid_, sig);
-}
+void Child::signal(int sig) { process_.signal(sig); }
 
 std::optional<int> Child::wait(std::chrono::milliseconds timeout) {
-  if (reaped_) return std::nullopt;
-  const auto deadline = Clock::now() + timeout;
-  while (true) {
-    int status = 0;
-    pid_t done = ::waitpid(pid_, &status, WNOHANG);
-    if (done == pid_) {
-      reaped_ = true;
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-      return -1;
-    }
-    if (Clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(5ms);
-  }
+  if (!process_.running()) return std::nullopt;
+  const auto status = process_.wait_for(timeout);
+  if (!status) return std::nullopt;
+  return status->shell_code();
 }
 
 std::optional<int> run(const std::vector<std::string>& argv, const std::string& stdout_path,

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "ringlab/bench/child_process.hpp"
+#include "ringlab/net/socket.hpp"
 #include "ringlab/server/server.hpp"
 
 namespace ringlab::e2e {
@@ -87,7 +89,8 @@ std::string get_request(std::string_view target, std::string_view extra_headers 
 std::string post_request(std::string_view target, std::string_view body, std::string_view content_type,
                          std::string_view extra_headers = {});
 
-// A child process, killed (SIGTERM, then SIGKILL) and reaped by PID on destruction.
+// A child process (bench::ChildProcess), killed (SIGTERM, then SIGKILL) and reaped by PID on
+// destruction. A program that cannot be started fails the test.
 class Child {
  public:
   // Starts argv[0] (a path) with stdout and stderr to the given files (empty: /dev/null).
@@ -96,10 +99,10 @@ class Child {
   // Starts it with stdout on a pipe the test reads with read_line().
   static Child with_stdout_pipe(const std::vector<std::string>& argv);
   ~Child();
-  Child(Child&& other) noexcept;
+  Child(Child&& other) noexcept = default;
   Child& operator=(Child&&) = delete;
 
-  [[nodiscard]] pid_t pid() const { return pid_; }
+  [[nodiscard]] pid_t pid() const { return process_.pid(); }
   // A line of stdout (pipe mode), without the newline; nullopt on EOF or timeout.
   std::optional<std::string> read_line(std::chrono::milliseconds timeout = kIoTimeout);
   // Sends a signal to this child.
@@ -110,10 +113,9 @@ class Child {
  private:
   Child() = default;
   void start(const std::vector<std::string>& argv, int stdout_fd, int stderr_fd);
-  pid_t pid_ = -1;
-  int stdout_pipe_ = -1;
+  bench::ChildProcess process_;
+  net::Fd stdout_pipe_;
   std::string pending_;
-  bool reaped_ = false;
 };
 
 // The `server` binary started with --port 0 and `flags`; the port read from its first stdout line

@@ -1,14 +1,11 @@
+// Allocators by name and which one serves malloc in this process: what an allocator job's child
+// runs to prove its allocator (the allocator_probe test program compiles this file alone). The
+// parent side, which starts the jobs, is allocator_jobs.cpp.
 #include "ringlab/bench/allocators.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
-#include <fcntl.h>
 #include <gnu/libc-version.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,19 +13,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-
-extern char** environ;
-
-// Paths of the allocator libraries, fixed by CMake at configure time (see bench/CMakeLists.txt).
-#ifndef RINGLAB_MIMALLOC_SO
-#define RINGLAB_MIMALLOC_SO ""
-#endif
-#ifndef RINGLAB_JEMALLOC_SO
-#define RINGLAB_JEMALLOC_SO ""
-#endif
-#ifndef RINGLAB_TCMALLOC_SO
-#define RINGLAB_TCMALLOC_SO ""
-#endif
 
 namespace ringlab::bench::alloc {
 
@@ -38,22 +22,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-// CMake writes "<VAR>-NOTFOUND" for a library it did not find.
-std::string configured(std::string_view path) {
-  if (path.empty() || path.ends_with("-NOTFOUND")) return {};
-  return std::string(path);
-}
-
-std::string_view package_of(Allocator allocator) {
-  switch (allocator) {
-    case Allocator::system: return "libc6";
-    case Allocator::mimalloc: return "libmimalloc-dev";
-    case Allocator::jemalloc: return "libjemalloc-dev";
-    case Allocator::tcmalloc: return "libgoogle-perftools-dev";
-  }
-  return "";
 }
 
 // One object of the process as the dynamic linker loaded it, in load order: the main program, the
@@ -134,50 +102,6 @@ std::string tcmalloc_version(void* sym) {
 std::string glibc_version(void* sym) {
   const char* v = reinterpret_cast<const char* (*)()>(sym)();
   return std::string("glibc ") + (v != nullptr ? v : "?");
-}
-
-std::string job_name(Allocator allocator, pid_t pid = 0) {
-  std::string out = "allocator job ";
-  out += allocator_name(allocator);
-  if (pid > 0) out += " (pid " + std::to_string(pid) + ")";
-  return out;
-}
-
-// A pipe whose ends are close-on-exec and numbered above kJobOutputFd, so that moving the write end
-// onto kJobOutputFd in the child can never overwrite another descriptor the child still needs.
-Status high_pipe(int fds[2]) {
-  int raw[2];
-  if (::pipe2(raw, O_CLOEXEC) != 0) return fail(errno_message("pipe2", "", errno));
-  for (int i = 0; i < 2; ++i) {
-    const int moved = ::fcntl(raw[i], F_DUPFD_CLOEXEC, kJobOutputFd + 1);
-    const int saved = errno;
-    ::close(raw[i]);
-    if (moved < 0) {
-      if (i == 1) ::close(fds[0]);
-      return fail(errno_message("fcntl F_DUPFD_CLOEXEC", "", saved));
-    }
-    fds[i] = moved;
-  }
-  return {};
-}
-
-// The child leads its own process group, so this also ends whatever it started (its server, a shell's
-// commands) instead of leaving them to run on without a parent.
-void kill_and_reap(pid_t pid) {
-  ::kill(-pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-}
-
-std::string head_of(std::string_view output) {
-  constexpr std::size_t kShown = 2000;
-  if (output.empty()) return "nothing";
-  std::string out = "\"";
-  out += output.substr(0, kShown);
-  if (output.size() > kShown) out += "...";
-  out += "\"";
-  return out;
 }
 
 }  // namespace
@@ -288,7 +212,7 @@ Detected detect_allocator() {
 Result<Detected> verify_allocator(Allocator expected) {
   Detected detected = detect_allocator();
   if (detected.allocator == expected) return detected;
-  std::string message = job_name(expected) + " runs on " + detected.describe();
+  std::string message = "allocator job " + std::string(allocator_name(expected)) + " runs on " + detected.describe();
   if (expected != Allocator::system) {
     const char* preload = std::getenv("LD_PRELOAD");
     message += ": LD_PRELOAD=";
@@ -311,241 +235,6 @@ std::optional<std::string> jobs_unsupported_reason() {
   }
   return std::nullopt;
 #endif
-}
-
-LibraryPaths configured_libraries() {
-  return LibraryPaths{configured(RINGLAB_MIMALLOC_SO), configured(RINGLAB_JEMALLOC_SO),
-                      configured(RINGLAB_TCMALLOC_SO)};
-}
-
-std::vector<Job> plan_jobs(std::span<const Allocator> allocators, const LibraryPaths& libraries) {
-  std::vector<Job> jobs;
-  for (Allocator allocator : allocators) {
-    Job job{allocator, {}, std::nullopt};
-    std::string path;
-    switch (allocator) {
-      case Allocator::system: break;
-      case Allocator::mimalloc: path = libraries.mimalloc; break;
-      case Allocator::jemalloc: path = libraries.jemalloc; break;
-      case Allocator::tcmalloc: path = libraries.tcmalloc; break;
-    }
-    if (allocator != Allocator::system) {
-      if (path.empty()) {
-        job.missing = std::string(allocator_name(allocator)) + ": shared library not found when ringlab was configured (install " +
-                      std::string(package_of(allocator)) + ", then re-run cmake)";
-      } else if (::access(path.c_str(), R_OK) != 0) {
-        job.missing = std::string(allocator_name(allocator)) + ": " + errno_message("access", path, errno) +
-                      " (install " + std::string(package_of(allocator)) + ")";
-      } else {
-        job.preload = path;
-      }
-    }
-    jobs.push_back(std::move(job));
-  }
-  return jobs;
-}
-
-std::vector<std::string> child_arguments(std::span<const std::string> parent_args, Allocator allocator) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < parent_args.size(); ++i) {
-    const std::string& arg = parent_args[i];
-    // Options the parent owns, with a separate value...
-    if (arg == "--allocators" || arg == "--job-output-fd" || arg == "--job-allocator") {
-      ++i;
-      continue;
-    }
-    // ...or an attached one.
-    if (arg.starts_with("--allocators=") || arg.starts_with("--job-output-fd=") ||
-        arg.starts_with("--job-allocator=")) {
-      continue;
-    }
-    out.push_back(arg);
-  }
-  out.insert(out.end(), {"--job-output-fd", std::to_string(kJobOutputFd), "--job-allocator",
-                         std::string(allocator_name(allocator))});
-  return out;
-}
-
-Result<std::string> run_job(const Job& job, const ChildOptions& options) {
-  if (job.missing) return fail(job_name(job.allocator) + ": missing: " + *job.missing);
-
-  // Everything the child needs is built before fork(): between fork and exec only async-signal-safe
-  // calls are allowed (the parent may have threads).
-  std::vector<std::string> arg_storage;
-  arg_storage.push_back(options.executable);
-  arg_storage.insert(arg_storage.end(), options.arguments.begin(), options.arguments.end());
-  std::vector<char*> argv;
-  for (auto& a : arg_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  std::vector<std::string> env_storage;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (std::string_view(*e).starts_with("LD_PRELOAD=")) continue;
-    env_storage.emplace_back(*e);
-  }
-  if (!job.preload.empty()) env_storage.push_back("LD_PRELOAD=" + job.preload);
-  std::vector<char*> envp;
-  for (auto& e : env_storage) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  int out[2];
-  if (auto s = high_pipe(out); !s) return fail(s.error().wrap(job_name(job.allocator)).message);
-  int exec_status[2];  // carries exec's errno back; closed by a successful exec
-  if (auto s = high_pipe(exec_status); !s) {
-    ::close(out[0]);
-    ::close(out[1]);
-    return fail(s.error().wrap(job_name(job.allocator)).message);
-  }
-
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int saved = errno;
-    for (int fd : {out[0], out[1], exec_status[0], exec_status[1]}) ::close(fd);
-    return fail(errno_message("fork", job_name(job.allocator), saved));
-  }
-  if (pid == 0) {
-    // Its own process group, so that a kill at the timeout reaches everything the job started; and
-    // killed with the parent (Ctrl-C reaches only the terminal's foreground group, which the job
-    // has just left).
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
-    // dup2 gives the new descriptor no close-on-exec flag: fd 3 survives the exec, nothing else.
-    if (::dup2(out[1], kJobOutputFd) < 0) {
-      const int e = errno;
-      (void)!::write(exec_status[1], &e, sizeof e);
-      ::_exit(127);
-    }
-    ::execve(options.executable.c_str(), argv.data(), envp.data());
-    const int e = errno;
-    (void)!::write(exec_status[1], &e, sizeof e);
-    ::_exit(127);
-  }
-
-  ::close(out[1]);
-  ::close(exec_status[1]);
-  int exec_errno = 0;
-  ssize_t got;
-  do {
-    got = ::read(exec_status[0], &exec_errno, sizeof exec_errno);
-  } while (got < 0 && errno == EINTR);
-  ::close(exec_status[0]);
-  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
-    ::close(out[0]);
-    kill_and_reap(pid);
-    return fail(errno_message("exec", options.executable, exec_errno).insert(0, job_name(job.allocator) + ": "));
-  }
-
-  const std::string who = job_name(job.allocator, pid);
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) {
-    const int saved = errno;
-    ::close(out[0]);
-    kill_and_reap(pid);
-    return fail(errno_message("pidfd_open", who, saved));
-  }
-
-  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
-  std::string output;
-  bool eof = false;
-  bool exited = false;
-  std::string failure;
-  char buffer[65536];
-  while (!exited) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      failure = who + ": no result within " + std::to_string(options.timeout.count()) + " ms; killed";
-      break;
-    }
-    pollfd fds[2] = {{pidfd, POLLIN, 0}, {out[0], POLLIN, 0}};
-    const int ready = ::poll(fds, eof ? 1 : 2, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      failure = errno_message("poll", who, errno);
-      break;
-    }
-    if (!eof && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-      const ssize_t n = ::read(out[0], buffer, sizeof buffer);
-      if (n < 0 && errno != EINTR && errno != EAGAIN) {
-        failure = errno_message("read", who + " output", errno);
-        break;
-      }
-      if (n == 0) eof = true;
-      if (n > 0) output.append(buffer, static_cast<std::size_t>(n));
-      if (output.size() > options.max_output_bytes) {
-        failure = who + ": wrote more than " + std::to_string(options.max_output_bytes) + " bytes of output; killed";
-        break;
-      }
-    }
-    if ((fds[0].revents & POLLIN) != 0) exited = true;
-  }
-
-  if (failure.empty() && !eof) {
-    // The child has exited but something it started may still hold the pipe: take what is there
-    // now and stop, rather than wait for a grandchild.
-    ::fcntl(out[0], F_SETFL, O_NONBLOCK);
-    for (;;) {
-      const ssize_t n = ::read(out[0], buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      output.append(buffer, static_cast<std::size_t>(n));
-      if (output.size() > options.max_output_bytes) {
-        failure = who + ": wrote more than " + std::to_string(options.max_output_bytes) + " bytes of output";
-        break;
-      }
-    }
-  }
-  ::close(out[0]);
-  ::close(pidfd);
-
-  if (!failure.empty()) {
-    kill_and_reap(pid);
-    return fail(std::move(failure));
-  }
-
-  int status = 0;
-  pid_t waited;
-  do {
-    waited = ::waitpid(pid, &status, 0);
-  } while (waited < 0 && errno == EINTR);
-  if (waited < 0) return fail(errno_message("waitpid", who, errno));
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* abbrev = sigabbrev_np(sig);
-    return fail(who + ": killed by signal " + std::to_string(sig) + " (SIG" + (abbrev != nullptr ? abbrev : "?") +
-                "); it wrote " + head_of(output));
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return fail(who + ": exited with status " + std::to_string(WEXITSTATUS(status)) + "; it wrote " + head_of(output));
-  }
-  return output;
-}
-
-Result<Report> job_report(const Job& job, std::string_view output) {
-  auto report = parse_report(output);
-  if (!report) return fail(report.error().wrap(job_name(job.allocator) + ": report").message);
-  const std::string_view expected = allocator_name(job.allocator);
-  for (const CaseResult& c : report->cases) {
-    if (c.allocator != expected) {
-      return fail(job_name(job.allocator) + ": case " + c.strategy + " " + case_key(c) + " ran on '" + c.allocator +
-                  "'");
-    }
-  }
-  return report;
-}
-
-std::optional<double> ratio_to_system(const Report& report, const CaseResult& c) {
-  if (c.status != CaseStatus::ok) return std::nullopt;
-  for (const CaseResult& base : report.cases) {
-    if (base.allocator != allocator_name(Allocator::system) || base.strategy != c.strategy ||
-        base.method != c.method || base.payload != c.payload || base.size != c.size) {
-      continue;
-    }
-    if (base.status != CaseStatus::ok || !(base.stats.mean > 0)) return std::nullopt;
-    return c.stats.mean / base.stats.mean;
-  }
-  return std::nullopt;
 }
 
 }  // namespace ringlab::bench::alloc

@@ -6,10 +6,8 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,11 +15,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
-#include <thread>
 
 namespace ringlab::bench {
 
-using Clock = std::chrono::steady_clock;
+using Clock = ProcessClock;
 using std::chrono::milliseconds;
 
 std::optional<uint16_t> parse_listening_line(std::string_view line) {
@@ -42,16 +39,11 @@ std::optional<uint16_t> parse_listening_line(std::string_view line) {
 
 namespace {
 
-int remaining_ms(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
-  return left > 0 ? static_cast<int>(std::min<long long>(left, 1 << 30)) : 0;
-}
-
 // Waits for `events` on fd until the deadline; false on timeout, with errno set to ETIMEDOUT.
 bool wait_fd(int fd, short events, Clock::time_point deadline) {
   for (;;) {
     pollfd p{fd, events, 0};
-    const int n = ::poll(&p, 1, remaining_ms(deadline));
+    const int n = ::poll(&p, 1, poll_timeout_ms(deadline));
     if (n > 0) return true;
     if (n == 0) {
       errno = ETIMEDOUT;
@@ -60,25 +52,6 @@ bool wait_fd(int fd, short events, Clock::time_point deadline) {
     if (errno != EINTR) return false;
   }
 }
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  [[nodiscard]] int get() const { return fd_; }
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
@@ -112,7 +85,7 @@ Result<int> http_get_status(const std::string& host, uint16_t port, std::string_
     address_length = found->ai_addrlen;
     ::freeaddrinfo(found);
   }
-  Fd fd(::socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  net::Fd fd(::socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return fail(errno_message("socket", peer, errno));
   const int rc = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), address_length);
   const int connect_errno = errno;
@@ -197,133 +170,72 @@ std::vector<int> allowed_cpus() {
   return out;
 }
 
-namespace {
-
-// Reaps `pid` if it has exited; the wait status, or nullopt while it runs.
-std::optional<int> try_reap(pid_t pid) {
-  int status = 0;
-  for (;;) {
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) return status;
-    if (r == 0) return std::nullopt;
-    if (errno == EINTR) continue;
-    return -1;  // not our child any more (ECHILD): treat as gone
-  }
-}
-
-std::string describe_status(int status) {
-  if (status == -1) return "was already reaped";
-  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  return "stopped";
-}
-
-}  // namespace
-
 Result<ServerProcess> ServerProcess::start(const ServerProcessOptions& options) {
   if (::access(options.executable.c_str(), X_OK) != 0) {
     return fail(errno_message("server", options.executable, errno) +
                 " (build the server target, or give --server PATH or --url)");
   }
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail(errno_message("pipe", "server stdout", errno));
-  Fd read_end(pipe_fds[0]);
-  Fd write_end(pipe_fds[1]);
+  auto output = make_pipe();
+  if (!output) return std::unexpected(output.error().wrap("server stdout"));
 
-  std::vector<std::string> args{options.executable, "--port", "0", "--bind", options.bind};
-  args.insert(args.end(), options.extra_arguments.begin(), options.extra_arguments.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) return fail(errno_message("fork", "server", errno));
-  if (pid == 0) {
-    // Child: only async-signal-safe calls from here to exec.
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
-    if (options.cpu >= 0) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      CPU_SET(options.cpu, &set);
-      ::sched_setaffinity(0, sizeof set, &set);
-    }
-    // Ctrl-C reaches the whole foreground group; bench stops the server itself, in order.
-    ::signal(SIGINT, SIG_IGN);
-    ::dup2(write_end.get(), STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copy
-    ::execv(argv[0], argv.data());
-    const char message[] = "server: exec failed\n";
-    [[maybe_unused]] const ssize_t ignored = ::write(STDERR_FILENO, message, sizeof message - 1);
-    ::_exit(127);
-  }
-  ::close(write_end.release());
+  SpawnOptions spawn;
+  spawn.executable = options.executable;
+  spawn.arguments = {"--port", "0", "--bind", options.bind};
+  spawn.arguments.insert(spawn.arguments.end(), options.extra_arguments.begin(), options.extra_arguments.end());
+  spawn.fds = {{output->write.get(), STDOUT_FILENO}};
+  // Pinned in the child before exec, so every server thread inherits the mask; a CPU that cannot be
+  // had fails the start instead of leaving an unpinned server under a report that says pinned.
+  spawn.cpu = options.cpu;
+  spawn.parent_death_signal = SIGTERM;
+  // Ctrl-C reaches the whole foreground group; bench stops the server itself, in order.
+  spawn.ignore_interrupt = true;
+  auto child = ChildProcess::spawn(spawn);
+  if (!child) return std::unexpected(child.error().wrap("server"));
+  output->write.reset();
 
   ServerProcess server;
-  server.pid_ = pid;
+  server.child_ = std::move(*child);
   server.executable_ = options.executable;
   server.host_ = options.bind;
   server.stop_timeout_ = options.stop_timeout;
-  const std::string who = fmt::format("server {} (pid {})", options.executable, pid);
+  const std::string who = fmt::format("server {} (pid {})", options.executable, server.child_.pid());
   const auto deadline = Clock::now() + options.start_timeout;
 
   std::string line;
   while (line.find('\n') == std::string::npos) {
     if (line.size() > 4096) return fail(fmt::format("{}: first line longer than 4096 bytes", who));
-    pollfd p{read_end.get(), POLLIN, 0};
-    const int n = ::poll(&p, 1, std::min(remaining_ms(deadline), 100));
-    if (n < 0 && errno != EINTR) return fail(errno_message("poll", who, errno));
-    if (n > 0) {
-      char buffer[256];
-      const ssize_t got = ::read(read_end.get(), buffer, sizeof buffer);
-      if (got > 0) {
-        line.append(buffer, static_cast<std::size_t>(got));
-        continue;
-      }
-      if (got == 0) {
-        // stdout closed: the server is gone or going.
-        std::optional<int> status;
-        for (int i = 0; i < 50 && !(status = try_reap(pid)); ++i) std::this_thread::sleep_for(milliseconds(10));
-        if (status) server.pid_ = -1;
-        return fail(fmt::format("{}: {} before printing 'listening on'", who,
-                                status ? describe_status(*status) : "closed its stdout"));
-      }
-      if (errno != EINTR && errno != EAGAIN) return fail(errno_message("read", who + " stdout", errno));
-    }
-    if (auto status = try_reap(pid)) {
-      server.pid_ = -1;
-      return fail(fmt::format("{}: {} before printing 'listening on'", who, describe_status(*status)));
-    }
-    if (remaining_ms(deadline) == 0) {
+    auto outcome = read_some(output->read.get(), line, deadline, &server.child_);
+    if (!outcome) return std::unexpected(outcome.error().wrap(who + " stdout"));
+    if (*outcome == ReadOutcome::data) continue;
+    if (*outcome == ReadOutcome::timed_out) {
       return fail(fmt::format("{}: no 'listening on' line within {} ms", who, options.start_timeout.count()));
     }
+    // Its stdout closed or it exited: the server is gone or going.
+    const auto status = server.child_.wait_for(milliseconds(500));
+    return fail(fmt::format("{}: {} before printing 'listening on'", who,
+                            status ? status->describe() : "closed its stdout"));
   }
   line.resize(line.find('\n'));
   const auto port = parse_listening_line(line);
   if (!port) return fail(fmt::format("{}: first line is '{}', not 'listening on HOST:PORT'", who, line));
   server.port_ = *port;
-  server.stdout_fd_ = read_end.release();
+  // Kept open until stop(), so that a late line from the server does not kill it with SIGPIPE.
+  server.stdout_ = std::move(output->read);
 
   auto status = http_get_status(server.host_, server.port_, "/health",
-                                std::max(milliseconds(1), milliseconds(remaining_ms(deadline))));
+                                std::max(milliseconds(1), milliseconds(poll_timeout_ms(deadline))));
   if (!status) return std::unexpected(status.error().wrap(who + ": GET /health"));
   if (*status != 200) return fail(fmt::format("{}: GET /health answered {}, not 200", who, *status));
   return server;
 }
 
-ServerProcess::ServerProcess(ServerProcess&& other) noexcept
-    : pid_(std::exchange(other.pid_, -1)),
-      stdout_fd_(std::exchange(other.stdout_fd_, -1)),
-      host_(std::move(other.host_)),
-      port_(other.port_),
-      executable_(std::move(other.executable_)),
-      stop_timeout_(other.stop_timeout_) {}
+ServerProcess::ServerProcess(ServerProcess&& other) noexcept = default;
 
 ServerProcess& ServerProcess::operator=(ServerProcess&& other) noexcept {
   if (this != &other) {
     (void)stop();
-    pid_ = std::exchange(other.pid_, -1);
-    stdout_fd_ = std::exchange(other.stdout_fd_, -1);
+    child_ = std::move(other.child_);
+    stdout_ = std::move(other.stdout_);
     host_ = std::move(other.host_);
     port_ = other.port_;
     executable_ = std::move(other.executable_);
@@ -335,30 +247,18 @@ ServerProcess& ServerProcess::operator=(ServerProcess&& other) noexcept {
 ServerProcess::~ServerProcess() { (void)stop(); }
 
 Status ServerProcess::stop() {
-  if (stdout_fd_ >= 0) {
-    ::close(stdout_fd_);
-    stdout_fd_ = -1;
+  stdout_.reset();
+  if (!child_.running()) return {};
+  const std::string who = fmt::format("server {} (pid {})", executable_, child_.pid());
+  if (auto status = child_.try_wait()) {
+    return fail(fmt::format("{}: {} while bench ran", who, status->describe()));
   }
-  if (pid_ <= 0) return {};
-  const pid_t pid = std::exchange(pid_, -1);
-  const std::string who = fmt::format("server {} (pid {})", executable_, pid);
-  if (auto status = try_reap(pid)) {
-    return fail(fmt::format("{}: {} while bench ran", who, describe_status(*status)));
+  const auto stopped = child_.terminate(stop_timeout_);
+  if (stopped.killed) {
+    return fail(fmt::format("{}: still running {} ms after SIGTERM; killed", who, stop_timeout_.count()));
   }
-  ::kill(pid, SIGTERM);
-  const auto deadline = Clock::now() + stop_timeout_;
-  while (Clock::now() < deadline) {
-    if (auto status = try_reap(pid)) {
-      if (WIFEXITED(*status) && WEXITSTATUS(*status) == 0) return {};
-      return fail(fmt::format("{}: {} on SIGTERM", who, describe_status(*status)));
-    }
-    std::this_thread::sleep_for(milliseconds(5));
-  }
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return fail(fmt::format("{}: still running {} ms after SIGTERM; killed", who, stop_timeout_.count()));
+  if (stopped.status.success()) return {};
+  return fail(fmt::format("{}: {} on SIGTERM", who, stopped.status.describe()));
 }
 
 }  // namespace ringlab::bench

@@ -130,7 +130,7 @@ struct ChildOptions {
   std::size_t max_output_bytes = 256u << 20;                 // the child's report, samples included
 };
 
-// Runs one job: forks, puts the write end of a pipe on fd kJobOutputFd, sets LD_PRELOAD to
+// Runs one job as a ChildProcess (child_process.hpp): puts the write end of a pipe on fd kJobOutputFd, sets LD_PRELOAD to
 // job.preload (removes it for system; the rest of the environment is inherited), execs, and reads
 // the pipe until the child exits. Returns what the child wrote when it exited with status 0. Errors:
 // the job is missing; fork/exec failed (errno of the exec); timeout (the child is killed with SIGKILL

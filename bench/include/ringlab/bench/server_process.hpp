@@ -1,9 +1,10 @@
 #pragma once
 // ServerProcess: the server under test as a child process of bench.
 //
-// start() forks and execs the server binary with `--port 0 --bind HOST` (plus extra arguments),
-// pinned to `cpu` when one is given (sched_setaffinity in the child before exec, so every server
-// thread inherits the mask), with PR_SET_PDEATHSIG so that the kernel sends it SIGTERM if bench dies
+// start() starts the server binary (a ChildProcess, child_process.hpp) with `--port 0 --bind HOST`
+// (plus extra arguments), pinned to `cpu` when one is given (sched_setaffinity in the child before
+// exec, so every server thread inherits the mask; a CPU it cannot be pinned to fails the start, it
+// never runs unpinned), with PR_SET_PDEATHSIG so that the kernel sends it SIGTERM if bench dies
 // without stopping it (a crash, a SIGKILL). It reads the server's first stdout line, "listening on
 // HOST:PORT" (the server's contract), then checks GET /health answers 200 on a plain blocking socket.
 // Both waits are bounded by `start_timeout`; a server that exits early, prints something else or
@@ -27,7 +28,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ringlab/bench/child_process.hpp"
 #include "ringlab/bench/error.hpp"
+#include "ringlab/net/socket.hpp"
 
 namespace ringlab::bench {
 
@@ -61,16 +64,16 @@ class ServerProcess {
   // Stops and reaps the child; idempotent. Error when it had to be killed or exited non-zero.
   Status stop();
 
-  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+  [[nodiscard]] pid_t pid() const noexcept { return child_.pid(); }
   [[nodiscard]] const std::string& host() const noexcept { return host_; }
   [[nodiscard]] uint16_t port() const noexcept { return port_; }
-  [[nodiscard]] bool running() const noexcept { return pid_ > 0; }
+  [[nodiscard]] bool running() const noexcept { return child_.running(); }
 
  private:
   ServerProcess() = default;
 
-  pid_t pid_ = -1;
-  int stdout_fd_ = -1;
+  ChildProcess child_;
+  net::Fd stdout_;
   std::string host_;
   uint16_t port_ = 0;
   std::string executable_;
