@@ -1,0 +1,77 @@
+// `bench SUITE --allocators LIST`: the parent of allocator jobs (allocators.hpp), one child bench per
+// allocator, then one merged report.
+#include <ctime>
+#include <iostream>
+
+#include "commands.hpp"
+#include "ringlab/bench/allocators.hpp"
+#include "ringlab/bench/environment.hpp"
+#include "ringlab/net/ring.hpp"
+
+namespace ringlab::bench::app {
+
+int run_allocator_jobs(const CliOptions& options, const std::string& executable) {
+  if (auto reason = alloc::jobs_unsupported_reason()) return report_error("--allocators: " + *reason);
+  std::vector<alloc::Allocator> allocators;
+  for (const std::string& name : options.config.allocators) allocators.push_back(*alloc::parse_allocator(name));
+  const auto jobs = alloc::plan_jobs(allocators);
+
+  Report report;
+  report.config = options.config;
+  EnvironmentInputs inputs;
+  inputs.allocator = "one per job: " + join(options.config.allocators, ", ");
+  inputs.server = options.config.url.empty() ? "embedded, one per job" : options.config.url;
+  auto ring = net::Ring::create();
+  inputs.io_uring_features = ring ? describe_features((*ring)->features()) : "unavailable: " + ring.error().message();
+  report.environment = gather_environment(inputs);
+
+  int code = 0;
+  std::vector<std::string> job_allocators;
+  for (const alloc::Job& job : jobs) {
+    const std::string name(alloc::allocator_name(job.allocator));
+    if (g_cancel != 0) return report_error("interrupted", kExitInterrupted);
+    if (job.missing) {
+      report.environment.warnings.push_back("allocator job " + name + " not run: " + *job.missing);
+      code = kExitFailed;
+      continue;
+    }
+    std::cerr << "bench: allocator job " << name << (job.preload.empty() ? "" : " (LD_PRELOAD=" + job.preload + ")")
+              << "\n";
+    alloc::ChildOptions child;
+    child.executable = executable;
+    child.arguments = alloc::child_arguments(options.arguments, job.allocator);
+    child.timeout = options.job_timeout;
+    child.max_output_bytes = options.job_max_output_mb << 20;
+    auto output = alloc::run_job(job, child);
+    if (!output) {
+      if (g_cancel != 0) return report_error("interrupted", kExitInterrupted);
+      report.environment.warnings.push_back("allocator job " + name + " failed: " + output.error().message);
+      code = kExitFailed;
+      continue;
+    }
+    auto child_report = alloc::job_report(job, *output);
+    if (!child_report) {
+      report.environment.warnings.push_back("allocator job " + name + ": " + child_report.error().message);
+      code = kExitFailed;
+      continue;
+    }
+    // Each job proved the allocator it ran on (job_report checks it): its own description goes in
+    // the merged header, so the table says what every Allocator column value really was.
+    job_allocators.push_back(name + " = " + child_report->environment.allocator);
+    if (report.environment.client_cpu < 0) {
+      // Each job places its own client and server; the first one's placement is the jobs' placement.
+      report.environment.client_cpu = child_report->environment.client_cpu;
+      report.environment.server_cpu = child_report->environment.server_cpu;
+    }
+    merge_reports(report, std::move(*child_report));
+  }
+  if (!job_allocators.empty()) report.environment.allocator = "one per job: " + join(job_allocators, "; ");
+  report.environment.load_average_end = read_load_average();
+  std::cout << render_markdown(report) << std::flush;
+  auto written = write_reports(report, options.config.out, options.formats, std::time(nullptr));
+  if (!written) return report_error(written.error().message);
+  print_written(*written);
+  return code != 0 ? code : exit_code_for(report.cases);
+}
+
+}  // namespace ringlab::bench::app

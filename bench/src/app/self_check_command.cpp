@@ -1,0 +1,35 @@
+// `bench --self-check`: timer overhead, stability and linearity of the harness (self_check.hpp).
+#include <iostream>
+
+#include "commands.hpp"
+#include "ringlab/bench/cycle_counter.hpp"
+#include "ringlab/bench/progress.hpp"
+#include "ringlab/bench/self_check.hpp"
+#include "ringlab/bench/server_process.hpp"
+
+namespace ringlab::bench::app {
+
+int run_self_check_command(const CliOptions& options) {
+  install_stop_signals();
+  const std::vector<int> cpus = allowed_cpus();
+  const int cpu = options.config.cpu >= 0 ? options.config.cpu : (cpus.empty() ? -1 : cpus.front());
+  if (cpu >= 0) {
+    if (auto pinned = pin_current_thread(cpu); !pinned) return report_error(pinned.error().message);
+  }
+  RunContext context;
+  context.clock = cycle_counter_clock();
+  context.cancel = &g_cancel;
+  FdProgress progress(STDERR_FILENO);
+  context.progress = &progress;
+  SelfCheckOptions self;
+  self.work = options.self_check_work;
+  self.runner = options.runner;
+  auto result = run_self_check(self, context);
+  progress.finish();
+  if (g_cancel != 0) return report_error("interrupted", kExitInterrupted);
+  if (!result) return report_error(result.error().message, kExitFailed);
+  std::cout << render_self_check(*result) << std::flush;
+  return result->spread_ok() && result->ratio_ok() ? 0 : kExitFailed;
+}
+
+}  // namespace ringlab::bench::app

@@ -1,0 +1,295 @@
+// `bench [SUITE]`: one suite run against the embedded server (or --url), with the client and the
+// server placed on CPUs, the perf hooks, a stop on SIGINT/SIGTERM, and the reports. In an allocator
+// job's child, the same run with its report sent to the parent instead.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+#include <fmt/format.h>
+#include <iostream>
+
+#include "commands.hpp"
+#include "ringlab/bench/allocators.hpp"
+#include "ringlab/bench/cycle_counter.hpp"
+#include "ringlab/bench/environment.hpp"
+#include "ringlab/bench/perf_control.hpp"
+#include "ringlab/bench/perf_counters.hpp"
+#include "ringlab/bench/progress.hpp"
+#include "ringlab/bench/server_process.hpp"
+#include "ringlab/bench/suites.hpp"
+#include "ringlab/http/url.hpp"
+#include "ringlab/net/ring.hpp"
+
+namespace ringlab::bench::app {
+
+namespace {
+
+// perf_event counters around measured iterations: one counter set per case, opened when the case
+// starts measuring and closed when it ends.
+class PerfCounterHook final : public IterationHook {
+ public:
+  explicit PerfCounterHook(std::size_t cases) : counters_(cases) {}
+
+  Status case_begin(std::size_t index, const CaseSpec&) override {
+    counters_[index].emplace(perf::PerfCounters::open());
+    return {};
+  }
+  void iteration_begin(std::size_t index) noexcept override {
+    if (counters_[index]) counters_[index]->begin();
+  }
+  void iteration_end(std::size_t index, uint64_t ops) noexcept override {
+    if (counters_[index]) counters_[index]->end(ops);
+  }
+  void case_end(std::size_t index, const CaseSpec&, CaseResult& result) override {
+    if (!counters_[index]) return;
+    result.counters = perf::counter_values(counters_[index]->summary());
+    counters_[index].reset();
+  }
+
+ private:
+  std::vector<std::optional<perf::PerfCounters>> counters_;
+};
+
+// perf record switched on for the measured iterations of each case only.
+class PerfControlHook final : public IterationHook {
+ public:
+  explicit PerfControlHook(PerfControl control) : control_(std::move(control)) {}
+
+  Status case_begin(std::size_t, const CaseSpec&) override { return control_.enable(); }
+  void case_end(std::size_t, const CaseSpec&, CaseResult& result) override {
+    if (auto status = control_.disable(); !status) {
+      // The profile now holds more than this case: the case's numbers are fine, the profile is not.
+      result.status = CaseStatus::failed;
+      result.reason = "perf control: " + status.error().message;
+    }
+  }
+
+ private:
+  PerfControl control_;
+};
+
+struct Target {
+  std::string host;
+  uint16_t port = 0;
+  std::string description;
+};
+
+// The results root exists (made here if need be) and this process may write in it.
+Status check_out_root(const std::string& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) return fail(fmt::format("--out {}: {}", out, ec.message()));
+  if (::access(out.c_str(), W_OK | X_OK) != 0) return fail(errno_message("--out: access", out, errno));
+  return {};
+}
+
+// One GET per payload and size, status line only: the server refuses a count above its limit with 400,
+// which would otherwise fail every case of that size (after computing the expected checksum of that
+// many records, which for an absurd size never ends).
+Status check_sizes_accepted(const Target& target, const std::vector<CaseSpec>& cases,
+                            std::chrono::milliseconds timeout) {
+  std::vector<std::string> asked;
+  for (const CaseSpec& spec : cases) {
+    if (spec.strategy == nullptr || spec.strategy->method != strategies::Method::get) continue;
+    const std::string route = spec.config.payload == strategies::Payload::repos ? "/repos" : "/weather";
+    const std::string probe = fmt::format("{}?count={}", route, spec.config.count);
+    if (std::find(asked.begin(), asked.end(), probe) != asked.end()) continue;
+    asked.push_back(probe);
+    auto status = http_get_status(target.host, target.port, probe, timeout);
+    if (!status) return fail(fmt::format("--sizes {}: GET {}: {}", spec.config.count, probe, status.error().message));
+    if (*status != 200) {
+      return fail(fmt::format("--sizes {}: the server answers GET {} with {}: more records than it serves",
+                              spec.config.count, probe, *status));
+    }
+  }
+  return {};
+}
+
+// After SIGINT/SIGTERM: the report holds the cases finished by then and says it is partial.
+void mark_partial(Report& report, int signal_number) {
+  std::size_t finished = 0;
+  for (const CaseResult& c : report.cases) {
+    if (c.status == CaseStatus::ok) ++finished;
+  }
+  report.partial = true;
+  report.environment.warnings.push_back(fmt::format(
+      "partial report: interrupted by {} with {} of {} cases measured{}", signal_number == SIGTERM ? "SIGTERM" : "SIGINT",
+      finished, report.cases.size(), finished < report.cases.size() ? " (the others say why they have no numbers)" : ""));
+}
+
+}  // namespace
+
+int run_suite(CliOptions& options, const std::string& executable) {
+  Config& config = options.config;
+  const bool child_job = options.job_output_fd >= 0;
+  std::string allocator_name = "n/a";
+  if (child_job) {
+    // The server forked below must not hold the parent's pipe open.
+    ::fcntl(options.job_output_fd, F_SETFD, FD_CLOEXEC);
+    const auto expected = alloc::parse_allocator(options.job_allocator);
+    if (!expected) return report_error("--job-output-fd needs --job-allocator");
+    auto verified = alloc::verify_allocator(*expected);
+    if (!verified) {
+      const std::string text = verified.error().message + "\n";
+      [[maybe_unused]] const ssize_t ignored = ::write(options.job_output_fd, text.data(), text.size());
+      return report_error(verified.error().message, kExitFailed);
+    }
+    allocator_name = verified->name();
+  }
+  const alloc::Detected detected = alloc::detect_allocator();
+  if (!child_job) allocator_name = detected.name();
+
+  const Suite* suite = find_suite(config.suite);
+  Selection selection;
+  selection.filter = config.filter;
+  selection.sizes = config.sizes;
+  selection.payload = config.payload == "repos" ? strategies::Payload::repos : strategies::Payload::weather;
+  // Before any server is started: a filter that selects nothing is an argument error.
+  auto cases = build_cases(*suite, strategies::registry(), selection);
+  if (!cases) return report_error(cases.error().message);
+
+  // Placement: client and server on different CPUs when there are two to choose from.
+  const std::vector<int> cpus = allowed_cpus();
+  int client_cpu = -1;
+  int server_cpu = -1;
+  if (config.cpu >= 0) {
+    if (std::find(cpus.begin(), cpus.end(), config.cpu) == cpus.end()) {
+      return report_error(fmt::format("--cpu {}: not among the CPUs this process may use", config.cpu));
+    }
+    client_cpu = config.cpu;
+  } else if (cpus.size() >= 2) {
+    client_cpu = cpus.front();
+  }
+  if (config.server_cpu == "auto") {
+    for (int cpu : cpus) {
+      if (cpus.size() >= 2 && cpu != client_cpu) {
+        server_cpu = cpu;
+        break;
+      }
+    }
+  } else if (config.server_cpu != "none") {
+    server_cpu = std::stoi(config.server_cpu);  // checked by the parser
+    if (std::find(cpus.begin(), cpus.end(), server_cpu) == cpus.end()) {
+      return report_error(fmt::format("--server-cpu {}: not among the CPUs this process may use", server_cpu));
+    }
+  }
+
+  // A run that cannot write its report fails now, not after the cases.
+  if (!child_job) {
+    if (auto writable = check_out_root(config.out); !writable) return report_error(writable.error().message);
+  }
+
+  install_stop_signals();
+  std::optional<ServerProcess> server;
+  Target target;
+  if (!config.url.empty()) {
+    const auto url = http::Url::parse(config.url);
+    target.host = std::string(url->host);
+    target.port = url->port;
+    target.description = config.url + " (external)";
+    server_cpu = -1;
+    // One health check: an unreachable server is one error now, not one per case.
+    auto health = http_get_status(target.host, target.port, "/health", options.server_start_timeout);
+    if (!health) return report_error(fmt::format("--url {}: GET /health: {}", config.url, health.error().message));
+    if (*health != 200) return report_error(fmt::format("--url {}: GET /health answered {}, not 200", config.url, *health));
+  } else {
+    ServerProcessOptions server_options;
+    server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
+    server_options.cpu = server_cpu;
+    server_options.start_timeout = options.server_start_timeout;
+    // A round of a long interleaved run (many cases, long iterations) can leave a case's kept-alive
+    // connection idle for longer than the server's default idle timeout (30 s); the harness's own
+    // pauses are not what is measured, so the embedded server waits an hour.
+    server_options.extra_arguments = {"--idle-timeout", "3600s"};
+    server_options.stop_timeout = options.server_stop_timeout;
+    auto started = ServerProcess::start(server_options);
+    if (!started) return report_error(started.error().message);
+    server.emplace(std::move(*started));
+    target.host = server->host();
+    target.port = server->port();
+    target.description = fmt::format("embedded {} (pid {}) on {}:{}", server_options.executable, server->pid(),
+                                     target.host, target.port);
+  }
+  for (CaseSpec& spec : *cases) {
+    spec.config.host = target.host;
+    spec.config.port = target.port;
+    spec.config.timeout = options.request_timeout;
+  }
+  // Every size the server refuses (above its record limit) is an argument error before any case.
+  if (auto accepted = check_sizes_accepted(target, *cases, options.server_start_timeout); !accepted) {
+    return report_error(accepted.error().message);
+  }
+
+  if (client_cpu >= 0) {
+    if (auto pinned = pin_current_thread(client_cpu); !pinned) return report_error(pinned.error().message);
+  }
+
+  RunContext context;
+  context.clock = cycle_counter_clock();
+  context.cancel = &g_cancel;
+  context.allocator = allocator_name;
+  EnvironmentInputs inputs;
+  {
+    auto ring = net::Ring::create();
+    if (ring) {
+      context.features = (*ring)->features();
+      inputs.io_uring_features = describe_features(context.features);
+    } else {
+      inputs.io_uring_features = "unavailable: " + ring.error().message();
+    }
+  }
+  inputs.client_cpu = client_cpu;
+  inputs.server_cpu = server_cpu;
+  inputs.server = target.description;
+  inputs.allocator = detected.describe();
+  inputs.shared_cpu = config.url.empty() && (server_cpu < 0 || server_cpu == client_cpu);
+
+  Report report;
+  report.config = config;
+  report.environment = gather_environment(inputs);
+
+  std::vector<IterationHook*> hooks;
+  std::optional<PerfCounterHook> counter_hook;
+  if (config.counters) {
+    counter_hook.emplace(cases->size());
+    hooks.push_back(&*counter_hook);
+    const perf::PerfCounters probe = perf::PerfCounters::open();
+    for (const std::string& line : perf::status_lines(probe)) report.environment.warnings.push_back("counters: " + line);
+  }
+  std::optional<PerfControlHook> control_hook;
+  if (!options.perf_control.empty()) {
+    auto control = PerfControl::open(options.perf_control, options.perf_control_timeout);
+    if (!control) return report_error(control.error().message);
+    control_hook.emplace(std::move(*control));
+    hooks.push_back(&*control_hook);
+  }
+  context.hooks = hooks;
+  FdProgress progress(STDERR_FILENO);
+  context.progress = &progress;
+
+  report.cases = run_cases(*cases, options.runner, context);
+  progress.finish();
+  compute_ratios(report);
+  if (server) {
+    if (auto stopped = server->stop(); !stopped) report.environment.warnings.push_back(stopped.error().message);
+  }
+  if (g_cancel != 0) mark_partial(report, g_cancel);
+
+  if (child_job) {
+    if (auto sent = write_report_fd(options.job_output_fd, report); !sent) {
+      return report_error(sent.error().message, kExitFailed);
+    }
+    return 0;
+  }
+  report.environment.load_average_end = read_load_average();
+  std::cout << render_markdown(report) << std::flush;
+  auto written = write_reports(report, config.out, options.formats, std::time(nullptr));
+  if (!written) return report_error(written.error().message);
+  print_written(*written);
+  if (g_cancel != 0) return report_error("interrupted: the report above is partial", interrupted_exit_code());
+  return exit_code_for(report.cases);
+}
+
+}  // namespace ringlab::bench::app
