@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "case_state.hpp"
+#include "iteration.hpp"
 #include "ringlab/bench/cycle_counter.hpp"
 #include "ringlab/bench/memory_diagnoser.hpp"
 #include "ringlab/bench/statistics.hpp"
@@ -57,6 +58,7 @@ class Runner {
       r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;
     }
     memory_ = options_.memory && interposition_works();
+    iterations_ = IterationRunner(context_, options_.phases, memory_);
   }
 
   std::vector<CaseResult> run() {
@@ -130,134 +132,6 @@ class Runner {
     return true;
   }
 
-  // One verified op (Check::verify), outside the clock: the full checksum of its records must equal
-  // the generator's (the strategy checks) and the case's earlier ones (checked here). In measured
-  // iterations its I/O is set aside, to be taken out of the case's counters. False with s.failure set.
-  bool verified_op(CaseState& s, bool measured, std::string_view stage, unsigned number) {
-    const strategies::IoCounters io_before = measured ? s.strategy->io_counters() : strategies::IoCounters{};
-    const uint64_t t0 = context_.clock.start();
-    auto r = s.strategy->run(nullptr, strategies::Check::verify);
-    const uint64_t t1 = context_.clock.end();
-    if (!r) [[unlikely]] {
-      s.failure = fmt::format("{} iteration {} verified op: {}", stage, number, r.error().message);
-      return false;
-    }
-    if (!s.have_checksum) {
-      s.checksum = r->checksum;
-      s.have_checksum = true;
-    } else if (r->checksum != s.checksum) [[unlikely]] {
-      s.failure = fmt::format("{} iteration {} verified op: checksum {:#018x} differs from the first one's {:#018x} "
-                              "(the response or its deserialization is not deterministic)",
-                              stage, number, r->checksum, s.checksum);
-      return false;
-    }
-    if (!check_consumed(s, r->consumed, stage, number, 0)) return false;
-    if (measured) {
-      const strategies::IoCounters io_after = s.strategy->io_counters();
-      strategies::IoCounters& v = s.io_verified;
-      v.ring_enters += io_after.ring_enters - io_before.ring_enters;
-      v.sqes_submitted += io_after.sqes_submitted - io_before.sqes_submitted;
-      v.cqes_reaped += io_after.cqes_reaped - io_before.cqes_reaped;
-      v.connections_opened += io_after.connections_opened - io_before.connections_opened;
-      v.zero_copy_sends += io_after.zero_copy_sends - io_before.zero_copy_sends;
-      v.zero_copy_copied += io_after.zero_copy_copied - io_before.zero_copy_copied;
-      v.syscalls += io_after.syscalls - io_before.syscalls;
-      if (s.verified_ticks.size() < s.verified_ticks.capacity()) s.verified_ticks.push_back(t1 - t0);
-    }
-    return true;
-  }
-
-  // The consumption fold is the same at every op of a case; false with s.failure set when not.
-  bool check_consumed(CaseState& s, uint64_t consumed, std::string_view stage, unsigned number, uint64_t op) {
-    if (!s.have_consumed) {
-      s.consumed = consumed;
-      s.have_consumed = true;
-      return true;
-    }
-    if (consumed == s.consumed) [[likely]] return true;
-    s.failure = fmt::format("{} iteration {} op {}: consumption {:#018x} differs from the first op's {:#018x} "
-                            "(the response or its deserialization is not deterministic)",
-                            stage, number, op + 1, consumed, s.consumed);
-    return false;
-  }
-
-  // Ops [first, last) of an iteration between two clock readings: the timed region. In measured
-  // iterations the allocations, page faults and the hooks' counters are read around it (and only
-  // around it: verified ops are not in them). Returns the ticks, or nullopt with s.failure set.
-  std::optional<uint64_t> timed_segment(CaseState& s, uint64_t first, uint64_t last, bool measured,
-                                        std::string_view stage, unsigned number) {
-    http::Timeline timeline{};
-    http::Timeline* const tl = options_.phases ? &timeline : nullptr;
-    strategies::Strategy& strategy = *s.strategy;
-    const bool stamping = measured && tl != nullptr;
-    uint64_t run_start = 0;
-    uint64_t run_end = 0;
-    if (measured) {
-      for (IterationHook* hook : context_.hooks) hook->iteration_begin(s.index);
-      s.minor_faults -= read_resource_usage().minor_faults;
-      if (memory_) start_counting_allocations();
-    }
-    std::optional<strategies::Error> error;
-    uint64_t failed_op = 0;
-    uint64_t consumed = s.consumed;
-    const uint64_t t0 = context_.clock.start();
-    for (uint64_t i = first; i < last; ++i) {
-      if (tl != nullptr) timeline = http::Timeline{};
-      if (stamping) run_start = context_.clock.start();
-      auto r = strategy.run(tl, strategies::Check::consume);
-      if (stamping) run_end = context_.clock.end();
-      if (!r) [[unlikely]] {
-        error = std::move(r.error());
-        failed_op = i;
-        break;
-      }
-      if (r->consumed != consumed) [[unlikely]] {
-        consumed = r->consumed;
-        failed_op = i;
-        break;
-      }
-      if (stamping) record_phases(s, timeline, run_start, run_end);
-    }
-    const uint64_t t1 = context_.clock.end();
-    if (measured) {
-      if (memory_) {
-        const AllocationCounts c = stop_counting_allocations();
-        s.allocations.allocations += c.allocations;
-        s.allocations.bytes += c.bytes;
-        s.allocations.frees += c.frees;
-      }
-      s.minor_faults += read_resource_usage().minor_faults;
-      for (IterationHook* hook : context_.hooks) hook->iteration_end(s.index, last - first);
-    }
-    if (error) {
-      s.failure = fmt::format("{} iteration {} op {}: {}", stage, number, failed_op + 1, error->message);
-      return std::nullopt;
-    }
-    if (!check_consumed(s, consumed, stage, number, failed_op)) return std::nullopt;
-    return t1 - t0;
-  }
-
-  // One iteration of `ops` timed calls. Verification runs outside the clock on extra ops: one before
-  // the timed ones and, when there are two or more, one between them at a random place, so a strategy
-  // that reads wrong data fails its case whichever op goes wrong. Returns the timed ticks, or nullopt
-  // with s.failure set.
-  std::optional<uint64_t> iteration(CaseState& s, uint64_t ops, bool measured, std::string_view stage,
-                                    unsigned number) {
-    if (!verified_op(s, measured, stage, number)) return std::nullopt;
-    // xorshift64: cheap, deterministic per case, and nothing the strategy can predict.
-    s.random ^= s.random << 13;
-    s.random ^= s.random >> 7;
-    s.random ^= s.random << 17;
-    const uint64_t split = ops >= 2 ? 1 + s.random % (ops - 1) : ops;
-    auto first = timed_segment(s, 0, split, measured, stage, number);
-    if (!first) return std::nullopt;
-    if (split == ops) return first;
-    if (!verified_op(s, measured, stage, number)) return std::nullopt;
-    auto second = timed_segment(s, split, ops, measured, stage, number);
-    if (!second) return std::nullopt;
-    return *first + *second;
-  }
-
   [[nodiscard]] double to_ns(uint64_t ticks) const { return ticks_to_ns(ticks, context_.clock.hz); }
 
   bool pilot(CaseState& s) {
@@ -267,7 +141,7 @@ class Runner {
     for (unsigned stage = 1; stage <= std::max(1u, options_.max_pilot_stages); ++stage) {
       s.ops = ops;
       progress(s, Stage::pilot, stage);
-      auto ticks = iteration(s, ops, false, "pilot", stage);
+      auto ticks = iterations_.run(s, ops, false, "pilot", stage);
       if (!ticks) {
         fail(s, *s.failure);
         return false;
@@ -296,7 +170,7 @@ class Runner {
 
   // Warm-up iteration `w` (1-based); false when the case failed.
   bool warmup_one(CaseState& s, unsigned w) {
-    auto ticks = iteration(s, s.ops, false, "warmup", w);
+    auto ticks = iterations_.run(s, s.ops, false, "warmup", w);
     if (!ticks) {
       fail(s, *s.failure);
       return false;
@@ -340,7 +214,7 @@ class Runner {
 
   // One measured iteration; false when the case failed.
   bool measure_one(CaseState& s, unsigned number, unsigned planned) {
-    auto ticks = iteration(s, s.ops, true, "measurement", number);
+    auto ticks = iterations_.run(s, s.ops, true, "measurement", number);
     if (!ticks) {
       fail(s, *s.failure);
       return false;
@@ -462,6 +336,7 @@ class Runner {
   const RunContext& context_;
   std::vector<CaseState> states_;
   bool memory_ = false;
+  IterationRunner iterations_{context_, options_.phases, false};
 };
 
 }  // namespace
