@@ -1,7 +1,7 @@
 #include "ringlab/http/error.hpp"
 
 #include <cerrno>
-#include <cstring>
+#include "ringlab/base/errno_text.hpp"
 
 namespace ringlab::http {
 
@@ -55,16 +55,8 @@ Errc classify(int code) noexcept {
 }  // namespace
 
 Error Error::from(const net::Error& error) {
-  // Formatted here rather than by net::Error::message() so this layer needs only the struct: the
-  // text is the same "op: description (ENAME)".
-  std::string detail = error.op != nullptr ? error.op : "";
-  detail += ": ";
-  const char* description = ::strerrordesc_np(error.code);
-  detail += description != nullptr ? description : "Unknown error";
-  detail += " (";
-  const char* name = ::strerrorname_np(error.code);
-  detail += name != nullptr ? name : "E?";
-  detail += ')';
+  // Without the peer, which http::Error carries apart: "op: description (ENAME)".
+  std::string detail = base::errno_message(error.op != nullptr ? error.op : "", {}, error.code);
   return Error{classify(error.code), std::move(detail), error.peer};
 }
 

@@ -695,8 +695,8 @@ Status parse_one(Parser& parser, simdjson::padded_string_view body, RecordSpan r
 
 }  // namespace
 
-simdjson::padded_string_view padded_view(const net::PaddedBuffer& body) noexcept {
-  return simdjson::padded_string_view(body.data(), body.size(), body.capacity() + net::kPadding);
+simdjson::padded_string_view padded_view(const base::PaddedBuffer& body) noexcept {
+  return simdjson::padded_string_view(body.data(), body.size(), body.capacity() + base::kPadding);
 }
 
 inline namespace RINGLAB_JSON_PARSER_ABI {

@@ -7,7 +7,7 @@
 #include <new>
 #include <vector>
 
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/net/ring.hpp"
 
 namespace ringlab::net {
@@ -22,7 +22,7 @@ constexpr std::size_t kStrideAlignment = 64;
 Result<std::unique_ptr<FixedBuffers>> FixedBuffers::create(Ring& ring, unsigned count, std::size_t buffer_size) {
   if (count == 0 || buffer_size == 0) return fail("io_uring_register_buffers", EINVAL);
   std::unique_ptr<FixedBuffers> buffers(new FixedBuffers());
-  buffers->stride_ = (buffer_size + kPadding + kStrideAlignment - 1) / kStrideAlignment * kStrideAlignment;
+  buffers->stride_ = (buffer_size + base::kPadding + kStrideAlignment - 1) / kStrideAlignment * kStrideAlignment;
   buffers->buffer_size_ = buffer_size;
   buffers->count_ = count;
   const std::size_t total = buffers->stride_ * count;

@@ -15,6 +15,7 @@
 #include <new>
 #include <thread>
 
+#include "ringlab/base/errno_text.hpp"
 #include "ringlab/http/sinks.hpp"
 
 namespace ringlab::server {
@@ -22,15 +23,7 @@ namespace {
 
 using std::chrono::duration_cast;
 
-std::string errno_text(const char* op, int code) {
-  std::string text = op;
-  text += ": ";
-  text += std::strerror(code);
-  text += " (";
-  text += net::errno_name(code);
-  text += ")";
-  return text;
-}
+std::string errno_text(const char* op, int code) { return base::errno_message(op, {}, code); }
 
 }  // namespace
 

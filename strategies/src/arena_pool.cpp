@@ -8,7 +8,7 @@
 
 #include "factories.hpp"
 #include "resource_strategy.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -28,7 +28,7 @@ class ArenaPool final : public ResourceStrategy {
   Status prepare() override {
     auto body_bytes = probe_body_bytes();
     if (!body_bytes) return std::unexpected(body_bytes.error());
-    largest_block_ = std::max<std::size_t>(4096, 2 * (*body_bytes + net::kPadding));
+    largest_block_ = std::max<std::size_t>(4096, 2 * (*body_bytes + base::kPadding));
     pool_.emplace(std::pmr::pool_options{.max_blocks_per_chunk = 0, .largest_required_pool_block = largest_block_},
                   std::pmr::new_delete_resource());
     return {};

@@ -7,7 +7,7 @@
 #include "client_strategy.hpp"
 #include "factories.hpp"
 #include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -18,7 +18,7 @@ class BufferedStream final : public ClientStrategy {
 
  private:
   Status before_request() override {
-    body_ = net::PaddedBuffer();  // frees the previous body: every request grows its buffer anew
+    body_ = base::PaddedBuffer();  // frees the previous body: every request grows its buffer anew
     models_.reset();              // and the previous request's models
     return {};
   }
@@ -28,7 +28,7 @@ class BufferedStream final : public ClientStrategy {
   }
   uint64_t checksum() override { return models_->checksum(config().payload); }
 
-  net::PaddedBuffer body_;
+  base::PaddedBuffer body_;
   http::GrowingSink sink_{body_};
   std::optional<OwningModels> models_;  // fresh at every request; kept until the next one starts
 };

@@ -1,7 +1,7 @@
 #include "client_strategy.hpp"
 
 #include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 
@@ -47,7 +47,7 @@ Result<http::ResponseInfo> ClientStrategy::fetch_once(http::BodySink& sink) {
 }
 
 Result<std::size_t> ClientStrategy::probe_body_bytes() {
-  net::PaddedBuffer scratch;
+  base::PaddedBuffer scratch;
   http::PresizedSink scratch_sink(scratch);
   auto response = fetch_once(scratch_sink);
   if (!response) return std::unexpected(response.error());

@@ -32,7 +32,7 @@
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/http/url.hpp"
 #include "ringlab/json/deserialize.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
@@ -113,7 +113,7 @@ class PresizedOwningStrategy : public ClientStrategy {
   }
   uint64_t checksum() final { return models_.checksum(config().payload); }
 
-  net::PaddedBuffer body_;
+  base::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
   OwningModels models_;
 };

@@ -11,7 +11,7 @@
 #include "factories.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/fixed_buffers.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -28,7 +28,7 @@ class RegisteredMemory final : public std::pmr::memory_resource {
  private:
   void* do_allocate(std::size_t bytes, std::size_t alignment) override {
     const auto address = reinterpret_cast<std::uintptr_t>(buffer_.data());
-    if (given_ || bytes > buffer_.size() + net::kPadding || address % alignment != 0) throw std::bad_alloc();
+    if (given_ || bytes > buffer_.size() + base::kPadding || address % alignment != 0) throw std::bad_alloc();
     given_ = true;
     return buffer_.data();
   }
@@ -81,7 +81,7 @@ class FixedBuffersStrategy final : public ClientStrategy {
 
   std::unique_ptr<net::FixedBuffers> buffers_;
   std::optional<RegisteredMemory> memory_;
-  std::optional<net::PaddedBuffer> body_;
+  std::optional<base::PaddedBuffer> body_;
   std::optional<http::PresizedSink> sink_;
   OwningModels models_;
 };

@@ -15,7 +15,7 @@
 #include "client_strategy.hpp"
 #include "factories.hpp"
 #include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -37,7 +37,7 @@ class FloorTransfer final : public ClientStrategy {
     return verification_.checksum(config().payload);
   }
 
-  net::PaddedBuffer body_;
+  base::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
   ViewModels verification_;  // used by verified runs only
 };
@@ -58,7 +58,7 @@ class FloorParse final : public ClientStrategy {
   json::Result<uint64_t> deserialize() override { return models_.parse(config().payload, parser(), body_); }
   uint64_t checksum() override { return models_.checksum(config().payload); }
 
-  net::PaddedBuffer body_;  // filled once by prepare(); the views point into it
+  base::PaddedBuffer body_;  // filled once by prepare(); the views point into it
   http::PresizedSink sink_{body_};
   ViewModels models_;
 };

@@ -19,7 +19,7 @@
 #include "common.hpp"
 #include "factories.hpp"
 #include "ringlab/http/client.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -147,7 +147,7 @@ class Libcurl final : public Strategy {
   CURL* easy_ = nullptr;
   char error_[CURL_ERROR_SIZE] = {};
   std::string body_;
-  net::PaddedBuffer padded_;
+  base::PaddedBuffer padded_;
   OwningModels models_;
   json::Parser parser_;
   http::Timeline* timeline_ = nullptr;

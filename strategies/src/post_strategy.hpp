@@ -7,7 +7,7 @@
 
 #include "client_strategy.hpp"
 #include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 
@@ -29,7 +29,7 @@ class PostStrategy final : public ClientStrategy {
 
   http::SendMode mode_;
   std::string request_body_;  // serialized once at setup; sent unchanged by every run()
-  net::PaddedBuffer echo_;
+  base::PaddedBuffer echo_;
   http::PresizedSink sink_{echo_};
   OwningModels models_;
 };

@@ -13,7 +13,7 @@
 
 #include "client_strategy.hpp"
 #include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 
@@ -27,14 +27,14 @@ class ResourceStrategy : public ClientStrategy {
   // Destroys the current request's objects (before a derived strategy destroys their resource).
   void drop_objects() noexcept {
     models_.reset();
-    body_ = net::PaddedBuffer();
+    body_ = base::PaddedBuffer();
   }
 
   Status before_request() final {
     drop_objects();
     auto resource = next_resource();
     if (!resource) return std::unexpected(resource.error());
-    body_ = net::PaddedBuffer(*resource);
+    body_ = base::PaddedBuffer(*resource);
     models_.emplace(*resource);
     models_->reserve(config().payload, config().count);
     return {};
@@ -46,7 +46,7 @@ class ResourceStrategy : public ClientStrategy {
   uint64_t checksum() final { return models_->checksum(config().payload); }
 
  private:
-  net::PaddedBuffer body_;
+  base::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
   std::optional<OwningModels> models_;
 };

@@ -20,7 +20,7 @@
 #include "ringlab/http/response_receiver.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/endpoint.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/net/socket.hpp"
 
 namespace ringlab::strategies::detail {
@@ -67,7 +67,7 @@ class SocketPeer : public Strategy {
   std::string peer_text_;
   std::string request_;  // the whole GET request, serialized once
   http::ResponseReceiver receiver_{http::ParserLimits{}, kReceiveBufferBytes};
-  net::PaddedBuffer body_;
+  base::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
   OwningModels models_;
   json::Parser parser_;

@@ -138,7 +138,7 @@ http::Status NdjsonStreamingSink::parse_batch(std::size_t end) {
   // The bytes after the batch (the next records, the buffer's spare room, its padding) are readable,
   // so they serve as the padding simdjson needs: it may load them, it never interprets them.
   const simdjson::padded_string_view batch(body_->data() + start, end - start,
-                                           body_->capacity() + net::kPadding - start);
+                                           body_->capacity() + base::kPadding - start);
   parsed_ = end;
   const json::Status parsed = payload_ == Payload::repos
                                   ? parse_into(repos_, batch, &json::parse_repos_ndjson_views)

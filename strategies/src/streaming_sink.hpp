@@ -46,14 +46,14 @@
 #include "ringlab/json/deserialize.hpp"
 #include "ringlab/json/record_splitter.hpp"
 #include "client_strategy.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
 namespace ringlab::strategies::detail {
 
 class ArrayStreamingSink final : public http::BodySink {
  public:
-  ArrayStreamingSink(json::Parser& parser, net::PaddedBuffer& body) noexcept
+  ArrayStreamingSink(json::Parser& parser, base::PaddedBuffer& body) noexcept
       : parser_(&parser), body_(&body), inner_(body) {}
 
   // The payload of the bodies to come, and room for `records` of them (so that parsing them does not
@@ -84,7 +84,7 @@ class ArrayStreamingSink final : public http::BodySink {
 
   Payload payload_ = Payload::weather;
   json::Parser* parser_;
-  net::PaddedBuffer* body_;
+  base::PaddedBuffer* body_;
   http::PresizedSink inner_;
   json::RecordSplitter splitter_;
   json::Consumer consumer_;
@@ -99,7 +99,7 @@ class ArrayStreamingSink final : public http::BodySink {
 
 class NdjsonStreamingSink final : public http::BodySink {
  public:
-  NdjsonStreamingSink(json::Parser& parser, net::PaddedBuffer& body) noexcept
+  NdjsonStreamingSink(json::Parser& parser, base::PaddedBuffer& body) noexcept
       : parser_(&parser), body_(&body), inner_(body) {}
 
   void expect(Payload payload, std::size_t records);
@@ -123,7 +123,7 @@ class NdjsonStreamingSink final : public http::BodySink {
 
   Payload payload_ = Payload::weather;
   json::Parser* parser_;
-  net::PaddedBuffer* body_;
+  base::PaddedBuffer* body_;
   http::PresizedSink inner_;
   json::Consumer consumer_;
   json::Checksum checksum_;  // only on a verified body
@@ -167,7 +167,7 @@ class StreamingStrategy final : public ClientStrategy {
   uint64_t checksum() override { return sink_.checksum(); }
 
   std::string_view extra_query_;
-  net::PaddedBuffer body_;
+  base::PaddedBuffer body_;
   Sink sink_{parser(), body_};
 };
 

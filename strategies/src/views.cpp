@@ -5,7 +5,7 @@
 #include "client_strategy.hpp"
 #include "factories.hpp"
 #include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -23,7 +23,7 @@ class Views final : public ClientStrategy {
   json::Result<uint64_t> deserialize() override { return models_.parse(config().payload, parser(), body_); }
   uint64_t checksum() override { return models_.checksum(config().payload); }
 
-  net::PaddedBuffer body_;
+  base::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
   ViewModels models_;  // point into body_: valid until the next request
 };

@@ -13,7 +13,7 @@
 
 #include "ringlab/http/response_receiver.hpp"
 #include "ringlab/http/sinks.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::http {
 namespace {
@@ -103,7 +103,7 @@ enum class Landing { window, small_window, elsewhere };
 void check_good(const Good& good, const std::vector<std::size_t>& piece_ends, Landing landing = Landing::window) {
   // small_window: an own buffer smaller than some heads, which must then be carried by the parser.
   ResponseReceiver reader(ParserLimits{}, landing == Landing::small_window ? 16 : kBufferBytes);
-  net::PaddedBuffer body;
+  base::PaddedBuffer body;
   PresizedSink sink(body);
   reader.start(sink, nullptr, nullptr);
   const Delivery delivery = landing == Landing::elsewhere ? deliver_elsewhere(reader, good.wire, piece_ends, good.needs_close)
@@ -135,7 +135,7 @@ TEST_CASE("responses read the same whole, cut at every byte, and byte by byte, w
 
 TEST_CASE("a close before any byte says the peer never answered; a close inside the response is truncated too") {
   ResponseReceiver reader(ParserLimits{}, kBufferBytes);
-  net::PaddedBuffer body;
+  base::PaddedBuffer body;
   PresizedSink sink(body);
   reader.start(sink, nullptr, nullptr);
   auto nothing = reader.closed();
@@ -152,7 +152,7 @@ TEST_CASE("a close before any byte says the peer never answered; a close inside 
 
 TEST_CASE("a HEAD answer has no body whatever its head says") {
   ResponseReceiver reader(ParserLimits{}, kBufferBytes);
-  net::PaddedBuffer body;
+  base::PaddedBuffer body;
   PresizedSink sink(body);
   reader.start(sink, nullptr, nullptr, /*head_request=*/true);
   const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: 771000\r\n\r\n";
@@ -166,7 +166,7 @@ TEST_CASE("a large body lands in the sink's window, in place") {
   std::string payload(200'000, 'x');
   const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(payload.size()) + "\r\n\r\n" + payload;
   ResponseReceiver reader(ParserLimits{}, kBufferBytes);
-  net::PaddedBuffer body;
+  base::PaddedBuffer body;
   PresizedSink sink(body);
   reader.start(sink, nullptr, nullptr);
   // The head alone first: after it, the window must be the presized buffer's spare room.
@@ -181,7 +181,7 @@ TEST_CASE("a large body lands in the sink's window, in place") {
 
 TEST_CASE("responses on one connection follow each other; reset between connections") {
   ResponseReceiver reader(ParserLimits{}, kBufferBytes);
-  net::PaddedBuffer body;
+  base::PaddedBuffer body;
   PresizedSink sink(body);
   for (int i = 0; i < 3; ++i) {
     reader.start(sink, nullptr, nullptr);
@@ -197,7 +197,7 @@ TEST_CASE("timeline stamps first byte, head and body in order") {
   static uint64_t clock = 0;
   const TickSource ticks = []() noexcept { return ++clock; };
   ResponseReceiver reader(ParserLimits{}, kBufferBytes);
-  net::PaddedBuffer body;
+  base::PaddedBuffer body;
   PresizedSink sink(body);
   Timeline timeline{};
   reader.start(sink, &timeline, ticks);
@@ -242,7 +242,7 @@ TEST_CASE("bad responses are errors of the right kind, at every cut") {
     for (std::size_t cut = 0; cut <= bad.wire.size(); ++cut) {
       INFO("cut at byte " << cut);
       ResponseReceiver reader(ParserLimits{}, kBufferBytes);
-      net::PaddedBuffer body;
+      base::PaddedBuffer body;
       PresizedSink sink(body);
         reader.start(sink, nullptr, nullptr);
       std::vector<std::size_t> ends;
@@ -267,7 +267,7 @@ TEST_CASE("bad responses are errors of the right kind, at every cut") {
 TEST_CASE("limits: a head over max_header_bytes and a body over max_body_bytes") {
   {
     ResponseReceiver reader(ParserLimits{.max_header_bytes = 64, .max_body_bytes = 1000}, kBufferBytes);
-    net::PaddedBuffer body;
+    base::PaddedBuffer body;
     PresizedSink sink(body);
     reader.start(sink, nullptr, nullptr);
     const std::string wire = "HTTP/1.1 200 OK\r\nX-Long: " + std::string(100, 'a') + "\r\nContent-Length: 0\r\n\r\n";
@@ -277,7 +277,7 @@ TEST_CASE("limits: a head over max_header_bytes and a body over max_body_bytes")
   }
   {
     ResponseReceiver reader(ParserLimits{.max_header_bytes = 1024, .max_body_bytes = 10}, kBufferBytes);
-    net::PaddedBuffer body;
+    base::PaddedBuffer body;
     PresizedSink sink(body);
     reader.start(sink, nullptr, nullptr);
     const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n01234567890";

@@ -68,7 +68,7 @@ std::string_view head_of_request(std::string_view request) {
 // cursor: the proof that the body was received in place rather than copied.
 class InPlaceSpy final : public BodySink {
  public:
-  InPlaceSpy(net::PaddedBuffer& buffer, int fixed_index) : buffer_(buffer), inner_(buffer, fixed_index) {}
+  InPlaceSpy(base::PaddedBuffer& buffer, int fixed_index) : buffer_(buffer), inner_(buffer, fixed_index) {}
   Status begin(const ResponseHead& head) override { return inner_.begin(head); }
   ReceiveWindow receive_window() override { return inner_.receive_window(); }
   Status on_body(std::string_view bytes) override {
@@ -87,7 +87,7 @@ class InPlaceSpy final : public BodySink {
   int copied_pieces = 0;
 
  private:
-  net::PaddedBuffer& buffer_;
+  base::PaddedBuffer& buffer_;
   PresizedSink inner_;
 };
 
@@ -292,12 +292,12 @@ TEST_CASE("Every sink receives the same bytes, for every framing and receive mod
       auto url = parse(server.url());
 
       std::string as_string;
-      net::PaddedBuffer growing, presized;
+      base::PaddedBuffer growing, presized;
       // A PaddedBuffer carved out of the registered buffer: its memory is the fixed buffer.
       auto region = (*fixed)->buffer(0);
-      std::pmr::monotonic_buffer_resource arena(region.data(), region.size() + net::kPadding,
+      std::pmr::monotonic_buffer_resource arena(region.data(), region.size() + base::kPadding,
                                                 std::pmr::null_memory_resource());
-      net::PaddedBuffer in_fixed(region.size() - 64, &arena);
+      base::PaddedBuffer in_fixed(region.size() - 64, &arena);
       StringSink string_sink(as_string);
       GrowingSink growing_sink(growing);
       PresizedSink presized_sink(presized);
@@ -342,7 +342,7 @@ TEST_CASE("PresizedSink receives a Content-Length body in place: no copy after t
   auto url = parse(server.url());
 
   SUBCASE("heap buffer") {
-    net::PaddedBuffer buffer;
+    base::PaddedBuffer buffer;
     InPlaceSpy spy(buffer, -1);
     for (int round = 0; round < 2; ++round) {  // the second time over a reused connection
       auto info = client.get(url.url, spy);
@@ -357,9 +357,9 @@ TEST_CASE("PresizedSink receives a Content-Length body in place: no copy after t
   }
   SUBCASE("registered buffer, received with read_fixed") {
     auto region = (*fixed)->buffer(0);
-    std::pmr::monotonic_buffer_resource arena(region.data(), region.size() + net::kPadding,
+    std::pmr::monotonic_buffer_resource arena(region.data(), region.size() + base::kPadding,
                                               std::pmr::null_memory_resource());
-    net::PaddedBuffer buffer(region.size() - 64, &arena);
+    base::PaddedBuffer buffer(region.size() - 64, &arena);
     const char* start = buffer.data();
     InPlaceSpy spy(buffer, 0);
     auto info = client.get(url.url, spy);
@@ -379,9 +379,9 @@ TEST_CASE("PresizedSink with a fixed buffer refuses a body larger than the buffe
   Client client(*ring, test_options());
   auto url = parse(server.url());
   auto region = (*fixed)->buffer(0);
-  std::pmr::monotonic_buffer_resource arena(region.data(), region.size() + net::kPadding,
+  std::pmr::monotonic_buffer_resource arena(region.data(), region.size() + base::kPadding,
                                             std::pmr::null_memory_resource());
-  net::PaddedBuffer buffer(region.size(), &arena);
+  base::PaddedBuffer buffer(region.size(), &arena);
   PresizedSink sink(buffer, 0);
   auto info = client.get(url.url, sink);
   REQUIRE_FALSE(info);
@@ -651,7 +651,7 @@ TEST_CASE("A response split at every byte boundary parses the same") {
       auto url = parse(server.url());
       for (std::size_t split = 1; split < response.size(); ++split) {
         INFO("receive mode ", static_cast<int>(mode), ", split at ", split, " of ", response.size());
-        net::PaddedBuffer buffer;
+        base::PaddedBuffer buffer;
         PresizedSink sink(buffer);
         auto info = client.get(url.url, sink);
         REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
@@ -757,7 +757,7 @@ TEST_CASE("A request on a warm kept-alive connection allocates nothing, in every
     options.receive = mode;
     Client client(*ring, options);
     auto url = parse(server.url());
-    net::PaddedBuffer buffer(body.size());
+    base::PaddedBuffer buffer(body.size());
     PresizedSink sink(buffer);
     const std::string payload = body_of(1000, 2);
     for (SendMode send : {SendMode::copy, SendMode::writev, SendMode::zero_copy}) {

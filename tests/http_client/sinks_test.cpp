@@ -40,7 +40,7 @@ TEST_CASE("StringSink appends every piece and starts over at begin") {
 }
 
 TEST_CASE("GrowingSink appends into its PaddedBuffer, ignoring Content-Length") {
-  net::PaddedBuffer buffer;
+  base::PaddedBuffer buffer;
   GrowingSink sink(buffer);
   REQUIRE(sink.begin(head_with_length(1u << 20)));
   CHECK(buffer.capacity() < (1u << 20));  // not presized
@@ -55,7 +55,7 @@ TEST_CASE("GrowingSink appends into its PaddedBuffer, ignoring Content-Length") 
 }
 
 TEST_CASE("PresizedSink reserves Content-Length and offers exactly the rest as its window") {
-  net::PaddedBuffer buffer;
+  base::PaddedBuffer buffer;
   PresizedSink sink(buffer);
   REQUIRE(sink.begin(head_with_length(10000)));
   CHECK(buffer.capacity() == 10000);
@@ -79,7 +79,7 @@ TEST_CASE("PresizedSink reserves Content-Length and offers exactly the rest as i
 }
 
 TEST_CASE("PresizedSink de-chunks in place by sliding pieces over the framing") {
-  net::PaddedBuffer buffer;
+  base::PaddedBuffer buffer;
   PresizedSink sink(buffer);
   REQUIRE(sink.begin(chunked_head()));
   auto window = sink.receive_window();
@@ -93,7 +93,7 @@ TEST_CASE("PresizedSink de-chunks in place by sliding pieces over the framing") 
 }
 
 TEST_CASE("PresizedSink grows a body of unknown length by doubling") {
-  net::PaddedBuffer buffer;
+  base::PaddedBuffer buffer;
   PresizedSink sink(buffer);
   REQUIRE(sink.begin(chunked_head()));
   std::string expected;
@@ -109,9 +109,9 @@ TEST_CASE("PresizedSink grows a body of unknown length by doubling") {
 }
 
 TEST_CASE("PresizedSink with a fixed buffer never reallocates and refuses what does not fit") {
-  alignas(64) static char region[8192 + net::kPadding];
+  alignas(64) static char region[8192 + base::kPadding];
   std::pmr::monotonic_buffer_resource arena(region, sizeof(region), std::pmr::null_memory_resource());
-  net::PaddedBuffer buffer(8192, &arena);
+  base::PaddedBuffer buffer(8192, &arena);
   const char* start = buffer.data();
   PresizedSink sink(buffer, 3);
 

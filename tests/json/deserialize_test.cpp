@@ -13,7 +13,7 @@
 #include "ringlab/json/unescape.hpp"
 
 namespace json = ringlab::json;
-using ringlab::net::PaddedBuffer;
+using ringlab::base::PaddedBuffer;
 
 namespace {
 

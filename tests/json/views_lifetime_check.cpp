@@ -11,12 +11,12 @@ namespace json = ringlab::json;
 namespace {
 
 simdjson::padded_string make_string() { return simdjson::padded_string(std::string_view("[]")); }
-ringlab::net::PaddedBuffer make_buffer() { return ringlab::net::PaddedBuffer(); }
+ringlab::base::PaddedBuffer make_buffer() { return ringlab::base::PaddedBuffer(); }
 
 }  // namespace
 
 // Lawful: the bodies outlive the views.
-json::Status lawful(json::Parser& parser, const simdjson::padded_string& text, const ringlab::net::PaddedBuffer& buffer) {
+json::Status lawful(json::Parser& parser, const simdjson::padded_string& text, const ringlab::base::PaddedBuffer& buffer) {
   std::pmr::vector<json::WeatherView> weather;
   std::pmr::vector<json::RepositoryView> repos;
   json::WeatherView one;

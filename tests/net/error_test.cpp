@@ -6,7 +6,6 @@
 #include <string>
 
 using ringlab::net::Error;
-using ringlab::net::errno_name;
 
 TEST_CASE("Error::message names the operation, the peer, the description and the symbol") {
   const Error error{"connect", ECONNREFUSED, "127.0.0.1:8080"};
@@ -24,22 +23,6 @@ TEST_CASE("Error::message survives an errno value nobody knows") {
   INFO(text);
   CHECK(text.find("recv: ") == 0);
   CHECK(text.find("(E?)") != std::string::npos);
-}
-
-TEST_CASE("errno_name gives the symbol of the values net/ reports") {
-  struct Row {
-    int code;
-    const char* name;
-  };
-  const Row rows[] = {{ECONNREFUSED, "ECONNREFUSED"}, {ECONNRESET, "ECONNRESET"}, {ETIMEDOUT, "ETIMEDOUT"},
-                      {ENOBUFS, "ENOBUFS"},           {EPIPE, "EPIPE"},           {EINVAL, "EINVAL"},
-                      {ECANCELED, "ECANCELED"},       {EBADF, "EBADF"}};
-  for (const Row& row : rows) {
-    INFO("errno ", row.code);
-    CHECK(std::string(errno_name(row.code)) == row.name);
-  }
-  CHECK(std::string(errno_name(-1)) == "E?");
-  CHECK(std::string(errno_name(0)) != "");
 }
 
 TEST_CASE("fail() builds the error branch with op, code and peer") {

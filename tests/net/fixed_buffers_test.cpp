@@ -9,11 +9,12 @@
 #include <cstring>
 #include <string_view>
 
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/net/socket.hpp"
 
 using namespace ringlab::net;
+using ringlab::base::kPadding;
 
 namespace {
 

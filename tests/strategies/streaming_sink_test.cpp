@@ -70,7 +70,7 @@ TEST_CASE("array: a body cut at every byte gives the generator's checksum, presi
     for (const bool chunked : {false, true}) {
       INFO(payload_name(row.payload) << " " << row.count << (chunked ? std::string(" chunked") : std::string(" with Content-Length")));
       json::Parser parser;
-      net::PaddedBuffer buffer;
+      base::PaddedBuffer buffer;
       ArrayStreamingSink sink(parser, buffer);
       sink.expect(row.payload, row.count);
       sink.verify(true);  // the full checksum too, as on a verified request
@@ -93,7 +93,7 @@ TEST_CASE("array: fed byte by byte, every record is parsed before the closing br
   std::vector<std::size_t> ends(body.size());
   for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = i + 1;
   json::Parser parser;
-  net::PaddedBuffer buffer;
+  base::PaddedBuffer buffer;
   ArrayStreamingSink sink(parser, buffer);
   sink.expect(Payload::weather, 5);
   sink.verify(true);  // the full checksum too, as on a verified request
@@ -107,7 +107,7 @@ TEST_CASE("array: fed byte by byte, every record is parsed before the closing br
 
 TEST_CASE("array: a shorter body after a longer one leaves no stale records") {
   json::Parser parser;
-  net::PaddedBuffer buffer;
+  base::PaddedBuffer buffer;
   ArrayStreamingSink sink(parser, buffer);
   sink.expect(Payload::repos, 4);
   sink.verify(true);  // the full checksum too, as on a verified request
@@ -121,7 +121,7 @@ TEST_CASE("array: a shorter body after a longer one leaves no stale records") {
 
 TEST_CASE("array: the body of an error status is received, not parsed: the caller reports the status") {
   json::Parser parser;
-  net::PaddedBuffer buffer;
+  base::PaddedBuffer buffer;
   ArrayStreamingSink sink(parser, buffer);
   sink.expect(Payload::weather, 2);
   sink.verify(true);  // the full checksum too, as on a verified request
@@ -156,7 +156,7 @@ TEST_CASE("array: bad bodies are sink errors carrying json's message, at every c
     for (std::size_t cut = 0; cut <= bad.body.size(); ++cut) {
       INFO("cut at byte " << cut);
       json::Parser parser;
-      net::PaddedBuffer buffer;
+      base::PaddedBuffer buffer;
       ArrayStreamingSink sink(parser, buffer);
       sink.expect(Payload::weather, 2);
       sink.verify(true);  // the full checksum too, as on a verified request
@@ -183,7 +183,7 @@ TEST_CASE("ndjson: a body cut at every byte gives the generator's checksum, pres
       INFO(payload_name(row.payload) << " " << row.count
                                      << (chunked ? std::string(" chunked") : std::string(" with Content-Length")));
       json::Parser parser;
-      net::PaddedBuffer buffer;
+      base::PaddedBuffer buffer;
       NdjsonStreamingSink sink(parser, buffer);
       sink.expect(row.payload, row.count);
       sink.verify(true);  // the full checksum too, as on a verified request
@@ -206,7 +206,7 @@ TEST_CASE("ndjson: fed byte by byte, each record is parsed as soon as its newlin
   std::vector<std::size_t> ends(body.size());
   for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = i + 1;
   json::Parser parser;
-  net::PaddedBuffer buffer;
+  base::PaddedBuffer buffer;
   NdjsonStreamingSink sink(parser, buffer);
   sink.expect(Payload::repos, 4);
   sink.verify(true);  // the full checksum too, as on a verified request
@@ -218,7 +218,7 @@ TEST_CASE("ndjson: fed byte by byte, each record is parsed as soon as its newlin
 
 TEST_CASE("ndjson: a last record without its newline, blank lines, and a shorter body after a longer one") {
   json::Parser parser;
-  net::PaddedBuffer buffer;
+  base::PaddedBuffer buffer;
   NdjsonStreamingSink sink(parser, buffer);
   sink.expect(Payload::weather, 5);
   sink.verify(true);  // the full checksum too, as on a verified request
@@ -254,7 +254,7 @@ TEST_CASE("ndjson: bad bodies are sink errors carrying json's message, at every 
     for (std::size_t cut = 0; cut <= bad.body.size(); ++cut) {
       INFO("cut at byte " << cut);
       json::Parser parser;
-      net::PaddedBuffer buffer;
+      base::PaddedBuffer buffer;
       NdjsonStreamingSink sink(parser, buffer);
       sink.expect(Payload::weather, 2);
       sink.verify(true);  // the full checksum too, as on a verified request
@@ -281,7 +281,7 @@ TEST_CASE("unverified bodies are consumed record by record, as the whole-body pa
   const uint64_t owning_consumed = json::consume(std::span<const json::WeatherForecast>(owning));
   std::vector<std::size_t> one_piece{array.size()};
   json::Parser parser;
-  net::PaddedBuffer buffer;
+  base::PaddedBuffer buffer;
   ArrayStreamingSink array_sink(parser, buffer);
   array_sink.expect(Payload::weather, 7);
   REQUIRE(feed(array_sink, array, one_piece, false, false));
@@ -289,7 +289,7 @@ TEST_CASE("unverified bodies are consumed record by record, as the whole-body pa
   CHECK(array_sink.consumed() == owning_consumed);
   CHECK(array_sink.checksum() != json::checksum_weather(7));  // not computed
 
-  net::PaddedBuffer lines_buffer;
+  base::PaddedBuffer lines_buffer;
   NdjsonStreamingSink lines_sink(parser, lines_buffer);
   lines_sink.expect(Payload::weather, 7);
   std::vector<std::size_t> lines_piece{lines.size()};

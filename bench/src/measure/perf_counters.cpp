@@ -45,11 +45,12 @@ int read_paranoid() {
   return level;
 }
 
+// "ENOENT: No such file or directory": the symbol first, because a reader of the counters line looks
+// for it ("not supported by this machine (ENOENT: ...)"); the words are base/'s, thread-safe.
 std::string errno_text(int code) {
-  const char* name = strerrorname_np(code);
-  std::string text = name != nullptr ? name : "E?";
+  std::string text = base::errno_name(code);
   text += ": ";
-  text += std::strerror(code);
+  text += base::errno_description(code);
   return text;
 }
 

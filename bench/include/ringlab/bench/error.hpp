@@ -10,6 +10,8 @@
 #include <string_view>
 #include <utility>
 
+#include "ringlab/base/errno_text.hpp"
+
 namespace ringlab::bench {
 
 struct Error {
@@ -32,7 +34,8 @@ using Status = Result<void>;
   return std::unexpected<Error>(Error{std::move(message)});
 }
 
-// "<op> <what>: <strerror> (<ENAME>)" for a failed system call; `code` is a positive errno value.
-[[nodiscard]] std::string errno_message(std::string_view op, std::string_view what, int code);
+// "<op> <what>: <description> (<ENAME>)" for a failed system call; `code` is a positive errno value.
+// The project's one errno formatter (base/errno_text.hpp), thread-safe.
+using base::errno_message;
 
 }  // namespace ringlab::bench

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "ringlab/http/body_sink.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::http {
 
@@ -34,20 +34,20 @@ class StringSink final : public BodySink {
 
 class GrowingSink final : public BodySink {
  public:
-  explicit GrowingSink(net::PaddedBuffer& out) noexcept : out_(&out) {}
+  explicit GrowingSink(base::PaddedBuffer& out) noexcept : out_(&out) {}
   Status begin(const ResponseHead& head) override;
   Status on_body(std::string_view bytes) override;
   Status end() override { return {}; }
 
  private:
-  net::PaddedBuffer* out_;
+  base::PaddedBuffer* out_;
 };
 
 class PresizedSink final : public BodySink {
  public:
   // fixed_buffer_index >= 0: `out` lives in that registered buffer (it must not reallocate then:
   // a body larger than its capacity is Errc::body_too_large).
-  explicit PresizedSink(net::PaddedBuffer& out, int fixed_buffer_index = -1) noexcept
+  explicit PresizedSink(base::PaddedBuffer& out, int fixed_buffer_index = -1) noexcept
       : out_(&out), fixed_index_(fixed_buffer_index) {}
   Status begin(const ResponseHead& head) override;
   ReceiveWindow receive_window() override;
@@ -55,7 +55,7 @@ class PresizedSink final : public BodySink {
   Status end() override { return {}; }
 
  private:
-  net::PaddedBuffer* out_;
+  base::PaddedBuffer* out_;
   int fixed_index_;
   bool length_known_ = false;  // Content-Length body: reserved whole at begin(), never grown
 };

@@ -4,7 +4,7 @@
 // Bodies: a JSON array of records (/weather, /repos), NDJSON (one record per line, parsed with
 // simdjson's iterate_many), or one record of an array body at a time (RecordSplitter, for bodies still
 // arriving). Every body must be padded: simdjson reads up to SIMDJSON_PADDING bytes past the end, so the
-// view's capacity() must exceed its size() by that much (else INSUFFICIENT_PADDING). net::PaddedBuffer
+// view's capacity() must exceed its size() by that much (else INSUFFICIENT_PADDING). base::PaddedBuffer
 // always is; padded_view() makes the simdjson view of one.
 //
 // Records: keys may come in any order; unknown keys are skipped; a key given twice counts with its last
@@ -34,7 +34,7 @@
 #include "ringlab/json/error.hpp"
 #include "ringlab/json/models.hpp"
 #include "ringlab/json/record_splitter.hpp"
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 // simdjson's parser has a different layout with and without SIMDJSON_THREADS_ENABLED (pkg-config
 // passes it; ringlab::json hands it on). A caller compiled the other way would corrupt memory; in this
@@ -48,22 +48,22 @@
 
 namespace ringlab::json {
 
-static_assert(net::kPadding >= simdjson::SIMDJSON_PADDING,
-              "net::PaddedBuffer must leave at least the padding simdjson reads past the end");
+static_assert(base::kPadding >= simdjson::SIMDJSON_PADDING,
+              "base::PaddedBuffer must leave at least the padding simdjson reads past the end");
 
 // The default simdjson iterate_many window: an NDJSON record longer than this fails with CAPACITY.
 inline constexpr std::size_t kNdjsonWindowBytes = std::size_t{1} << 20;
 
 // A simdjson view of a PaddedBuffer's bytes; its capacity counts the buffer's padding.
-[[nodiscard]] simdjson::padded_string_view padded_view(const net::PaddedBuffer& body) noexcept;
-simdjson::padded_string_view padded_view(const net::PaddedBuffer&& body) = delete;  // would dangle
+[[nodiscard]] simdjson::padded_string_view padded_view(const base::PaddedBuffer& body) noexcept;
+simdjson::padded_string_view padded_view(const base::PaddedBuffer&& body) = delete;  // would dangle
 
 // A padded body that outlives the views parsed from it. Made from a PaddedBuffer or a padded_string
 // lvalue, never from a temporary one; from a padded_string_view, whose owner the caller vouches for.
 class PaddedBody {
  public:
-  PaddedBody(const net::PaddedBuffer& body) noexcept : view_(padded_view(body)) {}  // NOLINT: implicit
-  PaddedBody(const net::PaddedBuffer&& body) = delete;
+  PaddedBody(const base::PaddedBuffer& body) noexcept : view_(padded_view(body)) {}  // NOLINT: implicit
+  PaddedBody(const base::PaddedBuffer&& body) = delete;
   PaddedBody(const simdjson::padded_string& body) noexcept : view_(body) {}  // NOLINT: implicit
   PaddedBody(const simdjson::padded_string&& body) = delete;
   PaddedBody(simdjson::padded_string_view body) noexcept : view_(body) {}  // NOLINT: implicit

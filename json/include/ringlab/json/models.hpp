@@ -14,7 +14,7 @@
 // decodes it into a buffer the caller owns. Escapes are validated when the view is parsed.
 //
 // Lifetime of views: a view record is valid while the body buffer it was parsed from is alive and
-// unchanged (for net::PaddedBuffer: until its next reserve(), move or destruction). Views never point
+// unchanged (for base::PaddedBuffer: until its next reserve(), move or destruction). Views never point
 // into the simdjson parser, so the parser may be reused at once. deserialize.hpp refuses, at compile
 // time, to parse views out of a temporary buffer.
 //

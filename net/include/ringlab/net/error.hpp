@@ -16,7 +16,7 @@ struct Error {
   int code = 0;         // positive errno value
   std::string peer;     // "127.0.0.1:8080" or "[::1]:80"; empty when no peer is involved
 
-  // "connect 127.0.0.1:8080: Connection refused (ECONNREFUSED)"
+  // "connect 127.0.0.1:8080: Connection refused (ECONNREFUSED)" (base/errno_text.hpp)
   [[nodiscard]] std::string message() const;
 };
 
@@ -28,8 +28,5 @@ using Status = Result<void>;
 [[nodiscard]] inline std::unexpected<Error> fail(const char* op, int code, std::string peer = {}) {
   return std::unexpected<Error>(Error{op, code, std::move(peer)});
 }
-
-// Symbolic name of an errno value ("ECONNREFUSED"); "E?" for unknown values.
-[[nodiscard]] const char* errno_name(int code) noexcept;
 
 }  // namespace ringlab::net

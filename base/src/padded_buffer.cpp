@@ -1,10 +1,10 @@
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
-namespace ringlab::net {
+namespace ringlab::base {
 namespace {
 
 // Cache-line alignment: simdjson loads 64-byte blocks, and an aligned start keeps them in one line.
@@ -62,4 +62,4 @@ void PaddedBuffer::append(std::string_view bytes) {
   std::memcpy(data_ + old_size, bytes.data(), bytes.size());
 }
 
-}  // namespace ringlab::net
+}  // namespace ringlab::base

@@ -1,4 +1,4 @@
-#include "ringlab/net/padded_buffer.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-using ringlab::net::kPadding;
-using ringlab::net::PaddedBuffer;
+using ringlab::base::kPadding;
+using ringlab::base::PaddedBuffer;
 
 namespace {
 

@@ -3,7 +3,8 @@
 //
 // Why its own type: simdjson parses in place only if SIMDJSON_PADDING readable bytes follow the
 // input; a receive buffer without them turns "zero-copy" into a hidden copy. json/ static_asserts
-// that kPadding >= SIMDJSON_PADDING, so net/ needs no JSON header.
+// that kPadding >= SIMDJSON_PADDING, so base/ needs no JSON header. It lives in base/ because both
+// net/ (fixed buffers) and json/ (the parsers) use it, and json/ must not depend on net/.
 //
 // Ownership: the buffer owns its memory, taken from a std::pmr::memory_resource (default: new/delete)
 // that must outlive it. Move-only. Views (data(), span()) live until the next reserve(), move or
@@ -13,7 +14,7 @@
 #include <span>
 #include <string_view>
 
-namespace ringlab::net {
+namespace ringlab::base {
 
 inline constexpr std::size_t kPadding = 64;
 
@@ -54,4 +55,4 @@ class PaddedBuffer {
   std::size_t capacity_ = 0;  // usable bytes; the allocation is capacity_ + kPadding
 };
 
-}  // namespace ringlab::net
+}  // namespace ringlab::base
