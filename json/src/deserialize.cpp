@@ -191,10 +191,22 @@ constexpr Key make_key(std::string_view text) noexcept {
   return key;
 }
 
-template <std::size_t N>
-constexpr std::array<Key, N> make_keys(const std::array<std::string_view, N>& texts) noexcept {
+// One record's key table: each entry names its field (an enumerator whose value is the entry's
+// position) beside the key's text, so that the parse loops switch on names, not on positions tied to a
+// list elsewhere. An entry out of place stops the build: the throw cannot run in a constant expression.
+template <class Field>
+struct KeyEntry {
+  Field field;
+  std::string_view text;
+};
+
+template <class Field, std::size_t N>
+consteval std::array<Key, N> make_keys(const std::array<KeyEntry<Field>, N>& entries) {
   std::array<Key, N> keys{};
-  for (std::size_t i = 0; i < N; ++i) keys[i] = make_key(texts[i]);
+  for (std::size_t i = 0; i < N; ++i) {
+    if (static_cast<std::size_t>(entries[i].field) != i) throw "a key table entry is not at its field's position";
+    keys[i] = make_key(entries[i].text);
+  }
   return keys;
 }
 
@@ -248,16 +260,58 @@ std::string_view first_missing(uint32_t seen, const std::array<Key, N>& keys) no
   return {};
 }
 
-constexpr auto kWeatherKeys = make_keys<4>({"date", "temperatureC", "summary", "temperatureF"});
-constexpr auto kOwnerKeys =
-    make_keys<7>({"login", "id", "node_id", "avatar_url", "html_url", "type", "site_admin"});
-constexpr auto kLicenseKeys = make_keys<3>({"key", "name", "spdx_id"});
-constexpr auto kRepositoryKeys = make_keys<25>({
-    "id",          "node_id",          "name",           "full_name",   "private",           "owner",
-    "html_url",    "description",      "fork",           "url",         "created_at",        "updated_at",
-    "pushed_at",   "homepage",         "size",           "stargazers_count", "watchers_count", "language",
-    "forks_count", "open_issues_count", "archived",      "default_branch", "topics",          "license",
-    "score"});
+// The keys of each record, in the order bodies usually list them (match_key tries that order first).
+enum class WeatherField : int { date, temperature_c, summary, temperature_f };
+constexpr auto kWeatherKeys = make_keys<WeatherField, 4>({{
+    {WeatherField::date, "date"},
+    {WeatherField::temperature_c, "temperatureC"},
+    {WeatherField::summary, "summary"},
+    {WeatherField::temperature_f, "temperatureF"},
+}});
+enum class OwnerField : int { login, id, node_id, avatar_url, html_url, type, site_admin };
+constexpr auto kOwnerKeys = make_keys<OwnerField, 7>({{
+    {OwnerField::login, "login"},
+    {OwnerField::id, "id"},
+    {OwnerField::node_id, "node_id"},
+    {OwnerField::avatar_url, "avatar_url"},
+    {OwnerField::html_url, "html_url"},
+    {OwnerField::type, "type"},
+    {OwnerField::site_admin, "site_admin"},
+}});
+enum class LicenseField : int { key, name, spdx_id };
+constexpr auto kLicenseKeys = make_keys<LicenseField, 3>({{
+    {LicenseField::key, "key"},
+    {LicenseField::name, "name"},
+    {LicenseField::spdx_id, "spdx_id"},
+}});
+enum class RepositoryField : int { id, node_id, name, full_name, is_private, owner, html_url, description, fork, url, created_at, updated_at, pushed_at, homepage, size, stargazers_count, watchers_count, language, forks_count, open_issues_count, archived, default_branch, topics, license, score };
+constexpr auto kRepositoryKeys = make_keys<RepositoryField, 25>({{
+    {RepositoryField::id, "id"},
+    {RepositoryField::node_id, "node_id"},
+    {RepositoryField::name, "name"},
+    {RepositoryField::full_name, "full_name"},
+    {RepositoryField::is_private, "private"},
+    {RepositoryField::owner, "owner"},
+    {RepositoryField::html_url, "html_url"},
+    {RepositoryField::description, "description"},
+    {RepositoryField::fork, "fork"},
+    {RepositoryField::url, "url"},
+    {RepositoryField::created_at, "created_at"},
+    {RepositoryField::updated_at, "updated_at"},
+    {RepositoryField::pushed_at, "pushed_at"},
+    {RepositoryField::homepage, "homepage"},
+    {RepositoryField::size, "size"},
+    {RepositoryField::stargazers_count, "stargazers_count"},
+    {RepositoryField::watchers_count, "watchers_count"},
+    {RepositoryField::language, "language"},
+    {RepositoryField::forks_count, "forks_count"},
+    {RepositoryField::open_issues_count, "open_issues_count"},
+    {RepositoryField::archived, "archived"},
+    {RepositoryField::default_branch, "default_branch"},
+    {RepositoryField::topics, "topics"},
+    {RepositoryField::license, "license"},
+    {RepositoryField::score, "score"},
+}});
 
 // A backslash in `text`. `text` lies in a padded body, so whole words are read past its end and the
 // extra bytes masked off: no loop over single bytes, whose exit at a varying length is a branch the
@@ -369,11 +423,11 @@ bool read_weather(Doc& doc, od::object object, Weather& out, const Context& ctx,
     if (const error_code e = field.value().get(value)) return fail(doc, ctx, {}, e);
     const int k = match_key(key, kWeatherKeys, hint);
     error_code e = simdjson::SUCCESS;
-    switch (k) {
-      case 0: e = read(value, out.date); break;
-      case 1: e = read(value, out.temperature_c); break;
-      case 2: e = read(value, out.summary); break;
-      case 3: e = read(value, out.temperature_f); break;
+    switch (static_cast<WeatherField>(k)) {
+      case WeatherField::date: e = read(value, out.date); break;
+      case WeatherField::temperature_c: e = read(value, out.temperature_c); break;
+      case WeatherField::summary: e = read(value, out.summary); break;
+      case WeatherField::temperature_f: e = read(value, out.temperature_f); break;
       default: continue;  // unknown key: On-Demand skips its value
     }
     if (e) return fail(doc, ctx, kWeatherKeys[static_cast<std::size_t>(k)].text, e);
@@ -399,14 +453,14 @@ bool read_owner(Doc& doc, od::value v, OwnerForm& out, const Context& ctx) {
     if (const error_code e = field.value().get(value)) return fail(doc, ctx, "owner", e);
     const int k = match_key(key, kOwnerKeys, hint);
     error_code e = simdjson::SUCCESS;
-    switch (k) {
-      case 0: e = read(value, out.login); break;
-      case 1: e = read(value, out.id); break;
-      case 2: e = read(value, out.node_id); break;
-      case 3: e = read(value, out.avatar_url); break;
-      case 4: e = read(value, out.html_url); break;
-      case 5: e = read(value, out.type); break;
-      case 6: e = read(value, out.site_admin); break;
+    switch (static_cast<OwnerField>(k)) {
+      case OwnerField::login: e = read(value, out.login); break;
+      case OwnerField::id: e = read(value, out.id); break;
+      case OwnerField::node_id: e = read(value, out.node_id); break;
+      case OwnerField::avatar_url: e = read(value, out.avatar_url); break;
+      case OwnerField::html_url: e = read(value, out.html_url); break;
+      case OwnerField::type: e = read(value, out.type); break;
+      case OwnerField::site_admin: e = read(value, out.site_admin); break;
       default: continue;
     }
     if (e) return fail(doc, ctx, FieldName("owner", kOwnerKeys[static_cast<std::size_t>(k)].text), e);
@@ -446,10 +500,10 @@ bool read_license(Doc& doc, od::value v, std::optional<LicenseForm>& out, const 
     if (const error_code e = field.value().get(value)) return fail(doc, ctx, "license", e);
     const int k = match_key(key, kLicenseKeys, hint);
     error_code e = simdjson::SUCCESS;
-    switch (k) {
-      case 0: e = read(value, out->key); break;
-      case 1: e = read(value, out->name); break;
-      case 2: e = read(value, out->spdx_id); break;
+    switch (static_cast<LicenseField>(k)) {
+      case LicenseField::key: e = read(value, out->key); break;
+      case LicenseField::name: e = read(value, out->name); break;
+      case LicenseField::spdx_id: e = read(value, out->spdx_id); break;
       default: continue;
     }
     if (e) return fail(doc, ctx, FieldName("license", kLicenseKeys[static_cast<std::size_t>(k)].text), e);
@@ -518,32 +572,32 @@ bool read_repository(Doc& doc, od::object object, Repo& out, const Context& ctx,
     const int k = match_key(key, kRepositoryKeys, hint);
     error_code e = simdjson::SUCCESS;
     bool nested = true;
-    switch (k) {
-      case 0: e = read(value, out.id); break;
-      case 1: e = read(value, out.node_id); break;
-      case 2: e = read(value, out.name); break;
-      case 3: e = read(value, out.full_name); break;
-      case 4: e = read(value, out.is_private); break;
-      case 5: nested = read_owner(doc, value, out.owner, ctx); break;
-      case 6: e = read(value, out.html_url); break;
-      case 7: e = read(value, out.description); break;
-      case 8: e = read(value, out.fork); break;
-      case 9: e = read(value, out.url); break;
-      case 10: e = read(value, out.created_at); break;
-      case 11: e = read(value, out.updated_at); break;
-      case 12: e = read(value, out.pushed_at); break;
-      case 13: e = read_optional(value, out.homepage, alloc); break;
-      case 14: e = read(value, out.size); break;
-      case 15: e = read(value, out.stargazers_count); break;
-      case 16: e = read(value, out.watchers_count); break;
-      case 17: e = read_optional(value, out.language, alloc); break;
-      case 18: e = read(value, out.forks_count); break;
-      case 19: e = read(value, out.open_issues_count); break;
-      case 20: e = read(value, out.archived); break;
-      case 21: e = read(value, out.default_branch); break;
-      case 22: nested = read_topics(doc, value, out.topics, ctx); break;
-      case 23: nested = read_license(doc, value, out.license, alloc, ctx); break;
-      case 24: e = read(value, out.score); break;
+    switch (static_cast<RepositoryField>(k)) {
+      case RepositoryField::id: e = read(value, out.id); break;
+      case RepositoryField::node_id: e = read(value, out.node_id); break;
+      case RepositoryField::name: e = read(value, out.name); break;
+      case RepositoryField::full_name: e = read(value, out.full_name); break;
+      case RepositoryField::is_private: e = read(value, out.is_private); break;
+      case RepositoryField::owner: nested = read_owner(doc, value, out.owner, ctx); break;
+      case RepositoryField::html_url: e = read(value, out.html_url); break;
+      case RepositoryField::description: e = read(value, out.description); break;
+      case RepositoryField::fork: e = read(value, out.fork); break;
+      case RepositoryField::url: e = read(value, out.url); break;
+      case RepositoryField::created_at: e = read(value, out.created_at); break;
+      case RepositoryField::updated_at: e = read(value, out.updated_at); break;
+      case RepositoryField::pushed_at: e = read(value, out.pushed_at); break;
+      case RepositoryField::homepage: e = read_optional(value, out.homepage, alloc); break;
+      case RepositoryField::size: e = read(value, out.size); break;
+      case RepositoryField::stargazers_count: e = read(value, out.stargazers_count); break;
+      case RepositoryField::watchers_count: e = read(value, out.watchers_count); break;
+      case RepositoryField::language: e = read_optional(value, out.language, alloc); break;
+      case RepositoryField::forks_count: e = read(value, out.forks_count); break;
+      case RepositoryField::open_issues_count: e = read(value, out.open_issues_count); break;
+      case RepositoryField::archived: e = read(value, out.archived); break;
+      case RepositoryField::default_branch: e = read(value, out.default_branch); break;
+      case RepositoryField::topics: nested = read_topics(doc, value, out.topics, ctx); break;
+      case RepositoryField::license: nested = read_license(doc, value, out.license, alloc, ctx); break;
+      case RepositoryField::score: e = read(value, out.score); break;
       default: continue;
     }
     if (!nested) return false;
