@@ -95,7 +95,9 @@ Result<std::unique_ptr<Ring>> Ring::create(const RingOptions& options) {
   f.provided_buffer_ring = at_least(kernel, 5, 19);
 
   // The SQ index array maps ring slot i to SQE i for good: then publishing the tail is all a submit
-  // has to do, whatever the liburing release does at init.
+  // has to do, whatever the liburing release does at init. A ring set up without one (a liburing
+  // newer than net/CMakeLists.txt allows) cannot be driven this way: see ring.hpp.
+  if (ring->ring_.sq.array == nullptr) return fail("io_uring_queue_init (ring without an SQ index array)", ENOTSUP);
   for (unsigned i = 0; i < ring->ring_.sq.ring_entries; ++i) ring->ring_.sq.array[i] = i;
 
   // A registered ring fd spares the kernel an fget/fput per io_uring_enter (5.18).

@@ -23,6 +23,14 @@
 //                   and waits (IORING_ENTER_GETEVENTS, min_complete 1, timeout through EXT_ARG);
 //   sqe()           one submit() when the SQ is full.
 // Registration calls (buffers, buffer rings, probe) are io_uring_register, counted nowhere.
+//
+// liburing's private state: to enter exactly once, the Ring publishes SQEs itself. It writes the SQ
+// index array once (slot i -> SQE i) and then moves sq.sqe_head, sq.sqe_tail and *sq.ktail, fields
+// that liburing keeps for its own submit path. That layout is liburing's, not the kernel's: releases
+// after 2.4 may set rings up without an SQ array (IORING_SETUP_NO_SQARRAY, kernel 6.6) and track the
+// tail differently. So net/CMakeLists.txt refuses to build against a liburing outside the releases
+// this was written and tested for (2.1 to 2.4; Debian 12 ships 2.3), and create() fails if the ring
+// has no SQ array. Moving to a newer liburing means re-reading its io_uring_submit() first.
 // With DEFER_TASKRUN the kernel posts completions only while this thread is inside
 // io_uring_enter(GETEVENTS): run_once() is the only place completions appear, submit() never waits.
 //
