@@ -2,6 +2,7 @@
 // allocator probe under LD_PRELOAD of every installed allocator, and children that misbehave
 // (hang, flood, crash, fail, cannot be executed).
 #include "ringlab/bench/allocators.hpp"
+#include "../support/feature_gate.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/wait.h>
@@ -190,12 +191,9 @@ TEST_CASE("each installed allocator's child job reports that allocator; system r
   }
 }
 
-TEST_CASE("an allocator library loaded later, whose symbols resolve, is not taken for the one serving malloc") {
+TEST_CASE("an allocator library loaded later, whose symbols resolve, is not taken for the one serving malloc" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   const auto jobs = plan_jobs(std::vector<Allocator>{Allocator::mimalloc});
-  if (jobs[0].missing) {
-    MESSAGE("mimalloc not installed: " << *jobs[0].missing);
-    return;
-  }
+  if (!ringlab::testing::feature_available("mimalloc", !jobs[0].missing, jobs[0].missing.value_or(""))) return;
   ChildOptions options = probe_options(Allocator::system);
   const std::vector<std::string> parent = {"--also-load", jobs[0].preload};
   options.arguments = child_arguments(parent, Allocator::system);

@@ -2,6 +2,7 @@
 // answers well, late, in pieces, wrongly or not at all; then against the real perf record when the
 // machine has it.
 #include "ringlab/bench/perf_control.hpp"
+#include "../support/feature_gate.hpp"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -233,11 +234,8 @@ TEST_CASE("destroying an enabled PerfControl tells perf to disable") {
   CHECK(perf.commands() == std::vector<std::string>{"enable", "disable"});
 }
 
-TEST_CASE("the real perf record acknowledges enable and disable") {
-  if (::access("/usr/bin/perf", X_OK) != 0) {
-    MESSAGE("perf is not installed: skipped");
-    return;
-  }
+TEST_CASE("the real perf record acknowledges enable and disable" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  if (!ringlab::testing::feature_available("perf", ::access("/usr/bin/perf", X_OK) == 0, "perf is not installed")) return;
   Fifos fifos;
   const std::string data = (fifos.dir / "perf.data").string();
   const std::string control_arg = "--control=fifo:" + fifos.paths.control + "," + fifos.paths.ack;

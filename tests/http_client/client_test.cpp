@@ -14,6 +14,7 @@
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/fixed_buffers.hpp"
 #include "test_server.hpp"
+#include "../support/feature_gate.hpp"
 
 using namespace ringlab;
 using namespace ringlab::http;
@@ -703,11 +704,11 @@ TEST_CASE("Without a tick source the timeline is left at zero") {
   CHECK(timeline.body_done == 0);
 }
 
-TEST_CASE("provided_buffers: a ring much smaller than the body still delivers it, re-arming when dry") {
+TEST_CASE("provided_buffers: a ring much smaller than the body still delivers it, re-arming when dry" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   const std::string body = body_of(1u << 20, 6);
   TestServer server(respond_with(with_length(body)));
   auto ring = make_ring();
-  if (!ring->features().recv_multishot) return;
+  if (!ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv")) return;
   ClientOptions options = test_options();
   options.receive = ReceiveMode::provided_buffers;
   options.provided_buffer_count = 2;

@@ -12,6 +12,7 @@
 
 #include "ringlab/net/ring.hpp"
 #include "ringlab/net/socket.hpp"
+#include "../support/feature_gate.hpp"
 
 using namespace ringlab::net;
 
@@ -50,12 +51,9 @@ TEST_CASE("BufferRing refuses counts the kernel would refuse") {
   CHECK(zero_size.error().code == EINVAL);
 }
 
-TEST_CASE("BufferRing buffers are distinct, full-sized and indexed by id") {
+TEST_CASE("BufferRing buffers are distinct, full-sized and indexed by id" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ring->features().provided_buffer_ring) {
-    MESSAGE("skipped: kernel has no provided buffer rings");
-    return;
-  }
+  if (!ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
   auto buffers = BufferRing::create(*ring, 7, 16, 512);
   REQUIRE_MESSAGE(buffers, (buffers ? "" : buffers.error().message()));
   CHECK((*buffers)->group_id() == 7);
@@ -88,9 +86,9 @@ TEST_CASE("BufferRing::buffer_id decodes the id a CQE carries") {
   }
 }
 
-TEST_CASE("Two BufferRings cannot share a group id on one ring") {
+TEST_CASE("Two BufferRings cannot share a group id on one ring" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ring->features().provided_buffer_ring) return;
+  if (!ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
   auto first = BufferRing::create(*ring, 3, 4, 256);
   REQUIRE(first);
   auto second = BufferRing::create(*ring, 3, 4, 256);
@@ -100,9 +98,10 @@ TEST_CASE("Two BufferRings cannot share a group id on one ring") {
   CHECK(other_group);
 }
 
-TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back after recycle") {
+TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back after recycle" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ring->features().provided_buffer_ring || !ring->features().recv_multishot) return;
+  if (!ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings") ||
+      !ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv")) return;
   auto buffers = BufferRing::create(*ring, 1, 2, 64);
   REQUIRE(buffers);
   int fds[2];

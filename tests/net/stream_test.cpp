@@ -14,6 +14,7 @@
 #include "loopback.hpp"
 #include "ringlab/net/buffer_ring.hpp"
 #include "ringlab/net/fixed_buffers.hpp"
+#include "../support/feature_gate.hpp"
 
 using namespace ringlab::net;
 using namespace ringlab::net::testing;
@@ -202,9 +203,10 @@ TEST_CASE("receive_fixed times out like receive") {
   CHECK(n.error().code == ETIMEDOUT);
 }
 
-TEST_CASE("receive_provided delivers many chunks in order while the caller recycles") {
+TEST_CASE("receive_provided delivers many chunks in order while the caller recycles" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ring->features().recv_multishot || !ring->features().provided_buffer_ring) return;
+  if (!ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv") ||
+      !ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
   auto buffers = BufferRing::create(*ring, 1, 64, 4096);
   REQUIRE(buffers);
   Pair pair = connected_pair(*ring);
@@ -252,9 +254,10 @@ TEST_CASE("receive_provided delivers many chunks in order while the caller recyc
   CHECK(eof->length == 0);
 }
 
-TEST_CASE("receive_provided reports a dry buffer ring as ENOBUFS, then re-arms after recycling") {
+TEST_CASE("receive_provided reports a dry buffer ring as ENOBUFS, then re-arms after recycling" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ring->features().recv_multishot || !ring->features().provided_buffer_ring) return;
+  if (!ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv") ||
+      !ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
   auto buffers = BufferRing::create(*ring, 2, 2, 1024);
   REQUIRE(buffers);
   Pair pair = connected_pair(*ring);
@@ -286,9 +289,10 @@ TEST_CASE("receive_provided reports a dry buffer ring as ENOBUFS, then re-arms a
   CHECK(got == outgoing);
 }
 
-TEST_CASE("receive_provided times out and keeps its multishot for the next call") {
+TEST_CASE("receive_provided times out and keeps its multishot for the next call" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ring->features().recv_multishot || !ring->features().provided_buffer_ring) return;
+  if (!ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv") ||
+      !ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
   auto buffers = BufferRing::create(*ring, 1, 4, 1024);
   REQUIRE(buffers);
   Pair pair = connected_pair(*ring);
@@ -302,9 +306,10 @@ TEST_CASE("receive_provided times out and keeps its multishot for the next call"
   (*buffers)->recycle(next->buffer_id);
 }
 
-TEST_CASE("Closing a stream with an armed multishot gives every buffer back") {
+TEST_CASE("Closing a stream with an armed multishot gives every buffer back" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ring->features().recv_multishot || !ring->features().provided_buffer_ring) return;
+  if (!ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv") ||
+      !ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
   auto buffers = BufferRing::create(*ring, 1, 2, 1024);
   REQUIRE(buffers);
   {
@@ -326,9 +331,9 @@ TEST_CASE("Closing a stream with an armed multishot gives every buffer back") {
   }
 }
 
-TEST_CASE("send_zero_copy delivers the bytes and reports the kernel copied them on loopback") {
+TEST_CASE("send_zero_copy delivers the bytes and reports the kernel copied them on loopback" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ring->features().send_zc) return;
+  if (!ringlab::testing::feature_available("send_zc", ring->features().send_zc, "the kernel has no IORING_OP_SEND_ZC")) return;
   Pair pair = connected_pair(*ring);
   constexpr std::size_t kSize = 1u << 20;
   const std::vector<char> outgoing = pattern(kSize, 7);

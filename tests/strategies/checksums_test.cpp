@@ -10,6 +10,7 @@
 
 #include "fixtures.hpp"
 #include "ringlab/json/checksum.hpp"
+#include "../support/feature_gate.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
@@ -132,7 +133,7 @@ TEST_CASE("fresh_connection opens a connection per request and reports TIME_WAIT
   CHECK(outcome.notes.find("TIME_WAIT on port " + std::to_string(server.port())) != std::string::npos);
 }
 
-TEST_CASE("send_zc counts one zero-copy send per request and how many the kernel copied") {
+TEST_CASE("send_zc counts one zero-copy send per request and how many the kernel copied" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   ServerProcess server;
   CaseConfig config;
   config.port = server.port();
@@ -140,10 +141,7 @@ TEST_CASE("send_zc counts one zero-copy send per request and how many the kernel
   const Descriptor* descriptor = find("send_zc");
   REQUIRE(descriptor != nullptr);
   const Outcome outcome = run_strategy(*descriptor, config, 3);
-  if (outcome.skipped) {
-    MESSAGE("send_zc skipped: " << *outcome.skipped);
-    return;
-  }
+  if (!ringlab::testing::feature_available("send_zc", !outcome.skipped, outcome.skipped.value_or(""))) return;
   REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
   const uint64_t sends = outcome.counters.zero_copy_sends - outcome.counters_after_setup.zero_copy_sends;
   const uint64_t copied = outcome.counters.zero_copy_copied - outcome.counters_after_setup.zero_copy_copied;

@@ -18,6 +18,7 @@
 #include "fixtures.hpp"
 #include "ringlab/json/checksum.hpp"
 #include "ringlab/json/serialize.hpp"
+#include "../support/feature_gate.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
@@ -57,11 +58,8 @@ std::string nginx_config(const e2e::TempDir& dir, uint16_t port) {
          "}\n";
 }
 
-TEST_CASE("every GET strategy reads the generator's weather records from nginx") {
-  if (!std::filesystem::exists(kNginx)) {
-    MESSAGE("no " << kNginx << ": nginx not installed, nothing to compare against");
-    return;
-  }
+TEST_CASE("every GET strategy reads the generator's weather records from nginx" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  if (!ringlab::testing::feature_available("nginx", std::filesystem::exists(kNginx), "nginx not installed, nothing to compare against")) return;
   e2e::TempDir dir;
   std::filesystem::create_directory(dir.file("www"));
   const std::size_t counts[] = {0, 1, 10, 1000};
