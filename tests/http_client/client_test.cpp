@@ -14,22 +14,18 @@
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/fixed_buffers.hpp"
 #include "test_server.hpp"
-#include "../support/feature_gate.hpp"
+#include "../support/net.hpp"
 
 using namespace ringlab;
 using namespace ringlab::http;
 using namespace ringlab::http::testing;
 using namespace std::chrono_literals;
 
+using ringlab::net::testing::has_recv_multishot;
+using ringlab::net::testing::make_ring;
 using ringlab::testing::allocations_on_this_thread;
 
 namespace {
-
-std::unique_ptr<net::Ring> make_ring() {
-  auto ring = net::Ring::create();
-  REQUIRE_MESSAGE(ring, (ring ? "" : ring.error().message()));
-  return std::move(*ring);
-}
 
 // Keeps the URL text alive next to the views Url::parse returns into it.
 struct ParsedUrl {
@@ -708,7 +704,7 @@ TEST_CASE("provided_buffers: a ring much smaller than the body still delivers it
   const std::string body = body_of(1u << 20, 6);
   TestServer server(respond_with(with_length(body)));
   auto ring = make_ring();
-  if (!ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv")) return;
+  if (!has_recv_multishot(*ring)) return;
   ClientOptions options = test_options();
   options.receive = ReceiveMode::provided_buffers;
   options.provided_buffer_count = 2;

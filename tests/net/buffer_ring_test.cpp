@@ -12,31 +12,10 @@
 
 #include "ringlab/net/ring.hpp"
 #include "ringlab/net/socket.hpp"
-#include "../support/feature_gate.hpp"
+#include "../support/net.hpp"
 
 using namespace ringlab::net;
-
-namespace {
-
-std::unique_ptr<Ring> make_ring() {
-  auto ring = Ring::create();
-  REQUIRE_MESSAGE(ring, (ring ? "" : ring.error().message()));
-  return std::move(*ring);
-}
-
-class Recorder final : public CompletionHandler {
- public:
-  void on_completion(int res, uint32_t flags) override {
-    res_ = res;
-    flags_ = flags;
-    ++calls_;
-  }
-  int res_ = 0;
-  uint32_t flags_ = 0;
-  int calls_ = 0;
-};
-
-}  // namespace
+using namespace ringlab::net::testing;
 
 TEST_CASE("BufferRing refuses counts the kernel would refuse") {
   auto ring = make_ring();
@@ -53,7 +32,7 @@ TEST_CASE("BufferRing refuses counts the kernel would refuse") {
 
 TEST_CASE("BufferRing buffers are distinct, full-sized and indexed by id" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
+  if (!has_provided_buffer_ring(*ring)) return;
   auto buffers = BufferRing::create(*ring, 7, 16, 512);
   REQUIRE_MESSAGE(buffers, (buffers ? "" : buffers.error().message()));
   CHECK((*buffers)->group_id() == 7);
@@ -88,7 +67,7 @@ TEST_CASE("BufferRing::buffer_id decodes the id a CQE carries") {
 
 TEST_CASE("Two BufferRings cannot share a group id on one ring" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
+  if (!has_provided_buffer_ring(*ring)) return;
   auto first = BufferRing::create(*ring, 3, 4, 256);
   REQUIRE(first);
   auto second = BufferRing::create(*ring, 3, 4, 256);
@@ -100,8 +79,7 @@ TEST_CASE("Two BufferRings cannot share a group id on one ring" * doctest::test_
 
 TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back after recycle" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings") ||
-      !ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv")) return;
+  if (!has_provided_receive(*ring)) return;
   auto buffers = BufferRing::create(*ring, 1, 2, 64);
   REQUIRE(buffers);
   int fds[2];

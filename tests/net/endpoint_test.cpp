@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "loopback.hpp"
+#include "../support/net.hpp"
 
 using ringlab::net::Endpoint;
 

@@ -12,29 +12,11 @@
 #include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/net/socket.hpp"
+#include "../support/net.hpp"
 
 using namespace ringlab::net;
+using namespace ringlab::net::testing;
 using ringlab::base::kPadding;
-
-namespace {
-
-std::unique_ptr<Ring> make_ring() {
-  auto ring = Ring::create();
-  REQUIRE_MESSAGE(ring, (ring ? "" : ring.error().message()));
-  return std::move(*ring);
-}
-
-class Recorder final : public CompletionHandler {
- public:
-  void on_completion(int res, uint32_t) override {
-    res_ = res;
-    done_ = true;
-  }
-  int res_ = 0;
-  bool done_ = false;
-};
-
-}  // namespace
 
 TEST_CASE("FixedBuffers registers count buffers of the asked size, each followed by padding") {
   auto ring = make_ring();

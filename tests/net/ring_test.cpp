@@ -11,35 +11,17 @@
 #include <string_view>
 
 #include "../support/allocation_counter.hpp"
-#include "loopback.hpp"
+#include "../support/net.hpp"
 #include "ringlab/net/socket.hpp"
 #include "ringlab/net/user_data.hpp"
-#include "../support/feature_gate.hpp"
 
 using namespace ringlab::net;
+using namespace ringlab::net::testing;
 using namespace std::chrono_literals;
 
 using ringlab::testing::allocations_on_this_thread;
 
 namespace {
-
-std::unique_ptr<Ring> make_ring(const RingOptions& options = {}) {
-  auto ring = Ring::create(options);
-  REQUIRE_MESSAGE(ring, (ring ? "" : ring.error().message()));
-  return std::move(*ring);
-}
-
-class Recorder final : public CompletionHandler {
- public:
-  void on_completion(int res, uint32_t flags) override {
-    res_ = res;
-    flags_ = flags;
-    ++calls_;
-  }
-  int res_ = 0;
-  uint32_t flags_ = 0;
-  int calls_ = 0;
-};
 
 void prep_nop(Ring& ring, CompletionHandler& handler) {
   io_uring_sqe* sqe = ring.sqe();

@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <string>
 
-#include "loopback.hpp"
+#include "../support/net.hpp"
 
 using namespace ringlab::net;
 

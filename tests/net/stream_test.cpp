@@ -11,22 +11,15 @@
 #include <thread>
 #include <vector>
 
-#include "loopback.hpp"
+#include "../support/net.hpp"
 #include "ringlab/net/buffer_ring.hpp"
 #include "ringlab/net/fixed_buffers.hpp"
-#include "../support/feature_gate.hpp"
 
 using namespace ringlab::net;
 using namespace ringlab::net::testing;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::unique_ptr<Ring> make_ring() {
-  auto ring = Ring::create();
-  REQUIRE_MESSAGE(ring, (ring ? "" : ring.error().message()));
-  return std::move(*ring);
-}
 
 // Closes with an RST instead of a FIN.
 void reset(Fd& fd) {
@@ -205,8 +198,7 @@ TEST_CASE("receive_fixed times out like receive") {
 
 TEST_CASE("receive_provided delivers many chunks in order while the caller recycles" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv") ||
-      !ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
+  if (!has_provided_receive(*ring)) return;
   auto buffers = BufferRing::create(*ring, 1, 64, 4096);
   REQUIRE(buffers);
   Pair pair = connected_pair(*ring);
@@ -256,8 +248,7 @@ TEST_CASE("receive_provided delivers many chunks in order while the caller recyc
 
 TEST_CASE("receive_provided reports a dry buffer ring as ENOBUFS, then re-arms after recycling" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv") ||
-      !ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
+  if (!has_provided_receive(*ring)) return;
   auto buffers = BufferRing::create(*ring, 2, 2, 1024);
   REQUIRE(buffers);
   Pair pair = connected_pair(*ring);
@@ -291,8 +282,7 @@ TEST_CASE("receive_provided reports a dry buffer ring as ENOBUFS, then re-arms a
 
 TEST_CASE("receive_provided times out and keeps its multishot for the next call" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv") ||
-      !ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
+  if (!has_provided_receive(*ring)) return;
   auto buffers = BufferRing::create(*ring, 1, 4, 1024);
   REQUIRE(buffers);
   Pair pair = connected_pair(*ring);
@@ -308,8 +298,7 @@ TEST_CASE("receive_provided times out and keeps its multishot for the next call"
 
 TEST_CASE("Closing a stream with an armed multishot gives every buffer back" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!ringlab::testing::feature_available("recv_multishot", ring->features().recv_multishot, "the kernel has no multishot recv") ||
-      !ringlab::testing::feature_available("provided_buffer_ring", ring->features().provided_buffer_ring, "the kernel has no provided buffer rings")) return;
+  if (!has_provided_receive(*ring)) return;
   auto buffers = BufferRing::create(*ring, 1, 2, 1024);
   REQUIRE(buffers);
   {

@@ -1,6 +1,8 @@
 #pragma once
-// Test helpers: connected loopback TCP pairs (one end a net::Stream, the other a plain blocking
-// socket the test drives by hand or from a std::thread) and byte patterns.
+// What the tests of net/ and above share: a ring that fails the test when it cannot be made, a
+// completion handler that records what it got, connected loopback TCP pairs (one end a net::Stream,
+// the other a plain blocking socket the test drives by hand or from a std::thread), byte patterns,
+// and the feature probes of feature-gated cases (feature_gate.hpp).
 //
 // Every blocking socket gets SO_RCVTIMEO/SO_SNDTIMEO, so a peer thread cannot hang a failing test.
 #include <doctest/doctest.h>
@@ -10,16 +12,54 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "feature_gate.hpp"
 #include "ringlab/net/endpoint.hpp"
+#include "ringlab/net/ring.hpp"
 #include "ringlab/net/socket.hpp"
 #include "ringlab/net/stream.hpp"
 
 namespace ringlab::net::testing {
 
 inline constexpr auto kTestTimeout = std::chrono::seconds(5);
+
+// A ring with `options`; fails the test (REQUIRE) with the error when it cannot be made.
+inline std::unique_ptr<Ring> make_ring(const RingOptions& options = {}) {
+  auto ring = Ring::create(options);
+  REQUIRE_MESSAGE(ring, (ring ? "" : ring.error().message()));
+  return std::move(*ring);
+}
+
+// Records the last completion it was given, and how many it got. Must outlive its operations.
+class Recorder final : public CompletionHandler {
+ public:
+  void on_completion(int res, uint32_t flags) override {
+    res_ = res;
+    flags_ = flags;
+    ++calls_;
+    done_ = true;
+  }
+  int res_ = 0;
+  uint32_t flags_ = 0;
+  int calls_ = 0;
+  bool done_ = false;
+};
+
+// Feature probes for feature-gated cases: true when the ring has what the case needs; otherwise the
+// case is recorded as skipped and the caller returns.
+inline bool has_provided_buffer_ring(const Ring& ring) {
+  return ringlab::testing::feature_available("provided_buffer_ring", ring.features().provided_buffer_ring,
+                                             "the kernel has no provided buffer rings");
+}
+inline bool has_recv_multishot(const Ring& ring) {
+  return ringlab::testing::feature_available("recv_multishot", ring.features().recv_multishot,
+                                             "the kernel has no multishot recv");
+}
+// Multishot recv into a provided buffer ring: what Stream::receive_provided needs.
+inline bool has_provided_receive(const Ring& ring) { return has_recv_multishot(ring) && has_provided_buffer_ring(ring); }
 
 inline void bound_blocking_io(int fd) {
   timeval tv{.tv_sec = 5, .tv_usec = 0};
