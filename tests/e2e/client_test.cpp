@@ -6,10 +6,15 @@
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/server/body_cache.hpp"
+#include "../support/http.hpp"
 #include "support.hpp"
 
 using namespace ringlab;
 using namespace ringlab::e2e;
+using ringlab::testing::ClientConfiguration;
+using ringlab::testing::every_client_configuration;
+using ringlab::testing::fetch;
+using ringlab::testing::Fetched;
 
 namespace {
 
@@ -41,27 +46,16 @@ TEST_CASE("http::Client gets every route's bytes from the server, plain and chun
       {"/proxy?count=7", generated(Route::weather, Format::json, 7)},
       {"/proxy?count=7&conn=fresh", generated(Route::weather, Format::json, 7)},
   };
-  for (auto policy : {http::ConnectionPolicy::keep_alive, http::ConnectionPolicy::fresh_per_request}) {
-    for (auto mode : {http::ReceiveMode::own_buffer, http::ReceiveMode::provided_buffers}) {
-      http::ClientOptions options;
-      options.connection = policy;
-      options.receive = mode;
-      http::Client client(**ring, options);
-      for (const Row& row : rows) {
-        for (std::string suffix : {"", "chunked=1", "chunked=1&chunk=3"}) {
-          std::string url_text = server.url(row.target);
-          if (!suffix.empty()) url_text += (row.target.find('?') == std::string::npos ? "?" : "&") + suffix;
-          INFO(url_text, " fresh=", policy == http::ConnectionPolicy::fresh_per_request,
-               " provided=", mode == http::ReceiveMode::provided_buffers);
-          auto url = http::Url::parse(url_text);
-          REQUIRE(url.has_value());
-          std::string body;
-          http::StringSink sink(body);
-          auto response = client.get(*url, sink);
-          REQUIRE_MESSAGE(response.has_value(), response.error().message());
-          CHECK(response->status == 200);
-          CHECK(body == row.body);
-        }
+  for (const ClientConfiguration& configuration : every_client_configuration()) {
+    http::Client client(**ring, configuration.options);
+    for (const Row& row : rows) {
+      for (std::string suffix : {"", "chunked=1", "chunked=1&chunk=3"}) {
+        std::string url_text = server.url(row.target);
+        if (!suffix.empty()) url_text += (row.target.find('?') == std::string::npos ? "?" : "&") + suffix;
+        INFO(url_text, " ", configuration.label);
+        const Fetched fetched = fetch(client, url_text);
+        CHECK(fetched.status == 200);
+        CHECK(fetched.body == row.body);
       }
     }
   }
@@ -106,15 +100,9 @@ TEST_CASE("http::Client sees the server's error statuses as answers, not failure
   const Row rows[] = {{"/nothing", 404}, {"/weather?count=abc", 400}, {"/echo", 405}, {"/weather?count=1", 200}};
   for (const Row& row : rows) {
     INFO(row.target);
-    const std::string url_text = server.url(row.target);  // the Url views into it
-    auto url = http::Url::parse(url_text);
-    REQUIRE(url.has_value());
-    std::string body;
-    http::StringSink sink(body);
-    auto response = client.get(*url, sink);
-    REQUIRE_MESSAGE(response.has_value(), response.error().message());
-    CHECK(response->status == row.status);
-    if (row.status != 200) CHECK(json_error(body).has_value());
+    const Fetched fetched = fetch(client, server.url(row.target));
+    CHECK(fetched.status == row.status);
+    if (row.status != 200) CHECK(json_error(fetched.body).has_value());
   }
   // All on one kept-alive connection.
   CHECK(client.stats().connections_opened == 1);

@@ -13,6 +13,7 @@
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/server/body_cache.hpp"
+#include "../support/http.hpp"
 #include "support.hpp"
 
 using namespace ringlab;
@@ -82,15 +83,11 @@ class Nginx {
   std::unique_ptr<Child> child_;  // SIGTERM to the master (it stops its worker), by PID, always
 };
 
+// The body of a GET that must answer 200.
 std::string fetch(http::Client& client, const std::string& url_text) {
-  auto url = http::Url::parse(url_text);
-  REQUIRE(url.has_value());
-  std::string body;
-  http::StringSink sink(body);
-  auto response = client.get(*url, sink);
-  REQUIRE_MESSAGE(response.has_value(), url_text, ": ", response.error().message());
-  CHECK(response->status == 200);
-  return body;
+  const ringlab::testing::Fetched fetched = ringlab::testing::fetch(client, url_text);
+  CHECK(fetched.status == 200);
+  return fetched.body;
 }
 
 }  // namespace
@@ -100,24 +97,18 @@ TEST_CASE("http::Client gets identical /weather bytes from nginx and from our se
   TestServer ours;
   auto ring = net::Ring::create();
   REQUIRE_MESSAGE(ring.has_value(), ring.error().message());
-  for (auto policy : {http::ConnectionPolicy::keep_alive, http::ConnectionPolicy::fresh_per_request}) {
-    for (auto mode : {http::ReceiveMode::own_buffer, http::ReceiveMode::provided_buffers}) {
-      http::ClientOptions options;
-      options.connection = policy;
-      options.receive = mode;
-      http::Client client(**ring, options);
-      for (uint32_t count : kCounts) {
-        INFO("count ", count, " fresh=", policy == http::ConnectionPolicy::fresh_per_request,
-             " provided=", mode == http::ReceiveMode::provided_buffers);
-        const std::string from_nginx = fetch(client, nginx.url("/weather_" + std::to_string(count) + ".json"));
-        const std::string from_ours = fetch(client, ours.url("/weather?count=" + std::to_string(count)));
-        const std::string from_ours_chunked =
-            fetch(client, ours.url("/weather?chunked=1&count=" + std::to_string(count)));
-        CHECK(from_nginx.size() == from_ours.size());
-        CHECK(from_nginx == from_ours);
-        CHECK(from_nginx == from_ours_chunked);
-        CHECK(json_array_size(from_nginx) == count);
-      }
+  for (const ringlab::testing::ClientConfiguration& configuration : ringlab::testing::every_client_configuration()) {
+    http::Client client(**ring, configuration.options);
+    for (uint32_t count : kCounts) {
+      INFO("count ", count, " ", configuration.label);
+      const std::string from_nginx = fetch(client, nginx.url("/weather_" + std::to_string(count) + ".json"));
+      const std::string from_ours = fetch(client, ours.url("/weather?count=" + std::to_string(count)));
+      const std::string from_ours_chunked =
+          fetch(client, ours.url("/weather?chunked=1&count=" + std::to_string(count)));
+      CHECK(from_nginx.size() == from_ours.size());
+      CHECK(from_nginx == from_ours);
+      CHECK(from_nginx == from_ours_chunked);
+      CHECK(json_array_size(from_nginx) == count);
     }
   }
 }
