@@ -1,7 +1,8 @@
 #pragma once
 // What the end-to-end tests share: an in-process server, a blocking raw-socket client with its own
 // small HTTP response reader (independent of http/, so the server is not checked by the code it
-// shares), child processes killed by PID on every path, temporary folders, and file helpers.
+// shares), temporary folders, and file helpers; child processes, killed by PID on every path, come
+// from tests/support/process.hpp.
 //
 // Every wait is bounded (kIoTimeout): a server that does not answer fails the test, never hangs it.
 #include <sys/types.h>
@@ -15,8 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "ringlab/bench/child_process.hpp"
-#include "ringlab/net/socket.hpp"
+#include "../support/process.hpp"
 #include "ringlab/server/server.hpp"
 
 namespace ringlab::e2e {
@@ -89,52 +89,13 @@ std::string get_request(std::string_view target, std::string_view extra_headers 
 std::string post_request(std::string_view target, std::string_view body, std::string_view content_type,
                          std::string_view extra_headers = {});
 
-// A child process (bench::ChildProcess), killed (SIGTERM, then SIGKILL) and reaped by PID on
-// destruction. A program that cannot be started fails the test.
-class Child {
- public:
-  // Starts argv[0] (a path) with stdout and stderr to the given files (empty: /dev/null).
-  Child(const std::vector<std::string>& argv, const std::string& stdout_path = {},
-        const std::string& stderr_path = {});
-  // Starts it with stdout on a pipe the test reads with read_line().
-  static Child with_stdout_pipe(const std::vector<std::string>& argv);
-  ~Child();
-  Child(Child&& other) noexcept = default;
-  Child& operator=(Child&&) = delete;
-
-  [[nodiscard]] pid_t pid() const { return process_.pid(); }
-  // A line of stdout (pipe mode), without the newline; nullopt on EOF or timeout.
-  std::optional<std::string> read_line(std::chrono::milliseconds timeout = kIoTimeout);
-  // Sends a signal to this child.
-  void signal(int sig);
-  // Waits for exit; the exit status (or 128 + signal), nullopt on timeout.
-  std::optional<int> wait(std::chrono::milliseconds timeout = kIoTimeout);
-
- private:
-  Child() = default;
-  void start(const std::vector<std::string>& argv, int stdout_fd, int stderr_fd);
-  bench::ChildProcess process_;
-  net::Fd stdout_pipe_;
-  std::string pending_;
-};
-
-// The `server` binary started with --port 0 and `flags`; the port read from its first stdout line
-// ("listening on 127.0.0.1:PORT"). Fails the test if that line does not come.
-struct ServerBinary {
-  Child child;
-  uint16_t port = 0;
-  std::string first_line;
-};
-ServerBinary start_server_binary(const std::string& path, const std::vector<std::string>& flags);
-
-// What /proc says of a process now: resident memory (VmRSS, bytes) and open file descriptors
-// (entries of /proc/PID/fd). Fail the test when /proc cannot be read.
-uint64_t resident_bytes(pid_t pid);
-std::size_t open_fds(pid_t pid);
-
-// Runs a command to completion (bounded): exit status, or nullopt if it had to be killed.
-std::optional<int> run(const std::vector<std::string>& argv, const std::string& stdout_path = {},
-                       const std::string& stderr_path = {}, std::chrono::milliseconds timeout = 60s);
+// Child, run, ServerBinary, start_server_binary, resident_bytes and open_fds: tests/support/process.hpp.
+using testing::Child;
+using testing::open_fds;
+using testing::resident_bytes;
+using testing::run;
+using testing::ServerBinary;
+using testing::start_server_binary;
 
 // A temporary folder (mode 0755: readable by servers that drop privileges), removed on destruction.
 class TempDir {
