@@ -40,7 +40,7 @@ def case(strategy, size, mean, allocator="system", bytes_per_op=1000.0, status="
     }
 
 
-def report(cases, version=2):
+def report(cases, version=3):
     return {
         "schema_version": version,
         "environment": {"timestamp": "2024-05-01T12:00:00Z", "cpu": "Synthetic CPU", "kernel": "6.1.0",
