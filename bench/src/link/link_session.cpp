@@ -82,11 +82,18 @@ std::optional<pid_t> owner_of(std::string_view name) {
   return pid;
 }
 
-// A run is alive while its PID runs a program called bench (a reused PID does not count).
+// A run is alive while its PID runs a program called bench (a reused PID does not count) and is not
+// a zombie: a run killed with SIGKILL whose parent has not reaped it yet is over.
 bool run_alive(pid_t pid) {
-  std::ifstream comm(fmt::format("/proc/{}/comm", pid));
-  std::string name;
-  return comm && std::getline(comm, name) && name == "bench";
+  std::ifstream stat_file(fmt::format("/proc/{}/stat", pid));
+  std::string stat;
+  if (!stat_file || !std::getline(stat_file, stat)) return false;
+  // "4242 (bench) S 1 ...": the name is between the first '(' and the last ')', the state follows.
+  const std::size_t open = stat.find('(');
+  const std::size_t close = stat.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close + 2 >= stat.size()) return false;
+  const char state = stat[close + 2];
+  return stat.substr(open + 1, close - open - 1) == "bench" && state != 'Z' && state != 'X';
 }
 
 bool has_capability(int capability) {
