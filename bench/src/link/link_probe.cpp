@@ -12,11 +12,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
+#include <optional>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "ringlab/bench/link_session.hpp"
+#include "ringlab/http/response_receiver.hpp"
+#include "ringlab/http/sinks.hpp"
+#include "ringlab/http/timeline.hpp"
 
 namespace ringlab::bench {
 namespace {
@@ -50,14 +53,16 @@ class Connection {
     return connection;
   }
 
-  Connection(Connection&& other) noexcept : fd_(std::exchange(other.fd_, -1)), peer_(std::move(other.peer_)) {}
+  Connection(Connection&& other) noexcept
+      : fd_(std::exchange(other.fd_, -1)), peer_(std::move(other.peer_)), receiver_(http::ParserLimits{}, 64 * 1024) {}
   Connection& operator=(Connection&&) = delete;
   ~Connection() {
     if (fd_ >= 0) ::close(fd_);
   }
 
-  // One GET on the kept-alive connection; the body goes to `body` when given, else is counted and
-  // dropped. Returns the status code. `first_byte` is when the first body byte arrived.
+  // One GET on the kept-alive connection, framed by http::ResponseReceiver (the project's one
+  // response exchange), driven here with blocking recv(). The body goes to `body` when given, else
+  // is counted and dropped. Returns the status code; `first_byte` is when the response began.
   Result<int> get(std::string_view target, std::string* body, std::size_t* body_bytes = nullptr,
                   Clock::time_point* first_byte = nullptr) {
     const std::string request = fmt::format("GET {} HTTP/1.1\r\nHost: {}\r\n\r\n", target, peer_);
@@ -66,44 +71,34 @@ class Connection {
       if (n <= 0) return fail(errno_message("send", peer_, n < 0 ? errno : EPIPE));
       sent += static_cast<std::size_t>(n);
     }
-    std::string head;
-    std::size_t header_end = std::string::npos;
-    while (header_end == std::string::npos) {
-      char buffer[4096];
-      const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
-      if (n <= 0) return fail(errno_message("recv", peer_, n < 0 ? errno : ECONNRESET));
-      head.append(buffer, static_cast<std::size_t>(n));
-      header_end = head.find("\r\n\r\n");
-      if (head.size() > 64 * 1024 && header_end == std::string::npos) return fail(fmt::format("{}: header over 64 KiB", peer_));
+    http::DiscardSink discard;
+    std::optional<http::StringSink> keep;
+    if (body != nullptr) keep.emplace(*body);
+    http::BodySink& sink = keep ? static_cast<http::BodySink&>(*keep) : discard;
+    http::Timeline timeline;
+    receiver_.start(sink, &timeline, &steady_ticks);
+    for (;;) {
+      auto window = receiver_.window();
+      if (!window) return fail(fmt::format("GET {}: {}", target, window.error().message()));
+      const ssize_t n = ::recv(fd_, window->bytes.data(), window->bytes.size(), 0);
+      if (n < 0) return fail(errno_message("recv", peer_, errno));
+      auto done = n == 0 ? receiver_.closed() : receiver_.received(static_cast<std::size_t>(n));
+      if (!done) return fail(fmt::format("GET {} from {}: {}", target, peer_, done.error().message()));
+      if (*done) break;
     }
-    if (first_byte != nullptr) *first_byte = Clock::now();
-    int status = 0;
-    if (head.size() < 12 || std::from_chars(head.data() + 9, head.data() + 12, status).ec != std::errc{})
-      return fail(fmt::format("{}: not an HTTP/1.1 status line", peer_));
-    std::string lower = head.substr(0, header_end);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    const std::size_t length_at = lower.find("\r\ncontent-length:");
-    if (length_at == std::string::npos) return fail(fmt::format("{}: GET {}: no Content-Length", peer_, target));
-    std::size_t length = 0;
-    const char* digits = lower.data() + lower.find_first_not_of(' ', length_at + 17);
-    std::from_chars(digits, lower.data() + lower.size(), length);
-    std::size_t have = head.size() - header_end - 4;
-    if (body != nullptr) body->assign(head, header_end + 4);
-    std::vector<char> buffer(1 << 20);
-    while (have < length) {
-      const ssize_t n = ::recv(fd_, buffer.data(), std::min(buffer.size(), length - have), 0);
-      if (n <= 0) return fail(errno_message("recv", peer_, n < 0 ? errno : ECONNRESET));
-      if (body != nullptr) body->append(buffer.data(), static_cast<std::size_t>(n));
-      have += static_cast<std::size_t>(n);
-    }
-    if (body_bytes != nullptr) *body_bytes = have;
-    return status;
+    if (first_byte != nullptr) *first_byte = Clock::time_point(Clock::duration(timeline.first_byte));
+    if (body_bytes != nullptr) *body_bytes = receiver_.body_bytes();
+    return receiver_.status();
   }
 
  private:
   Connection(int fd, std::string peer) : fd_(fd), peer_(std::move(peer)) {}
+  // Ticks of the probe's timeline: steady_clock's, so first_byte converts back to a time_point.
+  static uint64_t steady_ticks() noexcept { return static_cast<uint64_t>(Clock::now().time_since_epoch().count()); }
+
   int fd_;
   std::string peer_;
+  http::ResponseReceiver receiver_{http::ParserLimits{}, 64 * 1024};
 };
 
 double median(std::vector<double> values) {
