@@ -1,5 +1,7 @@
 #include "ringlab/link/wire.hpp"
 
+#include "ringlab/base/errno_text.hpp"
+
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
@@ -59,12 +61,6 @@ int64_t realtime_ns() {
   return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
 }
 
-std::string errno_text(std::string_view what, int code) {
-  char buffer[128];
-  // GNU strerror_r: thread-safe, returns a pointer to the text.
-  const char* text = ::strerror_r(code, buffer, sizeof buffer);
-  return fmt::format("{}: {}", what, text);
-}
 
 // A queue of frames in one contiguous buffer, written at the tail and read at the head. A frame
 // that would not fit before the end of the buffer is written at offset 0 instead, and `end_`
@@ -336,13 +332,13 @@ namespace {
 
 std::expected<int, std::string> open_packet_socket(const std::string& interface) {
   const unsigned index = ::if_nametoindex(interface.c_str());
-  if (index == 0) return std::unexpected(errno_text(fmt::format("wire: interface {}", interface), errno));
+  if (index == 0) return std::unexpected(base::errno_message("wire: if_nametoindex", interface, errno));
   const int fd = ::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-  if (fd < 0) return std::unexpected(errno_text("wire: socket(AF_PACKET)", errno));
+  if (fd < 0) return std::unexpected(base::errno_message("wire: socket", "AF_PACKET", errno));
   auto fail = [&](std::string_view what) {
     const int code = errno;
     ::close(fd);
-    return std::unexpected(errno_text(fmt::format("wire: {} on {}", what, interface), code));
+    return std::unexpected(base::errno_message(fmt::format("wire: {}", what), interface, code));
   };
   const int one = 1;
   const int buffer = 16 << 20;
@@ -429,7 +425,7 @@ std::expected<WireStats, std::string> Wire::run(const volatile std::sig_atomic_t
     timespec timeout{wait_ns / 1'000'000'000, wait_ns % 1'000'000'000};
     const int64_t before = monotonic_ns();
     const int n = ::ppoll(fds, 2, wait_ns < 0 ? nullptr : &timeout, &wait_mask);
-    if (n < 0 && errno != EINTR) return std::unexpected(errno_text("wire: ppoll", errno));
+    if (n < 0 && errno != EINTR) return std::unexpected(base::errno_message("wire: ppoll", "packet sockets", errno));
     if (n == 0) {
       // Learn how late this machine's timers fire: a slow moving average of the overshoot.
       const int64_t overshoot = std::clamp<int64_t>(monotonic_ns() - before - wait_ns, 0, kMaxOvershootNs);

@@ -3,6 +3,7 @@
 //   wire --client-interface wc --server-interface ws --link 1g
 // Prints "wire ready: <link>; scheduling <policy>" once both sockets are bound, forwards until SIGTERM or SIGINT, then prints
 // its statistics as one JSON line and exits 0. Errors: one line on stderr, exit 1; usage, exit 2.
+#include "ringlab/base/errno_text.hpp"
 #include "ringlab/link/wire.hpp"
 
 #include <sched.h>
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     if (::sched_setaffinity(0, sizeof set, &set) != 0) {
-      std::fprintf(stderr, "wire: sched_setaffinity(cpu %d): %s\n", cpu, std::strerror(errno));
+      const std::string error = ringlab::base::errno_message("wire: sched_setaffinity", "CPU " + std::to_string(cpu), errno);
+      std::fprintf(stderr, "%s\n", error.c_str());
       return 1;
     }
   }
