@@ -4,10 +4,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -154,7 +152,6 @@ Result<LinkSession> LinkSession::create(const Options& options) {
     return fail(errno_message("link: wire binary", options.wire_executable, errno));
 
   LinkSession session;
-  session.spec_ = options.spec;
   session.prefix_ = fmt::format("{}{}-", kNamespacePrefix, ::getpid());
   session.original_ns_ = ::open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
   if (session.original_ns_ < 0) return fail(errno_message("open", "/proc/thread-self/ns/net", errno));
@@ -249,7 +246,6 @@ Result<LinkSession> LinkSession::create(const Options& options) {
 
 LinkSession::LinkSession(LinkSession&& other) noexcept
     : prefix_(std::move(other.prefix_)),
-      spec_(std::move(other.spec_)),
       original_ns_(std::exchange(other.original_ns_, -1)),
       client_ns_(std::exchange(other.client_ns_, -1)),
       server_ns_(std::exchange(other.server_ns_, -1)),

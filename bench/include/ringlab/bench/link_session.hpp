@@ -79,7 +79,6 @@ class LinkSession {
   LinkSession() = default;
 
   std::string prefix_;
-  link::LinkSpec spec_;
   int original_ns_ = -1;
   int client_ns_ = -1;
   int server_ns_ = -1;
