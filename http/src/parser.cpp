@@ -136,6 +136,7 @@ class Machine {
       }
       slice_start_ = base;
       slice_end_ = base + slice;
+      overhead_crossed_at_.reset();
 
       const llhttp_errno_t code = llhttp_execute(&parser_, base, slice);
       if (framing_bad) {
@@ -172,12 +173,30 @@ class Machine {
         handler_ = nullptr;
         return consumed;
       }
+      // llhttp hands a span (a chunk extension, a trailer) to its callback when the span ends or when
+      // the fed bytes do, and not at all when it refuses a byte inside it. So the bytes of an open
+      // span before the refused byte are counted here: whether they crossed the overhead budget
+      // ahead of llhttp's error must not depend on where the feeds were cut. (After the head, only
+      // extension and trailer spans can be open when llhttp itself refuses a byte: chunk data is
+      // never refused.)
+      if (code != HPE_USER && !pending_ && head_done_ && parser_._span_pos0 != nullptr) {
+        const char* span = static_cast<const char*>(parser_._span_pos0);
+        if (span >= base && span <= base + used) {
+          (void)count_overhead(offset_ + static_cast<uint64_t>(span - base), static_cast<std::size_t>(base + used - span));
+        }
+      }
       if constexpr (!kResponse) {
         // llhttp or a callback refused a byte of the chunk framing: a bad line in the bytes accepted
         // before that one comes first in the stream, so it is the error. Only those bytes: the byte llhttp
-        // refused may lie in the next feed, and the answer must not depend on the cut.
+        // refused may lie in the next feed, and the answer must not depend on the cut. A crossed
+        // overhead budget is an error at the byte that crossed it, so only the bytes before that one.
+        std::size_t checked = used;
+        if (pending_ && overhead_crossed_at_ && *overhead_crossed_at_ >= offset_ &&
+            *overhead_crossed_at_ < offset_ + used) {
+          checked = static_cast<std::size_t>(*overhead_crossed_at_ - offset_);
+        }
         if (!pending_at_) {  // not an error of the line check itself
-          if (auto bad = check_chunk_framing(base + used, false, offset_ + used)) {
+          if (auto bad = check_chunk_framing(base + checked, false, offset_ + checked)) {
             pending_.reset();  // a callback's error (a limit, say) at a later byte
             return stick(take_pending_error(std::move(*bad)));
           }
@@ -264,7 +283,7 @@ class Machine {
 
   static int on_header_field(llhttp_t* parser, const char* at, std::size_t length) {
     Machine& m = self(parser);
-    if (m.head_done_) return m.count_overhead(length);  // a trailer
+    if (m.head_done_) return m.count_overhead(m.offset_of(at), length);  // a trailer
     Headers& headers = m.head_.headers;
     if (m.piece_ != Piece::name) {
       if (headers.count == kMaxHeaders) {
@@ -293,7 +312,7 @@ class Machine {
 
   static int on_header_value(llhttp_t* parser, const char* at, std::size_t length) {
     Machine& m = self(parser);
-    if (m.head_done_) return m.count_overhead(length);
+    if (m.head_done_) return m.count_overhead(m.offset_of(at), length);
     m.piece_ = Piece::value;
     return m.append(m.head_.headers.items[m.head_.headers.count - 1].value, at, length) ? 0 : m.fail_scratch();
   }
@@ -308,13 +327,18 @@ class Machine {
     return 0;
   }
 
-  static int on_chunk_extension(llhttp_t* parser, const char*, std::size_t length) {
-    return self(parser).count_overhead(length);
+  static int on_chunk_extension(llhttp_t* parser, const char* at, std::size_t length) {
+    Machine& m = self(parser);
+    return m.count_overhead(m.offset_of(at), length);
   }
 
   // One more byte per extension name or value, for its ';' or '=': a million empty extensions
-  // (";;;;...") are a million bytes of overhead, not zero.
-  static int on_chunk_extension_complete(llhttp_t* parser) { return self(parser).count_overhead(1); }
+  // (";;;;...") are a million bytes of overhead, not zero. llhttp gives no position here: the byte
+  // counted is taken to be the one after the last span it handed over.
+  static int on_chunk_extension_complete(llhttp_t* parser) {
+    Machine& m = self(parser);
+    return m.count_overhead(m.last_span_end_, 1);
+  }
 
   // Return values: 0 proceed, 1 no body follows, -1 error (the reason is in pending_).
   static int on_headers_complete(llhttp_t* parser) {
@@ -569,9 +593,18 @@ class Machine {
 
   // Chunk extensions and trailers are read and dropped; they count against max_header_bytes (per
   // message) so that a peer cannot keep the parser busy with an endless chunk line or trailer.
-  int count_overhead(std::size_t length) {
+  [[nodiscard]] uint64_t offset_of(const char* at) const noexcept {
+    return offset_ + static_cast<uint64_t>(at - slice_start_);
+  }
+
+  // `at`: the stream offset of the first of the `length` bytes; the offset of the byte that crosses
+  // the budget is kept for the order of errors (feed()).
+  int count_overhead(uint64_t at, std::size_t length) {
+    const std::size_t before = overhead_bytes_;
     overhead_bytes_ += length;
+    last_span_end_ = at + length;
     if (overhead_bytes_ > limits_.max_header_bytes) {
+      overhead_crossed_at_ = at + (before < limits_.max_header_bytes ? limits_.max_header_bytes - before : 0);
       pending_ = Error{Errc::header_too_large,
                        "chunk extensions and trailers exceed max_header_bytes (" +
                            std::to_string(limits_.max_header_bytes) + ")",
@@ -728,13 +761,15 @@ class Machine {
   uint64_t announced_bytes_ = 0;    // sum of the chunk sizes announced
   uint64_t chunk_left_ = 0;         // data bytes of the current chunk not yet delivered
   unsigned crlf_left_ = 0;          // bytes of the CRLF after a chunk's data not yet checked (0-2)
-  const char* slice_start_ = nullptr;  // the bytes given to the running llhttp_execute
+  const char* slice_start_ = nullptr;  // the bytes given to the running llhttp_execute (offset_ is where they start)
   const char* slice_end_ = nullptr;
   // Request side (LineCheck): where the framing is, and the first framing byte not yet checked.
   LineCheck lines_;
   Framing framing_ = Framing::head;
   const char* framing_from_ = nullptr;
   std::size_t overhead_bytes_ = 0;  // chunk-extension and trailer bytes
+  uint64_t last_span_end_ = 0;      // stream offset after the last extension or trailer span counted
+  std::optional<uint64_t> overhead_crossed_at_;  // this slice: the byte that crossed the budget
   uint64_t offset_ = 0;             // stream bytes consumed since construction or reset()
 
   std::optional<Error> failed_;   // sticks until reset()
