@@ -103,6 +103,13 @@ Result<std::optional<RecordSpan>> RecordSplitter::next(std::string_view prefix) 
       } else if (c == '{' || c == '[') {
         ++depth_;
       } else if ((c == '}' || c == ']') && --depth_ == 0) {
+        // Nesting inside a record is simdjson's to check, but the record's own end must be the '}'
+        // its span promises: "{...]" would otherwise be handed over as a record.
+        if (c != '}') {
+          --i;
+          ++depth_;
+          return std::unexpected(fail("expected '}' to close the record", prefix, i));
+        }
         position_ = i;
         phase_ = Phase::after_record;
         return RecordSpan{records_++, record_start_, i - record_start_};

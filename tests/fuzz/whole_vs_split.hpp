@@ -7,7 +7,7 @@
 // by a callback depends on where its fragment ended; see tests/http/parser_harness.hpp), their
 // kind and text are.
 //
-// The cut points come from a hash of the input, so a mutation of the bytes also moves the cuts.
+// The cut points come from a hash of the input (cuts.hpp), so a mutation of the bytes also moves the cuts.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cuts.hpp"
 #include "parser_recorder.hpp"
 #include "ringlab/http/parser.hpp"
 
@@ -26,28 +27,6 @@ namespace ringlab::fuzz {
 
 // Small limits, so that the limit paths are reached by short inputs.
 inline constexpr http::ParserLimits kLimits{.max_header_bytes = 1024, .max_body_bytes = 4096};
-
-inline uint64_t hash_of(std::string_view input) noexcept {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (char c : input) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return h;
-}
-
-// 1 to 8 increasing cut points in [0, size], from the input's hash.
-inline std::vector<std::size_t> cut_points(std::string_view input) {
-  uint64_t state = hash_of(input) | 1;
-  auto next = [&state] {  // xorshift64
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
-  std::vector<std::size_t> cuts;
-  const std::size_t count = 1 + next() % 8;
-  for (std::size_t i = 0; i < count; ++i) cuts.push_back(input.empty() ? 0 : next() % (input.size() + 1));
-  std::sort(cuts.begin(), cuts.end());
-  return cuts;
-}
 
 // Feeds one piece until it is consumed (pipelined messages stop feed() early); false once the
 // parser reported an error (recorded).

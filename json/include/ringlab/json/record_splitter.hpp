@@ -20,7 +20,8 @@
 //   ... at the end of the body: if (auto done = splitter.finish(); !done) ...
 //
 // What it checks: the bytes outside records ('[', ',', ']', whitespace), that each record starts with
-// '{', and that nothing but whitespace follows the ']'. Inside a record it only tracks strings and
+// '{' and ends with the '}' that brings its nesting back to zero, and that nothing but whitespace
+// follows the ']'. Inside a record it only tracks strings and
 // nesting; simdjson validates the record itself when it is parsed. Errors name the record and the byte:
 // "record 3: expected ',' or ']' after a record, found 'x' at byte 212".
 #include <cstddef>
