@@ -85,6 +85,17 @@ void Client::close_idle() noexcept {
 }
 
 Result<ResponseInfo> Client::request(const Url& url, const Request& request, BodySink& sink, Timeline* timeline) {
+  auto result = attempt(url, request, sink, timeline, true);
+  if (!result && stale_failure_ && options_.retry_stale_connection) {
+    ++stats_.stale_retries;
+    result = attempt(url, request, sink, timeline, false);
+  }
+  return result;
+}
+
+Result<ResponseInfo> Client::attempt(const Url& url, const Request& request, BodySink& sink, Timeline* timeline,
+                                     bool reuse) {
+  stale_failure_ = false;
   const auto stamp = [timeline, ticks = options_.ticks](uint64_t Timeline::*phase) {
     if (timeline != nullptr && ticks != nullptr) timeline->*phase = ticks();
   };
@@ -130,7 +141,7 @@ Result<ResponseInfo> Client::request(const Url& url, const Request& request, Bod
   // A connection: an idle one (most recently used first), or a new one.
   ResponseInfo info;
   std::optional<net::Stream> stream;
-  if (keep_alive && !origin.idle.empty()) {
+  if (keep_alive && reuse && !origin.idle.empty()) {
     stream.emplace(std::move(origin.idle.back()));
     origin.idle.pop_back();
     info.reused_connection = true;
@@ -144,9 +155,12 @@ Result<ResponseInfo> Client::request(const Url& url, const Request& request, Bod
   }
 
   // From here on every failure closes the connection: its state is unknown.
+  ResponseReceiver& receiver = pool_->receiver;
+  bool response_started = false;  // the receiver was started for this request: any_byte() is ours
   auto abandon = [&](Error error) -> std::unexpected<Error> {
     stream->close();
     ++stats_.connections_closed;
+    stale_failure_ = failed_on_stale_connection(error, info.reused_connection, response_started && receiver.any_byte());
     return std::unexpected(with_peer(std::move(error), peer));
   };
   auto abandon_net = [&](const net::Error& error) { return abandon(Error::from(error)); };
@@ -179,8 +193,8 @@ Result<ResponseInfo> Client::request(const Url& url, const Request& request, Bod
   stamp(&Timeline::request_sent);
 
   // ---- receive: the exchange (response_receiver.hpp) says where bytes go; this loop does the I/O.
-  ResponseReceiver& receiver = pool_->receiver;
   receiver.start(sink, timeline, options_.ticks, request.method == "HEAD");
+  response_started = true;
   bool peer_closed = false;
   bool ring_ran_dry = false;  // provided_buffers: the last multishot ended with ENOBUFS
   while (true) {
@@ -218,7 +232,7 @@ Result<ResponseInfo> Client::request(const Url& url, const Request& request, Bod
     }
     if (!done) {
       if (done.error().code == Errc::truncated && !receiver.any_byte() && info.reused_connection) {
-        // An idle kept-alive connection the peer had closed: the caller decides whether to retry.
+        // An idle kept-alive connection the peer had closed: retried when the options say so.
         done.error().detail = "peer closed the reused connection before responding";
       }
       return abandon(std::move(done.error()));

@@ -722,7 +722,7 @@ TEST_CASE("provided_buffers: a ring much smaller than the body still delivers it
   CHECK(client.stats().connections_opened == 1);
 }
 
-TEST_CASE("A kept-alive connection the server closed is reported, not retried") {
+TEST_CASE("A kept-alive connection the server closed is reported, not retried, by default") {
   TestServer server([](ServerConnection& c, TestServer&) {
     if (!c.read_request()) return;
     c.write(with_length("once"));
@@ -742,6 +742,94 @@ TEST_CASE("A kept-alive connection the server closed is reported, not retried") 
   CHECK(server.accepted() == 1);  // no second connection behind the caller's back
   CHECK(client.stats().connections_reused == 1);
   CHECK(client.stats().connections_closed == 1);
+}
+
+TEST_CASE("retry_stale_connection sends once more on a new connection, and only before any response byte") {
+  // Each connection answers one request and closes without saying so: every reuse is stale.
+  TestServer server([](ServerConnection& c, TestServer&) {
+    if (!c.read_request()) return;
+    c.write(with_length("once"));
+    c.close();
+  });
+  auto ring = make_ring();
+  ClientOptions options = test_options();
+  options.retry_stale_connection = true;
+  Client client(*ring, options);
+  auto url = parse(server.url());
+  for (int i = 0; i < 3; ++i) {
+    std::string out;
+    StringSink sink(out);
+    auto response = client.get(url.url, sink);
+    INFO(i);
+    REQUIRE(response);
+    CHECK(response->status == 200);
+    CHECK(out == "once");
+    std::this_thread::sleep_for(20ms);  // the FIN arrives before the next request
+  }
+  CHECK(client.stats().stale_retries == 2);
+  CHECK(server.accepted() == 3);
+}
+
+TEST_CASE("retry_stale_connection does not resend after a response byte, on a fresh connection, or twice") {
+  SUBCASE("a response cut after its first bytes is reported") {
+    TestServer server([](ServerConnection& c, TestServer&) {
+      if (!c.read_request()) return;
+      c.write("HTTP/1.1 200 OK\r\nContent-Len");
+      c.close();
+    });
+    auto ring = make_ring();
+    ClientOptions options = test_options();
+    options.retry_stale_connection = true;
+    Client client(*ring, options);
+    auto url = parse(server.url());
+    std::string out;
+    StringSink sink(out);
+    auto response = client.get(url.url, sink);
+    REQUIRE_FALSE(response);
+    CHECK(response.error().code == Errc::truncated);
+    CHECK(client.stats().stale_retries == 0);
+    CHECK(server.accepted() == 1);
+  }
+  SUBCASE("a new connection that closes before responding is reported, not retried") {
+    TestServer server([](ServerConnection& c, TestServer&) {
+      (void)c.read_request();
+      c.close();
+    });
+    auto ring = make_ring();
+    ClientOptions options = test_options();
+    options.retry_stale_connection = true;
+    Client client(*ring, options);
+    auto url = parse(server.url());
+    std::string out;
+    StringSink sink(out);
+    auto response = client.get(url.url, sink);
+    REQUIRE_FALSE(response);
+    CHECK(response.error().code == Errc::truncated);
+    CHECK(client.stats().stale_retries == 0);
+    CHECK(server.accepted() == 1);
+  }
+  SUBCASE("the second attempt failing too is reported: one retry, no more") {
+    // The first connection answers once; every later one closes before responding.
+    TestServer server([](ServerConnection& c, TestServer& s) {
+      if (!c.read_request()) return;
+      if (s.accepted() == 1) c.write(with_length("once"));
+      c.close();
+    });
+    auto ring = make_ring();
+    ClientOptions options = test_options();
+    options.retry_stale_connection = true;
+    Client client(*ring, options);
+    auto url = parse(server.url());
+    std::string out;
+    StringSink sink(out);
+    REQUIRE(client.get(url.url, sink));
+    std::this_thread::sleep_for(20ms);
+    auto second = client.get(url.url, sink);
+    REQUIRE_FALSE(second);
+    CHECK(second.error().code == Errc::truncated);
+    CHECK(client.stats().stale_retries == 1);
+    CHECK(server.accepted() == 2);
+  }
 }
 
 TEST_CASE("A request on a warm kept-alive connection allocates nothing, in every receive and send mode") {

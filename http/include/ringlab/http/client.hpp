@@ -8,8 +8,11 @@
 //
 // Errors (Errc): refused, reset, timeout, truncated, malformed, header_too_large, body_too_large,
 // sink, unsupported (https, HTTP/2). After any error the connection involved is closed, never reused;
-// the client itself stays usable. Nothing is retried: a request that failed on a reused connection
-// that the peer had closed is reported (Errc::reset or truncated), the caller decides.
+// the client itself stays usable. By default nothing is retried: a request that failed on a reused
+// connection that the peer had closed is reported (Errc::reset or truncated), the caller decides.
+// With ClientOptions::retry_stale_connection such a request (and only such: no response byte had
+// arrived, error.hpp failed_on_stale_connection) is sent once more on a new connection, counted in
+// ClientStats::stale_retries; its Timeline then describes the second attempt.
 // Requests are never pipelined, so bytes after a response are the server's fault: when they arrive
 // in the same receive as the end of the response they are Errc::malformed and the connection is
 // closed; bytes that arrive later on an idle connection are read as the start of the next response.
@@ -77,6 +80,8 @@ struct ClientOptions {
   unsigned provided_buffer_count = 64;  // provided_buffers mode: ring size (power of two)
   std::size_t max_idle_per_origin = 8;
   TickSource ticks = nullptr;
+  // Off for benchmarks: a measured request must show a stale connection, not hide a second attempt.
+  bool retry_stale_connection = false;
 };
 
 struct Request {
@@ -98,6 +103,7 @@ struct ClientStats {
   uint64_t connections_reused = 0;
   uint64_t connections_closed = 0;
   uint64_t provided_ring_dry = 0;  // provided_buffers mode: multishot ended by ENOBUFS and re-armed
+  uint64_t stale_retries = 0;      // requests sent again after failing on a stale reused connection
 };
 
 class Client {
@@ -119,7 +125,12 @@ class Client {
 
  private:
   struct Pool;
+  // One attempt; `reuse`: an idle connection may be taken. Sets stale_failure_ when it failed as
+  // failed_on_stale_connection() describes.
+  Result<ResponseInfo> attempt(const Url& url, const Request& request, BodySink& sink, Timeline* timeline, bool reuse);
+
   net::Ring* ring_;
+  bool stale_failure_ = false;
   ClientOptions options_;
   ClientStats stats_;
   std::unique_ptr<Pool> pool_;

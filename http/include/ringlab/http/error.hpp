@@ -40,6 +40,15 @@ struct Error {
   [[nodiscard]] static Error from(const net::Error& error);
 };
 
+// A request failed on a kept-alive connection that was reused, before any byte of its response
+// arrived, because the peer had reset or closed it (it closed the idle connection; RFC 9112 9.3.1
+// lets a client retry then): what may be sent once more on a new connection, as nginx's upstream
+// does. The one rule both http::Client (ClientOptions::retry_stale_connection) and the server's
+// /proxy fetch follow.
+[[nodiscard]] inline bool failed_on_stale_connection(const Error& error, bool reused, bool any_response_byte) noexcept {
+  return reused && !any_response_byte && (error.code == Errc::reset || error.code == Errc::truncated);
+}
+
 template <class T>
 using Result = std::expected<T, Error>;
 using Status = Result<void>;
