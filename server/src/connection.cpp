@@ -126,7 +126,7 @@ void Connection::on_recv(int res, uint32_t flags) {
 
 void Connection::consume(std::string_view bytes) {
   while (!bytes.empty() && state_ == State::open && !close_after_send_) {
-    if (paused_ || output_full()) {
+    if (paused_ || fetch_ != nullptr || output_full()) {
       pause_reading(bytes);
       break;
     }
@@ -306,7 +306,6 @@ void Connection::respond() {
   std::string_view body;
   // Keeps the body alive while a chunked answer goes out window by window (continue_stream).
   std::shared_ptr<const void> owner;
-  bool reuse_body = false;  // body_ was copied into the batch: keep the string for the next request
   switch (routed.route) {
     case Route::weather:
     case Route::repos: {
@@ -347,40 +346,82 @@ void Connection::respond() {
       body = worker_.options().environment_json;  // owned by the Server, lives as long as the worker
       break;
     case Route::echo:
+      head.content_type = content_type_;  // copied into the head before content_type_ changes
+      answer_body_string(head, close);
+      return;
     case Route::proxy: {
-      if (routed.route == Route::echo) {
-        head.content_type = content_type_;  // copied into the head before content_type_ changes
-      } else {
-        auto fetched = worker_.fetch_upstream(routed.count, routed.upstream, body_);
-        if (!fetched) {
-          ++worker_.counters().upstream_errors;
-          scratch_.assign("upstream: ");
-          scratch_.append(fetched.error().message);
-          respond_error(fetched.error().status, scratch_, {}, routed.head_only, close);
-          return;
-        }
-        head.content_type = kJson;
+      // Fetched on the worker's ring; answered by on_upstream_done. Until then nothing more is read.
+      auto started = worker_.upstream().start(*this, routed.count, routed.upstream);
+      if (!started) {
+        ++worker_.counters().upstream_errors;
+        scratch_.assign("upstream: ");
+        scratch_.append(started.error().message);
+        respond_error(started.error().status, scratch_, {}, routed.head_only, close);
+        return;
       }
-      if (head.chunked) {
-        // Shared with every window's batch until the last chunk went out.
-        auto shared = std::make_shared<const std::string>(std::exchange(body_, take_spare()));
-        body = *shared;
-        owner = std::move(shared);
-      } else if (body_.size() <= pending().inline_limit() || routed.head_only) {
-        body = body_;  // copied into the batch (or not sent at all): the string stays ours
-        reuse_body = true;
-      } else {
-        body = pending().adopt(std::move(body_));
-        body_ = take_spare();
-      }
-      break;
+      fetch_ = *started;
+      return;
     }
   }
+  append_answer(head, body, std::move(owner), false, close);
+}
+
+void Connection::answer_body_string(ResponseHead head, bool close) {
+  const RoutedRequest& routed = *request_.routed;
+  std::string_view body;
+  std::shared_ptr<const void> owner;
+  bool reuse_body = false;
+  if (head.chunked) {
+    // Shared with every window's batch until the last chunk went out.
+    auto shared = std::make_shared<const std::string>(std::exchange(body_, take_spare()));
+    body = *shared;
+    owner = std::move(shared);
+  } else if (body_.size() <= pending().inline_limit() || routed.head_only) {
+    body = body_;  // copied into the batch (or not sent at all): the string stays ours
+    reuse_body = true;
+  } else {
+    body = pending().adopt(std::move(body_));
+    body_ = take_spare();
+  }
+  append_answer(head, body, std::move(owner), reuse_body, close);
+}
+
+void Connection::append_answer(const ResponseHead& head, std::string_view body, std::shared_ptr<const void> owner,
+                               bool reuse_body, bool close) {
+  const RoutedRequest& routed = *request_.routed;
   if (owner) pending().hold(owner);
   std::string_view rest = append_response(pending(), head, body, routed.head_only, routed.chunk_bytes, window_bytes());
   if (!rest.empty()) stream_ = ChunkStream{std::move(owner), rest, routed.chunk_bytes};
   if (reuse_body) body_.clear();
   if (close) close_after_send_ = true;
+}
+
+void Connection::on_upstream_done(std::expected<void, UpstreamFailure> result, std::string& body) {
+  fetch_ = nullptr;
+  if (state_ != State::open) return;  // cannot happen: a closing connection abandons its fetch
+  // Decided now, not when the fetch started: a stop may have begun meanwhile.
+  const bool close = !request_.keep_alive || worker_.stopping();
+  try {
+    if (!result) {
+      ++worker_.counters().upstream_errors;
+      scratch_.assign("upstream: ");
+      scratch_.append(result.error().message);
+      respond_error(result.error().status, scratch_, {}, request_.routed->head_only, close);
+    } else {
+      body_.swap(body);  // the fetch keeps our old string for its next body
+      ResponseHead head = base_head(close);
+      head.chunked = request_.routed->chunked && !request_.http10;
+      head.content_type = kJson;
+      answer_body_string(head, close);
+    }
+  } catch (const std::bad_alloc&) {
+    ++worker_.counters().connection_errors;
+    start_close();
+    return;
+  }
+  flush();
+  // Requests that arrived meanwhile were held (consume); they are read now, in order.
+  if (paused_ && !output_full()) resume_reading();
 }
 
 void Connection::respond_error(int status, std::string_view message, std::string_view allow, bool head_only,
@@ -417,6 +458,12 @@ void Connection::on_parse_error(const http::Error& error) {
 void Connection::on_peer_closed() {
   peer_closed_ = true;
   if (state_ != State::open) {
+    start_close();
+    return;
+  }
+  // A /proxy fetch in flight is abandoned, as nginx aborts its upstream request when the client
+  // goes (proxy_ignore_client_abort off): the upstream's answer would have nobody to go to.
+  if (fetch_ != nullptr) {
     start_close();
     return;
   }
@@ -472,8 +519,9 @@ void Connection::on_sent(int res, uint32_t /*flags*/) {
   in_flight().clear(&spare_bodies_);
   if (!stream_.rest.empty()) continue_stream();  // the next window of a chunked answer
   flush();  // the pending batch, if any, goes out now
-  if (paused_ && !output_full()) resume_reading();
-  if (send_in_flight_ || state_ != State::open) return;
+  if (paused_ && fetch_ == nullptr && !output_full()) resume_reading();
+  // A /proxy answer is still to come: the connection ends, if it must, after that one.
+  if (send_in_flight_ || state_ != State::open || fetch_ != nullptr) return;
   held_.clear();  // left over only when an answer ended the connection: never to be parsed
   if (peer_closed_) {
     start_close();
@@ -509,7 +557,8 @@ void Connection::on_tick(Clock::time_point now) {
         time_out("request head not complete within the header timeout");
       } else if (reading && head_seen_ && now - last_active_ > worker_.body_limit()) {
         time_out("no request body bytes within the body timeout");
-      } else if (!reading && now - last_active_ > worker_.idle_limit()) {
+      } else if (!reading && fetch_ == nullptr && now - last_active_ > worker_.idle_limit()) {
+        // (A /proxy fetch in flight is bounded by --upstream-timeout per step instead.)
         ++worker_.counters().idle_closed;
         start_close();
       }
@@ -564,7 +613,7 @@ void Connection::on_stop() {
     return;
   }
   if (state_ != State::open) return;
-  if (!parser_.in_message() && !send_in_flight_ && pending().empty()) {
+  if (!parser_.in_message() && !send_in_flight_ && pending().empty() && fetch_ == nullptr) {
     start_close();
     return;
   }
@@ -576,6 +625,7 @@ void Connection::on_stop() {
 void Connection::start_close() {
   if (state_ == State::closing || state_ == State::free) return;
   state_ = State::closing;
+  if (fetch_ != nullptr) std::exchange(fetch_, nullptr)->abandon();
   if (recv_armed_) worker_.ring().prep_cancel(recv_op_, nullptr);
   if (send_in_flight_) worker_.ring().prep_cancel(send_op_, nullptr);
   maybe_release();

@@ -10,13 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <new>
 #include <thread>
 
 #include "ringlab/base/errno_text.hpp"
-#include "ringlab/http/sinks.hpp"
 
 namespace ringlab::server {
 namespace {
@@ -42,7 +40,6 @@ Worker::Worker(const ServerOptions& options, net::Fd listener, std::string upstr
     // Checked by Server::start; a failure here leaves /proxy answering 502.
     if (auto url = http::Url::parse(upstream_text_)) upstream_url_ = *url;
   }
-  upstream_target_.reserve(64);
   const net::Duration idle = options_.idle_timeout;
   const net::Duration shortest = std::min({idle, net::Duration(options_.header_timeout), net::Duration(options_.body_timeout)});
   tick_period_ = std::clamp<net::Duration>(shortest / 8, std::chrono::milliseconds(1), std::chrono::seconds(1));
@@ -80,6 +77,7 @@ Status Worker::set_up() {
   auto buffers = net::BufferRing::create(*ring_, 0, options_.recv_buffer_count, options_.recv_buffer_bytes);
   if (!buffers) return std::unexpected(Error{buffers.error().message()});
   buffers_ = std::move(*buffers);
+  upstream_ = std::make_unique<Upstream>(*ring_, options_, upstream_url_, stats_);
 
   arm_accept();
   arm_wake();
@@ -123,9 +121,7 @@ void Worker::tear_down() noexcept {
   live_head_ = nullptr;
   live_ = 0;
   free_.clear();
-  fresh_client_.reset();
-  pooled_client_.reset();
-  upstream_ring_.reset();
+  upstream_.reset();
   buffers_.reset();
   ring_.reset();
 }
@@ -252,6 +248,9 @@ void Worker::begin_stop() {
 
 void Worker::maybe_finish() {
   if (!stopping_ || accept_armed_ || live_ > 0) return;
+  // No connection is left to ask for one: idle upstream connections go now. Abandoned fetches
+  // still in flight end with their cancellation (finished() waits for them).
+  if (upstream_) upstream_->close_idle();
   if (timer_armed_ && !timer_cancelled_) ring_->prep_cancel(tick_op_, nullptr);
   if (wake_armed_ && !wake_cancelled_) ring_->prep_cancel(wake_op_, nullptr);
   timer_cancelled_ = true;
@@ -259,7 +258,8 @@ void Worker::maybe_finish() {
 }
 
 bool Worker::finished() const noexcept {
-  return stopping_ && !accept_armed_ && live_ == 0 && !timer_armed_ && !wake_armed_;
+  return stopping_ && !accept_armed_ && live_ == 0 && !timer_armed_ && !wake_armed_ &&
+         (!upstream_ || upstream_->in_flight() == 0);
 }
 
 Connection& Worker::acquire() {
@@ -290,61 +290,6 @@ void Worker::release(Connection& connection) {
   --live_;
   ++stats_.closed;
   maybe_finish();
-}
-
-http::Client& Worker::upstream_client(UpstreamConnection mode) {
-  auto& client = mode == UpstreamConnection::pooled ? pooled_client_ : fresh_client_;
-  if (!client) {
-    http::ClientOptions client_options;
-    client_options.connect_timeout = options_.upstream_timeout;
-    client_options.io_timeout = options_.upstream_timeout;
-    client_options.connection = mode == UpstreamConnection::pooled ? http::ConnectionPolicy::keep_alive
-                                                                   : http::ConnectionPolicy::fresh_per_request;
-    // The upstream's answer is an answer of this server: the same bound as a generated one.
-    client_options.limits.max_body_bytes = options_.max_answer_bytes;
-    client = std::make_unique<http::Client>(*upstream_ring_, client_options);
-  }
-  return *client;
-}
-
-std::expected<void, UpstreamFailure> Worker::fetch_upstream(uint32_t count, UpstreamConnection mode,
-                                                           std::string& body) {
-  if (!upstream_url_) {
-    return std::unexpected(UpstreamFailure{502, "no upstream for /proxy on this listener"});
-  }
-  if (!upstream_ring_) {
-    // The client waits on its own ring: running the worker's ring from inside one of its handlers
-    // would dispatch other connections' completions re-entrantly.
-    auto ring = net::Ring::create(net::RingOptions{.entries = 64});
-    if (!ring) return std::unexpected(UpstreamFailure{502, ring.error().message()});
-    upstream_ring_ = std::move(*ring);
-  }
-  upstream_target_.assign("/weather?count=");
-  char digits[16];
-  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, count);
-  (void)ec;  // a uint32_t fits
-  upstream_target_.append(digits, end);
-
-  http::Url url = *upstream_url_;
-  url.target = upstream_target_;
-  http::StringSink sink(body);
-  auto response = upstream_client(mode).get(url, sink);
-  if (!response && mode == UpstreamConnection::pooled && body.empty() &&
-      (response.error().code == http::Errc::reset || response.error().code == http::Errc::truncated)) {
-    // A kept-alive connection the upstream closed while it was idle fails before any response byte:
-    // the GET is retried once (on a fresh connection: the failed one left the pool), as nginx does.
-    ++stats_.upstream_retries;
-    body.clear();
-    response = upstream_client(mode).get(url, sink);
-  }
-  if (!response) {
-    const int status = response.error().code == http::Errc::timeout ? 504 : 502;
-    return std::unexpected(UpstreamFailure{status, response.error().message()});
-  }
-  if (response->status != 200) {
-    return std::unexpected(UpstreamFailure{502, "answered status " + std::to_string(response->status)});
-  }
-  return {};
 }
 
 }  // namespace ringlab::server

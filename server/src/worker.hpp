@@ -21,7 +21,6 @@
 #include <string_view>
 #include <vector>
 
-#include "ringlab/http/client.hpp"
 #include "ringlab/http/parser.hpp"
 #include "ringlab/http/url.hpp"
 #include "ringlab/net/buffer_ring.hpp"
@@ -32,6 +31,7 @@
 #include "ringlab/server/response.hpp"
 #include "ringlab/server/routes.hpp"
 #include "ringlab/server/server.hpp"
+#include "upstream.hpp"
 
 namespace ringlab::server {
 
@@ -49,7 +49,7 @@ class Op final : public net::CompletionHandler {
   Owner* owner_;
 };
 
-class Connection final : private http::RequestHandler {
+class Connection final : private http::RequestHandler, private UpstreamRequester {
  public:
   explicit Connection(Worker& worker);
   Connection(const Connection&) = delete;
@@ -87,6 +87,9 @@ class Connection final : private http::RequestHandler {
     bool http10 = false;
   };
 
+  // UpstreamRequester: /proxy's fetch ended; the answer is appended and reading resumes.
+  void on_upstream_done(std::expected<void, UpstreamFailure> result, std::string& body) override;
+
   // http::RequestHandler
   http::Status on_head(const http::RequestHead& head) override;
   http::Status on_body(std::string_view bytes) override;
@@ -107,6 +110,12 @@ class Connection final : private http::RequestHandler {
   void on_parse_error(const http::Error& error);
   void on_peer_closed();
   void respond();
+  // Appends the answer whose body is `body` (owned by `owner`, or body_ when reuse_body); shared by
+  // every route once it knows its body.
+  void append_answer(const ResponseHead& head, std::string_view body, std::shared_ptr<const void> owner,
+                     bool reuse_body, bool close);
+  // Echo and /proxy: the answer whose body is body_ (moved into the batch when large).
+  void answer_body_string(ResponseHead head, bool close);
   void respond_error(int status, std::string_view message, std::string_view allow, bool head_only, bool close);
   ResponseHead base_head(bool close) const;
   std::string take_spare();
@@ -137,6 +146,9 @@ class Connection final : private http::RequestHandler {
   bool paused_ = false;  // output queue full: not reading requests (see output_full)
   bool head_seen_ = false;      // on_head ran for the message in progress (its body is being read)
   bool out_of_memory_ = false;  // a handler caught std::bad_alloc: the parse error is answered 503
+  // /proxy's fetch in flight (owned by the worker's Upstream): no further request is read or
+  // answered until it ends, so answers stay in order.
+  UpstreamFetch* fetch_ = nullptr;
   Clock::time_point last_active_{};  // worker's clock at the last byte received or send completed
   Clock::time_point drain_since_{};
   Clock::time_point head_since_{};  // when the head in progress (if any) may have started
@@ -164,11 +176,6 @@ class Connection final : private http::RequestHandler {
   OutputBatch& pending() { return batches_[pending_index_]; }
   OutputBatch& in_flight() { return batches_[pending_index_ ^ 1u]; }
   msghdr message_{};
-};
-
-struct UpstreamFailure {
-  int status = 502;  // 502, or 504 when the upstream timed out
-  std::string message;
 };
 
 class Worker {
@@ -210,8 +217,8 @@ class Worker {
   // Stopping, and shutdown_timeout has passed since: every connection is closed now.
   [[nodiscard]] bool shutdown_expired() const noexcept;
   void release(Connection& connection);
-  // Fetches /weather?count=N from the upstream into `body` (blocking this thread, see server.hpp).
-  std::expected<void, UpstreamFailure> fetch_upstream(uint32_t count, UpstreamConnection mode, std::string& body);
+  // /proxy's fetches, on this worker's ring (upstream.hpp).
+  [[nodiscard]] Upstream& upstream() noexcept { return *upstream_; }
 
  private:
   Status set_up();
@@ -226,7 +233,6 @@ class Worker {
   void maybe_finish();
   [[nodiscard]] bool finished() const noexcept;
   Connection& acquire();
-  http::Client& upstream_client(UpstreamConnection mode);
 
   const ServerOptions& options_;
   net::Fd listener_;
@@ -268,14 +274,11 @@ class Worker {
   ServerStats stats_;
   Status result_;
 
-  std::string upstream_target_;
-  // Destroyed in this order (reverse of declaration) by tear_down(): clients before their ring,
-  // the buffer ring before the ring it is registered with.
+  // Destroyed in this order (reverse of declaration) by tear_down(): the upstream's fetches and the
+  // buffer ring before the ring they use.
   std::unique_ptr<net::Ring> ring_;
   std::unique_ptr<net::BufferRing> buffers_;
-  std::unique_ptr<net::Ring> upstream_ring_;
-  std::unique_ptr<http::Client> pooled_client_;
-  std::unique_ptr<http::Client> fresh_client_;
+  std::unique_ptr<Upstream> upstream_;
 };
 
 }  // namespace ringlab::server

@@ -1,6 +1,7 @@
-// /proxy: the server fetches /weather from its upstream with http::Client, pooled or fresh.
+// /proxy: the server fetches /weather from its upstream on the worker's ring, pooled or fresh.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <thread>
 
 #include "ringlab/server/body_cache.hpp"
@@ -118,4 +119,65 @@ TEST_CASE("the built-in upstream does not proxy itself") {
   CHECK(client.read_response().status == 502);
   client.send(get_request("/weather?count=2"));
   CHECK(client.read_response().body == weather(2));
+}
+
+TEST_CASE("while /proxy waits for its upstream, the same worker answers other connections") {
+  SilentListener silent;  // the fetch waits until --upstream-timeout
+  server::ServerOptions options;
+  options.threads = 1;
+  options.upstream = "http://127.0.0.1:" + std::to_string(silent.port());
+  options.upstream_timeout = 1500ms;
+  TestServer server(options);
+  RawClient waiting(server.port());
+  waiting.send(get_request("/proxy?count=1&conn=fresh"));
+  std::this_thread::sleep_for(100ms);  // the fetch is in flight
+  RawClient other(server.port());
+  const auto before = std::chrono::steady_clock::now();
+  other.send(get_request("/health"));
+  CHECK(other.read_response().status == 200);
+  other.send(get_request("/weather?count=2"));
+  CHECK(other.read_response().body == weather(2));
+  // Far below the upstream timeout: the worker was not blocked by the fetch.
+  CHECK(std::chrono::steady_clock::now() - before < 1000ms);
+  CHECK(waiting.read_response().status == 504);
+}
+
+TEST_CASE("requests pipelined behind /proxy are answered after it, in order") {
+  TestServer server;
+  RawClient client(server.port());
+  client.send(get_request("/proxy?count=3") + get_request("/health") + get_request("/proxy?count=1&conn=fresh") +
+              get_request("/weather?count=2") + get_request("/proxy?count=0&chunked=1"));
+  Response first = client.read_response();
+  CHECK(first.status == 200);
+  CHECK(first.body == weather(3));
+  CHECK(client.read_response().body == R"({"status":"ok"})");
+  CHECK(client.read_response().body == weather(1));
+  CHECK(client.read_response().body == weather(2));
+  Response last = client.read_response();
+  CHECK(last.chunked);
+  CHECK(last.body == weather(0));
+}
+
+TEST_CASE("a client that leaves while its /proxy fetch is in flight costs the worker nothing") {
+  SilentListener silent;
+  server::ServerOptions options;
+  options.threads = 1;
+  options.upstream = "http://127.0.0.1:" + std::to_string(silent.port());
+  options.upstream_timeout = 5s;
+  TestServer server(options);
+  for (int i = 0; i < 20; ++i) {
+    RawClient leaving(server.port());
+    leaving.send(get_request(i % 2 == 0 ? "/proxy?count=1&conn=fresh" : "/proxy?count=1"));
+    if (i % 3 == 0) {
+      leaving.reset();
+    }  // else closed normally by its destructor
+  }
+  RawClient client(server.port());
+  client.send(get_request("/plaintext"));
+  CHECK(client.read_response().status == 200);
+  // The abandoned fetches were cancelled: the stop does not wait for the 5 s upstream timeout.
+  const auto before = std::chrono::steady_clock::now();
+  auto stats = server.stop();
+  CHECK(std::chrono::steady_clock::now() - before < 3s);
+  CHECK(stats.requests == 21);
 }

@@ -49,16 +49,15 @@
 // after min(idle_timeout, 1 s). At max_connections a new connection is closed at once (never left
 // waiting), and slow heads free their slots after header_timeout.
 //
-// /proxy: a pooled fetch that fails with a reset or a close before any response byte (a kept-alive
-// connection the upstream closed while idle) is retried once. The upstream's body is bounded by
-// max_answer_bytes like a generated one.
-// The worker fetches /weather from the upstream with http::Client, which is sequential and
-// runs its own Ring: the worker thread is blocked (answers nothing else) until the upstream answers
-// or upstream_timeout passes. With no upstream given, the server starts one extra worker with its
-// own listener as the upstream ("itself"), so a proxy request never waits on the thread that made
-// it (which would be a deadlock with one thread). That worker serves every route but /proxy. An
-// --upstream that points back at this server's own port may land on the thread that waits: that
-// fetch then fails after upstream_timeout (504).
+// /proxy: the worker fetches /weather from the upstream on its own ring (server/src/upstream.hpp:
+// connect, send and receive are completions like any other), so it goes on answering its other
+// connections meanwhile; each step is bounded by upstream_timeout (504 when it passes). The
+// connection that asked reads no further request until its answer is queued, so answers stay in
+// order. A pooled fetch that fails with a reset or a close before any response byte (a kept-alive
+// connection the upstream closed while idle) is retried once on a new connection. The upstream's
+// body is bounded by max_answer_bytes like a generated one. With no upstream given, the server
+// starts one extra worker with its own listener as the upstream ("itself"); that worker serves every
+// route but /proxy.
 //
 // Stop: stop() (any thread, idempotent) makes every worker cancel its accept, close idle
 // connections, answer the requests already started with "Connection: close", and exit when every
