@@ -173,16 +173,17 @@ class Machine {
         handler_ = nullptr;
         return consumed;
       }
-      // llhttp hands a span (a chunk extension, a trailer) to its callback when the span ends or when
-      // the fed bytes do, and not at all when it refuses a byte inside it. So the bytes of an open
-      // span before the refused byte are counted here: whether they crossed the overhead budget
-      // ahead of llhttp's error must not depend on where the feeds were cut. (After the head, only
-      // extension and trailer spans can be open when llhttp itself refuses a byte: chunk data is
-      // never refused.)
-      if (code != HPE_USER && !pending_ && head_done_ && parser_._span_pos0 != nullptr) {
+      // llhttp hands a span (a header name or value, a chunk extension, a trailer) to its callback
+      // when the span ends or when the fed bytes do, and not at all when it refuses a byte inside it.
+      // So the open span's bytes before the refused byte are handed over here, as a cut just before
+      // that byte would have: whether they crossed a limit (the header count, the overhead budget)
+      // ahead of llhttp's error must not depend on where the feeds were cut. The parser fails either
+      // way, so what the callback appends is never read.
+      if (code != HPE_USER && !pending_ && parser_._span_pos0 != nullptr && parser_._span_cb0 != nullptr) {
         const char* span = static_cast<const char*>(parser_._span_pos0);
-        if (span >= base && span <= base + used) {
-          (void)count_overhead(offset_ + static_cast<uint64_t>(span - base), static_cast<std::size_t>(base + used - span));
+        if (span >= base && span < base + used) {
+          using SpanCallback = int (*)(llhttp_t*, const char*, const char*);
+          (void)reinterpret_cast<SpanCallback>(parser_._span_cb0)(&parser_, span, base + used);
         }
       }
       if constexpr (!kResponse) {
