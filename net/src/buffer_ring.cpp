@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <new>
 
 #include "ringlab/net/ring.hpp"
@@ -38,6 +39,10 @@ Result<std::unique_ptr<BufferRing>> BufferRing::create(Ring& ring, uint16_t grou
   const std::size_t total = std::size_t{count} * buffer_size;
   buffers->buffers_ = static_cast<char*>(::operator new(total, std::align_val_t{kPageSize}, std::nothrow));
   if (buffers->buffers_ == nullptr) return fail("io_uring_register_buf_ring (allocation)", ENOMEM);
+  // Touched now, so the pages are resident from the start: the kernel fills these buffers, and a
+  // first fill would otherwise fault inside whatever is being measured (and show up in a server's
+  // RSS as if the first busy connection had taken it).
+  std::memset(buffers->buffers_, 0, total);
 
   auto* br = static_cast<io_uring_buf_ring*>(memory);
   io_uring_buf_ring_init(br);

@@ -7,6 +7,8 @@
 // Ownership: the BufferRing owns `count` buffers of `buffer_size` bytes each. After the kernel hands
 // one out (a CQE with IORING_CQE_F_BUFFER), the bytes of buffer(bid) belong to the caller until it
 // calls recycle(bid); views into it die at recycle(). A BufferRing must be destroyed before its Ring.
+// The buffers are touched at create(): resident from then on (count * buffer_size bytes), so that no
+// receive faults them in.
 #include <cstdint>
 #include <memory>
 #include <span>
