@@ -69,6 +69,8 @@ std::string describe_environment(const ServerOptions& options) {
       {"max_queued_output_bytes", std::to_string(options.max_queued_output_bytes)},
       {"max_connections", std::to_string(options.max_connections)},
       {"upstream", options.upstream.empty() ? "built-in" : options.upstream},
+      {"malloc_mmap_threshold",
+       options.malloc_mmap_threshold == 0 ? "dynamic" : std::to_string(options.malloc_mmap_threshold)},
   };
   std::string out = "{";
   for (const auto& [key, value] : fields) {

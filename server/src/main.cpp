@@ -2,12 +2,15 @@
 // SIGINT or SIGTERM, then stop gracefully.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
 #include <cstdio>
 #include <ctime>
+#include <expected>
+#include <string>
 #include <thread>
 
 #include "ringlab/server/options.hpp"
@@ -29,6 +32,24 @@ CLI::Validator unit_validator(Parse parse, std::string description) {
       description);
 }
 
+// glibc raises its mmap threshold to the size of the largest block freed (up to 32 MiB) and its trim
+// threshold to twice that: after one large echo body, later large blocks come from a thread's arena,
+// whose top glibc keeps and malloc_trim() does not shrink, so the memory of an abusive request stays
+// resident after it. A fixed threshold keeps large blocks mmapped (unmapped on free) and arenas
+// trimmed past twice it. Bodies below it are reused (spare buffers), so the common case pays nothing.
+std::expected<void, std::string> apply_mmap_threshold(std::size_t bytes) {
+  if (bytes == 0) return {};
+#if defined(__GLIBC__)
+  if (::mallopt(M_MMAP_THRESHOLD, static_cast<int>(bytes)) != 1 ||
+      ::mallopt(M_TRIM_THRESHOLD, static_cast<int>(2 * bytes)) != 1) {
+    return std::unexpected(std::string("mallopt refused it (not glibc's allocator)"));
+  }
+  return {};
+#else
+  return std::unexpected(std::string("only glibc's allocator has it; use 0"));
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,6 +66,7 @@ int main(int argc, char** argv) {
   std::string cache_bytes = "256MiB";
   std::string inline_body = "1KiB";
   std::string max_queued_output = "4MiB";
+  std::string mmap_threshold = "1MiB";
 
   CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /echo /plaintext /health /proxy /env"};
   app.footer("\n" + ringlab::server::routes_help() +
@@ -102,6 +124,11 @@ int main(int argc, char** argv) {
   app.add_option("--cache-bytes", cache_bytes, "bytes of generated bodies kept per thread")
       ->capture_default_str()
       ->check(size);
+  CLI::Option* mmap_threshold_option = app.add_option("--malloc-mmap-threshold", mmap_threshold,
+                 "glibc: allocations from this size on are mmapped and unmapped when freed, so a large "
+                 "body's memory leaves with it (4KiB..32MiB; 0 keeps glibc's dynamic thresholds)")
+      ->capture_default_str()
+      ->check(size);
   app.add_option("--cpu", options.cpu, "pin thread i to CPU (cpu + i); -1 leaves placement to the kernel")
       ->capture_default_str();
   try {
@@ -125,6 +152,21 @@ int main(int argc, char** argv) {
   options.cache_bytes = static_cast<std::size_t>(*parse_size(cache_bytes));
   options.inline_body_bytes = static_cast<std::size_t>(*parse_size(inline_body));
   options.max_queued_output_bytes = *parse_size(max_queued_output);
+  const uint64_t threshold = *parse_size(mmap_threshold);
+  if (threshold != 0 && (threshold < (4u << 10) || threshold > (32u << 20))) {
+    fmt::print(stderr, "server: --malloc-mmap-threshold must be 0 or from 4KiB to 32MiB\n");
+    return 2;
+  }
+  if (auto applied = apply_mmap_threshold(static_cast<std::size_t>(threshold)); !applied) {
+    // Another allocator (a sanitizer's, a preloaded one) owns malloc: /env says "dynamic", and a
+    // threshold that was asked for on the command line is said to be ignored (the default is not:
+    // a server under ASan or an LD_PRELOADed allocator would print it on every start).
+    if (mmap_threshold_option->count() > 0) {
+      fmt::print(stderr, "server: note: --malloc-mmap-threshold not applied: {}\n", applied.error());
+    }
+  } else {
+    options.malloc_mmap_threshold = static_cast<std::size_t>(threshold);
+  }
 
   // Blocked before any worker starts, so every thread inherits the mask and only the waiter below
   // receives them.

@@ -47,7 +47,18 @@ TEST_CASE("the binary's flags reach the server") {
                                "--cache-bytes", "1MiB", "--recv-buffer-size", "1KiB", "--recv-buffers", "64",
                                "--upstream-timeout", "2s", "--shutdown-timeout", "1s", "--inline-body", "0", "--max-queued-output", "64KiB",
                                "--cpu", "0", "--header-timeout", "5s", "--body-timeout", "5s", "--max-count", "5",
-                               "--max-answer", "1MiB"});
+                               "--max-answer", "1MiB", "--malloc-mmap-threshold", "2MiB"});
+  {
+    // A sanitizer's allocator refuses mallopt: the server says so and /env says "dynamic".
+    RawClient client(running.port);
+    client.send(get_request("/env"));
+    const std::string env = client.read_response().body;
+#if defined(__SANITIZE_ADDRESS__)
+    CHECK(env.find(R"("malloc_mmap_threshold":"dynamic")") != std::string::npos);
+#else
+    CHECK(env.find(R"("malloc_mmap_threshold":"2097152")") != std::string::npos);
+#endif
+  }
   {
     RawClient client(running.port);
     client.send(get_request("/health", "X-Pad: " + std::string(2000, 'p') + "\r\n"));
@@ -98,6 +109,8 @@ TEST_CASE("a bad command line exits 2, a server that cannot start exits 1, each 
       {{"--body-timeout", "never"}, 2, "--body-timeout"},
       {{"--max-count", "2000000"}, 2, "--max-count"},
       {{"--max-answer", "much"}, 2, "--max-answer"},
+      {{"--malloc-mmap-threshold", "2KiB"}, 2, "--malloc-mmap-threshold"},
+      {{"--malloc-mmap-threshold", "64MiB"}, 2, "--malloc-mmap-threshold"},
       {{"--recv-buffers", "100"}, 1, "--recv-buffers"},
       {{"--upstream", "https://127.0.0.1:1"}, 1, "--upstream"},
       {{"--bind", "example.com"}, 1, "example.com"},

@@ -106,6 +106,10 @@ struct ServerOptions {
   uint64_t max_answer_bytes = 64ull << 20;
   std::size_t cache_entries = 64;          // per worker
   std::size_t cache_bytes = 256u << 20;    // per worker
+  // What the process set glibc's mmap threshold to (the server binary's --malloc-mmap-threshold;
+  // reported in /env). 0: nobody set it, glibc's dynamic thresholds apply. The library itself never
+  // changes the allocator: it is process-wide, the embedding program's call.
+  std::size_t malloc_mmap_threshold = 0;
   // Body of GET /env; Server::start fills it with describe_environment() (environment.hpp) when empty.
   std::string environment_json;
   int cpu = -1;  // >= 0: worker i is pinned to CPU (cpu + i) modulo the CPUs (the built-in upstream is not)
