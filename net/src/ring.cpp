@@ -181,6 +181,15 @@ void Ring::prep_recv_multishot(int fd, BufferRing& buffers, CompletionHandler& h
   set_handler(s, &handler);
 }
 
+void Ring::prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler) {
+  io_uring_sqe* s = sqe();
+  // Length 0: the selected buffer's whole size.
+  io_uring_prep_recv(s, fd, nullptr, 0, 0);
+  s->flags |= IOSQE_BUFFER_SELECT;
+  s->buf_group = buffers.group_id();
+  set_handler(s, &handler);
+}
+
 // MSG_NOSIGNAL on every send: a peer that has gone must give EPIPE, not kill the process.
 void Ring::prep_send(int fd, std::span<const char> bytes, CompletionHandler& handler) {
   io_uring_sqe* s = sqe();

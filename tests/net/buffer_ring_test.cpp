@@ -94,14 +94,11 @@ TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back aft
     const std::string message = "message " + std::to_string(round);
     REQUIRE(::write(b.get(), message.data(), message.size()) == static_cast<ssize_t>(message.size()));
     Recorder recorder;
-    io_uring_sqe* sqe = ring->sqe();
-    io_uring_prep_recv(sqe, a.get(), nullptr, 0, 0);
-    sqe->flags |= IOSQE_BUFFER_SELECT;
-    sqe->buf_group = (*buffers)->group_id();
-    Ring::set_handler(sqe, &recorder);
+    ring->prep_recv_select(a.get(), **buffers, recorder);
     REQUIRE(ring->run_until([&] { return recorder.calls_ > 0; }));
     REQUIRE(recorder.res_ == static_cast<int>(message.size()));
     REQUIRE((recorder.flags_ & IORING_CQE_F_BUFFER) != 0);
+    CHECK((recorder.flags_ & IORING_CQE_F_MORE) == 0);  // one buffer per arm: the recv has ended
     const uint16_t bid = BufferRing::buffer_id(recorder.flags_);
     CHECK(bid < 2);
     seen.insert(bid);
@@ -109,4 +106,33 @@ TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back aft
     (*buffers)->recycle(bid);
   }
   CHECK(seen.size() == 2);
+}
+
+TEST_CASE("prep_recv_select takes one buffer of a larger message and leaves the rest in the socket" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  auto ring = make_ring();
+  if (!has_provided_receive(*ring)) return;
+  auto buffers = BufferRing::create(*ring, 2, 4, 64);
+  REQUIRE(buffers);
+  int fds[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+  Fd a(fds[0]), b(fds[1]);
+  std::string message(200, 'm');
+  for (std::size_t i = 0; i < message.size(); ++i) message[i] = static_cast<char>('a' + i % 26);
+  REQUIRE(::write(b.get(), message.data(), message.size()) == static_cast<ssize_t>(message.size()));
+
+  // Each arm gives exactly one completion of at most one buffer; the bytes arrive in order.
+  std::string received;
+  while (received.size() < message.size()) {
+    Recorder recorder;
+    ring->prep_recv_select(a.get(), **buffers, recorder);
+    REQUIRE(ring->run_until([&] { return recorder.calls_ > 0; }));
+    REQUIRE(recorder.res_ > 0);
+    CHECK(recorder.res_ <= 64);
+    CHECK(recorder.calls_ == 1);
+    CHECK((recorder.flags_ & IORING_CQE_F_MORE) == 0);
+    const uint16_t bid = BufferRing::buffer_id(recorder.flags_);
+    received.append((*buffers)->buffer(bid).data(), static_cast<std::size_t>(recorder.res_));
+    (*buffers)->recycle(bid);
+  }
+  CHECK(received == message);
 }

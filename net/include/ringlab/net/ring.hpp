@@ -123,6 +123,9 @@ class Ring {
   // Multishot recv; the kernel picks a buffer from `buffers` for each completion (F_BUFFER, bid in
   // flags >> IORING_CQE_BUFFER_SHIFT). The caller gives each buffer back with BufferRing::recycle.
   void prep_recv_multishot(int fd, BufferRing& buffers, CompletionHandler& handler);
+  // One recv into one buffer the kernel picks from `buffers` (F_BUFFER as above), then the operation
+  // ends: the caller decides whether to receive again, so at most one buffer arrives per arm.
+  void prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler);
   void prep_send(int fd, std::span<const char> bytes, CompletionHandler& handler);
   void prep_sendmsg(int fd, const msghdr* msg, CompletionHandler& handler);
   // Zero-copy send: the handler sees a first CQE (res = bytes, F_MORE) and later the notification
