@@ -6,6 +6,7 @@ namespace ringlab::server {
 
 OutputBatch::OutputBatch(std::size_t inline_limit) : inline_limit_(inline_limit) {
   bytes_.reserve(4096);
+  kept_capacity_ = bytes_.capacity();
   segments_.reserve(16);
   iovecs_.reserve(16);
 }
@@ -104,6 +105,7 @@ void OutputBatch::clear(std::vector<std::string>* recycled) {
   } else {
     bytes_.clear();
   }
+  kept_capacity_ = bytes_.capacity();
   clear_bounded(segments_, kRetainBytes / 8, 16);
   clear_bounded(iovecs_, kRetainBytes / 8, 16);
   clear_bounded(holds_, kRetainBytes / 8, 0);

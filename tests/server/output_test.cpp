@@ -172,6 +172,22 @@ TEST_CASE("queued_bytes counts what adopted strings own, not only what they send
   CHECK(batch.queued_bytes() >= before + referenced.size());
 }
 
+TEST_CASE("queued_bytes counts the growth of the batch's own buffer, not what an earlier batch left") {
+  OutputBatch batch;
+  const std::string head(100, 'h');
+  // About 300 KB of copied heads: the buffer doubled past it, and all of it is memory the queue holds.
+  while (batch.total_bytes() < 300'000) batch.append_copy(head);
+  const std::size_t filled = batch.queued_bytes();
+  CHECK(filled >= batch.total_bytes());
+  CHECK(filled >= 512u * 1024);  // the capacity the doubling reached (libstdc++: 4 KiB * 2^7)
+  // Emptied, the capacity it keeps (at most kRetainBytes) is the connection's standing cost: an
+  // empty batch and a small answer in it count only their bytes.
+  batch.clear();
+  CHECK(batch.queued_bytes() == 0);
+  batch.append_copy(head);
+  CHECK(batch.queued_bytes() < 1024);
+}
+
 TEST_CASE("clear keeps at most kSpareCount spare strings") {
   OutputBatch batch;
   for (int i = 0; i < 10; ++i) {

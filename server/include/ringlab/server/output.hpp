@@ -62,12 +62,14 @@ class OutputBatch {
   [[nodiscard]] bool empty() const noexcept { return segments_.empty(); }
   [[nodiscard]] std::size_t total_bytes() const noexcept { return total_bytes_; }
   // Memory the queued answers hold: every byte to send (copied or referenced), the unused capacity
-  // of adopted strings (an echo body reserved larger than it is), and the bookkeeping per segment.
+  // of adopted strings (an echo body reserved larger than it is), what the batch's own byte buffer
+  // grew beyond its written bytes while filling (it doubles: 1 MiB of heads can hold 2 MiB), and the
+  // bookkeeping per segment.
   // Referenced bytes count even when a cache shares them: evicted, they live on through this batch.
   // This, not total_bytes(), is what max_queued_output bounds: 1-byte echoes that each adopted a
   // 4 KiB string hold 4 KiB each, not 1 byte.
   [[nodiscard]] std::size_t queued_bytes() const noexcept {
-    return total_bytes_ + adopted_slack_ + segments_.size() * kSegmentOverhead;
+    return total_bytes_ + adopted_slack_ + written_slack() + segments_.size() * kSegmentOverhead;
   }
 
   // Resolves the segments to iovecs. Call once before the first send of this batch.
@@ -90,6 +92,12 @@ class OutputBatch {
 
  private:
   void note_written(std::size_t start);
+  // Capacity of bytes_ beyond both its written bytes and what it kept from earlier batches (that is
+  // the connection's standing cost, bounded by kRetainBytes, not this batch's).
+  [[nodiscard]] std::size_t written_slack() const noexcept {
+    const std::size_t used = bytes_.size() > kept_capacity_ ? bytes_.size() : kept_capacity_;
+    return bytes_.capacity() > used ? bytes_.capacity() - used : 0;
+  }
 
   struct Segment {
     const char* data;     // null: bytes_ at offset
@@ -106,6 +114,7 @@ class OutputBatch {
   std::size_t next_iovec_ = 0;
   std::size_t total_bytes_ = 0;
   std::size_t adopted_slack_ = 0;  // sum of capacity() - size() of adopted_
+  std::size_t kept_capacity_ = 0;  // bytes_.capacity() when the batch was last emptied
   std::size_t inline_limit_;
 };
 
