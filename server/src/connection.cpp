@@ -74,7 +74,13 @@ void Connection::open(int fd) {
 }
 
 void Connection::arm_recv() {
-  worker_.ring().prep_recv_multishot(fd_, worker_.buffers(), recv_op_);
+  // One buffer per arm by default: what a paused connection holds is then bounded by one buffer,
+  // whatever the client keeps sending (ServerOptions::recv_multishot says what the other way costs).
+  if (worker_.options().recv_multishot) {
+    worker_.ring().prep_recv_multishot(fd_, worker_.buffers(), recv_op_);
+  } else {
+    worker_.ring().prep_recv_select(fd_, worker_.buffers(), recv_op_);
+  }
   recv_armed_ = true;
 }
 
@@ -107,8 +113,8 @@ void Connection::on_recv(int res, uint32_t flags) {
   } else if (res == 0) {
     on_peer_closed();
   } else if (res == -ENOBUFS && (state_ == State::open || state_ == State::draining)) {
-    // Every provided buffer was in use when data arrived: the kernel ended the multishot. The
-    // buffers of this batch of completions are back by the time the re-arm below is submitted.
+    // Every provided buffer was in use when data arrived: the kernel ended the recv. The buffers of
+    // this batch of completions are back by the time the re-arm below is submitted.
   } else if (res == -ECANCELED && paused_) {
     // pause_reading() cancelled it; resume_reading() re-arms.
   } else if (state_ != State::closing) {
@@ -117,7 +123,8 @@ void Connection::on_recv(int res, uint32_t flags) {
   }
 
   if (!recv_armed_ && !peer_closed_ && !paused_ && (state_ == State::open || state_ == State::draining)) {
-    ++worker_.counters().recv_rearmed;
+    // A one-buffer recv ends after each completion by design; a multishot ends early.
+    if (worker_.options().recv_multishot || res == -ENOBUFS) ++worker_.counters().recv_rearmed;
     arm_recv();
   }
   flush();
@@ -167,7 +174,9 @@ void Connection::pause_reading(std::string_view rest) {
   if (!paused_) {
     paused_ = true;
     ++worker_.counters().read_pauses;
-    // Completions already on their way still arrive (and are held); then the recv ends.
+    // A one-buffer recv is never armed here (consume() runs from its completion or from resume,
+    // which arms after it). A multishot is cancelled: completions already on their way still
+    // arrive and are held, then it ends.
     if (recv_armed_) worker_.ring().prep_cancel(recv_op_, nullptr);
   }
   held_.append(rest);

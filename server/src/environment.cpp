@@ -66,6 +66,7 @@ std::string describe_environment(const ServerOptions& options) {
       {"cache_bytes", std::to_string(options.cache_bytes)},
       {"recv_buffer_bytes", std::to_string(options.recv_buffer_bytes)},
       {"recv_buffer_count", std::to_string(options.recv_buffer_count)},
+      {"recv", options.recv_multishot ? "multishot" : "one buffer per recv"},
       {"max_queued_output_bytes", std::to_string(options.max_queued_output_bytes)},
       {"max_connections", std::to_string(options.max_connections)},
       {"upstream", options.upstream.empty() ? "built-in" : options.upstream},

@@ -111,6 +111,10 @@ int main(int argc, char** argv) {
   app.add_option("--recv-buffer-size", recv_buffer_size, "size of each provided receive buffer")
       ->capture_default_str()
       ->check(size);
+  app.add_flag("--recv-multishot", options.recv_multishot,
+               "one multishot recv per connection instead of one recv per buffer; a connection that "
+               "stops reading then holds what arrived with its last completions (up to the thread's "
+               "receive buffers), not one buffer");
   app.add_option("--recv-buffers", options.recv_buffer_count, "provided receive buffers per thread (power of two)")
       ->capture_default_str();
   app.add_option("--max-queued-output", max_queued_output,

@@ -185,8 +185,14 @@ TEST_CASE("pipelined echoes that are never read: bounded by --max-queued-output,
   f.rss_after = server.settled_rss(f.rss_before);
   f.fds_after = server.settled_fds(f.fds_before);
   report("pipelined 1-byte echoes, unread", status, f);
-  // 256 KiB of queued answers, the held receive buffers and the kernel-side backlog are a few MiB.
+  // What the connection holds: 256 KiB of queued answers and the rest of one receive buffer (the
+  // kernel keeps the backlog: one recv per buffer). The slack is the answers' bookkeeping and the
+  // allocator's pages; ASan's allocator keeps freed blocks in quarantine, so RSS says less there.
+#if defined(__SANITIZE_ADDRESS__)
   CHECK(f.rss_during <= f.rss_before + 32 * kMiB);
+#else
+  CHECK(f.rss_during <= f.rss_before + 256 * 1024 + 16 * 1024 + kMiB);
+#endif
   CHECK(f.rss_after <= f.rss_before + kAfterSlack);
   CHECK(f.fds_during == f.fds_before + 1);
   CHECK(f.fds_after == f.fds_before);

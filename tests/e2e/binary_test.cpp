@@ -47,12 +47,13 @@ TEST_CASE("the binary's flags reach the server") {
                                "--cache-bytes", "1MiB", "--recv-buffer-size", "1KiB", "--recv-buffers", "64",
                                "--upstream-timeout", "2s", "--shutdown-timeout", "1s", "--inline-body", "0", "--max-queued-output", "64KiB",
                                "--cpu", "0", "--header-timeout", "5s", "--body-timeout", "5s", "--max-count", "5",
-                               "--max-answer", "1MiB", "--malloc-mmap-threshold", "2MiB"});
+                               "--max-answer", "1MiB", "--malloc-mmap-threshold", "2MiB", "--recv-multishot"});
   {
     // A sanitizer's allocator refuses mallopt: the server says so and /env says "dynamic".
     RawClient client(running.port);
     client.send(get_request("/env"));
     const std::string env = client.read_response().body;
+    CHECK(env.find(R"("recv":"multishot")") != std::string::npos);
 #if defined(__SANITIZE_ADDRESS__)
     CHECK(env.find(R"("malloc_mmap_threshold":"dynamic")") != std::string::npos);
 #else

@@ -97,6 +97,11 @@ struct ServerOptions {
   unsigned max_connections = 4096;  // per worker; more are accepted and closed at once
   unsigned recv_buffer_bytes = 16 * 1024;  // size of each provided buffer
   unsigned recv_buffer_count = 256;        // provided buffers per worker (a power of two)
+  // false: one recv per provided buffer, re-armed after each completion, so a connection that stops
+  // reading (its answers reached max_queued_output_bytes) holds at most the rest of one buffer.
+  // true: one multishot recv armed per connection; the completions that arrive in the same
+  // io_uring_enter as the pause are still taken and held (copied), up to the worker's whole ring.
+  bool recv_multishot = false;
   std::size_t inline_body_bytes = 1024;    // bodies up to this size are copied next to the head
   // Answers queued on one connection beyond which it stops reading requests until they went out.
   uint64_t max_queued_output_bytes = 4ull << 20;
@@ -122,7 +127,7 @@ struct ServerStats {
   uint64_t requests = 0;      // complete requests answered
   uint64_t bad_requests = 0;  // answered 400/413/431/505 because of the bytes received
   uint64_t idle_closed = 0;   // closed by the idle timeout (or the shutdown timeout)
-  uint64_t recv_rearmed = 0;  // multishot recvs re-armed (the kernel ended one, e.g. ENOBUFS)
+  uint64_t recv_rearmed = 0;  // recvs armed again after the kernel ended one early (ENOBUFS; multishot)
   uint64_t accept_errors = 0;
   uint64_t connection_errors = 0;  // recv/send failures (resets, broken pipes)
   uint64_t upstream_errors = 0;
