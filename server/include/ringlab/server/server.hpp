@@ -3,8 +3,9 @@
 //
 // Threads: `threads` workers, each with its own Ring (SINGLE_ISSUER|DEFER_TASKRUN when granted), its
 // own SO_REUSEPORT listener on the same port (the kernel spreads new connections over them), a
-// multishot accept, and a provided-buffer ring its connections' multishot recvs draw from. Workers
-// share nothing but the options: each has its own body cache and connection pool.
+// multishot accept, and a provided-buffer ring its connections' recvs draw from (one buffer per
+// recv, or one multishot recv per connection: ServerOptions::recv_multishot). Workers share nothing
+// but the options: each has its own body cache and connection pool.
 //
 // Connections: requests are parsed as they arrive (split anywhere, pipelined), answered in order,
 // and the answers produced from one receive go out in one sendmsg (head and body as separate
