@@ -173,20 +173,25 @@ void Ring::prep_read_fixed(int fd, std::span<char> into, int buf_index, Completi
   set_handler(s, &handler);
 }
 
+namespace {
+// The kernel picks the receive buffer from `buffers` (the CQE names it).
+void select_from(io_uring_sqe* s, const BufferRing& buffers) {
+  s->flags |= IOSQE_BUFFER_SELECT;
+  s->buf_group = buffers.group_id();
+}
+}  // namespace
+
 void Ring::prep_recv_multishot(int fd, BufferRing& buffers, CompletionHandler& handler) {
   io_uring_sqe* s = sqe();
   io_uring_prep_recv_multishot(s, fd, nullptr, 0, 0);
-  s->flags |= IOSQE_BUFFER_SELECT;
-  s->buf_group = buffers.group_id();
+  select_from(s, buffers);
   set_handler(s, &handler);
 }
 
 void Ring::prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler) {
   io_uring_sqe* s = sqe();
-  // Length 0: the selected buffer's whole size.
-  io_uring_prep_recv(s, fd, nullptr, 0, 0);
-  s->flags |= IOSQE_BUFFER_SELECT;
-  s->buf_group = buffers.group_id();
+  io_uring_prep_recv(s, fd, nullptr, 0, 0);  // length 0: the selected buffer's whole size
+  select_from(s, buffers);
   set_handler(s, &handler);
 }
 

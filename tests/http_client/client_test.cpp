@@ -744,6 +744,31 @@ TEST_CASE("A kept-alive connection the server closed is reported, not retried, b
   CHECK(client.stats().connections_closed == 1);
 }
 
+namespace {
+
+// A client with retry_stale_connection on, against one TestServer: each case then says only what the
+// server does and what the client reports.
+struct RetryingClient {
+  explicit RetryingClient(TestServer& server) : url(parse(server.url())) {}
+  static ClientOptions options() {
+    ClientOptions options = test_options();
+    options.retry_stale_connection = true;
+    return options;
+  }
+  // The body lands in `out`, which each call empties first.
+  auto get() {
+    out.clear();
+    StringSink sink(out);
+    return client.get(url.url, sink);
+  }
+  std::unique_ptr<ringlab::net::Ring> ring = make_ring();
+  Client client{*ring, options()};
+  ParsedUrl url;
+  std::string out;
+};
+
+}  // namespace
+
 TEST_CASE("retry_stale_connection sends once more on a new connection, and only before any response byte") {
   // Each connection answers one request and closes without saying so: every reuse is stale.
   TestServer server([](ServerConnection& c, TestServer&) {
@@ -751,83 +776,62 @@ TEST_CASE("retry_stale_connection sends once more on a new connection, and only 
     c.write(with_length("once"));
     c.close();
   });
-  auto ring = make_ring();
-  ClientOptions options = test_options();
-  options.retry_stale_connection = true;
-  Client client(*ring, options);
-  auto url = parse(server.url());
+  RetryingClient retrying(server);
   for (int i = 0; i < 3; ++i) {
-    std::string out;
-    StringSink sink(out);
-    auto response = client.get(url.url, sink);
+    auto response = retrying.get();
     INFO(i);
     REQUIRE(response);
     CHECK(response->status == 200);
-    CHECK(out == "once");
+    CHECK(retrying.out == "once");
     std::this_thread::sleep_for(20ms);  // the FIN arrives before the next request
   }
-  CHECK(client.stats().stale_retries == 2);
+  CHECK(retrying.client.stats().stale_retries == 2);
   CHECK(server.accepted() == 3);
 }
 
 TEST_CASE("retry_stale_connection does not resend after a response byte, on a fresh connection, or twice") {
-  SUBCASE("a response cut after its first bytes is reported") {
-    TestServer server([](ServerConnection& c, TestServer&) {
-      if (!c.read_request()) return;
-      c.write("HTTP/1.1 200 OK\r\nContent-Len");
-      c.close();
-    });
-    auto ring = make_ring();
-    ClientOptions options = test_options();
-    options.retry_stale_connection = true;
-    Client client(*ring, options);
-    auto url = parse(server.url());
-    std::string out;
-    StringSink sink(out);
-    auto response = client.get(url.url, sink);
+  // A first request that fails is not sent again: its response had begun, or its connection was new.
+  const struct {
+    const char* what;
+    TestServer::Handler server;
+  } rows[] = {
+      {"a response cut after its first bytes",
+       [](ServerConnection& c, TestServer&) {
+         if (!c.read_request()) return;
+         c.write("HTTP/1.1 200 OK\r\nContent-Len");
+         c.close();
+       }},
+      {"a new connection that closes before responding",
+       [](ServerConnection& c, TestServer&) {
+         (void)c.read_request();
+         c.close();
+       }},
+  };
+  for (const auto& row : rows) {
+    INFO(row.what);
+    TestServer server(row.server);
+    RetryingClient retrying(server);
+    auto response = retrying.get();
     REQUIRE_FALSE(response);
     CHECK(response.error().code == Errc::truncated);
-    CHECK(client.stats().stale_retries == 0);
+    CHECK(retrying.client.stats().stale_retries == 0);
     CHECK(server.accepted() == 1);
   }
-  SUBCASE("a new connection that closes before responding is reported, not retried") {
-    TestServer server([](ServerConnection& c, TestServer&) {
-      (void)c.read_request();
-      c.close();
-    });
-    auto ring = make_ring();
-    ClientOptions options = test_options();
-    options.retry_stale_connection = true;
-    Client client(*ring, options);
-    auto url = parse(server.url());
-    std::string out;
-    StringSink sink(out);
-    auto response = client.get(url.url, sink);
-    REQUIRE_FALSE(response);
-    CHECK(response.error().code == Errc::truncated);
-    CHECK(client.stats().stale_retries == 0);
-    CHECK(server.accepted() == 1);
-  }
-  SUBCASE("the second attempt failing too is reported: one retry, no more") {
-    // The first connection answers once; every later one closes before responding.
+  {
+    // The second attempt failing too is reported: one retry, no more. The first connection answers
+    // once; every later one closes before responding.
     TestServer server([](ServerConnection& c, TestServer& s) {
       if (!c.read_request()) return;
       if (s.accepted() == 1) c.write(with_length("once"));
       c.close();
     });
-    auto ring = make_ring();
-    ClientOptions options = test_options();
-    options.retry_stale_connection = true;
-    Client client(*ring, options);
-    auto url = parse(server.url());
-    std::string out;
-    StringSink sink(out);
-    REQUIRE(client.get(url.url, sink));
+    RetryingClient retrying(server);
+    REQUIRE(retrying.get());
     std::this_thread::sleep_for(20ms);
-    auto second = client.get(url.url, sink);
+    auto second = retrying.get();
     REQUIRE_FALSE(second);
     CHECK(second.error().code == Errc::truncated);
-    CHECK(client.stats().stale_retries == 1);
+    CHECK(retrying.client.stats().stale_retries == 1);
     CHECK(server.accepted() == 2);
   }
 }
