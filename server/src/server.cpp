@@ -156,6 +156,7 @@ ServerStats Server::stats() const {
     total.connection_errors += one.connection_errors;
     total.upstream_errors += one.upstream_errors;
     total.upstream_retries += one.upstream_retries;
+    total.upstream_idle_dropped += one.upstream_idle_dropped;
     total.cache_hits += one.cache_hits;
     total.cache_misses += one.cache_misses;
     total.sends += one.sends;

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <span>
 #include <utility>
@@ -160,6 +161,18 @@ Upstream::Upstream(net::Ring& ring, const ServerOptions& options, std::optional<
 Upstream::~Upstream() = default;
 
 void Upstream::close_idle() noexcept { idle_.clear(); }
+
+void Upstream::drop_closed_idle() noexcept {
+  const auto before = idle_.size();
+  std::erase_if(idle_, [](const net::Fd& fd) {
+    char byte = 0;
+    const ssize_t n = ::recv(fd.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    // Kept only while there is nothing to read: 0 is the upstream's FIN, bytes nobody asked for
+    // make the connection unusable, and an error (a reset) ends it too.
+    return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+  });
+  stats_.upstream_idle_dropped += before - idle_.size();
+}
 
 std::expected<UpstreamFetch*, UpstreamFailure> Upstream::start(UpstreamRequester& requester, uint32_t count,
                                                                UpstreamConnection mode) {

@@ -12,7 +12,8 @@
 // most kIdleConnections are kept) and gives it back after a complete keep-alive answer; fresh opens
 // one per fetch and closes it after. A fetch that fails on a reused connection before any byte of
 // the answer (the upstream closed it while idle: http::failed_on_stale_connection) is sent once more
-// on a new connection, counted in ServerStats::upstream_retries.
+// on a new connection, counted in ServerStats::upstream_retries. Idle connections the upstream closed
+// are dropped at the worker's tick (drop_closed_idle), counted in ServerStats::upstream_idle_dropped.
 //
 // Ownership and lifetimes: the Upstream owns every fetch, in flight or free (at most kFreeFetches
 // free ones are kept), and every idle connection. The requester (a Connection) is called back once,
@@ -134,6 +135,11 @@ class Upstream {
   [[nodiscard]] std::size_t in_flight() const noexcept { return in_flight_; }
   // Closes the idle connections now (the worker is stopping).
   void close_idle() noexcept;
+  // Closes the idle connections the upstream has closed (or sent unasked bytes on), as nginx does
+  // with its upstream keepalive connections: their descriptors are not held until a reuse finds
+  // them stale. One non-blocking MSG_PEEK recv each (at most kIdleConnections); the worker calls it
+  // at its tick. A close that lands between two sweeps is still caught by the retry.
+  void drop_closed_idle() noexcept;
 
  private:
   friend class UpstreamFetch;

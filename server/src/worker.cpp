@@ -200,6 +200,7 @@ void Worker::on_tick(int res, uint32_t /*flags*/) {
       connection = next;
     }
     if (accept_retry_ && !stopping_) arm_accept();
+    if (upstream_) upstream_->drop_closed_idle();
     // Here, not in release(): a connection releases itself from inside its own handlers.
     while (free_.size() > kFreeConnections) {
       free_.pop_back();

@@ -133,6 +133,7 @@ struct ServerStats {
   uint64_t connection_errors = 0;  // recv/send failures (resets, broken pipes)
   uint64_t upstream_errors = 0;
   uint64_t upstream_retries = 0;  // pooled /proxy fetches retried once after a reset or early close
+  uint64_t upstream_idle_dropped = 0;  // idle pooled upstream connections closed: the upstream had closed them
   uint64_t cache_hits = 0;
   uint64_t cache_misses = 0;
   uint64_t sends = 0;         // sendmsg operations
