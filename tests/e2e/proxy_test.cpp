@@ -22,6 +22,19 @@ std::string weather(uint32_t count) {
   return server::generate_body({server::Route::weather, server::Format::json, count}).bytes;
 }
 
+// Two pooled GETs of /proxy?count=2 on one client connection, each answered with weather(2), with
+// `pause` after each.
+void proxy_twice_pooled(TestServer& server, std::chrono::milliseconds pause) {
+  RawClient client(server.port());
+  for (int i = 0; i < 2; ++i) {
+    client.send(get_request("/proxy?count=2&conn=pooled"));
+    Response response = client.read_response();
+    CHECK(response.status == 200);
+    CHECK(response.body == weather(2));
+    std::this_thread::sleep_for(pause);
+  }
+}
+
 // A scripted upstream on loopback, one thread: for the i-th connection it accepts, steps[i] says
 // what it does. Every wait is bounded (5 s), so a test that goes wrong fails instead of hanging.
 class ScriptedUpstream {
@@ -111,19 +124,12 @@ TEST_CASE("/proxy retries once when the upstream closes a reused connection befo
   // The upstream answers the first request, then closes that connection when the next request
   // arrives on it, as an upstream whose idle timeout fires just then does; a new connection is
   // answered. Deterministic: the close comes after the reuse, so no sweep can have seen it.
-  const std::string body = weather(2);
   ScriptedUpstream upstream({ScriptedUpstream::Step::answer_then_close_on_next, ScriptedUpstream::Step::answer},
-                            body);
+                            weather(2));
   server::ServerOptions options;
   options.upstream = upstream.url();
   TestServer server(options);
-  RawClient client(server.port());
-  for (int i = 0; i < 2; ++i) {
-    client.send(get_request("/proxy?count=2&conn=pooled"));
-    Response response = client.read_response();
-    CHECK(response.status == 200);
-    CHECK(response.body == body);
-  }
+  proxy_twice_pooled(server, 0ms);
   auto stats = server.stop();
   CHECK(stats.upstream_errors == 0);
   CHECK(stats.upstream_retries == 1);
@@ -138,14 +144,7 @@ TEST_CASE("/proxy closes pooled connections that the upstream closed while they 
   options.upstream = upstream.url("");
   options.idle_timeout = 2s;  // the worker ticks every 250 ms
   TestServer server(options);
-  RawClient client(server.port());
-  for (int i = 0; i < 2; ++i) {
-    client.send(get_request("/proxy?count=2&conn=pooled"));
-    Response response = client.read_response();
-    CHECK(response.status == 200);
-    CHECK(response.body == weather(2));
-    std::this_thread::sleep_for(1s);  // the upstream closes the idle connection; a tick drops it
-  }
+  proxy_twice_pooled(server, 1s);  // meanwhile the upstream closes the idle connection; a tick drops it
   auto stats = server.stop();
   CHECK(stats.upstream_errors == 0);
   CHECK(stats.upstream_idle_dropped == 2);
