@@ -77,14 +77,29 @@ TEST_CASE("Two BufferRings cannot share a group id on one ring" * doctest::test_
   CHECK(other_group);
 }
 
+namespace {
+
+// A BufferRing (`group`, `count` buffers of `size` bytes) on `ring`, and a connected stream socket
+// pair: `a` receives what `b` writes.
+struct SocketPairWithBuffers {
+  std::unique_ptr<BufferRing> buffers;
+  Fd a;
+  Fd b;
+};
+SocketPairWithBuffers with_socket_pair(Ring& ring, uint16_t group, unsigned count, unsigned size) {
+  auto buffers = BufferRing::create(ring, group, count, size);
+  REQUIRE_MESSAGE(buffers, (buffers ? "" : buffers.error().message()));
+  int fds[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+  return {std::move(*buffers), Fd(fds[0]), Fd(fds[1])};
+}
+
+}  // namespace
+
 TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back after recycle" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
   if (!has_provided_receive(*ring)) return;
-  auto buffers = BufferRing::create(*ring, 1, 2, 64);
-  REQUIRE(buffers);
-  int fds[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  Fd a(fds[0]), b(fds[1]);
+  auto [buffers, a, b] = with_socket_pair(*ring, 1, 2, 64);
 
   // Three single recvs with buffer selection on a ring of two: the third only works if recycle()
   // really gave a buffer back.
@@ -94,7 +109,7 @@ TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back aft
     const std::string message = "message " + std::to_string(round);
     REQUIRE(::write(b.get(), message.data(), message.size()) == static_cast<ssize_t>(message.size()));
     Recorder recorder;
-    ring->prep_recv_select(a.get(), **buffers, recorder);
+    ring->prep_recv_select(a.get(), *buffers, recorder);
     REQUIRE(ring->run_until([&] { return recorder.calls_ > 0; }));
     REQUIRE(recorder.res_ == static_cast<int>(message.size()));
     REQUIRE((recorder.flags_ & IORING_CQE_F_BUFFER) != 0);
@@ -102,8 +117,8 @@ TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back aft
     const uint16_t bid = BufferRing::buffer_id(recorder.flags_);
     CHECK(bid < 2);
     seen.insert(bid);
-    CHECK(std::string_view((*buffers)->buffer(bid).data(), message.size()) == message);
-    (*buffers)->recycle(bid);
+    CHECK(std::string_view(buffers->buffer(bid).data(), message.size()) == message);
+    buffers->recycle(bid);
   }
   CHECK(seen.size() == 2);
 }
@@ -111,11 +126,7 @@ TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back aft
 TEST_CASE("prep_recv_select takes one buffer of a larger message and leaves the rest in the socket" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
   if (!has_provided_receive(*ring)) return;
-  auto buffers = BufferRing::create(*ring, 2, 4, 64);
-  REQUIRE(buffers);
-  int fds[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  Fd a(fds[0]), b(fds[1]);
+  auto [buffers, a, b] = with_socket_pair(*ring, 2, 4, 64);
   std::string message(200, 'm');
   for (std::size_t i = 0; i < message.size(); ++i) message[i] = static_cast<char>('a' + i % 26);
   REQUIRE(::write(b.get(), message.data(), message.size()) == static_cast<ssize_t>(message.size()));
@@ -124,15 +135,15 @@ TEST_CASE("prep_recv_select takes one buffer of a larger message and leaves the 
   std::string received;
   while (received.size() < message.size()) {
     Recorder recorder;
-    ring->prep_recv_select(a.get(), **buffers, recorder);
+    ring->prep_recv_select(a.get(), *buffers, recorder);
     REQUIRE(ring->run_until([&] { return recorder.calls_ > 0; }));
     REQUIRE(recorder.res_ > 0);
     CHECK(recorder.res_ <= 64);
     CHECK(recorder.calls_ == 1);
     CHECK((recorder.flags_ & IORING_CQE_F_MORE) == 0);
     const uint16_t bid = BufferRing::buffer_id(recorder.flags_);
-    received.append((*buffers)->buffer(bid).data(), static_cast<std::size_t>(recorder.res_));
-    (*buffers)->recycle(bid);
+    received.append(buffers->buffer(bid).data(), static_cast<std::size_t>(recorder.res_));
+    buffers->recycle(bid);
   }
   CHECK(received == message);
 }
