@@ -20,7 +20,10 @@ class StringCopy final : public ClientStrategy {
 
  private:
   Status before_request() override {
-    body_ = std::string();  // the previous body goes: this request starts from an empty string
+    // The previous body's memory goes: this request starts from a string with no capacity. (Not
+    // `body_ = std::string()`: libstdc++'s move assignment from an empty, small-string temporary copies
+    // its characters and keeps the old buffer, so the string would never grow again.)
+    std::string().swap(body_);
     models_.reset();        // and so do the previous request's models
     return {};
   }

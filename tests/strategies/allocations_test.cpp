@@ -75,5 +75,25 @@ TEST_CASE("allocations per request in steady state") {
   }
 }
 
+TEST_CASE("string_copy grows a fresh string per request: it allocates more than buffered_stream") {
+  // Both build fresh owning models and a body buffer that regrows as 771 KB arrive in receive-sized
+  // pieces; string_copy then copies the body once more into a padded string. A string_copy that kept
+  // its string's capacity between requests would allocate a megabyte less than buffered_stream.
+  REQUIRE(bench::interposition_works());
+  ServerProcess server;
+  CaseConfig config;
+  config.port = server.port();
+  config.payload = Payload::weather;
+  config.count = 10'000;
+  const auto copying = measure(*find("string_copy"), config);
+  const auto growing = measure(*find("buffered_stream"), config);
+  REQUIRE(copying);
+  REQUIRE(growing);
+  MESSAGE("string_copy " << copying->allocations << " allocations, " << copying->bytes << " B; buffered_stream "
+                         << growing->allocations << " allocations, " << growing->bytes << " B per request");
+  CHECK(copying->bytes > growing->bytes);
+  CHECK(copying->allocations >= growing->allocations);
+}
+
 }  // namespace
 }  // namespace ringlab::strategies::testing
