@@ -32,6 +32,19 @@ CLI::Validator unit_validator(Parse parse, std::string description) {
       description);
 }
 
+// --malloc-mmap-threshold's range, checked by CLI11 like every other flag's (a size that parses).
+constexpr uint64_t kMinMmapThreshold = 4u << 10;
+constexpr uint64_t kMaxMmapThreshold = 32u << 20;  // glibc's own ceiling for M_MMAP_THRESHOLD
+CLI::Validator mmap_threshold_range() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto bytes = parse_size(text);
+        if (!bytes || *bytes == 0 || (*bytes >= kMinMmapThreshold && *bytes <= kMaxMmapThreshold)) return {};
+        return "must be 0 or from 4KiB to 32MiB";
+      },
+      "0 or 4KiB..32MiB");
+}
+
 // glibc raises its mmap threshold to the size of the largest block freed (up to 32 MiB) and its trim
 // threshold to twice that: after one large echo body, later large blocks come from a thread's arena,
 // whose top glibc keeps and malloc_trim() does not shrink, so the memory of an abusive request stays
@@ -132,7 +145,8 @@ int main(int argc, char** argv) {
                  "glibc: allocations from this size on are mmapped and unmapped when freed, so a large "
                  "body's memory leaves with it (4KiB..32MiB; 0 keeps glibc's dynamic thresholds)")
       ->capture_default_str()
-      ->check(size);
+      ->check(size)
+      ->check(mmap_threshold_range());
   app.add_option("--cpu", options.cpu, "pin thread i to CPU (cpu + i); -1 leaves placement to the kernel")
       ->capture_default_str();
   try {
@@ -157,10 +171,6 @@ int main(int argc, char** argv) {
   options.inline_body_bytes = static_cast<std::size_t>(*parse_size(inline_body));
   options.max_queued_output_bytes = *parse_size(max_queued_output);
   const uint64_t threshold = *parse_size(mmap_threshold);
-  if (threshold != 0 && (threshold < (4u << 10) || threshold > (32u << 20))) {
-    fmt::print(stderr, "server: --malloc-mmap-threshold must be 0 or from 4KiB to 32MiB\n");
-    return 2;
-  }
   if (auto applied = apply_mmap_threshold(static_cast<std::size_t>(threshold)); !applied) {
     // Another allocator (a sanitizer's, a preloaded one) owns malloc: /env says "dynamic", and a
     // threshold that was asked for on the command line is said to be ignored (the default is not:

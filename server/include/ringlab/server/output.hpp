@@ -17,6 +17,7 @@
 // while idle. queued_bytes() is what the batch's contents hold (see there); the connection bounds it.
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -95,7 +96,7 @@ class OutputBatch {
   // Capacity of bytes_ beyond both its written bytes and what it kept from earlier batches (that is
   // the connection's standing cost, bounded by kRetainBytes, not this batch's).
   [[nodiscard]] std::size_t written_slack() const noexcept {
-    const std::size_t used = bytes_.size() > kept_capacity_ ? bytes_.size() : kept_capacity_;
+    const std::size_t used = std::max(bytes_.size(), kept_capacity_);
     return bytes_.capacity() > used ? bytes_.capacity() - used : 0;
   }
 
