@@ -16,55 +16,7 @@ void trim_to(std::size_t count, Weather& weather, Repos& repos) {
 
 }  // namespace
 
-void ArrayStreamingSink::expect(Payload payload, std::size_t records) {
-  payload_ = payload;
-  if (payload_ == Payload::repos) {
-    repos_.reserve(records);
-  } else {
-    weather_.reserve(records);
-  }
-}
-
-http::Status ArrayStreamingSink::begin(const http::ResponseHead& head) {
-  splitter_.reset();
-  consumer_ = json::Consumer{};
-  checksum_ = json::Checksum{};
-  before_end_ = 0;
-  before_piece_ = 0;
-  parse_ = head.status / 100 == 2;
-  return inner_.begin(head);
-}
-
-http::Status ArrayStreamingSink::on_body(std::string_view bytes) {
-  if (auto status = inner_.on_body(bytes); !status) return status;
-  if (!parse_) return {};
-  before_piece_ = consumer_.records();
-  return drain();
-}
-
-http::Status ArrayStreamingSink::end() {
-  if (auto status = inner_.end(); !status) return status;
-  if (!parse_) return {};
-  before_end_ = before_piece_;
-  if (auto status = drain(); !status) return status;
-  if (auto finished = splitter_.finish(body_->view()); !finished) {
-    return http::fail(http::Errc::sink, describe(finished.error()));
-  }
-  trim_to(consumer_.records(), weather_, repos_);
-  return {};
-}
-
-template <class Record, class ParseOne>
-json::Status ArrayStreamingSink::parse_into(std::pmr::vector<Record>& records, json::RecordSpan span, ParseOne parse_one) {
-  if (span.index >= records.size()) records.emplace_back();
-  Record& record = records[span.index];
-  if (auto status = parse_one(*parser_, json::padded_view(*body_), span, record); !status) return status;
-  consumer_.add(record);
-  if (verify_) checksum_.add(record);
-  return {};
-}
-
-http::Status ArrayStreamingSink::drain() {
+http::Status ArrayStreamingSink::parse_received() {
   while (true) {
     auto next = splitter_.next(body_->view());
     if (!next) return http::fail(http::Errc::sink, describe(next.error()));
@@ -77,29 +29,25 @@ http::Status ArrayStreamingSink::drain() {
   }
 }
 
-void NdjsonStreamingSink::expect(Payload payload, std::size_t records) {
-  payload_ = payload;
-  if (payload_ == Payload::repos) {
-    repos_.reserve(records);
-  } else {
-    weather_.reserve(records);
+http::Status ArrayStreamingSink::parse_rest() {
+  if (auto status = parse_received(); !status) return status;
+  if (auto finished = splitter_.finish(body_->view()); !finished) {
+    return http::fail(http::Errc::sink, describe(finished.error()));
   }
+  trim_to(records(), weather_, repos_);
+  return {};
 }
 
-http::Status NdjsonStreamingSink::begin(const http::ResponseHead& head) {
-  consumer_ = json::Consumer{};
-  checksum_ = json::Checksum{};
-  parsed_ = 0;
-  before_end_ = 0;
-  before_piece_ = 0;
-  parse_ = head.status / 100 == 2;
-  return inner_.begin(head);
+template <class Record, class ParseOne>
+json::Status ArrayStreamingSink::parse_into(std::pmr::vector<Record>& slots, json::RecordSpan span, ParseOne parse_one) {
+  if (span.index >= slots.size()) slots.emplace_back();
+  Record& record = slots[span.index];
+  if (auto status = parse_one(*parser_, json::padded_view(*body_), span, record); !status) return status;
+  fold(record);
+  return {};
 }
 
-http::Status NdjsonStreamingSink::on_body(std::string_view bytes) {
-  if (auto status = inner_.on_body(bytes); !status) return status;
-  if (!parse_) return {};
-  before_piece_ = consumer_.records();
+http::Status NdjsonStreamingSink::parse_received() {
   const std::size_t size = body_->size();
   if (size == parsed_) return {};
   const void* newline = ::memrchr(body_->data() + parsed_, '\n', size - parsed_);
@@ -107,14 +55,9 @@ http::Status NdjsonStreamingSink::on_body(std::string_view bytes) {
   return parse_batch(static_cast<std::size_t>(static_cast<const char*>(newline) - body_->data()) + 1);
 }
 
-http::Status NdjsonStreamingSink::end() {
-  if (auto status = inner_.end(); !status) return status;
-  if (!parse_) return {};
-  before_end_ = before_piece_;
+http::Status NdjsonStreamingSink::parse_rest() {
   // A last record without its newline; whitespace alone is no record (parse_lines says so too).
-  if (parsed_ < body_->size()) {
-    if (auto status = parse_batch(body_->size()); !status) return status;
-  }
+  if (parsed_ < body_->size()) return parse_batch(body_->size());
   return {};
 }
 
@@ -126,10 +69,7 @@ json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<View>& views, simd
   if (auto status = parse_lines(*parser_, json::PaddedBody(batch), views, json::kNdjsonWindowBytes); !status) {
     return status;
   }
-  for (const View& view : views) consumer_.add(view);
-  if (verify_) {
-    for (const View& view : views) checksum_.add(view);
-  }
+  for (const View& view : views) fold(view);
   return {};
 }
 

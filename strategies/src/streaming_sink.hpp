@@ -51,19 +51,50 @@
 
 namespace ringlab::strategies::detail {
 
-class ArrayStreamingSink final : public http::BodySink {
+// What both sinks share: the body lands through PresizedSink; a body that is not 2xx is received but
+// not parsed; the records of each piece are folded into the consumer (and the checksum on a verified
+// body); the counters of the overlap. A sink says only how it finds and parses the records of the
+// bytes received so far (parse_received) and at the end of the body (parse_rest). `Weather` and
+// `Repository` are the records it parses into: owning ones for the array sink, views for the NDJSON one.
+template <class Weather, class Repository>
+class StreamingSinkBase : public http::BodySink {
  public:
-  ArrayStreamingSink(json::Parser& parser, base::PaddedBuffer& body) noexcept
+  StreamingSinkBase(json::Parser& parser, base::PaddedBuffer& body) noexcept
       : parser_(&parser), body_(&body), inner_(body) {}
 
   // The payload of the bodies to come, and room for `records` of them (so that parsing them does not
   // grow the vector).
-  void expect(Payload payload, std::size_t records);
+  void expect(Payload payload, std::size_t records) {
+    payload_ = payload;
+    if (payload_ == Payload::repos) {
+      repos_.reserve(records);
+    } else {
+      weather_.reserve(records);
+    }
+  }
 
-  http::Status begin(const http::ResponseHead& head) override;
-  http::ReceiveWindow receive_window() override { return inner_.receive_window(); }
-  http::Status on_body(std::string_view bytes) override;
-  http::Status end() override;
+  http::Status begin(const http::ResponseHead& head) final {
+    consumer_ = json::Consumer{};
+    checksum_ = json::Checksum{};
+    before_end_ = 0;
+    before_piece_ = 0;
+    parse_ = head.status / 100 == 2;
+    restart();
+    return inner_.begin(head);
+  }
+  http::ReceiveWindow receive_window() final { return inner_.receive_window(); }
+  http::Status on_body(std::string_view bytes) final {
+    if (auto status = inner_.on_body(bytes); !status) return status;
+    if (!parse_) return {};
+    before_piece_ = consumer_.records();
+    return parse_received();
+  }
+  http::Status end() final {
+    if (auto status = inner_.end(); !status) return status;
+    if (!parse_) return {};
+    before_end_ = before_piece_;
+    return parse_rest();
+  }
 
   // Whether the next bodies' records are also folded into the full checksum (a verified request).
   void verify(bool on) noexcept { verify_ = on; }
@@ -77,64 +108,63 @@ class ArrayStreamingSink final : public http::BodySink {
   // waited for: the overlap achieved.
   [[nodiscard]] std::size_t records_before_end() const noexcept { return before_end_; }
 
- private:
-  http::Status drain();
-  template <class Record, class ParseOne>
-  json::Status parse_into(std::pmr::vector<Record>& records, json::RecordSpan span, ParseOne parse_one);
+ protected:
+  virtual void restart() = 0;                   // a new body begins
+  virtual http::Status parse_received() = 0;    // after each piece: the records now complete
+  virtual http::Status parse_rest() = 0;        // after the last piece: what remains
+
+  template <class Record>
+  void fold(const Record& record) {
+    consumer_.add(record);
+    if (verify_) checksum_.add(record);
+  }
 
   Payload payload_ = Payload::weather;
   json::Parser* parser_;
   base::PaddedBuffer* body_;
+  std::pmr::vector<Weather> weather_;
+  std::pmr::vector<Repository> repos_;
+
+ private:
   http::PresizedSink inner_;
-  json::RecordSplitter splitter_;
   json::Consumer consumer_;
   json::Checksum checksum_;  // only on a verified body
   bool verify_ = false;
   std::size_t before_end_ = 0;
   std::size_t before_piece_ = 0;  // records parsed before the current piece arrived
   bool parse_ = false;            // a 2xx body: records to parse
-  std::pmr::vector<json::WeatherForecast> weather_;
-  std::pmr::vector<json::Repository> repos_;
 };
 
-class NdjsonStreamingSink final : public http::BodySink {
+// Owning records, all of the body's, reused in place from one body to the next.
+class ArrayStreamingSink final : public StreamingSinkBase<json::WeatherForecast, json::Repository> {
  public:
-  NdjsonStreamingSink(json::Parser& parser, base::PaddedBuffer& body) noexcept
-      : parser_(&parser), body_(&body), inner_(body) {}
-
-  void expect(Payload payload, std::size_t records);
-
-  http::Status begin(const http::ResponseHead& head) override;
-  http::ReceiveWindow receive_window() override { return inner_.receive_window(); }
-  http::Status on_body(std::string_view bytes) override;
-  http::Status end() override;
-
-  void verify(bool on) noexcept { verify_ = on; }
-  [[nodiscard]] uint64_t consumed() const noexcept { return consumer_.value(); }
-  [[nodiscard]] uint64_t checksum() const noexcept { return checksum_.value(); }
-  [[nodiscard]] std::size_t records() const noexcept { return consumer_.records(); }
-  [[nodiscard]] std::size_t records_before_end() const noexcept { return before_end_; }
+  using StreamingSinkBase::StreamingSinkBase;
 
  private:
+  void restart() override { splitter_.reset(); }
+  http::Status parse_received() override;
+  http::Status parse_rest() override;
+  template <class Record, class ParseOne>
+  json::Status parse_into(std::pmr::vector<Record>& slots, json::RecordSpan span, ParseOne parse_one);
+
+  json::RecordSplitter splitter_;
+};
+
+// The current batch's records: views into the body.
+class NdjsonStreamingSink final : public StreamingSinkBase<json::WeatherView, json::RepositoryView> {
+ public:
+  using StreamingSinkBase::StreamingSinkBase;
+
+ private:
+  void restart() override { parsed_ = 0; }
+  http::Status parse_received() override;
+  http::Status parse_rest() override;
   // Parses body bytes [parsed_, end): whole lines.
   http::Status parse_batch(std::size_t end);
   template <class View, class ParseLines>
   json::Status parse_into(std::pmr::vector<View>& views, simdjson::padded_string_view batch, ParseLines parse_lines);
 
-  Payload payload_ = Payload::weather;
-  json::Parser* parser_;
-  base::PaddedBuffer* body_;
-  http::PresizedSink inner_;
-  json::Consumer consumer_;
-  json::Checksum checksum_;  // only on a verified body
-  bool verify_ = false;
   std::size_t parsed_ = 0;  // body bytes parsed so far (up to and including the last newline seen)
-  std::size_t before_end_ = 0;
-  std::size_t before_piece_ = 0;
-  bool parse_ = false;
-  // The current batch's records: views into the body.
-  std::pmr::vector<json::WeatherView> weather_;
-  std::pmr::vector<json::RepositoryView> repos_;
 };
 
 // The frame of both streaming strategies: the body received in place through `Sink`, parsed as it
