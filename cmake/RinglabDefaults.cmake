@@ -37,3 +37,14 @@ target_compile_definitions(ringlab_defaults INTERFACE RINGLAB_SIMD_TARGET="${RIN
 function(ringlab_defaults target)
   target_link_libraries(${target} PRIVATE ringlab_defaults)
 endfunction()
+
+# One layer, one library: ringlab_<name> (and its alias ringlab::<name>) from the sources that follow,
+# its public headers in the calling folder's include/ (installed under include/), and the defaults
+# above. Each top-level folder makes its library with this, so they differ only in what they link.
+function(ringlab_layer name)
+  add_library(ringlab_${name} ${ARGN})
+  add_library(ringlab::${name} ALIAS ringlab_${name})
+  target_include_directories(ringlab_${name} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>)
+  ringlab_defaults(ringlab_${name})
+endfunction()
