@@ -35,10 +35,8 @@ class CountingResource final : public std::pmr::memory_resource {
 
 class Arena final : public ResourceStrategy {
  public:
-  Arena() : ResourceStrategy("arena") {}
+  using ResourceStrategy::ResourceStrategy;
   ~Arena() override { drop_objects(); }
-  Arena(const Arena&) = delete;
-  Arena& operator=(const Arena&) = delete;
 
   [[nodiscard]] std::string notes() const override {
     return "arena buffer " + std::to_string(arena_bytes_) + " bytes, sized at setup";
@@ -84,6 +82,6 @@ class Arena final : public ResourceStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_arena() { return std::make_unique<Arena>(); }
+std::unique_ptr<Strategy> make_arena() { return std::make_unique<Arena>("arena"); }
 
 }  // namespace ringlab::strategies::detail

@@ -15,10 +15,8 @@ namespace {
 
 class ArenaPool final : public ResourceStrategy {
  public:
-  ArenaPool() : ResourceStrategy("arena_pool") {}
+  using ResourceStrategy::ResourceStrategy;
   ~ArenaPool() override { drop_objects(); }
-  ArenaPool(const ArenaPool&) = delete;
-  ArenaPool& operator=(const ArenaPool&) = delete;
 
   [[nodiscard]] std::string notes() const override {
     return "pool largest block " + std::to_string(largest_block_) + " bytes";
@@ -47,6 +45,6 @@ class ArenaPool final : public ResourceStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_arena_pool() { return std::make_unique<ArenaPool>(); }
+std::unique_ptr<Strategy> make_arena_pool() { return std::make_unique<ArenaPool>("arena_pool"); }
 
 }  // namespace ringlab::strategies::detail

@@ -17,10 +17,8 @@ namespace ringlab::strategies::detail {
 namespace {
 
 class BlockingSockets final : public SocketPeer {
- public:
-  BlockingSockets() : SocketPeer("blocking_sockets") {}
+  using SocketPeer::SocketPeer;
 
- private:
   net::Status open_connection() override {
     net::Fd fd(::socket(peer().family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
     count_syscall();
@@ -52,8 +50,7 @@ class BlockingSockets final : public SocketPeer {
 
   net::Status send_all(std::string_view bytes) override {
     while (!bytes.empty()) {
-      count_syscall();
-      const ssize_t n = ::send(socket_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      const ssize_t n = send_once(bytes);
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return net::fail("send", ETIMEDOUT, peer_text());
@@ -66,8 +63,7 @@ class BlockingSockets final : public SocketPeer {
 
   net::Result<std::size_t> receive(std::span<char> into) override {
     while (true) {
-      count_syscall();
-      const ssize_t n = ::recv(socket_.get(), into.data(), into.size(), 0);
+      const ssize_t n = recv_once(into);
       if (n >= 0) return static_cast<std::size_t>(n);
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return net::fail("recv", ETIMEDOUT, peer_text());
@@ -78,6 +74,6 @@ class BlockingSockets final : public SocketPeer {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_blocking_sockets() { return std::make_unique<BlockingSockets>(); }
+std::unique_ptr<Strategy> make_blocking_sockets() { return std::make_unique<BlockingSockets>("blocking_sockets"); }
 
 }  // namespace ringlab::strategies::detail

@@ -9,15 +9,13 @@ namespace ringlab::strategies::detail {
 namespace {
 
 class Chunked final : public PresizedOwningStrategy {
- public:
-  Chunked() : PresizedOwningStrategy("chunked") {}
+  using PresizedOwningStrategy::PresizedOwningStrategy;
 
- private:
   [[nodiscard]] std::string target() const override { return get_target(config(), "&chunked=1"); }
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_chunked() { return std::make_unique<Chunked>(); }
+std::unique_ptr<Strategy> make_chunked() { return std::make_unique<Chunked>("chunked"); }
 
 }  // namespace ringlab::strategies::detail

@@ -5,43 +5,35 @@
 
 namespace ringlab::strategies::detail {
 
-Status ClientStrategy::setup(const CaseConfig& config) {
+Status ClientStrategy::setup(const CaseConfig& case_config) {
   // A second setup() starts over: what the first one made goes first, client before ring.
   if (ring_) teardown();
-  config_ = config;
-  label_ = case_label(name_, config_);
-  expected_ = expected_checksum(config_);
+  begin_case(case_config);
 
-  url_text_ = "http://" + authority(config_) + target();
+  url_text_ = "http://" + authority(config()) + target();
   auto url = http::Url::parse(url_text_);
-  if (!url) return fail(label_, "URL " + url_text_ + ": " + url.error().message());
+  if (!url) return fail(label(), "URL " + url_text_ + ": " + url.error().message());
   url_ = *url;
 
   auto ring = net::Ring::create();
-  if (!ring) return fail(label_, ring.error().message());
+  if (!ring) return fail(label(), ring.error().message());
   ring_ = std::move(*ring);
 
   http::ClientOptions options = client_options();
-  options.connect_timeout = config_.timeout;
-  options.io_timeout = config_.timeout;
-  options.ticks = config_.ticks;
+  options.connect_timeout = config().timeout;
+  options.io_timeout = config().timeout;
+  options.ticks = config().ticks;
   client_ = std::make_unique<http::Client>(*ring_, options);
 
-  ready_ = false;
   if (auto prepared = prepare(); !prepared) return prepared;
-  ready_ = true;
-  // The first response proves the case: a strategy that reads something else than the generator's
-  // records fails here, before anything is measured.
-  auto first = run(nullptr, Check::verify);
-  if (!first) return std::unexpected(first.error());
-  return {};
+  return prove_case();
 }
 
 Result<http::ResponseInfo> ClientStrategy::fetch_once(http::BodySink& sink) {
   auto response = client_->request(url_, request(), sink, nullptr);
-  if (!response) return fail(label_, response.error().message());
+  if (!response) return fail(label(), response.error().message());
   if (response->status != 200) {
-    return fail(label_, "status " + std::to_string(response->status) + " for " + url_text_);
+    return fail(label(), "status " + std::to_string(response->status) + " for " + url_text_);
   }
   return *response;
 }
@@ -55,28 +47,26 @@ Result<std::size_t> ClientStrategy::probe_body_bytes() {
 }
 
 Result<Outcome> ClientStrategy::run(http::Timeline* timeline, Check check) {
-  if (!ready_) [[unlikely]] {
-    return fail(label_.empty() ? name_ : label_, "run() without a successful setup()");
-  }
+  if (auto ready = require_ready(); !ready) [[unlikely]] return std::unexpected(ready.error());
   check_ = check;
   if (auto ready = before_request(); !ready) return std::unexpected(ready.error());
   if (request_per_run()) {
     auto response = client_->request(url_, request(), sink(), timeline);
     if (!response) [[unlikely]] {
-      return fail(label_, response.error().message());
+      return fail(label(), response.error().message());
     }
     zero_copy_sends_ += response->zero_copy.sends;
     zero_copy_copied_ += response->zero_copy.copied_sends;
     if (response->status != 200) [[unlikely]] {
-      return fail(label_, "status " + std::to_string(response->status) + " for " + url_text_);
+      return fail(label(), "status " + std::to_string(response->status) + " for " + url_text_);
     }
-  } else if (timeline != nullptr && config_.ticks != nullptr) {
+  } else if (timeline != nullptr && config().ticks != nullptr) {
     // No request: the timeline is the parse alone (start = body done = now).
-    timeline->start = timeline->body_done = config_.ticks();
+    timeline->start = timeline->body_done = config().ticks();
   }
   const auto consumed = deserialize();
-  if (timeline != nullptr && config_.ticks != nullptr) timeline->deserialized = config_.ticks();
-  return conclude(label_, config_, expected_, consumed, check, [this] { return checksum(); });
+  if (timeline != nullptr && config().ticks != nullptr) timeline->deserialized = config().ticks();
+  return conclude(label(), config(), expected(), consumed, check, [this] { return checksum(); });
 }
 
 IoCounters ClientStrategy::io_counters() const {
@@ -95,7 +85,7 @@ IoCounters ClientStrategy::io_counters() const {
 }
 
 void ClientStrategy::teardown() {
-  ready_ = false;
+  forget_case();
   release();
   client_.reset();
   ring_.reset();

@@ -25,8 +25,10 @@
 // that a derived strategy frees what it registered with the ring (fixed buffers) before the ring goes.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "case_strategy.hpp"
 #include "common.hpp"
 #include "ringlab/http/client.hpp"
 #include "ringlab/http/sinks.hpp"
@@ -38,8 +40,9 @@
 
 namespace ringlab::strategies::detail {
 
-class ClientStrategy : public Strategy {
+class ClientStrategy : public CaseStrategy {
  public:
+  using CaseStrategy::CaseStrategy;
   Status setup(const CaseConfig& config) final;
   Result<Outcome> run(http::Timeline* timeline, Check check) final;
   [[nodiscard]] IoCounters io_counters() const override;
@@ -49,10 +52,8 @@ class ClientStrategy : public Strategy {
   void teardown() final;
 
  protected:
-  explicit ClientStrategy(std::string_view name) : name_(name) {}
-
   [[nodiscard]] virtual http::ClientOptions client_options() const { return {}; }
-  [[nodiscard]] virtual std::string target() const { return get_target(config_); }
+  [[nodiscard]] virtual std::string target() const { return get_target(config()); }
   [[nodiscard]] virtual http::Request request() const { return {}; }
   virtual Status prepare() { return {}; }
   virtual Status before_request() { return {}; }
@@ -62,8 +63,6 @@ class ClientStrategy : public Strategy {
   [[nodiscard]] virtual bool request_per_run() const { return true; }
   virtual void release() {}
 
-  [[nodiscard]] const CaseConfig& config() const noexcept { return config_; }
-  [[nodiscard]] const std::string& label() const noexcept { return label_; }
   [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }
   [[nodiscard]] http::Client& client() noexcept { return *client_; }
   [[nodiscard]] json::Parser& parser() noexcept { return parser_; }
@@ -77,19 +76,40 @@ class ClientStrategy : public Strategy {
   Result<std::size_t> probe_body_bytes();
 
  private:
-  std::string_view name_;
-  CaseConfig config_;
-  std::string label_;
   std::string url_text_;  // url_ points into it: never changed after setup()
   http::Url url_;
-  uint64_t expected_ = 0;
-  bool ready_ = false;  // prepare() succeeded: run() may go
   Check check_ = Check::consume;  // of the run() in progress
   std::unique_ptr<net::Ring> ring_;
   std::unique_ptr<http::Client> client_;
   json::Parser parser_;
   uint64_t zero_copy_sends_ = 0;
   uint64_t zero_copy_copied_ = 0;
+};
+
+// Fresh owning models at every request, as .NET's deserializers build them: the previous request's
+// body and models are freed when the next request starts, and the models are built anew from the body
+// (the vector grows, long strings are allocated one by one). string_copy and buffered_stream are this,
+// each with its own body buffer, which free_body() frees.
+class FreshModelsStrategy : public ClientStrategy {
+ public:
+  using ClientStrategy::ClientStrategy;
+
+ protected:
+  virtual void free_body() noexcept = 0;
+  // New models parsed from `body`; they live until the next request starts.
+  json::Result<uint64_t> parse_fresh(simdjson::padded_string_view body) {
+    return models_.emplace().parse(config().payload, parser(), body);
+  }
+
+ private:
+  Status before_request() final {
+    free_body();
+    models_.reset();
+    return {};
+  }
+  uint64_t checksum() final { return models_->checksum(config().payload); }
+
+  std::optional<OwningModels> models_;
 };
 
 // The body lands in one padded buffer kept across requests (PresizedSink: received in place, grown only

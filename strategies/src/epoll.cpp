@@ -18,10 +18,8 @@ namespace ringlab::strategies::detail {
 namespace {
 
 class Epoll final : public SocketPeer {
- public:
-  Epoll() : SocketPeer("epoll") {}
+  using SocketPeer::SocketPeer;
 
- private:
   // Waits until the socket is ready for `events`: ok, ETIMEDOUT when the deadline passes.
   net::Status wait_for(uint32_t events, const char* op) {
     if (!epoll_.valid()) {
@@ -86,8 +84,7 @@ class Epoll final : public SocketPeer {
 
   net::Status send_all(std::string_view bytes) override {
     while (!bytes.empty()) {
-      count_syscall();
-      const ssize_t n = ::send(socket_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      const ssize_t n = send_once(bytes);
       if (n >= 0) {
         bytes.remove_prefix(static_cast<std::size_t>(n));
         continue;
@@ -104,15 +101,13 @@ class Epoll final : public SocketPeer {
     // The first receive of a response waits for readiness; later ones read until the socket runs
     // dry (EAGAIN), and wait only then, as an event loop does.
     if (!must_wait_) {
-      count_syscall();
-      const ssize_t n = ::recv(socket_.get(), into.data(), into.size(), 0);
+      const ssize_t n = recv_once(into);
       if (n >= 0) return static_cast<std::size_t>(n);
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return syscall_failed("recv", peer_text());
     }
     while (true) {
       if (auto readable = wait_for(EPOLLIN, "recv"); !readable) return std::unexpected(readable.error());
-      count_syscall();
-      const ssize_t n = ::recv(socket_.get(), into.data(), into.size(), 0);
+      const ssize_t n = recv_once(into);
       if (n >= 0) {
         must_wait_ = false;
         return static_cast<std::size_t>(n);
@@ -129,6 +124,6 @@ class Epoll final : public SocketPeer {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_epoll() { return std::make_unique<Epoll>(); }
+std::unique_ptr<Strategy> make_epoll() { return std::make_unique<Epoll>("epoll"); }
 
 }  // namespace ringlab::strategies::detail

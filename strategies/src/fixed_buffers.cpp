@@ -42,10 +42,8 @@ class RegisteredMemory final : public std::pmr::memory_resource {
 
 class FixedBuffersStrategy final : public ClientStrategy {
  public:
-  FixedBuffersStrategy() : ClientStrategy("fixed_buffers") {}
+  using ClientStrategy::ClientStrategy;
   ~FixedBuffersStrategy() override { release(); }
-  FixedBuffersStrategy(const FixedBuffersStrategy&) = delete;
-  FixedBuffersStrategy& operator=(const FixedBuffersStrategy&) = delete;
 
   [[nodiscard]] std::optional<std::string> skip_reason(const net::RingFeatures& features) const override {
     if (!features.fixed_buffers) return "kernel lacks registered buffers (IORING_REGISTER_BUFFERS)";
@@ -88,6 +86,6 @@ class FixedBuffersStrategy final : public ClientStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_fixed_buffers() { return std::make_unique<FixedBuffersStrategy>(); }
+std::unique_ptr<Strategy> make_fixed_buffers() { return std::make_unique<FixedBuffersStrategy>("fixed_buffers"); }
 
 }  // namespace ringlab::strategies::detail

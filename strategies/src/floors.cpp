@@ -21,10 +21,8 @@ namespace ringlab::strategies::detail {
 namespace {
 
 class FloorTransfer final : public ClientStrategy {
- public:
-  FloorTransfer() : ClientStrategy("floor_transfer") {}
+  using ClientStrategy::ClientStrategy;
 
- private:
   Status prepare() override {
     verification_.reserve(config().payload, config().count);
     return {};
@@ -43,10 +41,8 @@ class FloorTransfer final : public ClientStrategy {
 };
 
 class FloorParse final : public ClientStrategy {
- public:
-  FloorParse() : ClientStrategy("floor_parse") {}
+  using ClientStrategy::ClientStrategy;
 
- private:
   Status prepare() override {
     models_.reserve(config().payload, config().count);
     auto fetched = fetch_once(sink_);
@@ -65,7 +61,7 @@ class FloorParse final : public ClientStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_floor_transfer() { return std::make_unique<FloorTransfer>(); }
-std::unique_ptr<Strategy> make_floor_parse() { return std::make_unique<FloorParse>(); }
+std::unique_ptr<Strategy> make_floor_transfer() { return std::make_unique<FloorTransfer>("floor_transfer"); }
+std::unique_ptr<Strategy> make_floor_parse() { return std::make_unique<FloorParse>("floor_parse"); }
 
 }  // namespace ringlab::strategies::detail

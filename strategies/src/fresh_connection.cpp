@@ -11,7 +11,7 @@ namespace {
 
 class FreshConnection final : public PresizedOwningStrategy {
  public:
-  FreshConnection() : PresizedOwningStrategy("fresh_connection") {}
+  using PresizedOwningStrategy::PresizedOwningStrategy;
 
   [[nodiscard]] std::string notes() const override {
     const std::size_t now = count_time_wait(config().port);
@@ -35,6 +35,6 @@ class FreshConnection final : public PresizedOwningStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_fresh_connection() { return std::make_unique<FreshConnection>(); }
+std::unique_ptr<Strategy> make_fresh_connection() { return std::make_unique<FreshConnection>("fresh_connection"); }
 
 }  // namespace ringlab::strategies::detail

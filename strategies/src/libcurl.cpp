@@ -16,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "case_strategy.hpp"
 #include "common.hpp"
 #include "factories.hpp"
 #include "ringlab/http/client.hpp"
@@ -32,26 +33,22 @@ CURLcode global_init() {
   return code;
 }
 
-class Libcurl final : public Strategy {
+class Libcurl final : public CaseStrategy {
  public:
-  Libcurl() = default;
+  using CaseStrategy::CaseStrategy;
   ~Libcurl() override { teardown(); }
-  Libcurl(const Libcurl&) = delete;
-  Libcurl& operator=(const Libcurl&) = delete;
 
-  Status setup(const CaseConfig& config) override {
-    config_ = config;
-    label_ = case_label("libcurl", config_);
-    expected_ = expected_checksum(config_);
-    url_ = "http://" + authority(config_) + get_target(config_);
+  Status setup(const CaseConfig& case_config) override {
+    begin_case(case_config);
+    url_ = "http://" + authority(config()) + get_target(config());
     if (CURLcode code = global_init(); code != CURLE_OK) {
-      return fail(label_, std::string("curl_global_init: ") + curl_easy_strerror(code));
+      return fail(label(), std::string("curl_global_init: ") + curl_easy_strerror(code));
     }
     teardown();
     easy_ = curl_easy_init();
-    if (easy_ == nullptr) return fail(label_, "curl_easy_init failed");
+    if (easy_ == nullptr) return fail(label(), "curl_easy_init failed");
     const auto ms = static_cast<long>(std::max<int64_t>(
-        1, std::chrono::ceil<std::chrono::milliseconds>(config_.timeout).count()));
+        1, std::chrono::ceil<std::chrono::milliseconds>(config().timeout).count()));
     const http::ParserLimits limits;
     bool ok = true;
     const auto set = [&ok](CURLcode code) { ok = ok && code == CURLE_OK; };
@@ -67,17 +64,13 @@ class Libcurl final : public Strategy {
     set(curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this));
     set(curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &Libcurl::on_header));
     set(curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this));
-    if (!ok) return fail(label_, "curl_easy_setopt refused an option");
-    models_.reserve(config_.payload, config_.count);
-    auto first = run(nullptr, Check::verify);
-    if (!first) return std::unexpected(first.error());
-    return {};
+    if (!ok) return fail(label(), "curl_easy_setopt refused an option");
+    models_.reserve(config().payload, config().count);
+    return prove_case();
   }
 
   Result<Outcome> run(http::Timeline* timeline, Check check) override {
-    if (easy_ == nullptr) [[unlikely]] {
-      return fail(label_.empty() ? "libcurl" : label_, "run() without a successful setup()");
-    }
+    if (auto ready = require_ready(); !ready) [[unlikely]] return std::unexpected(ready.error());
     timeline_ = timeline;
     stamp(&http::Timeline::start);
     body_.clear();
@@ -88,20 +81,20 @@ class Libcurl final : public Strategy {
     curl_easy_getinfo(easy_, CURLINFO_NUM_CONNECTS, &connects);
     connections_opened_ += static_cast<uint64_t>(connects);
     if (code != CURLE_OK) [[unlikely]] {
-      return fail(label_, std::string("libcurl ") + url_ + ": " + (error_[0] != '\0' ? error_ : curl_easy_strerror(code)));
+      return fail(label(), std::string("libcurl ") + url_ + ": " + (error_[0] != '\0' ? error_ : curl_easy_strerror(code)));
     }
     stamp(&http::Timeline::body_done);
     long status = 0;
     curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
     if (status != 200) [[unlikely]] {
-      return fail(label_, "status " + std::to_string(status) + " for " + url_);
+      return fail(label(), "status " + std::to_string(status) + " for " + url_);
     }
     padded_.clear();
     padded_.append(body_);
-    const auto consumed = models_.parse(config_.payload, parser_, json::padded_view(padded_));
+    const auto consumed = models_.parse(config().payload, parser_, json::padded_view(padded_));
     stamp(&http::Timeline::deserialized);
-    return conclude(label_, config_, expected_, consumed, check,
-                    [this] { return models_.checksum(config_.payload); });
+    return conclude(label(), config(), expected(), consumed, check,
+                    [this] { return models_.checksum(config().payload); });
   }
 
   [[nodiscard]] std::string notes() const override {
@@ -117,6 +110,7 @@ class Libcurl final : public Strategy {
   }
 
   void teardown() override {
+    forget_case();
     if (easy_ != nullptr) curl_easy_cleanup(easy_);
     easy_ = nullptr;
   }
@@ -137,13 +131,10 @@ class Libcurl final : public Strategy {
     return n;
   }
   void stamp(uint64_t http::Timeline::*phase) noexcept {
-    if (timeline_ != nullptr && config_.ticks != nullptr) timeline_->*phase = config_.ticks();
+    if (timeline_ != nullptr && config().ticks != nullptr) timeline_->*phase = config().ticks();
   }
 
-  CaseConfig config_;
-  std::string label_;
   std::string url_;
-  uint64_t expected_ = 0;
   CURL* easy_ = nullptr;
   char error_[CURL_ERROR_SIZE] = {};
   std::string body_;
@@ -157,6 +148,6 @@ class Libcurl final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_libcurl() { return std::make_unique<Libcurl>(); }
+std::unique_ptr<Strategy> make_libcurl() { return std::make_unique<Libcurl>("libcurl"); }
 
 }  // namespace ringlab::strategies::detail

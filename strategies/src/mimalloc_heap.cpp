@@ -70,10 +70,8 @@ class HeapResource final : public std::pmr::memory_resource {
 
 class MimallocHeap final : public ResourceStrategy {
  public:
-  MimallocHeap() : ResourceStrategy("mimalloc_heap") {}
+  using ResourceStrategy::ResourceStrategy;
   ~MimallocHeap() override { destroy_heap(); }
-  MimallocHeap(const MimallocHeap&) = delete;
-  MimallocHeap& operator=(const MimallocHeap&) = delete;
 
   [[nodiscard]] std::optional<std::string> skip_reason(const net::RingFeatures&) const override {
     if (!mimalloc().error.empty()) return "mimalloc not loadable: " + mimalloc().error;
@@ -110,6 +108,6 @@ class MimallocHeap final : public ResourceStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_mimalloc_heap() { return std::make_unique<MimallocHeap>(); }
+std::unique_ptr<Strategy> make_mimalloc_heap() { return std::make_unique<MimallocHeap>("mimalloc_heap"); }
 
 }  // namespace ringlab::strategies::detail

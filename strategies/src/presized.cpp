@@ -12,11 +12,11 @@ namespace {
 
 class Presized final : public PresizedOwningStrategy {
  public:
-  Presized() : PresizedOwningStrategy("presized") {}
+  using PresizedOwningStrategy::PresizedOwningStrategy;
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_presized() { return std::make_unique<Presized>(); }
+std::unique_ptr<Strategy> make_presized() { return std::make_unique<Presized>("presized"); }
 
 }  // namespace ringlab::strategies::detail

@@ -11,7 +11,7 @@ namespace {
 
 class ProvidedBuffers final : public PresizedOwningStrategy {
  public:
-  ProvidedBuffers() : PresizedOwningStrategy("provided_buffers") {}
+  using PresizedOwningStrategy::PresizedOwningStrategy;
 
   [[nodiscard]] std::optional<std::string> skip_reason(const net::RingFeatures& features) const override {
     return missing(features);
@@ -37,6 +37,6 @@ class ProvidedBuffers final : public PresizedOwningStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_provided_buffers() { return std::make_unique<ProvidedBuffers>(); }
+std::unique_ptr<Strategy> make_provided_buffers() { return std::make_unique<ProvidedBuffers>("provided_buffers"); }
 
 }  // namespace ringlab::strategies::detail

@@ -18,9 +18,10 @@
 namespace ringlab::strategies::detail {
 
 class ResourceStrategy : public ClientStrategy {
- protected:
+ public:
   using ClientStrategy::ClientStrategy;
 
+ protected:
   // The resource for the request about to start. The previous request's objects are gone.
   virtual Result<std::pmr::memory_resource*> next_resource() = 0;
 

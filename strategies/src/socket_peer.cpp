@@ -10,34 +10,28 @@ std::unexpected<net::Error> syscall_failed(const char* op, const std::string& pe
   return net::fail(op, errno, peer);
 }
 
-Status SocketPeer::setup(const CaseConfig& config) {
+Status SocketPeer::setup(const CaseConfig& case_config) {
   close_connection();  // a second setup() starts over
-  config_ = config;
-  label_ = case_label(name_, config_);
-  expected_ = expected_checksum(config_);
-  ready_ = false;
+  begin_case(case_config);
 
-  auto peer = net::Endpoint::parse(config_.host, config_.port);
-  if (!peer) return fail(label_, peer.error().message());
+  auto peer = net::Endpoint::parse(config().host, config().port);
+  if (!peer) return fail(label(), peer.error().message());
   peer_ = *peer;
   peer_text_ = peer_.to_string();
 
-  const std::string host = authority(config_);
-  const std::string target = get_target(config_);
+  const std::string host = authority(config());
+  const std::string target = get_target(config());
   std::string head(4096, '\0');
   auto serialized = http::serialize(http::RequestSpec{.method = "GET", .host = host, .target = target}, head);
-  if (!serialized) return fail(label_, serialized.error().message());
+  if (!serialized) return fail(label(), serialized.error().message());
   request_ = std::string(serialized->head());
-  models_.reserve(config_.payload, config_.count);
+  models_.reserve(config().payload, config().count);
 
-  ready_ = true;
-  auto first = run(nullptr, Check::verify);
-  if (!first) return std::unexpected(first.error());
-  return {};
+  return prove_case();
 }
 
 int SocketPeer::timeout_ms() const noexcept {
-  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(config_.timeout).count();
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(config().timeout).count();
   if (ms < 1) return 1;
   if (ms > 0x7FFFFFFF) return 0x7FFFFFFF;
   return static_cast<int>(ms);
@@ -50,9 +44,7 @@ void SocketPeer::close_connection() noexcept {
 }
 
 Result<Outcome> SocketPeer::run(http::Timeline* timeline, Check check) {
-  if (!ready_) [[unlikely]] {
-    return fail(label_.empty() ? name_ : label_, "run() without a successful setup()");
-  }
+  if (auto ready = require_ready(); !ready) [[unlikely]] return std::unexpected(ready.error());
   auto result = exchange(timeline, check);
   if (!result) [[unlikely]] {
     close_connection();
@@ -61,23 +53,23 @@ Result<Outcome> SocketPeer::run(http::Timeline* timeline, Check check) {
 }
 
 Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
-  const http::TickSource ticks = config_.ticks;
+  const http::TickSource ticks = config().ticks;
   const auto stamp = [timeline, ticks](uint64_t http::Timeline::*phase) {
     if (timeline != nullptr && ticks != nullptr) timeline->*phase = ticks();
   };
   stamp(&http::Timeline::start);
   if (!socket_.valid()) {
-    if (auto opened = open_connection(); !opened) return fail(label_, opened.error().message());
+    if (auto opened = open_connection(); !opened) return fail(label(), opened.error().message());
     ++connections_opened_;
     stamp(&http::Timeline::connected);
   }
-  if (auto sent = send_all(request_); !sent) return fail(label_, sent.error().message());
+  if (auto sent = send_all(request_); !sent) return fail(label(), sent.error().message());
   stamp(&http::Timeline::request_sent);
 
   // The exchange's errors leave the peer empty: this one names it.
   const auto exchange_failed = [this](http::Error error) {
     if (error.peer.empty()) error.peer = peer_text_;
-    return fail(label_, error.message());
+    return fail(label(), error.message());
   };
   receiver_.start(sink_, timeline, ticks);
   bool peer_closed = false;
@@ -85,7 +77,7 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
     auto window = receiver_.window();
     if (!window) return exchange_failed(std::move(window.error()));
     auto n = receive(window->bytes);
-    if (!n) return fail(label_, n.error().message());
+    if (!n) return fail(label(), n.error().message());
     peer_closed = *n == 0;
     auto done = peer_closed ? receiver_.closed() : receiver_.received(*n);
     if (!done) return exchange_failed(std::move(done.error()));
@@ -93,11 +85,11 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
   }
   if (peer_closed || !receiver_.keep_alive() || receiver_.close_delimited()) close_connection();
   if (receiver_.status() != 200) [[unlikely]] {
-    return fail(label_, "status " + std::to_string(receiver_.status()) + " from " + peer_text_);
+    return fail(label(), "status " + std::to_string(receiver_.status()) + " from " + peer_text_);
   }
-  const auto consumed = models_.parse(config_.payload, parser_, json::padded_view(body_));
+  const auto consumed = models_.parse(config().payload, parser_, json::padded_view(body_));
   stamp(&http::Timeline::deserialized);
-  return conclude(label_, config_, expected_, consumed, check, [this] { return models_.checksum(config_.payload); });
+  return conclude(label(), config(), expected(), consumed, check, [this] { return models_.checksum(config().payload); });
 }
 
 IoCounters SocketPeer::io_counters() const {
@@ -108,7 +100,7 @@ IoCounters SocketPeer::io_counters() const {
 }
 
 void SocketPeer::teardown() {
-  ready_ = false;
+  forget_case();
   close_connection();
 }
 

@@ -11,11 +11,14 @@
 // Errors name the case, the operation, the peer and errno ("epoll weather 10: recv 127.0.0.1:8080:
 // Connection reset by peer (ECONNRESET)"). After any error the socket is closed; the next run()
 // connects again. Nothing is retried.
+#include <sys/socket.h>
+
 #include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
 
+#include "case_strategy.hpp"
 #include "common.hpp"
 #include "ringlab/http/response_receiver.hpp"
 #include "ringlab/http/sinks.hpp"
@@ -28,8 +31,9 @@ namespace ringlab::strategies::detail {
 // The receiver's own buffer: the head, and body bytes when the sink offers no window.
 inline constexpr std::size_t kReceiveBufferBytes = 64 * 1024;
 
-class SocketPeer : public Strategy {
+class SocketPeer : public CaseStrategy {
  public:
+  using CaseStrategy::CaseStrategy;
   Status setup(const CaseConfig& config) final;
   Result<Outcome> run(http::Timeline* timeline, Check check) final;
   [[nodiscard]] IoCounters io_counters() const final;
@@ -37,8 +41,6 @@ class SocketPeer : public Strategy {
   void teardown() final;
 
  protected:
-  explicit SocketPeer(std::string_view name) : name_(name) {}
-
   // Makes socket_ a connected socket to peer().
   virtual net::Status open_connection() = 0;
   // Sends every byte.
@@ -48,10 +50,18 @@ class SocketPeer : public Strategy {
 
   [[nodiscard]] const net::Endpoint& peer() const noexcept { return peer_; }
   [[nodiscard]] const std::string& peer_text() const noexcept { return peer_text_; }
-  [[nodiscard]] const CaseConfig& config() const noexcept { return config_; }
   // The case's deadline in whole milliseconds, at least 1 (epoll_wait, SO_RCVTIMEO).
   [[nodiscard]] int timeout_ms() const noexcept;
   void count_syscall() noexcept { ++syscalls_; }
+  // One send / recv on socket_, counted: what the system call returned (errno set when negative).
+  ssize_t send_once(std::string_view bytes) noexcept {
+    count_syscall();
+    return ::send(socket_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  }
+  ssize_t recv_once(std::span<char> into) noexcept {
+    count_syscall();
+    return ::recv(socket_.get(), into.data(), into.size(), 0);
+  }
   void close_connection() noexcept;
 
   net::Fd socket_;
@@ -59,10 +69,6 @@ class SocketPeer : public Strategy {
  private:
   Result<Outcome> exchange(http::Timeline* timeline, Check check);
 
-  std::string_view name_;
-  CaseConfig config_;
-  std::string label_;
-  uint64_t expected_ = 0;
   net::Endpoint peer_;
   std::string peer_text_;
   std::string request_;  // the whole GET request, serialized once
@@ -71,7 +77,6 @@ class SocketPeer : public Strategy {
   http::PresizedSink sink_{body_};
   OwningModels models_;
   json::Parser parser_;
-  bool ready_ = false;
   uint64_t syscalls_ = 0;
   uint64_t connections_opened_ = 0;
 };

@@ -5,8 +5,6 @@
 // the small-string buffer are allocated one by one).
 #include <simdjson.h>
 
-#include <optional>
-
 #include "client_strategy.hpp"
 #include "factories.hpp"
 #include "ringlab/http/sinks.hpp"
@@ -14,33 +12,25 @@
 namespace ringlab::strategies::detail {
 namespace {
 
-class StringCopy final : public ClientStrategy {
- public:
-  StringCopy() : ClientStrategy("string_copy") {}
+class StringCopy final : public FreshModelsStrategy {
+  using FreshModelsStrategy::FreshModelsStrategy;
 
- private:
-  Status before_request() override {
-    // The previous body's memory goes: this request starts from a string with no capacity. (Not
-    // `body_ = std::string()`: libstdc++'s move assignment from an empty, small-string temporary copies
-    // its characters and keeps the old buffer, so the string would never grow again.)
-    std::string().swap(body_);
-    models_.reset();        // and so do the previous request's models
-    return {};
-  }
+  // The previous body's memory goes: each request starts from a string with no capacity. (Not
+  // `body_ = std::string()`: libstdc++'s move assignment from an empty, small-string temporary copies
+  // its characters and keeps the old buffer, so the string would never grow again.)
+  void free_body() noexcept override { std::string().swap(body_); }
   http::BodySink& sink() override { return sink_; }
   json::Result<uint64_t> deserialize() override {
     const simdjson::padded_string padded(body_);
-    return models_.emplace().parse(config().payload, parser(), padded);
+    return parse_fresh(padded);
   }
-  uint64_t checksum() override { return models_->checksum(config().payload); }
 
   std::string body_;
   http::StringSink sink_{body_};
-  std::optional<OwningModels> models_;  // fresh at every request; kept until the next one starts
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_string_copy() { return std::make_unique<StringCopy>(); }
+std::unique_ptr<Strategy> make_string_copy() { return std::make_unique<StringCopy>("string_copy"); }
 
 }  // namespace ringlab::strategies::detail

@@ -11,10 +11,8 @@ namespace ringlab::strategies::detail {
 namespace {
 
 class Views final : public ClientStrategy {
- public:
-  Views() : ClientStrategy("views") {}
+  using ClientStrategy::ClientStrategy;
 
- private:
   Status prepare() override {
     models_.reserve(config().payload, config().count);
     return {};
@@ -30,6 +28,6 @@ class Views final : public ClientStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_views() { return std::make_unique<Views>(); }
+std::unique_ptr<Strategy> make_views() { return std::make_unique<Views>("views"); }
 
 }  // namespace ringlab::strategies::detail

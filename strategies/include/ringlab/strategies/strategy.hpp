@@ -102,7 +102,11 @@ struct Outcome {
 
 class Strategy {
  public:
+  Strategy() = default;
   virtual ~Strategy() = default;
+  // A strategy owns connections, buffers and memory resources that views point into: never copied.
+  Strategy(const Strategy&) = delete;
+  Strategy& operator=(const Strategy&) = delete;
   [[nodiscard]] virtual std::optional<std::string> skip_reason(const net::RingFeatures& features) const {
     (void)features;
     return std::nullopt;
