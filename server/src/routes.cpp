@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <utility>
 
 #include "ringlab/server/query.hpp"
 
@@ -35,6 +36,21 @@ std::optional<bool> parse_flag(std::string_view value) noexcept {
   if (value == "1" || value == "true") return true;
   if (value == "0" || value == "false") return false;
   return std::nullopt;
+}
+
+// A parameter that names one of `choices`: `value` becomes the one named, and keeps its default when
+// the parameter is absent; false when it names none of them.
+template <class T, std::size_t N>
+bool parse_choice(std::optional<std::string_view> text, const std::pair<std::string_view, T> (&choices)[N],
+                  T& value) noexcept {
+  if (!text) return true;
+  for (const auto& [name, choice] : choices) {
+    if (*text == name) {
+      value = choice;
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -72,27 +88,14 @@ std::expected<RoutedRequest, RouteError> route_request(std::string_view method, 
       routed.count = static_cast<uint32_t>(*count);
     }
   }
-  if (entry->uses_format) {
-    if (auto text = find_param(query, "format")) {
-      if (*text == "json") {
-        routed.format = Format::json;
-      } else if (*text == "ndjson") {
-        routed.format = Format::ndjson;
-      } else {
-        return std::unexpected(RouteError{400, "format must be json or ndjson", {}});
-      }
-    }
+  if (entry->uses_format &&
+      !parse_choice(find_param(query, "format"), {{"json", Format::json}, {"ndjson", Format::ndjson}}, routed.format)) {
+    return std::unexpected(RouteError{400, "format must be json or ndjson", {}});
   }
-  if (entry->route == Route::proxy) {
-    if (auto text = find_param(query, "conn")) {
-      if (*text == "pooled") {
-        routed.upstream = UpstreamConnection::pooled;
-      } else if (*text == "fresh") {
-        routed.upstream = UpstreamConnection::fresh;
-      } else {
-        return std::unexpected(RouteError{400, "conn must be pooled or fresh", {}});
-      }
-    }
+  if (entry->route == Route::proxy &&
+      !parse_choice(find_param(query, "conn"),
+                    {{"pooled", UpstreamConnection::pooled}, {"fresh", UpstreamConnection::fresh}}, routed.upstream)) {
+    return std::unexpected(RouteError{400, "conn must be pooled or fresh", {}});
   }
   if (auto text = find_param(query, "chunked")) {
     auto flag = parse_flag(*text);

@@ -5,6 +5,8 @@
 #include <iterator>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "ringlab/bench/diagnostics.hpp"
 #include "ringlab/bench/statistics.hpp"
 
@@ -27,27 +29,12 @@ std::optional<CaseStatus> parse_status(std::string_view name) noexcept {
 }
 
 std::string case_key(const CaseResult& c) {
-  std::string key = c.method;
-  key += '/';
-  key += c.payload;
-  key += '/';
-  key += std::to_string(c.size);
-  key += '/';
-  key += c.allocator;
-  return key;
+  return fmt::format("{}/{}/{}/{}", c.method, c.payload, c.size, c.allocator);
 }
 
 std::string case_label(const CaseResult& c) {
-  std::string label = c.strategy;
-  label += ' ';
-  label += c.payload;
-  label += ' ';
-  label += std::to_string(c.size);
-  if (!c.allocator.empty()) {
-    label += " (";
-    label += c.allocator;
-    label += ')';
-  }
+  std::string label = fmt::format("{} {} {}", c.strategy, c.payload, c.size);
+  if (!c.allocator.empty()) label += fmt::format(" ({})", c.allocator);
   return label;
 }
 

@@ -9,6 +9,8 @@
 #include <limits>
 #include <sstream>
 
+#include "text_lines.hpp"
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <x86intrin.h>
@@ -40,12 +42,8 @@ std::optional<double> parse_tsc_freq_khz(std::string_view text) noexcept {
 }
 
 bool cpuinfo_says_invariant_tsc(std::string_view cpuinfo) noexcept {
-  std::size_t pos = 0;
-  while (pos < cpuinfo.size()) {
-    std::size_t end = cpuinfo.find('\n', pos);
-    if (end == std::string_view::npos) end = cpuinfo.size();
-    std::string_view line = cpuinfo.substr(pos, end - pos);
-    pos = end + 1;
+  std::string_view line;
+  while (next_line(cpuinfo, line)) {
     if (!line.starts_with("flags")) continue;
     const std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;

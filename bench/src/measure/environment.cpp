@@ -12,6 +12,7 @@
 
 #include "ringlab/bench/cycle_counter.hpp"
 #include "ringlab/json/kernel.hpp"
+#include "text_lines.hpp"
 
 // Versions known at configure time (bench/CMakeLists.txt); "n/a" when CMake did not say.
 #ifndef RINGLAB_LIBURING_VERSION
@@ -66,12 +67,8 @@ std::string_view trim(std::string_view s) {
 
 // Value of the first "key : value" line whose key is `key`.
 std::string_view cpuinfo_value(std::string_view text, std::string_view key) {
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
+  std::string_view line;
+  while (next_line(text, line)) {
     const std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     if (trim(line.substr(0, colon)) == key) return trim(line.substr(colon + 1));
@@ -99,12 +96,8 @@ std::string cpu_model_from_cpuinfo(std::string_view cpuinfo) {
 }
 
 std::string pretty_name_from_os_release(std::string_view text) {
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
+  std::string_view line;
+  while (next_line(text, line)) {
     if (!line.starts_with("PRETTY_NAME=")) continue;
     line.remove_prefix(12);
     line = trim(line);
