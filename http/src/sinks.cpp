@@ -19,26 +19,6 @@ bool lies_within(const char* p, const char* begin, const char* end) {
 
 }  // namespace
 
-Status StringSink::begin(const ResponseHead&) {
-  out_->clear();
-  return {};
-}
-
-Status StringSink::on_body(std::string_view bytes) {
-  out_->append(bytes);
-  return {};
-}
-
-Status GrowingSink::begin(const ResponseHead&) {
-  out_->clear();
-  return {};
-}
-
-Status GrowingSink::on_body(std::string_view bytes) {
-  out_->append(bytes);
-  return {};
-}
-
 Status PresizedSink::begin(const ResponseHead& head) {
   out_->clear();
   length_known_ = head.content_length.has_value();

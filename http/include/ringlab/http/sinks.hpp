@@ -21,27 +21,27 @@
 
 namespace ringlab::http {
 
-class StringSink final : public BodySink {
+// StringSink and GrowingSink: every piece appended to `out`, which is cleared at begin() and grows by
+// its own policy. No receive window: the bytes arrive in the receiver's buffer and are copied here.
+template <class Buffer>
+class AppendingSink final : public BodySink {
  public:
-  explicit StringSink(std::string& out) noexcept : out_(&out) {}
-  Status begin(const ResponseHead& head) override;
-  Status on_body(std::string_view bytes) override;
+  explicit AppendingSink(Buffer& out) noexcept : out_(&out) {}
+  Status begin(const ResponseHead&) override {
+    out_->clear();
+    return {};
+  }
+  Status on_body(std::string_view bytes) override {
+    out_->append(bytes);
+    return {};
+  }
   Status end() override { return {}; }
 
  private:
-  std::string* out_;
+  Buffer* out_;
 };
-
-class GrowingSink final : public BodySink {
- public:
-  explicit GrowingSink(base::PaddedBuffer& out) noexcept : out_(&out) {}
-  Status begin(const ResponseHead& head) override;
-  Status on_body(std::string_view bytes) override;
-  Status end() override { return {}; }
-
- private:
-  base::PaddedBuffer* out_;
-};
+using StringSink = AppendingSink<std::string>;
+using GrowingSink = AppendingSink<base::PaddedBuffer>;
 
 class PresizedSink final : public BodySink {
  public:
