@@ -1,9 +1,10 @@
 #pragma once
 // CaseStrategy: what every strategy of the table keeps about the case it was set up for, and the
-// protocol of setup() and run() that all of them follow: setup() records the case (begin_case), makes
-// what the strategy needs, then proves the case with one verified run (prove_case); run() refuses to go
-// until a setup() got that far (require_ready). ClientStrategy (ringlab's stack), SocketPeer (blocking
-// sockets, epoll) and libcurl are built on it.
+// protocol of setup() and run() that all of them follow: setup() records the case, makes what the
+// strategy needs (open_case), then proves the case with one verified run, so that a strategy that reads
+// something else than the generator's records fails before anything is measured; run() refuses to go
+// until a setup() got that far, then runs one request (run_case). ClientStrategy (ringlab's stack),
+// SocketPeer (blocking sockets, epoll) and libcurl are built on it.
 //
 // Errors carry the case label ("presized weather 1000: ..."), or the strategy's name before any case.
 // Threads: one strategy object is used by one thread at a time.
@@ -21,29 +22,29 @@ class CaseStrategy : public Strategy {
   // `name` is the registry row's (a string literal): the factory passes it, derived classes inherit this.
   explicit CaseStrategy(std::string_view name) : name_(name) {}
 
- protected:
-  // The start of every setup(): records the case; run() is refused until prove_case().
-  void begin_case(const CaseConfig& config) {
+  Status setup(const CaseConfig& config) final {
     config_ = config;
     label_ = case_label(name_, config_);
     expected_ = expected_checksum(config_);
     ready_ = false;
-  }
-  // The end of a setup() that made everything: the first response proves the case, so that a strategy
-  // that reads something else than the generator's records fails here, before anything is measured.
-  Status prove_case() {
+    if (auto opened = open_case(); !opened) return opened;
     ready_ = true;
     auto first = run(nullptr, Check::verify);
     if (!first) return std::unexpected(first.error());
     return {};
   }
-  // run()'s first check.
-  [[nodiscard]] Status require_ready() const {
+  Result<Outcome> run(http::Timeline* timeline, Check check) final {
     if (!ready_) [[unlikely]] {
       return fail(label_.empty() ? name_ : label_, "run() without a successful setup()");
     }
-    return {};
+    return run_case(timeline, check);
   }
+
+ protected:
+  // Makes what the case needs (a second setup() starts over: what the first one made goes first).
+  virtual Status open_case() = 0;
+  // One whole request, as Strategy::run().
+  virtual Result<Outcome> run_case(http::Timeline* timeline, Check check) = 0;
   void forget_case() noexcept { ready_ = false; }  // teardown(): run() is refused again
 
   [[nodiscard]] const CaseConfig& config() const noexcept { return config_; }

@@ -5,10 +5,9 @@
 
 namespace ringlab::strategies::detail {
 
-Status ClientStrategy::setup(const CaseConfig& case_config) {
+Status ClientStrategy::open_case() {
   // A second setup() starts over: what the first one made goes first, client before ring.
   if (ring_) teardown();
-  begin_case(case_config);
 
   url_text_ = "http://" + authority(config()) + target();
   auto url = http::Url::parse(url_text_);
@@ -26,7 +25,7 @@ Status ClientStrategy::setup(const CaseConfig& case_config) {
   client_ = std::make_unique<http::Client>(*ring_, options);
 
   if (auto prepared = prepare(); !prepared) return prepared;
-  return prove_case();
+  return {};
 }
 
 Result<http::ResponseInfo> ClientStrategy::fetch_once(http::BodySink& sink) {
@@ -46,8 +45,7 @@ Result<std::size_t> ClientStrategy::probe_body_bytes() {
   return scratch.size();
 }
 
-Result<Outcome> ClientStrategy::run(http::Timeline* timeline, Check check) {
-  if (auto ready = require_ready(); !ready) [[unlikely]] return std::unexpected(ready.error());
+Result<Outcome> ClientStrategy::run_case(http::Timeline* timeline, Check check) {
   check_ = check;
   if (auto ready = before_request(); !ready) return std::unexpected(ready.error());
   if (request_per_run()) {

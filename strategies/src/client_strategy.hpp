@@ -43,8 +43,6 @@ namespace ringlab::strategies::detail {
 class ClientStrategy : public CaseStrategy {
  public:
   using CaseStrategy::CaseStrategy;
-  Status setup(const CaseConfig& config) final;
-  Result<Outcome> run(http::Timeline* timeline, Check check) final;
   [[nodiscard]] IoCounters io_counters() const override;
   void drop_connection() final {
     if (client_) client_->close_idle();
@@ -76,6 +74,9 @@ class ClientStrategy : public CaseStrategy {
   Result<std::size_t> probe_body_bytes();
 
  private:
+  Status open_case() final;
+  Result<Outcome> run_case(http::Timeline* timeline, Check check) final;
+
   std::string url_text_;  // url_ points into it: never changed after setup()
   http::Url url_;
   Check check_ = Check::consume;  // of the run() in progress
@@ -113,10 +114,12 @@ class FreshModelsStrategy : public ClientStrategy {
 };
 
 // The body lands in one padded buffer kept across requests (PresizedSink: received in place, grown only
-// for a body larger than any before) and is parsed in place into owning models overwritten at every
-// request. presized, chunked, provided_buffers and fresh_connection are this, with another target,
-// receive mode or connection policy; a subclass that overrides prepare() calls this one.
-class PresizedOwningStrategy : public ClientStrategy {
+// for a body larger than any before) and is parsed in place into `Models` overwritten at every
+// request: owning models for presized, chunked, provided_buffers and fresh_connection (each with
+// another target, receive mode or connection policy), viewing models for views. A subclass that
+// overrides prepare() calls this one.
+template <class Models>
+class PresizedStrategy : public ClientStrategy {
  public:
   using ClientStrategy::ClientStrategy;
 
@@ -135,7 +138,8 @@ class PresizedOwningStrategy : public ClientStrategy {
 
   base::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
-  OwningModels models_;
+  Models models_;  // viewing models point into body_: valid until the next request
 };
+using PresizedOwningStrategy = PresizedStrategy<OwningModels>;
 
 }  // namespace ringlab::strategies::detail

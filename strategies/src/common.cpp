@@ -68,8 +68,6 @@ std::string checksum_mismatch(uint64_t got, uint64_t expected, std::size_t count
          std::to_string(count) + " records: the body or its deserialization is wrong";
 }
 
-OwningModels::OwningModels(std::pmr::memory_resource* resource) : weather_(resource), repos_(resource) {}
-
 json::Result<uint64_t> OwningModels::parse(Payload payload, json::Parser& parser, simdjson::padded_string_view body) {
   if (payload == Payload::repos) {
     if (auto status = json::parse_repos(parser, body, repos_); !status) return std::unexpected(status.error());
@@ -77,23 +75,6 @@ json::Result<uint64_t> OwningModels::parse(Payload payload, json::Parser& parser
   }
   if (auto status = json::parse_weather(parser, body, weather_); !status) return std::unexpected(status.error());
   return json::consume(std::span<const json::WeatherForecast>(weather_));
-}
-
-uint64_t OwningModels::checksum(Payload payload) const noexcept {
-  return payload == Payload::repos ? json::checksum(std::span<const json::Repository>(repos_))
-                                   : json::checksum(std::span<const json::WeatherForecast>(weather_));
-}
-
-void OwningModels::reserve(Payload payload, std::size_t records) {
-  if (payload == Payload::repos) {
-    repos_.reserve(records);
-  } else {
-    weather_.reserve(records);
-  }
-}
-
-std::size_t OwningModels::size(Payload payload) const noexcept {
-  return payload == Payload::repos ? repos_.size() : weather_.size();
 }
 
 json::Result<uint64_t> ViewModels::parse(Payload payload, json::Parser& parser, json::PaddedBody body) {
@@ -105,19 +86,6 @@ json::Result<uint64_t> ViewModels::parse(Payload payload, json::Parser& parser, 
     return std::unexpected(status.error());
   }
   return json::consume(std::span<const json::WeatherView>(weather_));
-}
-
-uint64_t ViewModels::checksum(Payload payload) const noexcept {
-  return payload == Payload::repos ? json::checksum(std::span<const json::RepositoryView>(repos_))
-                                   : json::checksum(std::span<const json::WeatherView>(weather_));
-}
-
-void ViewModels::reserve(Payload payload, std::size_t records) {
-  if (payload == Payload::repos) {
-    repos_.reserve(records);
-  } else {
-    weather_.reserve(records);
-  }
 }
 
 std::string describe(const json::Error& error) { return "json: " + error.message; }

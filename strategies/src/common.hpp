@@ -6,10 +6,12 @@
 // Internal to strategies/ (tests include it to drive the pieces directly).
 #include <cstdint>
 #include <memory_resource>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ringlab/json/checksum.hpp"
 #include "ringlab/json/deserialize.hpp"
 #include "ringlab/json/models.hpp"
 #include "ringlab/net/error.hpp"
@@ -34,37 +36,51 @@ namespace ringlab::strategies::detail {
 // "checksum 0x... differs from the generator's 0x... for N records": the text of a wrong answer.
 [[nodiscard]] std::string checksum_mismatch(uint64_t got, uint64_t expected, std::size_t count);
 
-// Owning records of either payload, parsed from a whole JSON array body. The vectors (and the
-// records' strings) take their memory from `resource` and keep their capacity between parses, so a
-// body of the same shape parsed again allocates nothing more.
-class OwningModels {
+// The records of either payload, in two vectors of which the payload's is used. `Weather` and
+// `Repository` are the owning or the viewing records. The vectors take their memory from `resource`
+// and keep their capacity between parses.
+template <class Weather, class Repository>
+class PayloadRecords {
  public:
-  explicit OwningModels(std::pmr::memory_resource* resource = std::pmr::get_default_resource());
+  explicit PayloadRecords(std::pmr::memory_resource* resource = std::pmr::get_default_resource())
+      : weather_(resource), repos_(resource) {}
+  // The full checksum of every field of the records the last parse produced (json::checksum).
+  [[nodiscard]] uint64_t checksum(Payload payload) const noexcept {
+    return payload == Payload::repos ? json::checksum(std::span<const Repository>(repos_))
+                                     : json::checksum(std::span<const Weather>(weather_));
+  }
+  void reserve(Payload payload, std::size_t records) {  // so that run() never grows the vector
+    if (payload == Payload::repos) {
+      repos_.reserve(records);
+    } else {
+      weather_.reserve(records);
+    }
+  }
+  [[nodiscard]] std::size_t size(Payload payload) const noexcept {
+    return payload == Payload::repos ? repos_.size() : weather_.size();
+  }
+
+ protected:
+  std::pmr::vector<Weather> weather_;
+  std::pmr::vector<Repository> repos_;
+};
+
+// Owning records parsed from a whole JSON array body. A body of the same shape parsed again allocates
+// nothing more (the records' strings keep their capacity too).
+class OwningModels : public PayloadRecords<json::WeatherForecast, json::Repository> {
+ public:
+  using PayloadRecords::PayloadRecords;
   // Parses the whole body and returns the consumption fold of its records (json::consume).
   [[nodiscard]] json::Result<uint64_t> parse(Payload payload, json::Parser& parser,
                                              simdjson::padded_string_view body);
-  // The full checksum of every field of the records the last parse() produced (json::checksum).
-  [[nodiscard]] uint64_t checksum(Payload payload) const noexcept;
-  void reserve(Payload payload, std::size_t records);  // so that run() never grows the vector
-  [[nodiscard]] std::size_t size(Payload payload) const noexcept;
-
- private:
-  std::pmr::vector<json::WeatherForecast> weather_;
-  std::pmr::vector<json::Repository> repos_;
 };
 
 // Viewing records: they point into the body, which must stay alive and unchanged while they are used;
-// the vectors keep their capacity, so parsing allocates only while they grow to the largest body.
-class ViewModels {
+// parsing allocates only while the vectors grow to the largest body.
+class ViewModels : public PayloadRecords<json::WeatherView, json::RepositoryView> {
  public:
   // As OwningModels::parse; checksum() reads the body too, so it must still be where it was.
   [[nodiscard]] json::Result<uint64_t> parse(Payload payload, json::Parser& parser, json::PaddedBody body);
-  [[nodiscard]] uint64_t checksum(Payload payload) const noexcept;
-  void reserve(Payload payload, std::size_t records);
-
- private:
-  std::pmr::vector<json::WeatherView> weather_;
-  std::pmr::vector<json::RepositoryView> repos_;
 };
 
 // "json: record 17 field temperatureC: ...": a json::Error as text for a strategy's error.

@@ -38,8 +38,8 @@ class Libcurl final : public CaseStrategy {
   using CaseStrategy::CaseStrategy;
   ~Libcurl() override { teardown(); }
 
-  Status setup(const CaseConfig& case_config) override {
-    begin_case(case_config);
+ private:
+  Status open_case() override {
     url_ = "http://" + authority(config()) + get_target(config());
     if (CURLcode code = global_init(); code != CURLE_OK) {
       return fail(label(), std::string("curl_global_init: ") + curl_easy_strerror(code));
@@ -66,11 +66,10 @@ class Libcurl final : public CaseStrategy {
     set(curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this));
     if (!ok) return fail(label(), "curl_easy_setopt refused an option");
     models_.reserve(config().payload, config().count);
-    return prove_case();
+    return {};
   }
 
-  Result<Outcome> run(http::Timeline* timeline, Check check) override {
-    if (auto ready = require_ready(); !ready) [[unlikely]] return std::unexpected(ready.error());
+  Result<Outcome> run_case(http::Timeline* timeline, Check check) override {
     timeline_ = timeline;
     stamp(&http::Timeline::start);
     body_.clear();
@@ -97,6 +96,7 @@ class Libcurl final : public CaseStrategy {
                     [this] { return models_.checksum(config().payload); });
   }
 
+ public:
   [[nodiscard]] std::string notes() const override {
     return "phases send and wait n/a: libcurl does not tell when the request left; syscalls n/a: libcurl "
            "makes its own, unseen";

@@ -10,9 +10,8 @@ std::unexpected<net::Error> syscall_failed(const char* op, const std::string& pe
   return net::fail(op, errno, peer);
 }
 
-Status SocketPeer::setup(const CaseConfig& case_config) {
+Status SocketPeer::open_case() {
   close_connection();  // a second setup() starts over
-  begin_case(case_config);
 
   auto peer = net::Endpoint::parse(config().host, config().port);
   if (!peer) return fail(label(), peer.error().message());
@@ -27,7 +26,7 @@ Status SocketPeer::setup(const CaseConfig& case_config) {
   request_ = std::string(serialized->head());
   models_.reserve(config().payload, config().count);
 
-  return prove_case();
+  return {};
 }
 
 int SocketPeer::timeout_ms() const noexcept {
@@ -43,8 +42,7 @@ void SocketPeer::close_connection() noexcept {
   count_syscall();
 }
 
-Result<Outcome> SocketPeer::run(http::Timeline* timeline, Check check) {
-  if (auto ready = require_ready(); !ready) [[unlikely]] return std::unexpected(ready.error());
+Result<Outcome> SocketPeer::run_case(http::Timeline* timeline, Check check) {
   auto result = exchange(timeline, check);
   if (!result) [[unlikely]] {
     close_connection();

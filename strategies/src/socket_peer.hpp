@@ -34,8 +34,6 @@ inline constexpr std::size_t kReceiveBufferBytes = 64 * 1024;
 class SocketPeer : public CaseStrategy {
  public:
   using CaseStrategy::CaseStrategy;
-  Status setup(const CaseConfig& config) final;
-  Result<Outcome> run(http::Timeline* timeline, Check check) final;
   [[nodiscard]] IoCounters io_counters() const final;
   void drop_connection() final { close_connection(); }
   void teardown() final;
@@ -67,6 +65,8 @@ class SocketPeer : public CaseStrategy {
   net::Fd socket_;
 
  private:
+  Status open_case() final;
+  Result<Outcome> run_case(http::Timeline* timeline, Check check) final;
   Result<Outcome> exchange(http::Timeline* timeline, Check check);
 
   net::Endpoint peer_;
