@@ -142,22 +142,17 @@ class Reader {
       fail_at(key, "expected a number or null");
     }
   }
-  void read_value(const json& j, const char* key, std::optional<double>& out) {
+  // An optional number or flag: null is absent.
+  template <class T>
+    requires std::is_same_v<T, double> || std::is_same_v<T, bool>
+  void read_value(const json& j, const char* key, std::optional<T>& out) {
+    constexpr bool kFlag = std::is_same_v<T, bool>;
     if (j.is_null()) {
       out.reset();
-    } else if (j.is_number()) {
-      out = j.get<double>();
+    } else if (kFlag ? j.is_boolean() : j.is_number()) {
+      out = j.get<T>();
     } else {
-      fail_at(key, "expected a number or null");
-    }
-  }
-  void read_value(const json& j, const char* key, std::optional<bool>& out) {
-    if (j.is_null()) {
-      out.reset();
-    } else if (j.is_boolean()) {
-      out = j.get<bool>();
-    } else {
-      fail_at(key, "expected true, false or null");
+      fail_at(key, kFlag ? "expected true, false or null" : "expected a number or null");
     }
   }
   void read_value(const json& j, const char* /*key: the message names the case*/, CaseStatus& out) {

@@ -122,6 +122,12 @@ inline void count_allocation(std::size_t bytes) noexcept {
   }
 }
 
+// What an allocation function returns, counted when it is memory.
+inline void* counted(void* p, std::size_t bytes) noexcept {
+  if (p != nullptr) count_allocation(bytes);
+  return p;
+}
+
 inline void count_free(void* p) noexcept {
   ThreadCounters& tc = counters;
   if (tc.enabled && p != nullptr) ++tc.frees;
@@ -173,9 +179,7 @@ extern "C" {
 void* malloc(std::size_t size) {
   MallocFn fn = get(real.malloc);
   if (fn == nullptr) return arena_alloc(size);
-  void* p = fn(size);
-  if (p != nullptr) count_allocation(size);
-  return p;
+  return counted(fn(size), size);
 }
 
 void* calloc(std::size_t n, std::size_t size) {
@@ -184,9 +188,7 @@ void* calloc(std::size_t n, std::size_t size) {
     if (size != 0 && n > static_cast<std::size_t>(-1) / size) return nullptr;
     return arena_alloc(n * size);  // static storage: already zero
   }
-  void* p = fn(n, size);
-  if (p != nullptr) count_allocation(n * size);
-  return p;
+  return counted(fn(n, size), n * size);
 }
 
 void* realloc(void* old, std::size_t size) {
@@ -221,9 +223,7 @@ void free(void* p) {
 void* aligned_alloc(std::size_t alignment, std::size_t size) {
   AlignedAllocFn fn = get(real.aligned_alloc);
   if (fn == nullptr) return arena_alloc(size, alignment);
-  void* p = fn(alignment, size);
-  if (p != nullptr) count_allocation(size);
-  return p;
+  return counted(fn(alignment, size), size);
 }
 
 int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
@@ -240,25 +240,19 @@ int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
 void* memalign(std::size_t alignment, std::size_t size) {
   MemalignFn fn = get(real.memalign);
   if (fn == nullptr) return arena_alloc(size, alignment);
-  void* p = fn(alignment, size);
-  if (p != nullptr) count_allocation(size);
-  return p;
+  return counted(fn(alignment, size), size);
 }
 
 void* valloc(std::size_t size) {
   VallocFn fn = get(real.valloc);
   if (fn == nullptr) return arena_alloc(size, 4096);
-  void* p = fn(size);
-  if (p != nullptr) count_allocation(size);
-  return p;
+  return counted(fn(size), size);
 }
 
 void* pvalloc(std::size_t size) {
   VallocFn fn = get(real.pvalloc);
   if (fn == nullptr) return arena_alloc(size, 4096);
-  void* p = fn(size);
-  if (p != nullptr) count_allocation(size);
-  return p;
+  return counted(fn(size), size);
 }
 
 }  // extern "C"
