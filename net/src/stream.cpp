@@ -131,8 +131,7 @@ Result<Stream> Stream::connect(Ring& ring, const Endpoint& peer, std::optional<D
   Stream stream(ring, std::move(*socket), peer);
   OpHandler op;
   ring.prep_connect(stream.fd(), peer.addr(), peer.length, op);
-  if (timeout) ring.link_timeout(*timeout);
-  auto res = stream.wait(op, "connect", timeout.has_value());
+  auto res = stream.wait(op, "connect", timeout);
   if (!res) return std::unexpected(res.error());
   return stream;
 }
@@ -181,7 +180,9 @@ void Stream::disarm() noexcept {
 }
 
 template <class Handler>
-Result<int> Stream::wait(Handler& op, const char* name, bool deadline) {
+Result<int> Stream::wait(Handler& op, const char* name, std::optional<Duration> timeout) {
+  if (timeout) ring_->link_timeout(*timeout);  // linked to the operation just prepared
+  const bool deadline = timeout.has_value();
   auto ran = ring_->run_until([&] { return op.done(); });
   if (!ran) {
     settle(op);
@@ -233,8 +234,7 @@ Status Stream::send_all(std::span<const iovec> parts, std::optional<Duration> ti
     msg.msg_iovlen = n;
     OpHandler op;
     ring_->prep_sendmsg(fd(), &msg, op);
-    if (timeout) ring_->link_timeout(*timeout);
-    auto sent = wait(op, "sendmsg", timeout.has_value());
+    auto sent = wait(op, "sendmsg", timeout);
     if (!sent) return std::unexpected(sent.error());
     if (*sent == 0) return op_error("sendmsg (sent nothing)", EPIPE, peer_text_);
     auto left = static_cast<std::size_t>(*sent);
@@ -258,8 +258,7 @@ Status Stream::send_all(std::span<const char> bytes, std::optional<Duration> tim
   while (!bytes.empty()) {
     OpHandler op;
     ring_->prep_send(fd(), bytes, op);
-    if (timeout) ring_->link_timeout(*timeout);
-    auto sent = wait(op, "send", timeout.has_value());
+    auto sent = wait(op, "send", timeout);
     if (!sent) return std::unexpected(sent.error());
     if (*sent == 0) return op_error("send (sent nothing)", EPIPE, peer_text_);
     bytes = bytes.subspan(static_cast<std::size_t>(*sent));
@@ -274,8 +273,7 @@ Result<ZeroCopyReport> Stream::send_zero_copy(std::span<const char> bytes, std::
   while (!bytes.empty()) {
     ZeroCopyHandler op;
     ring_->prep_send_zc(fd(), bytes, op);
-    if (timeout) ring_->link_timeout(*timeout);
-    auto sent = wait(op, "send_zc", timeout.has_value());
+    auto sent = wait(op, "send_zc", timeout);
     if (!sent) return std::unexpected(sent.error());
     ++report.sends;
     if (op.copied()) ++report.copied_sends;
@@ -292,8 +290,7 @@ Result<std::size_t> Stream::receive(std::span<char> into, std::optional<Duration
   if (into.empty()) return op_error("recv (empty buffer)", EINVAL, peer_text_);
   OpHandler op;
   ring_->prep_recv(fd(), into, op);
-  if (timeout) ring_->link_timeout(*timeout);
-  auto received = wait(op, "recv", timeout.has_value());
+  auto received = wait(op, "recv", timeout);
   if (!received) return std::unexpected(received.error());
   return static_cast<std::size_t>(*received);
 }
@@ -303,8 +300,7 @@ Result<std::size_t> Stream::receive_fixed(std::span<char> into, int buf_index, s
   if (into.empty()) return op_error("read_fixed (empty buffer)", EINVAL, peer_text_);
   OpHandler op;
   ring_->prep_read_fixed(fd(), into, buf_index, op);
-  if (timeout) ring_->link_timeout(*timeout);
-  auto received = wait(op, "read_fixed", timeout.has_value());
+  auto received = wait(op, "read_fixed", timeout);
   if (!received) return std::unexpected(received.error());
   return static_cast<std::size_t>(*received);
 }

@@ -91,8 +91,10 @@ class Stream {
   void close_async() noexcept;
 
  private:
+  // Links `timeout` (if any) to the operation just prepared into `op`, then runs the ring until `op`
+  // completes: its result, or the error named `name` (ETIMEDOUT when the deadline cancelled it).
   template <class Handler>
-  Result<int> wait(Handler& op, const char* name, bool deadline);
+  Result<int> wait(Handler& op, const char* name, std::optional<Duration> timeout);
   template <class Handler>
   void settle(Handler& op) noexcept;
   void disarm() noexcept;
