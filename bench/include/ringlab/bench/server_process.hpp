@@ -55,10 +55,9 @@ class ServerProcess {
  public:
   [[nodiscard]] static Result<ServerProcess> start(const ServerProcessOptions& options);
 
+  // Movable, never copied (declaring the moves deletes the copies): one owner stops the server.
   ServerProcess(ServerProcess&& other) noexcept;
   ServerProcess& operator=(ServerProcess&& other) noexcept;
-  ServerProcess(const ServerProcess&) = delete;
-  ServerProcess& operator=(const ServerProcess&) = delete;
   ~ServerProcess();
 
   // Stops and reaps the child; idempotent. Error when it had to be killed or exited non-zero.
