@@ -21,11 +21,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kBench = RINGLAB_BENCH_BINARY;
-const std::string kServer = RINGLAB_SERVER_BINARY;
-
-const bool kQuietSanitizers = ringlab::testing::quiet_sanitizer_report();
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;
@@ -38,6 +33,8 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+using ringlab::testing::kBench;
+using ringlab::testing::kServer;
 using ringlab::testing::written_report;
 
 // Polls `path` until it holds `needle` (or the deadline passes).
@@ -70,6 +67,25 @@ Refusal refused(const std::vector<std::string>& arguments) {
   INFO(e2e::read_file(dir.file("stderr")));
   CHECK(e2e::read_file(dir.file("stdout")).empty());
   return {*status, lines_of(e2e::read_file(dir.file("stderr")))};
+}
+
+// Runs bench with `arguments` and --out under `dir`; once its stderr shows `started` and `then` has
+// passed, one SIGINT. It must exit 130 having written a partial report, which is returned.
+rb::Report interrupted_report(const e2e::TempDir& dir, const std::vector<std::string>& arguments,
+                              std::string_view started, std::chrono::milliseconds then) {
+  std::vector<std::string> argv{kBench};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  argv.insert(argv.end(), {"--out", dir.file("out")});
+  e2e::Child bench(argv, dir.file("stdout"), dir.file("stderr"));
+  REQUIRE_MESSAGE(wait_for_text(dir.file("stderr"), started, 120s), e2e::read_file(dir.file("stderr")));
+  std::this_thread::sleep_for(then);
+  bench.signal(SIGINT);
+  const auto status = bench.wait(30s);
+  REQUIRE(status.has_value());
+  CHECK(*status == 130);
+  const rb::Report report = written_report(dir.file("out"));
+  CHECK(report.partial);
+  return report;
 }
 
 }  // namespace
@@ -107,18 +123,13 @@ TEST_CASE("an --out that cannot be written is refused before the server starts")
 
 TEST_CASE("SIGINT during the second case: the first case's numbers are kept in a partial report, exit 130") {
   e2e::TempDir dir;
-  e2e::Child bench({kBench, "get", "--no-interleave", "--filter", "string_copy,views", "--sizes", "10", "--server", kServer,
-                    "--iteration-time", "5", "--warmup", "1", "--iterations", "3", "--max-iterations", "3", "--out",
-                    dir.file("out")},
-                   dir.file("stdout"), dir.file("stderr"));
   // The second case has begun once its progress line is out; then one signal.
-  REQUIRE_MESSAGE(wait_for_text(dir.file("stderr"), "[2/2]", 120s), e2e::read_file(dir.file("stderr")));
-  bench.signal(SIGINT);
-  const auto status = bench.wait(30s);
-  REQUIRE(status.has_value());
-  CHECK(*status == 130);
-  const rb::Report report = written_report(dir.file("out"));
-  CHECK(report.partial);
+  const rb::Report report =
+      interrupted_report(dir,
+                         {"get", "--no-interleave", "--filter", "string_copy,views", "--sizes", "10", "--server",
+                          kServer, "--iteration-time", "5", "--warmup", "1", "--iterations", "3", "--max-iterations",
+                          "3"},
+                         "[2/2]", 0ms);
   REQUIRE(report.cases.size() == 2);
   CHECK(report.cases[0].strategy == "string_copy");
   CHECK(report.cases[0].status == rb::CaseStatus::ok);
@@ -133,18 +144,12 @@ TEST_CASE("SIGINT during the second case: the first case's numbers are kept in a
 
 TEST_CASE("SIGINT during interleaved rounds: every case keeps the rounds it measured") {
   e2e::TempDir dir;
-  e2e::Child bench({kBench, "get", "--filter", "string_copy,views", "--sizes", "10", "--server", kServer,
-                    "--iteration-time", "5", "--warmup", "1", "--iterations", "1000", "--max-iterations", "1000",
-                    "--out", dir.file("out")},
-                   dir.file("stdout"), dir.file("stderr"));
-  REQUIRE_MESSAGE(wait_for_text(dir.file("stderr"), "measure", 120s), e2e::read_file(dir.file("stderr")));
-  std::this_thread::sleep_for(300ms);  // a few rounds
-  bench.signal(SIGINT);
-  const auto status = bench.wait(30s);
-  REQUIRE(status.has_value());
-  CHECK(*status == 130);
-  const rb::Report report = written_report(dir.file("out"));
-  CHECK(report.partial);
+  // Measuring, then a few rounds.
+  const rb::Report report =
+      interrupted_report(dir,
+                         {"get", "--filter", "string_copy,views", "--sizes", "10", "--server", kServer,
+                          "--iteration-time", "5", "--warmup", "1", "--iterations", "1000", "--max-iterations", "1000"},
+                         "measure", 300ms);
   REQUIRE(report.cases.size() == 2);
   for (const rb::CaseResult& c : report.cases) {
     INFO(c.strategy << ": " << c.reason);

@@ -17,26 +17,17 @@
 #include <vector>
 
 #include "ringlab/bench/reporters.hpp"
+#include "../support/bench_cases.hpp"
 
 namespace rb = ringlab::bench;
 using nlohmann::json;
 
 namespace {
 
-rb::CaseResult make_case(std::string strategy, std::size_t size, std::vector<double> samples, bool baseline) {
-  rb::CaseResult c;
-  c.strategy = std::move(strategy);
-  c.payload = "weather";
-  c.size = size;
-  c.allocator = "glibc";
-  c.baseline = baseline;
-  c.ops_per_iteration = 40;
-  c.samples_ns = std::move(samples);
-  rb::summarize_samples(c);
-  c.memory.bytes_per_op = 5806;
-  c.memory.allocs_per_op = 3;
-  c.memory.peak_rss = 10 << 20;
-  c.io.ring_enters_per_op = 2;
+// What every case has beyond its samples: the numbers gbench writes as user counters.
+rb::CaseResult costs() {
+  rb::CaseResult c = ringlab::testing::prototype_case("glibc", 40);
+  ringlab::testing::add_copying_costs(c);
   c.phases.ops_sampled = 100;
   c.phases.wait = 20000;
   c.phases.deserialize = 7000;
@@ -44,21 +35,17 @@ rb::CaseResult make_case(std::string strategy, std::size_t size, std::vector<dou
 }
 
 rb::Report sample_report() {
-  rb::Report r;
+  rb::Report r =
+      ringlab::testing::measured_report(costs(), {{"string_copy", 10, {21000, 20500, 21500, 20800, 90000}, true},
+                                                  {"views", 10, {12000, 12100, 11900, 12050, 11950}, false},
+                                                  {"string_copy", 1000, {910000, 905000, 915000}, true},
+                                                  {"views", 1000, {}, false}});
   r.environment.timestamp = "2024-05-01T12:00:00Z";
   r.environment.cores = 2;
   r.environment.tsc_hz = 2.4e9;
   r.environment.governor = "n/a";
   r.environment.build_type = "Release";
   r.environment.load_average_start = rb::LoadAverage{0.5, 0.25, 0.125};
-  r.cases.push_back(make_case("string_copy", 10, {21000, 20500, 21500, 20800, 90000}, true));
-  r.cases.push_back(make_case("views", 10, {12000, 12100, 11900, 12050, 11950}, false));
-  r.cases.push_back(make_case("string_copy", 1000, {910000, 905000, 915000}, true));
-  rb::CaseResult failed = make_case("views", 1000, {}, false);
-  failed.status = rb::CaseStatus::failed;
-  failed.reason = "connection reset";
-  r.cases.push_back(failed);
-  rb::compute_ratios(r);
   return r;
 }
 

@@ -35,6 +35,14 @@ void* (*volatile do_calloc)(std::size_t, std::size_t) = &std::calloc;
 void* (*volatile do_realloc)(void*, std::size_t) = &std::realloc;
 void (*volatile do_free)(void*) = &std::free;
 
+// What making a string of `length` characters allocates (its free, after counting, is not counted).
+rb::AllocationCounts string_allocations(std::size_t length) {
+  rb::start_counting_allocations();
+  std::string s(length, 'x');
+  escape(s.data());
+  return rb::stop_counting_allocations();
+}
+
 struct alignas(64) CacheLine {
   char bytes[64];
 };
@@ -179,18 +187,12 @@ TEST_CASE("standard containers: the allocations their documentation implies") {
     CHECK(c.bytes == 100 * sizeof(int));
   }
   SUBCASE("a string longer than the small buffer allocates length + 1") {
-    rb::start_counting_allocations();
-    std::string s(100, 'x');
-    escape(s.data());
-    const rb::AllocationCounts c = rb::stop_counting_allocations();
+    const rb::AllocationCounts c = string_allocations(100);
     CHECK(c.allocations == 1);
     CHECK(c.bytes == 101);
   }
   SUBCASE("a short string allocates nothing") {
-    rb::start_counting_allocations();
-    std::string s(10, 'x');
-    escape(s.data());
-    const rb::AllocationCounts c = rb::stop_counting_allocations();
+    const rb::AllocationCounts c = string_allocations(10);
     CHECK(c.allocations == 0);
     CHECK(c.bytes == 0);
   }

@@ -117,6 +117,41 @@ class FakePerf {
   std::thread thread_;
 };
 
+// A PerfControl opened on fresh FIFOs that a FakePerf answering `answer` holds open; fails the test if
+// it cannot be opened.
+struct Session {
+  Fifos fifos;
+  FakePerf perf;
+  Result<PerfControl> control;
+
+  Session(Answer answer, std::chrono::milliseconds timeout)
+      : perf(fifos.paths, answer), control(PerfControl::open(fifos.paths, timeout)) {
+    REQUIRE_MESSAGE(control.has_value(), control.error().message);
+  }
+};
+
+// Why opening `paths` failed (within 200 ms: it must not block); fails the test if it did not.
+std::string open_error(const PerfControlPaths& paths) {
+  const auto control = PerfControl::open(paths, 200ms);
+  REQUIRE_FALSE(control.has_value());
+  return control.error().message;
+}
+
+// Why enable() failed; fails the test if it did not.
+std::string enable_error(PerfControl& control) {
+  const auto on = control.enable();
+  REQUIRE_FALSE(on.has_value());
+  return on.error().message;
+}
+
+// One enable and one disable, each acknowledged.
+void check_enable_then_disable(PerfControl& control) {
+  const auto on = control.enable();
+  CHECK_MESSAGE(on.has_value(), on.error().message);
+  const auto off = control.disable();
+  CHECK_MESSAGE(off.has_value(), off.error().message);
+}
+
 }  // namespace
 
 TEST_CASE("parse_perf_control takes exactly two non-empty paths") {
@@ -152,47 +187,32 @@ TEST_CASE("enable and disable send perf's commands and return once acknowledged"
 }
 
 TEST_CASE("an ack that arrives in pieces is still one ack") {
-  Fifos fifos;
-  FakePerf perf(fifos.paths, Answer::ack_in_pieces);
-  auto control = PerfControl::open(fifos.paths, 2s);
-  REQUIRE_MESSAGE(control.has_value(), control.error().message);
-  const auto on = control->enable();
-  CHECK_MESSAGE(on.has_value(), on.error().message);
-  const auto off = control->disable();
-  CHECK_MESSAGE(off.has_value(), off.error().message);
+  Session session(Answer::ack_in_pieces, 2s);
+  check_enable_then_disable(*session.control);
 }
 
 TEST_CASE("no ack within the timeout is an error that names the command and the FIFO") {
-  Fifos fifos;
-  FakePerf perf(fifos.paths, Answer::silence);
-  auto control = PerfControl::open(fifos.paths, 200ms);
-  REQUIRE_MESSAGE(control.has_value(), control.error().message);
-  const auto on = control->enable();
-  REQUIRE_FALSE(on.has_value());
-  INFO(on.error().message);
-  CHECK(contains(on.error().message, "no ack for 'enable' within 200 ms"));
-  CHECK(contains(on.error().message, fifos.paths.ack));
-  CHECK_FALSE(control->enabled());
+  Session session(Answer::silence, 200ms);
+  const std::string error = enable_error(*session.control);
+  INFO(error);
+  CHECK(contains(error, "no ack for 'enable' within 200 ms"));
+  CHECK(contains(error, session.fifos.paths.ack));
+  CHECK_FALSE(session.control->enabled());
 }
 
 TEST_CASE("an answer that is not an ack is an error quoting it") {
-  Fifos fifos;
-  FakePerf perf(fifos.paths, Answer::garbage);
-  auto control = PerfControl::open(fifos.paths, 2s);
-  REQUIRE_MESSAGE(control.has_value(), control.error().message);
-  const auto on = control->enable();
-  REQUIRE_FALSE(on.has_value());
-  INFO(on.error().message);
-  CHECK(contains(on.error().message, "unexpected answer 'nak\\n' to 'enable'"));
+  Session session(Answer::garbage, 2s);
+  const std::string error = enable_error(*session.control);
+  INFO(error);
+  CHECK(contains(error, "unexpected answer 'nak\\n' to 'enable'"));
 }
 
 TEST_CASE("open fails without blocking when no perf reads the control FIFO") {
   Fifos fifos;
-  const auto control = PerfControl::open(fifos.paths, 200ms);
-  REQUIRE_FALSE(control.has_value());
-  INFO(control.error().message);
-  CHECK(contains(control.error().message, "ENXIO"));
-  CHECK(contains(control.error().message, "no perf reading it"));
+  const std::string error = open_error(fifos.paths);
+  INFO(error);
+  CHECK(contains(error, "ENXIO"));
+  CHECK(contains(error, "no perf reading it"));
 }
 
 TEST_CASE("open refuses paths that are missing or not FIFOs") {
@@ -212,10 +232,9 @@ TEST_CASE("open refuses paths that are missing or not FIFOs") {
   };
   for (const auto& row : rows) {
     INFO(row.name);
-    const auto control = PerfControl::open(row.paths, 200ms);
-    REQUIRE_FALSE(control.has_value());
-    INFO(control.error().message);
-    CHECK(contains(control.error().message, row.error_part));
+    const std::string error = open_error(row.paths);
+    INFO(error);
+    CHECK(contains(error, row.error_part));
   }
 }
 
@@ -261,10 +280,7 @@ TEST_CASE("the real perf record acknowledges enable and disable" * doctest::test
     ::waitpid(pid, nullptr, 0);
     FAIL("perf record did not open its control FIFOs: " << control.error().message);
   }
-  const auto on = control->enable();
-  CHECK_MESSAGE(on.has_value(), on.error().message);
-  const auto off = control->disable();
-  CHECK_MESSAGE(off.has_value(), off.error().message);
+  check_enable_then_disable(*control);
 
   int status = 0;
   REQUIRE(::waitpid(pid, &status, 0) == pid);  // perf ends with its workload, a 1 s sleep

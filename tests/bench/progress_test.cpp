@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 namespace rb = ringlab::bench;
@@ -25,13 +26,13 @@ rb::ProgressEvent event(rb::Stage stage, unsigned iteration = 0, unsigned iterat
   return e;
 }
 
-// Everything written to a pipe by `feed`.
+// Everything written to a pipe by `feed` (with `plan`: the lines end with the times elapsed and left).
 template <class Feed>
-std::string captured(bool tty, Feed feed) {
+std::string captured(bool tty, Feed feed, std::optional<rb::ProgressPlan> plan = std::nullopt) {
   int fds[2];
   REQUIRE(pipe2(fds, O_NONBLOCK) == 0);
   {
-    rb::FdProgress progress(fds[1], tty);
+    rb::FdProgress progress(fds[1], tty, plan);
     feed(progress);
     progress.finish();
   }
@@ -185,21 +186,7 @@ TEST_CASE("interleaved rounds are whole at both ends: the minimum rounded up, th
 }
 
 TEST_CASE("with a plan every line ends with the time elapsed and the time left; without one it does not") {
-  const std::string with = [] {
-    int fds[2];
-    REQUIRE(pipe2(fds, O_NONBLOCK) == 0);
-    {
-      rb::FdProgress progress(fds[1], false, rb::ProgressPlan{100, 3, 15, false});
-      a_whole_case(progress);
-      progress.finish();
-    }
-    close(fds[1]);
-    std::string out;
-    char buffer[4096];
-    for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
-    close(fds[0]);
-    return out;
-  }();
+  const std::string with = captured(false, a_whole_case, rb::ProgressPlan{100, 3, 15, false});
   INFO(with);
   // Case 3 of 16 is in its warm-up: 13 more cases to go, the estimate runs to minutes.
   // Between 15 and 100 measured iterations per case: a range.

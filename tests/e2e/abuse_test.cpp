@@ -42,6 +42,12 @@ constexpr uint64_t kAfterSlack = 10 * kMiB;
 // every freed byte resident (harmless, ignored without ASan).
 constexpr const char* kChildAsanOptions = "quarantine_size_mb=0:allocator_release_to_os_interval_ms=100";
 
+// The server's resident bytes and open descriptors before, during and after a case.
+struct Figures {
+  uint64_t rss_before = 0, rss_during = 0, rss_after = 0;
+  std::size_t fds_before = 0, fds_during = 0, fds_after = 0;
+};
+
 // One server per case, with the given flags, and its /proc figures.
 class Subject {
  public:
@@ -51,8 +57,7 @@ class Subject {
     // The first answers warm the worker (ring, buffers, a connection object): not the case's cost.
     {
       RawClient warm(port());
-      warm.send(get_request("/health"));
-      CHECK(warm.read_response().status == 200);
+      CHECK(warm.get("/health").status == 200);
     }
     // Its socket is closed (the server saw the EOF) by the time the case starts measuring.
     std::this_thread::sleep_for(200ms);
@@ -83,11 +88,29 @@ class Subject {
     return now;
   }
 
+  // The figures before the case: what it is measured against.
+  [[nodiscard]] Figures figures_before() const {
+    Figures f;
+    f.rss_before = rss();
+    f.fds_before = fds();
+    return f;
+  }
+  // The figures while the case's connections are open.
+  void take_during(Figures& f) const {
+    f.rss_during = rss();
+    f.fds_during = fds();
+  }
+  // The figures once they settled, descriptors down to `fds_expected` (those the case keeps open).
+  void take_after(Figures& f, std::size_t fds_expected) const {
+    f.rss_after = settled_rss(f.rss_before);
+    f.fds_after = settled_fds(fds_expected);
+  }
+  void take_after(Figures& f) const { take_after(f, f.fds_before); }
+
   // Still serving: /health answered on a new connection.
   void check_serving() const {
     RawClient client(port());
-    client.send(get_request("/health"));
-    CHECK(client.read_response().status == 200);
+    CHECK(client.get("/health").status == 200);
   }
 
  private:
@@ -102,11 +125,6 @@ class Subject {
     return start_server_binary(RINGLAB_SERVER_BINARY, flags);
   }
   ServerBinary server_;
-};
-
-struct Figures {
-  uint64_t rss_before = 0, rss_during = 0, rss_after = 0;
-  std::size_t fds_before = 0, fds_during = 0, fds_after = 0;
 };
 
 void report(const char* name, int status, const Figures& f) {
@@ -163,9 +181,7 @@ std::size_t count_answers(const std::string& bytes) {
 
 TEST_CASE("pipelined echoes that are never read: bounded by --max-queued-output, and given back") {
   Subject server({"--max-queued-output", "256KiB"});
-  Figures f;
-  f.rss_before = server.rss();
-  f.fds_before = server.fds();
+  Figures f = server.figures_before();
   int status = 0;
   {
     RawClient client(server.port());
@@ -174,16 +190,14 @@ TEST_CASE("pipelined echoes that are never read: bounded by --max-queued-output,
     // 64 MB of requests (over a million echoes) if the server read them all; it stops reading.
     const std::size_t sent = flood(client, unit, 64 * kMiB, 500ms);
     CHECK(sent < 64 * kMiB);
-    f.rss_during = server.rss();
-    f.fds_during = server.fds();
+    server.take_during(f);
     server.check_serving();  // other connections are answered meanwhile
     Response first = client.read_response();
     status = first.status;
     CHECK(first.status == 200);
     CHECK(first.body == "x");
   }
-  f.rss_after = server.settled_rss(f.rss_before);
-  f.fds_after = server.settled_fds(f.fds_before);
+  server.take_after(f);
   report("pipelined 1-byte echoes, unread", status, f);
   // What the connection holds: 256 KiB of queued answers and the rest of one receive buffer (the
   // kernel keeps the backlog: one recv per buffer). The slack is the answers' bookkeeping and the
@@ -200,17 +214,14 @@ TEST_CASE("pipelined echoes that are never read: bounded by --max-queued-output,
 
 TEST_CASE("chunk=1 answer never read: memory is the body plus a window, not six bytes per body byte") {
   Subject server({"--max-queued-output", "256KiB", "--cache-bytes", "0"});
-  Figures f;
-  f.rss_before = server.rss();
-  f.fds_before = server.fds();
+  Figures f = server.figures_before();
   constexpr uint32_t kCount = 100'000;  // 7.7 MB of JSON, 46 MB on the wire in 1-byte chunks
   int status = 0;
   {
     RawClient client(server.port());
     client.send(get_request("/weather?count=" + std::to_string(kCount) + "&chunked=1&chunk=1"));
     std::this_thread::sleep_for(1s);  // the server fills what the socket takes, then waits
-    f.rss_during = server.rss();
-    f.fds_during = server.fds();
+    server.take_during(f);
     server.check_serving();
     // Then everything arrives, framed right: 6 bytes per body byte plus the last chunk.
     std::string tail;
@@ -219,8 +230,7 @@ TEST_CASE("chunk=1 answer never read: memory is the body plus a window, not six 
     CHECK(got > 6ull * 7'000'000);
     CHECK(tail.ends_with("\r\n1\r\n]\r\n0\r\n\r\n"));
   }
-  f.rss_after = server.settled_rss(f.rss_before);
-  f.fds_after = server.settled_fds(f.fds_before);
+  server.take_after(f);
   report("GET /weather?count=100000&chunked=1&chunk=1, unread", status, f);
   // The 7.7 MB body itself, two windows of 128 KiB, sanitizer overhead: far below the 46 MB the
   // framing would take if it were built at once.
@@ -231,15 +241,12 @@ TEST_CASE("chunk=1 answer never read: memory is the body plus a window, not six 
 
 TEST_CASE("HEAD and GET of a huge count: 400 with the limit, no body generated for HEAD") {
   Subject server({});
-  Figures f;
-  f.rss_before = server.rss();
-  f.fds_before = server.fds();
+  Figures f = server.figures_before();
   RawClient client(server.port());
   client.send("HEAD /repos?count=1000000 HTTP/1.1\r\nHost: x\r\n\r\n");
   const int status = client.read_response(true).status;
   CHECK(status == 400);
-  client.send(get_request("/repos?count=1000000"));
-  Response refused = client.read_response();
+  Response refused = client.get("/repos?count=1000000");
   CHECK(refused.status == 400);
   auto message = json_error(refused.body);
   REQUIRE(message.has_value());
@@ -249,11 +256,9 @@ TEST_CASE("HEAD and GET of a huge count: 400 with the limit, no body generated f
   Response head = client.read_response(true);
   CHECK(head.status == 200);
   CHECK_FALSE(head.header("Content-Length").has_value());
-  f.rss_during = server.rss();
-  f.fds_during = server.fds();
+  server.take_during(f);
   server.check_serving();
-  f.rss_after = server.settled_rss(f.rss_before);
-  f.fds_after = server.settled_fds(f.fds_before + 1);
+  server.take_after(f, f.fds_before + 1);
   report("HEAD /repos?count=1000000", status, f);
   CHECK(f.rss_during <= f.rss_before + 8 * kMiB);
   CHECK(f.rss_after <= f.rss_before + kAfterSlack);
@@ -261,19 +266,15 @@ TEST_CASE("HEAD and GET of a huge count: 400 with the limit, no body generated f
 
 TEST_CASE("a huge Content-Length under a huge --max-body: nothing reserved, no abort") {
   Subject server({"--max-body", "100GiB"});
-  Figures f;
-  f.rss_before = server.rss();
-  f.fds_before = server.fds();
+  Figures f = server.figures_before();
   {
     RawClient client(server.port());
     client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 64424509440\r\n\r\n" + std::string(100'000, 'b'));
     std::this_thread::sleep_for(300ms);
-    f.rss_during = server.rss();
-    f.fds_during = server.fds();
+    server.take_during(f);
     server.check_serving();
   }
-  f.rss_after = server.settled_rss(f.rss_before);
-  f.fds_after = server.settled_fds(f.fds_before);
+  server.take_after(f);
   report("POST /echo, Content-Length: 64424509440", 0, f);
   CHECK(f.rss_during <= f.rss_before + 8 * kMiB);
   CHECK(f.rss_after <= f.rss_before + kAfterSlack);
@@ -283,9 +284,7 @@ TEST_CASE("a huge Content-Length under a huge --max-body: nothing reserved, no a
 
 TEST_CASE("a burst of connections: the connection pool is trimmed and the memory given back") {
   Subject server({});
-  Figures f;
-  f.rss_before = server.rss();
-  f.fds_before = server.fds();
+  Figures f = server.figures_before();
   constexpr int kConnections = 600;  // below the usual 1,024 descriptors of a test process
   auto burst = [&] {
     std::vector<std::unique_ptr<RawClient>> clients;
@@ -294,14 +293,12 @@ TEST_CASE("a burst of connections: the connection pool is trimmed and the memory
       clients.back()->send(get_request("/health"));
     }
     for (auto& client : clients) CHECK(client->read_response().status == 200);
-    f.rss_during = server.rss();
-    f.fds_during = server.fds();
+    server.take_during(f);
   };
   burst();
   const uint64_t after_first = server.settled_rss(f.rss_before);
   burst();  // the same again: nothing may accumulate from one burst to the next
-  f.rss_after = server.settled_rss(f.rss_before);
-  f.fds_after = server.settled_fds(f.fds_before);
+  server.take_after(f);
   report("burst of 600 connections, twice, then closed", 200, f);
   CHECK(f.fds_during == f.fds_before + kConnections);
   CHECK(f.fds_after == f.fds_before);
@@ -325,17 +322,14 @@ TEST_CASE("an allocation failure answers 503 and closes that connection; the ser
   const uint64_t vm_size = std::stoull(status_text.substr(status_text.find("VmSize:") + 7)) * 1024;
   const rlimit cap{vm_size + 48 * kMiB, vm_size + 48 * kMiB};
   REQUIRE_MESSAGE(::prlimit(pid, RLIMIT_AS, &cap, nullptr) == 0, "prlimit: ", std::strerror(errno));
-  Figures f;
-  f.rss_before = server.rss();
-  f.fds_before = server.fds();
+  Figures f = server.figures_before();
   int status = 0;
   {
     RawClient client(server.port());
     const std::string body(128 * kMiB, 'e');  // the echo body outgrows the cap: std::bad_alloc
     client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n");
     (void)flood(client, body, body.size(), 2s);
-    f.rss_during = server.rss();
-    f.fds_during = server.fds();
+    server.take_during(f);
     Response response = client.read_response();
     status = response.status;
     CHECK(response.status == 503);
@@ -343,8 +337,7 @@ TEST_CASE("an allocation failure answers 503 and closes that connection; the ser
     CHECK(client.closed_by_peer(5s));
   }
   server.check_serving();
-  f.rss_after = server.settled_rss(f.rss_before);
-  f.fds_after = server.settled_fds(f.fds_before);
+  server.take_after(f);
   report("echo body past a capped address space", status, f);
   CHECK(f.fds_after == f.fds_before);
   // The body's blocks were mmapped (--malloc-mmap-threshold): they leave with it.
@@ -354,9 +347,7 @@ TEST_CASE("an allocation failure answers 503 and closes that connection; the ser
 
 TEST_CASE("slow heads: 408 after --header-timeout, slots reclaimed, a new connection never hangs") {
   Subject server({"--header-timeout", "1s", "--max-connections", "4"});
-  Figures f;
-  f.rss_before = server.rss();
-  f.fds_before = server.fds();
+  Figures f = server.figures_before();
   int status = 0;
   {
     std::vector<std::unique_ptr<RawClient>> slow;
@@ -386,8 +377,7 @@ TEST_CASE("slow heads: 408 after --header-timeout, slots reclaimed, a new connec
         }
       }
       if (tick == 2) {
-        f.rss_during = server.rss();
-        f.fds_during = server.fds();
+        server.take_during(f);
       }
       if (all) break;
     }
@@ -396,8 +386,7 @@ TEST_CASE("slow heads: 408 after --header-timeout, slots reclaimed, a new connec
     for (auto& client : slow) CHECK(client->closed_by_peer(5s));
   }
   server.check_serving();  // the slots are free again
-  f.rss_after = server.settled_rss(f.rss_before);
-  f.fds_after = server.settled_fds(f.fds_before);
+  server.take_after(f);
   report("4 slow heads at --max-connections 4", status, f);
   CHECK(f.fds_during == f.fds_before + 4);
   CHECK(f.fds_after == f.fds_before);
@@ -425,9 +414,7 @@ TEST_CASE("framing a lenient parser would misread gets one 400 and a close, noth
   Subject server({});
   for (const Row& row : rows) {
     INFO(row.name);
-    Figures f;
-    f.rss_before = server.rss();
-    f.fds_before = server.fds();
+    Figures f = server.figures_before();
     std::string answers;
     {
       RawClient client(server.port());
@@ -435,15 +422,13 @@ TEST_CASE("framing a lenient parser would misread gets one 400 and a close, noth
         client.send(bytes);
         std::this_thread::sleep_for(20ms);  // separate receives for the split case
       }
-      f.rss_during = server.rss();
-      f.fds_during = server.fds();
+      server.take_during(f);
       answers = client.read_until_close();
     }
     const int status = answers.size() > 12 ? std::atoi(answers.c_str() + 9) : 0;
     CHECK(status == row.status);
     CHECK_MESSAGE(count_answers(answers) == 1, "answers: ", answers.substr(0, 400));
-    f.rss_after = server.settled_rss(f.rss_before);
-    f.fds_after = server.settled_fds(f.fds_before);
+    server.take_after(f);
     report(row.name, status, f);
     CHECK(f.rss_after <= f.rss_before + kAfterSlack);
     CHECK(f.fds_after == f.fds_before);

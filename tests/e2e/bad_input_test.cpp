@@ -112,13 +112,11 @@ TEST_CASE("each bad request gets its status and a JSON error, and the next conne
         CHECK(client.closed_by_peer());
       } else {
         CHECK_FALSE(response.header("Connection").has_value());
-        client.send(get_request("/health"));
-        CHECK(client.read_response().status == 200);
+        CHECK(client.get("/health").status == 200);
       }
     }
     RawClient next(server.port());
-    next.send(get_request("/plaintext"));
-    Response response = next.read_response();
+    Response response = next.get("/plaintext");
     CHECK(response.status == 200);
     CHECK(response.body == "Hello, World!");
   }
@@ -191,8 +189,7 @@ TEST_CASE("clients that vanish mid-request or mid-answer leave the server servin
     client.send("");
   }
   RawClient next(server.port());
-  next.send(get_request("/health"));
-  CHECK(next.read_response().status == 200);
+  CHECK(next.get("/health").status == 200);
   auto stats = server.stop();
   CHECK(stats.accepted == 5);
   CHECK(stats.accepted == stats.closed);

@@ -20,8 +20,7 @@ TEST_CASE("the binary prints one 'listening on' line, serves, and exits 0 on SIG
   auto running = start_binary({});
   CHECK(running.port != 0);
   RawClient client(running.port);
-  client.send(get_request("/weather?count=3"));
-  Response response = client.read_response();
+  Response response = client.get("/weather?count=3");
   CHECK(response.status == 200);
   CHECK(json_array_size(response.body) == 3);
   running.child.signal(SIGTERM);
@@ -34,8 +33,7 @@ TEST_CASE("SIGINT stops the binary too, with connections open") {
   auto running = start_binary({"--threads", "2"});
   RawClient idle(running.port);
   RawClient used(running.port);
-  used.send(get_request("/health"));
-  CHECK(used.read_response().status == 200);
+  CHECK(used.get("/health").status == 200);
   running.child.signal(SIGINT);
   CHECK(running.child.wait() == 0);
   CHECK(idle.closed_by_peer(5s));
@@ -73,8 +71,7 @@ TEST_CASE("the binary's flags reach the server") {
   {
     // --max-count 5: the limit is in the error.
     RawClient client(running.port);
-    client.send(get_request("/weather?count=6"));
-    Response refused = client.read_response();
+    Response refused = client.get("/weather?count=6");
     CHECK(refused.status == 400);
     CHECK(json_error(refused.body).value_or("").find("from 0 to 5 ") != std::string::npos);
   }

@@ -117,14 +117,7 @@ TEST_CASE("our server's /proxy can use nginx as its upstream") {
   Nginx nginx;
   // nginx serves files, not /weather?count=N, so this checks the error path on a real peer: a
   // 404 from the upstream becomes our 502.
-  server::ServerOptions options;
-  options.upstream = nginx.url("");
-  TestServer ours(options);
+  TestServer ours(proxying_to(nginx.url("")));
   RawClient client(ours.port());
-  client.send(get_request("/proxy?count=10"));
-  Response response = client.read_response();
-  CHECK(response.status == 502);
-  auto message = json_error(response.body);
-  REQUIRE(message.has_value());
-  CHECK(message->find("404") != std::string::npos);
+  CHECK(error_answer(client, "/proxy?count=10", 502).find("404") != std::string::npos);
 }

@@ -27,8 +27,7 @@ std::string weather(uint32_t count) {
 void proxy_twice_pooled(TestServer& server, std::chrono::milliseconds pause) {
   RawClient client(server.port());
   for (int i = 0; i < 2; ++i) {
-    client.send(get_request("/proxy?count=2&conn=pooled"));
-    Response response = client.read_response();
+    Response response = client.get("/proxy?count=2&conn=pooled");
     CHECK(response.status == 200);
     CHECK(response.body == weather(2));
     std::this_thread::sleep_for(pause);
@@ -126,9 +125,7 @@ TEST_CASE("/proxy retries once when the upstream closes a reused connection befo
   // answered. Deterministic: the close comes after the reuse, so no sweep can have seen it.
   ScriptedUpstream upstream({ScriptedUpstream::Step::answer_then_close_on_next, ScriptedUpstream::Step::answer},
                             weather(2));
-  server::ServerOptions options;
-  options.upstream = upstream.url();
-  TestServer server(options);
+  TestServer server(proxying_to(upstream.url()));
   proxy_twice_pooled(server, 0ms);
   auto stats = server.stop();
   CHECK(stats.upstream_errors == 0);
@@ -140,8 +137,7 @@ TEST_CASE("/proxy closes pooled connections that the upstream closed while they 
   server::ServerOptions upstream_options;
   upstream_options.idle_timeout = 100ms;  // closes kept-alive connections between our requests
   TestServer upstream(upstream_options);
-  server::ServerOptions options;
-  options.upstream = upstream.url("");
+  server::ServerOptions options = proxying_to(upstream.url(""));
   options.idle_timeout = 2s;  // the worker ticks every 250 ms
   TestServer server(options);
   proxy_twice_pooled(server, 1s);  // meanwhile the upstream closes the idle connection; a tick drops it
@@ -153,8 +149,7 @@ TEST_CASE("/proxy closes pooled connections that the upstream closed while they 
 
 TEST_CASE("/proxy fetches from an explicit --upstream") {
   TestServer upstream;
-  server::ServerOptions options;
-  options.upstream = upstream.url("");
+  server::ServerOptions options = proxying_to(upstream.url(""));
   TestServer server(options);
   CHECK(server.get().upstream() == options.upstream);
   RawClient client(server.port());
@@ -171,34 +166,23 @@ TEST_CASE("/proxy fetches from an explicit --upstream") {
 }
 
 TEST_CASE("an upstream that refuses gives 502 with a JSON error, and the server keeps serving") {
-  server::ServerOptions options;
-  options.upstream = "http://127.0.0.1:" + std::to_string(unused_port());
-  TestServer server(options);
+  TestServer server(proxying_to("http://127.0.0.1:" + std::to_string(unused_port())));
   RawClient client(server.port());
-  client.send(get_request("/proxy?count=1"));
-  Response response = client.read_response();
-  CHECK(response.status == 502);
-  auto message = json_error(response.body);
-  REQUIRE(message.has_value());
-  CHECK(message->find("upstream") != std::string::npos);
-  client.send(get_request("/health"));
-  CHECK(client.read_response().status == 200);
+  CHECK(error_answer(client, "/proxy?count=1", 502).find("upstream") != std::string::npos);
+  CHECK(client.get("/health").status == 200);
   CHECK(server.stop().upstream_errors == 1);
 }
 
 TEST_CASE("an upstream that never answers gives 504 after --upstream-timeout") {
   SilentListener silent;  // completes handshakes, never answers
-  server::ServerOptions options;
-  options.upstream = "http://127.0.0.1:" + std::to_string(silent.port());
+  server::ServerOptions options = proxying_to("http://127.0.0.1:" + std::to_string(silent.port()));
   options.upstream_timeout = 300ms;
   TestServer server(options);
   RawClient client(server.port());
-  client.send(get_request("/proxy?count=1&conn=fresh"));
-  Response response = client.read_response();
+  Response response = client.get("/proxy?count=1&conn=fresh");
   CHECK(response.status == 504);
   CHECK(json_error(response.body).has_value());
-  client.send(get_request("/plaintext"));
-  CHECK(client.read_response().status == 200);
+  CHECK(client.get("/plaintext").status == 200);
 }
 
 TEST_CASE("the built-in upstream does not proxy itself") {
@@ -207,8 +191,7 @@ TEST_CASE("the built-in upstream does not proxy itself") {
   const std::string upstream = server.get().upstream();
   const auto port = static_cast<uint16_t>(std::stoi(upstream.substr(upstream.rfind(':') + 1)));
   RawClient client(port);
-  client.send(get_request("/proxy?count=1"));
-  CHECK(client.read_response().status == 502);
+  CHECK(client.get("/proxy?count=1").status == 502);
   client.send(get_request("/weather?count=2"));
   CHECK(client.read_response().body == weather(2));
 }
@@ -225,8 +208,7 @@ TEST_CASE("while /proxy waits for its upstream, the same worker answers other co
   std::this_thread::sleep_for(100ms);  // the fetch is in flight
   RawClient other(server.port());
   const auto before = std::chrono::steady_clock::now();
-  other.send(get_request("/health"));
-  CHECK(other.read_response().status == 200);
+  CHECK(other.get("/health").status == 200);
   other.send(get_request("/weather?count=2"));
   CHECK(other.read_response().body == weather(2));
   // Far below the upstream timeout: the worker was not blocked by the fetch.
@@ -265,8 +247,7 @@ TEST_CASE("a client that leaves while its /proxy fetch is in flight costs the wo
     }  // else closed normally by its destructor
   }
   RawClient client(server.port());
-  client.send(get_request("/plaintext"));
-  CHECK(client.read_response().status == 200);
+  CHECK(client.get("/plaintext").status == 200);
   // The abandoned fetches were cancelled: the stop does not wait for the 5 s upstream timeout.
   const auto before = std::chrono::steady_clock::now();
   auto stats = server.stop();

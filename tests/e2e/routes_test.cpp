@@ -122,8 +122,7 @@ TEST_CASE("POST /echo accepts a chunked request body, with extensions and traile
   CHECK(response.body == "hello, world");
   CHECK(response.header("Content-Type") == "text/plain");
   // The connection stays usable.
-  client.send(get_request("/health"));
-  CHECK(client.read_response().status == 200);
+  CHECK(client.get("/health").status == 200);
 }
 
 TEST_CASE("HEAD answers the head of GET without a body, and generates none") {
@@ -207,11 +206,9 @@ TEST_CASE("Expect: 100-continue gets an interim 100 before the body is sent") {
 TEST_CASE("count=0 gives an empty array and an empty NDJSON body") {
   TestServer server;
   RawClient client(server.port());
-  client.send(get_request("/repos?count=0"));
-  Response json = client.read_response();
+  Response json = client.get("/repos?count=0");
   CHECK(json.body == "[]");
-  client.send(get_request("/weather?count=0&format=ndjson"));
-  Response lines = client.read_response();
+  Response lines = client.get("/weather?count=0&format=ndjson");
   CHECK(lines.status == 200);
   CHECK(lines.body.empty());
   CHECK(lines.header("Content-Length") == "0");
@@ -223,8 +220,7 @@ TEST_CASE("several server threads all serve, and every connection is closed at s
   TestServer server(options);
   for (int i = 0; i < 30; ++i) {
     RawClient client(server.port());
-    client.send(get_request("/weather?count=3"));
-    Response response = client.read_response();
+    Response response = client.get("/weather?count=3");
     CHECK(response.status == 200);
     CHECK(json_array_size(response.body) == 3);
   }
@@ -239,8 +235,7 @@ TEST_CASE("GET /env answers the server's environment as one flat JSON object of 
   options.threads = 2;
   TestServer server(options);
   RawClient client(server.port());
-  client.send(get_request("/env"));
-  const Response response = client.read_response();
+  const Response response = client.get("/env");
   CHECK(response.status == 200);
   CHECK(response.header("Content-Type") == "application/json");
   simdjson::dom::parser parser;

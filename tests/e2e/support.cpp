@@ -90,6 +90,8 @@ RawClient::RawClient(uint16_t port) {
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+RawClient::RawClient(uint16_t port, std::string_view first_bytes) : RawClient(port) { send(first_bytes); }
+
 RawClient::~RawClient() {
   if (fd_ >= 0) ::close(fd_);
 }
@@ -105,6 +107,11 @@ void RawClient::send(std::string_view bytes) {
     REQUIRE_MESSAGE(n > 0, "send: ", std::strerror(errno));
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
+}
+
+Response RawClient::get(std::string_view target) {
+  send(get_request(target));
+  return read_response();
 }
 
 bool RawClient::fill() {
@@ -245,6 +252,20 @@ std::string get_request(std::string_view target, std::string_view extra_headers)
   request += extra_headers;
   request += "\r\n";
   return request;
+}
+
+server::ServerOptions proxying_to(std::string upstream) {
+  server::ServerOptions options;
+  options.upstream = std::move(upstream);
+  return options;
+}
+
+std::string error_answer(RawClient& client, std::string_view target, int status) {
+  const Response response = client.get(target);
+  CHECK(response.status == status);
+  auto message = json_error(response.body);
+  REQUIRE(message.has_value());
+  return *message;
 }
 
 std::string post_request(std::string_view target, std::string_view body, std::string_view content_type,

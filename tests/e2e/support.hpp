@@ -60,11 +60,15 @@ struct Response {
 class RawClient {
  public:
   explicit RawClient(uint16_t port);
+  // Connects and sends `first_bytes` before anything else happens (a later connection is accepted after it).
+  RawClient(uint16_t port, std::string_view first_bytes);
   ~RawClient();
   RawClient(const RawClient&) = delete;
   RawClient& operator=(const RawClient&) = delete;
 
   void send(std::string_view bytes);
+  // Sends GET `target` (get_request) and reads its response.
+  Response get(std::string_view target);
   // Next response on the connection (bytes after it stay buffered for the next call).
   // `head_request`: the response has no body whatever its headers say. Fails the test on timeout,
   // on a close before the response is complete, or on bytes that are not a response.
@@ -88,6 +92,13 @@ class RawClient {
 std::string get_request(std::string_view target, std::string_view extra_headers = {});
 std::string post_request(std::string_view target, std::string_view body, std::string_view content_type,
                          std::string_view extra_headers = {});
+
+// Options of a server whose /proxy fetches from `upstream` ("http://host:port").
+server::ServerOptions proxying_to(std::string upstream);
+
+// The message of the JSON error that answers GET `target` on `client`, whose status is checked to be
+// `status`; fails the test if the body is not a JSON error.
+std::string error_answer(RawClient& client, std::string_view target, int status);
 
 // Child, run, ServerBinary, start_server_binary, resident_bytes and open_fds: tests/support/process.hpp.
 using testing::Child;

@@ -11,6 +11,29 @@
 using namespace ringlab;
 using namespace ringlab::e2e;
 
+namespace {
+
+server::ServerOptions with_shutdown_timeout(std::chrono::milliseconds shutdown_timeout) {
+  server::ServerOptions options;
+  options.shutdown_timeout = shutdown_timeout;
+  return options;
+}
+
+// A server with `shutdown_timeout`, a connection that sent part of a POST /echo, and an idle probe
+// answered once: the server has both connections by then, ready to be told to stop.
+struct RequestInProgress {
+  TestServer server;
+  RawClient client;
+  RawClient probe;
+
+  RequestInProgress(std::chrono::milliseconds shutdown_timeout, std::string_view part_of_post)
+      : server(with_shutdown_timeout(shutdown_timeout)), client(server.port(), part_of_post), probe(server.port()) {
+    CHECK(probe.get("/health").status == 200);
+  }
+};
+
+}  // namespace
+
 TEST_CASE("an idle connection is closed by --idle-timeout, one in use is not") {
   server::ServerOptions options;
   options.idle_timeout = 300ms;
@@ -23,8 +46,7 @@ TEST_CASE("an idle connection is closed by --idle-timeout, one in use is not") {
   }
   SUBCASE("a connection idle after a request") {
     RawClient client(server.port());
-    client.send(get_request("/health"));
-    CHECK(client.read_response().status == 200);
+    CHECK(client.get("/health").status == 200);
     CHECK(client.closed_by_peer(10s));
   }
   SUBCASE("a request that stops halfway") {
@@ -35,8 +57,7 @@ TEST_CASE("an idle connection is closed by --idle-timeout, one in use is not") {
   SUBCASE("a connection kept busy past the timeout stays open") {
     RawClient client(server.port());
     for (int i = 0; i < 24; ++i) {
-      client.send(get_request("/health"));
-      CHECK(client.read_response().status == 200);
+      CHECK(client.get("/health").status == 200);
       std::this_thread::sleep_for(25ms);
     }
   }
@@ -104,15 +125,12 @@ TEST_CASE("connections above --max-connections are closed at once; the others ar
   TestServer server(options);
   RawClient first(server.port());
   RawClient second(server.port());
-  first.send(get_request("/health"));
-  CHECK(first.read_response().status == 200);
-  second.send(get_request("/health"));
-  CHECK(second.read_response().status == 200);
+  CHECK(first.get("/health").status == 200);
+  CHECK(second.get("/health").status == 200);
   RawClient third(server.port());
   CHECK(third.closed_by_peer(10s));
   // The first two still work; once one leaves, a new connection is served.
-  first.send(get_request("/plaintext"));
-  CHECK(first.read_response().status == 200);
+  CHECK(first.get("/plaintext").status == 200);
   second.reset();
   bool served = false;
   for (int attempt = 0; attempt < 100 && !served; ++attempt) {
@@ -133,8 +151,7 @@ TEST_CASE("stop closes idle connections and ends even with clients still connect
   TestServer server;
   RawClient idle(server.port());
   RawClient used(server.port());
-  used.send(get_request("/health"));
-  CHECK(used.read_response().status == 200);
+  CHECK(used.get("/health").status == 200);
   auto stats = server.stop();  // returns: nothing keeps the workers
   CHECK(idle.closed_by_peer(10s));
   CHECK(used.closed_by_peer(10s));
@@ -143,41 +160,26 @@ TEST_CASE("stop closes idle connections and ends even with clients still connect
 }
 
 TEST_CASE("stop waits for a request in progress only until --shutdown-timeout") {
-  server::ServerOptions options;
-  options.shutdown_timeout = 200ms;
-  TestServer server(options);
-  RawClient client(server.port());
-  client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nsome");
-  // Make sure the server has the connection before it is told to stop.
-  RawClient probe(server.port());
-  probe.send(get_request("/health"));
-  CHECK(probe.read_response().status == 200);
-  auto stats = server.stop();
-  CHECK(client.closed_by_peer(10s));
+  RequestInProgress in_progress(200ms, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nsome");
+  auto stats = in_progress.server.stop();
+  CHECK(in_progress.client.closed_by_peer(10s));
   CHECK(stats.idle_closed >= 1);
   CHECK(stats.accepted == stats.closed);
 }
 
 TEST_CASE("a request completed during the stop is answered with Connection: close") {
-  server::ServerOptions options;
-  options.shutdown_timeout = 10s;
-  TestServer server(options);
-  RawClient client(server.port());
-  client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\nhalf");
-  RawClient probe(server.port());
-  probe.send(get_request("/health"));
-  CHECK(probe.read_response().status == 200);
-  server.get().stop();
+  RequestInProgress in_progress(10s, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\nhalf");
+  in_progress.server.get().stop();
   // The idle probe is closed by the same step that marks the busy connection: once it is, the worker
   // has seen the stop.
-  CHECK(probe.closed_by_peer(10s));
+  CHECK(in_progress.probe.closed_by_peer(10s));
   // The half-received request is kept and answered once complete.
-  client.send("done");
-  Response response = client.read_response();
+  in_progress.client.send("done");
+  Response response = in_progress.client.read_response();
   CHECK(response.status == 200);
   CHECK(response.body == "halfdone");
   CHECK(response.header("Connection") == "close");
-  CHECK(client.closed_by_peer(10s));
-  auto stats = server.stop();
+  CHECK(in_progress.client.closed_by_peer(10s));
+  auto stats = in_progress.server.stop();
   CHECK(stats.accepted == stats.closed);
 }

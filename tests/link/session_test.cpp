@@ -31,11 +31,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kBench = RINGLAB_BENCH_BINARY;
-const std::string kServer = RINGLAB_SERVER_BINARY;
 const std::string kWire = RINGLAB_WIRE_BINARY;
-
-const bool kQuietSanitizers = ringlab::testing::quiet_sanitizer_report();
 
 std::vector<std::string> namespaces_of(const std::string& prefix) {
   std::vector<std::string> names;
@@ -47,6 +43,8 @@ std::vector<std::string> namespaces_of(const std::string& prefix) {
   return names;
 }
 
+using ringlab::testing::kBench;
+using ringlab::testing::kServer;
 using ringlab::testing::written_report;
 
 // An emulated link of `spec_text` built by the test; the test's thread is left in the client namespace
@@ -74,10 +72,24 @@ rb::ServerProcess start_server_behind(rb::LinkSession& link) {
   return std::move(*server);
 }
 
-// Short cases: these tests check that runs work over a link, not what they measure.
-std::vector<std::string> tiny_run(const std::string& out) {
-  return {"--sizes", "10", "--iteration-time", "5", "--warmup", "1", "--iterations", "3", "--max-iterations", "3",
-          "--server", kServer, "--wire", kWire, "--out", out, "--format", "json"};
+// bench's get suite with `arguments`, in short cases: these tests check that runs work over a link, not
+// what they measure.
+std::vector<std::string> tiny_run(const std::vector<std::string>& arguments, const std::string& out) {
+  std::vector<std::string> argv{kBench, "get"};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  argv.insert(argv.end(), {"--sizes", "10", "--iteration-time", "5", "--warmup", "1", "--iterations", "3",
+                           "--max-iterations", "3", "--server", kServer, "--wire", kWire, "--out", out, "--format",
+                           "json"});
+  return argv;
+}
+
+// Runs `argv` to its end within `limit`, its output in `dir` as <name>.out and <name>.err; it must exit 0.
+void check_runs(const std::vector<std::string>& argv, const e2e::TempDir& dir, const std::string& name,
+                std::chrono::seconds limit) {
+  const auto status = e2e::run(argv, dir.file(name + ".out"), dir.file(name + ".err"), limit);
+  INFO(e2e::read_file(dir.file(name + ".err")));
+  REQUIRE(status.has_value());
+  CHECK(*status == 0);
 }
 
 }  // namespace
@@ -147,12 +159,7 @@ TEST_CASE("the loopback address of the host is not reachable from the client sid
 
 TEST_CASE("bench over --link 1g: every strategy answers, the header has the measured link") {
   e2e::TempDir dir;
-  std::vector<std::string> argv{kBench, "get", "--link", "1g", "--filter", "*"};
-  for (const std::string& a : tiny_run(dir.file("out"))) argv.push_back(a);
-  const auto status = e2e::run(argv, dir.file("stdout"), dir.file("stderr"), 600s);
-  INFO(e2e::read_file(dir.file("stderr")));
-  REQUIRE(status.has_value());
-  CHECK(*status == 0);
+  check_runs(tiny_run({"--link", "1g", "--filter", "*"}, dir.file("out")), dir, "bench", 600s);
   const rb::Report report = written_report(dir.file("out"));
   REQUIRE(report.environment.link.has_value());
   CHECK(report.environment.link->spec == "rate=1gbit,delay=100us,mtu=1500");
@@ -166,7 +173,7 @@ TEST_CASE("bench over --link 1g: every strategy answers, the header has the meas
     CHECK(c.status == rb::CaseStatus::ok);
     CHECK_FALSE(c.samples_ns.empty());
   }
-  const std::string table = e2e::read_file(dir.file("stdout"));
+  const std::string table = e2e::read_file(dir.file("bench.out"));
   CHECK(table.find("Link measured: RTT") != std::string::npos);
 }
 
@@ -186,12 +193,7 @@ TEST_CASE("a run killed with SIGKILL leaves namespaces that the next run removes
   std::this_thread::sleep_for(200ms);
   CHECK(namespaces_of(prefix).size() == 3);  // nobody cleaned up: the process had no chance
 
-  std::vector<std::string> next{kBench, "get", "--link", "1g", "--filter", "views"};
-  for (const std::string& a : tiny_run(dir.file("out"))) next.push_back(a);
-  const auto status = e2e::run(next, dir.file("stdout2"), dir.file("stderr2"), 300s);
-  INFO(e2e::read_file(dir.file("stderr2")));
-  REQUIRE(status.has_value());
-  CHECK(*status == 0);
+  check_runs(tiny_run({"--link", "1g", "--filter", "views"}, dir.file("out")), dir, "next", 300s);
   CHECK(namespaces_of(prefix).empty());
   CHECK(namespaces_of("ringlab-").empty());
   CHECK(killed.wait(10s).has_value());
@@ -204,12 +206,7 @@ TEST_CASE("two hosts: the server bound in one namespace, bench in the other thro
   REQUIRE(session.enter_client());
   e2e::TempDir dir;
   const std::string url = "http://" + std::string(rb::kLinkServerAddress) + ":" + std::to_string(server.port);
-  std::vector<std::string> argv{kBench, "get", "--url", url, "--filter", "string_copy,views"};
-  for (const std::string& a : tiny_run(dir.file("out"))) argv.push_back(a);
-  const auto status = e2e::run(argv, dir.file("stdout"), dir.file("stderr"), 300s);
-  INFO(e2e::read_file(dir.file("stderr")));
-  REQUIRE(status.has_value());
-  CHECK(*status == 0);
+  check_runs(tiny_run({"--url", url, "--filter", "string_copy,views"}, dir.file("out")), dir, "bench", 300s);
   const rb::Report report = written_report(dir.file("out"));
   CHECK(report.environment.server.find(url) != std::string::npos);
   CHECK(report.environment.server_environment.at("bind") == rb::kLinkServerAddress);
@@ -240,17 +237,13 @@ TEST_CASE("without CAP_SYS_ADMIN and CAP_NET_ADMIN, --link 1g is one line and ex
     ::waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   };
-  std::vector<std::string> argv{kBench, "get", "--link", "1g", "--filter", "views"};
-  for (const std::string& a : tiny_run(dir.file("out"))) argv.push_back(a);
-  CHECK(run_without_capabilities(argv, "link") == 2);
+  CHECK(run_without_capabilities(tiny_run({"--link", "1g", "--filter", "views"}, dir.file("out")), "link") == 2);
   const std::string errors = e2e::read_file(dir.file("link.err"));
   CHECK(errors.find("needs root") != std::string::npos);
   CHECK(std::count(errors.begin(), errors.end(), '\n') == 1);
   CHECK(e2e::read_file(dir.file("link.out")).empty());
 
-  std::vector<std::string> plain{kBench, "get", "--filter", "views"};
-  for (const std::string& a : tiny_run(dir.file("plain"))) plain.push_back(a);
-  CHECK(run_without_capabilities(plain, "plain") == 0);
+  CHECK(run_without_capabilities(tiny_run({"--filter", "views"}, dir.file("plain")), "plain") == 0);
 }
 
 int main(int argc, char** argv) {
