@@ -51,6 +51,84 @@ ClientOptions test_options() {
   return options;
 }
 
+// test_options() receiving with `mode`, into `buffer_count` buffers of `buffer_bytes` (the
+// ClientOptions defaults unless given).
+ClientOptions receiving(ReceiveMode mode, std::size_t buffer_bytes = ClientOptions{}.receive_buffer_bytes,
+                        unsigned buffer_count = ClientOptions{}.provided_buffer_count) {
+  ClientOptions options = test_options();
+  options.receive = mode;
+  options.receive_buffer_bytes = buffer_bytes;
+  options.provided_buffer_count = buffer_count;
+  return options;
+}
+
+// Cases that loop over the receive modes skip provided_buffers where the kernel has no multishot recv.
+bool unavailable(ReceiveMode mode, const net::Ring& ring) {
+  return mode == ReceiveMode::provided_buffers && !ring.features().recv_multishot;
+}
+
+// The response of an exchange that must succeed; the test fails with the error's message otherwise.
+ResponseInfo succeeded(const Result<ResponseInfo>& info) {
+  REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
+  return *info;
+}
+
+// The error of an exchange that must fail.
+Error failed(const Result<ResponseInfo>& info) {
+  REQUIRE_FALSE(info);
+  return info.error();
+}
+
+// A client on its own ring, for one URL: each case then says only what the server does and what the
+// client reports.
+class TestClient {
+ public:
+  explicit TestClient(const TestServer& server, const ClientOptions& options = test_options(),
+                      std::string_view target = "/")
+      : TestClient(server.url(target), options) {}
+  TestClient(std::string url_text, const ClientOptions& options)
+      : client_(*ring, options), url_(parse(std::move(url_text))) {}
+
+  Result<ResponseInfo> request(const Request& request, BodySink& sink, Timeline* timeline = nullptr) {
+    return client_.request(url_.url, request, sink, timeline);
+  }
+  Result<ResponseInfo> get(BodySink& sink, Timeline* timeline = nullptr) { return request(Request{}, sink, timeline); }
+  // The body lands in `out`, which each call empties first.
+  Result<ResponseInfo> request(const Request& request) {
+    out.clear();
+    StringSink sink(out);
+    return this->request(request, sink);
+  }
+  Result<ResponseInfo> get() { return request(Request{}); }
+  // A GET that must fail, its body (if any) discarded: its error, for the case to check.
+  Error failed_get() {
+    DiscardSink sink;
+    return failed(get(sink));
+  }
+
+  [[nodiscard]] const ClientStats& stats() const { return client_.stats(); }
+  void close_idle() { client_.close_idle(); }
+
+  std::unique_ptr<net::Ring> ring = make_ring();
+  std::string out;
+
+ private:
+  Client client_;
+  ParsedUrl url_;
+};
+
+// A PaddedBuffer carved out of registered buffer 0, `slack` bytes short of it: its memory is the fixed
+// buffer, so a PresizedSink over it with fixed index 0 receives with read_fixed.
+struct BufferInFixed {
+  BufferInFixed(net::FixedBuffers& fixed, std::size_t slack)
+      : region(fixed.buffer(0)),
+        arena(region.data(), region.size() + base::kPadding, std::pmr::null_memory_resource()),
+        buffer(region.size() - slack, &arena) {}
+  std::span<char> region;
+  std::pmr::monotonic_buffer_resource arena;
+  base::PaddedBuffer buffer;
+};
+
 std::string_view body_of_request(std::string_view request) {
   const std::size_t at = request.find("\r\n\r\n");
   return at == std::string_view::npos ? std::string_view{} : request.substr(at + 4);
@@ -101,17 +179,12 @@ TEST_CASE("A Content-Length response arrives whole, small or larger than the rec
     INFO("body size ", size);
     const std::string body = body_of(size);
     TestServer server(respond_with(with_length(body)));
-    auto ring = make_ring();
-    Client client(*ring, test_options());
-    auto url = parse(server.url("/weather?count=10"));
-    std::string out;
-    StringSink sink(out);
-    auto info = client.get(url.url, sink);
-    REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-    CHECK(info->status == 200);
-    CHECK(info->body_bytes == size);
-    CHECK_FALSE(info->reused_connection);
-    CHECK(out == body);
+    TestClient client(server, test_options(), "/weather?count=10");
+    const ResponseInfo info = succeeded(client.get());
+    CHECK(info.status == 200);
+    CHECK(info.body_bytes == size);
+    CHECK_FALSE(info.reused_connection);
+    CHECK(client.out == body);
     auto requests = server.requests();
     REQUIRE(requests.size() == 1);
     CHECK(requests[0].find("GET /weather?count=10 HTTP/1.1\r\n") == 0);
@@ -127,36 +200,19 @@ TEST_CASE("A chunked response is de-chunked, whatever the chunk sizes") {
     const std::string response = chunked(plan[0] == 1 ? std::string_view(body).substr(0, 2000) : body, plan);
     const std::string_view expected = plan[0] == 1 ? std::string_view(body).substr(0, 2000) : std::string_view(body);
     TestServer server(respond_with(response));
-    auto ring = make_ring();
-    Client client(*ring, test_options());
-    auto url = parse(server.url());
-    std::string out;
-    StringSink sink(out);
-    auto info = client.get(url.url, sink);
-    REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-    CHECK(out == expected);
-    CHECK(info->body_bytes == expected.size());
+    TestClient client(server);
+    const ResponseInfo info = succeeded(client.get());
+    CHECK(client.out == expected);
+    CHECK(info.body_bytes == expected.size());
   }
 }
 
 TEST_CASE("A close-delimited body ends when the peer closes, and the connection is not kept") {
   const std::string body = body_of(150 * 1024, 4);
-  TestServer server([&](ServerConnection& c, TestServer& s) {
-    auto request = c.read_request();
-    if (!request) return;
-    s.record(std::move(*request));
-    c.write("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
-    c.write(body);
-    c.close();
-  });
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
-  std::string out;
-  StringSink sink(out);
-  auto info = client.get(url.url, sink);
-  REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-  CHECK(out == body);
+  TestServer server(answer_once_then_hang_up({"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", body}));
+  TestClient client(server);
+  succeeded(client.get());
+  CHECK(client.out == body);
   CHECK(client.stats().connections_opened == 1);
   CHECK(client.stats().connections_closed == 1);
 }
@@ -164,17 +220,12 @@ TEST_CASE("A close-delimited body ends when the peer closes, and the connection 
 TEST_CASE("Keep-alive reuses one connection, and the stats count it") {
   const std::string body = body_of(5000);
   TestServer server(respond_with(with_length(body)));
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
+  TestClient client(server);
   for (int i = 0; i < 5; ++i) {
     INFO("request ", i);
-    std::string out;
-    StringSink sink(out);
-    auto info = client.get(url.url, sink);
-    REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-    CHECK(info->reused_connection == (i > 0));
-    CHECK(out == body);
+    const ResponseInfo info = succeeded(client.get());
+    CHECK(info.reused_connection == (i > 0));
+    CHECK(client.out == body);
   }
   CHECK(client.stats().connections_opened == 1);
   CHECK(client.stats().connections_reused == 4);
@@ -186,16 +237,13 @@ TEST_CASE("Keep-alive reuses one connection, and the stats count it") {
 
 TEST_CASE("fresh_per_request opens and closes one connection per request, asking the server to close") {
   TestServer server(respond_with(with_length("{}")));
-  auto ring = make_ring();
   ClientOptions options = test_options();
   options.connection = ConnectionPolicy::fresh_per_request;
-  Client client(*ring, options);
-  auto url = parse(server.url());
+  TestClient client(server, options);
   for (int i = 0; i < 3; ++i) {
     DiscardSink sink;
-    auto info = client.get(url.url, sink);
-    REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-    CHECK_FALSE(info->reused_connection);
+    const ResponseInfo info = succeeded(client.get(sink));
+    CHECK_FALSE(info.reused_connection);
     CHECK(sink.bytes() == 2);
   }
   CHECK(client.stats().connections_opened == 3);
@@ -208,16 +256,11 @@ TEST_CASE("fresh_per_request opens and closes one connection per request, asking
 
 TEST_CASE("A response that says Connection: close retires its connection") {
   TestServer server(respond_with(with_length("bye", "Connection: close\r\n")));
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
+  TestClient client(server);
   for (int i = 0; i < 2; ++i) {
-    std::string out;
-    StringSink sink(out);
-    auto info = client.get(url.url, sink);
-    REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-    CHECK_FALSE(info->reused_connection);
-    CHECK(out == "bye");
+    const ResponseInfo info = succeeded(client.get());
+    CHECK_FALSE(info.reused_connection);
+    CHECK(client.out == "bye");
   }
   CHECK(client.stats().connections_opened == 2);
   CHECK(client.stats().connections_closed == 2);
@@ -226,24 +269,19 @@ TEST_CASE("A response that says Connection: close retires its connection") {
 TEST_CASE("Every send mode puts the same bytes on the wire") {
   const std::string payload = body_of(300 * 1024, 9);
   TestServer server(respond_with(with_length("ok")));
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url("/echo"));
+  TestClient client(server, test_options(), "/echo");
   const SendMode modes[] = {SendMode::copy, SendMode::writev, SendMode::zero_copy};
   for (SendMode mode : modes) {
     INFO("send mode ", static_cast<int>(mode));
-    Request request{.method = "POST", .body = payload, .content_type = "application/json", .send = mode};
-    std::string out;
-    StringSink sink(out);
-    auto info = client.request(url.url, request, sink);
-    REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-    CHECK(out == "ok");
+    const ResponseInfo info = succeeded(
+        client.request(Request{.method = "POST", .body = payload, .content_type = "application/json", .send = mode}));
+    CHECK(client.out == "ok");
     if (mode == SendMode::zero_copy) {
-      CHECK(info->zero_copy.bytes == payload.size());
-      CHECK(info->zero_copy.sends >= 1);
-      if (ring->features().send_zc_report_usage) CHECK(info->zero_copy.copied_sends == info->zero_copy.sends);
+      CHECK(info.zero_copy.bytes == payload.size());
+      CHECK(info.zero_copy.sends >= 1);
+      if (client.ring->features().send_zc_report_usage) CHECK(info.zero_copy.copied_sends == info.zero_copy.sends);
     } else {
-      CHECK(info->zero_copy.sends == 0);
+      CHECK(info.zero_copy.sends == 0);
     }
   }
   auto requests = server.requests();
@@ -277,28 +315,18 @@ TEST_CASE("Every sink receives the same bytes, for every framing and receive mod
           if (framing.close_after) return;
         }
       });
-      auto ring = make_ring();
-      if (mode == ReceiveMode::provided_buffers && !ring->features().recv_multishot) continue;
-      auto fixed = net::FixedBuffers::create(*ring, 1, 1u << 20);
+      TestClient client(server, receiving(mode, 16 * 1024, 16));
+      if (unavailable(mode, *client.ring)) continue;
+      auto fixed = net::FixedBuffers::create(*client.ring, 1, 1u << 20);
       REQUIRE(fixed);
-      ClientOptions options = test_options();
-      options.receive = mode;
-      options.receive_buffer_bytes = 16 * 1024;
-      options.provided_buffer_count = 16;
-      Client client(*ring, options);
-      auto url = parse(server.url());
 
       std::string as_string;
       base::PaddedBuffer growing, presized;
-      // A PaddedBuffer carved out of the registered buffer: its memory is the fixed buffer.
-      auto region = (*fixed)->buffer(0);
-      std::pmr::monotonic_buffer_resource arena(region.data(), region.size() + base::kPadding,
-                                                std::pmr::null_memory_resource());
-      base::PaddedBuffer in_fixed(region.size() - 64, &arena);
+      BufferInFixed in_fixed(**fixed, 64);
       StringSink string_sink(as_string);
       GrowingSink growing_sink(growing);
       PresizedSink presized_sink(presized);
-      PresizedSink fixed_sink(in_fixed, 0);
+      PresizedSink fixed_sink(in_fixed.buffer, 0);
       DiscardSink discard_sink;
       struct Case {
         const char* name;
@@ -309,18 +337,16 @@ TEST_CASE("Every sink receives the same bytes, for every framing and receive mod
           {"string", &string_sink, [&] { return std::string_view(as_string); }},
           {"growing", &growing_sink, [&] { return growing.view(); }},
           {"presized", &presized_sink, [&] { return presized.view(); }},
-          {"presized in a fixed buffer", &fixed_sink, [&] { return in_fixed.view(); }},
+          {"presized in a fixed buffer", &fixed_sink, [&] { return in_fixed.buffer.view(); }},
       };
       for (const Case& c : cases) {
         INFO("receive mode ", static_cast<int>(mode), ", framing ", std::string(framing.name), ", sink ", std::string(c.name));
-        auto info = client.get(url.url, *c.sink);
-        REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
+        succeeded(client.get(*c.sink));
         CHECK(c.bytes().size() == body.size());
         CHECK(c.bytes() == body);
       }
       INFO("receive mode ", static_cast<int>(mode), ", framing ", std::string(framing.name), ", sink discard");
-      auto info = client.get(url.url, discard_sink);
-      REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
+      succeeded(client.get(discard_sink));
       CHECK(discard_sink.bytes() == body.size());
       if (!framing.close_after) CHECK(client.stats().connections_opened == 1);
     }
@@ -330,20 +356,17 @@ TEST_CASE("Every sink receives the same bytes, for every framing and receive mod
 TEST_CASE("PresizedSink receives a Content-Length body in place: no copy after the head's receive") {
   const std::string body = body_of(2u << 20, 8);
   TestServer server(respond_with(with_length(body)));
-  auto ring = make_ring();
-  auto fixed = net::FixedBuffers::create(*ring, 1, 4u << 20);
-  REQUIRE(fixed);
   ClientOptions options = test_options();
   options.receive_buffer_bytes = 8 * 1024;
-  Client client(*ring, options);
-  auto url = parse(server.url());
+  TestClient client(server, options);
+  auto fixed = net::FixedBuffers::create(*client.ring, 1, 4u << 20);
+  REQUIRE(fixed);
 
   SUBCASE("heap buffer") {
     base::PaddedBuffer buffer;
     InPlaceSpy spy(buffer, -1);
     for (int round = 0; round < 2; ++round) {  // the second time over a reused connection
-      auto info = client.get(url.url, spy);
-      REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
+      succeeded(client.get(spy));
       CHECK(buffer.view() == body);
     }
     INFO("in place ", spy.in_place_bytes, ", copied ", spy.copied_bytes);
@@ -353,16 +376,12 @@ TEST_CASE("PresizedSink receives a Content-Length body in place: no copy after t
     CHECK(spy.in_place_bytes + spy.copied_bytes == 2 * body.size());
   }
   SUBCASE("registered buffer, received with read_fixed") {
-    auto region = (*fixed)->buffer(0);
-    std::pmr::monotonic_buffer_resource arena(region.data(), region.size() + base::kPadding,
-                                              std::pmr::null_memory_resource());
-    base::PaddedBuffer buffer(region.size() - 64, &arena);
-    const char* start = buffer.data();
-    InPlaceSpy spy(buffer, 0);
-    auto info = client.get(url.url, spy);
-    REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-    CHECK(buffer.data() == start);  // never reallocated out of the registered memory
-    CHECK(buffer.view() == body);
+    BufferInFixed in_fixed(**fixed, 64);
+    const char* start = in_fixed.buffer.data();
+    InPlaceSpy spy(in_fixed.buffer, 0);
+    succeeded(client.get(spy));
+    CHECK(in_fixed.buffer.data() == start);  // never reallocated out of the registered memory
+    CHECK(in_fixed.buffer.view() == body);
     CHECK(spy.copied_pieces <= 1);
     CHECK(spy.in_place_bytes >= body.size() - options.receive_buffer_bytes);
   }
@@ -370,19 +389,13 @@ TEST_CASE("PresizedSink receives a Content-Length body in place: no copy after t
 
 TEST_CASE("PresizedSink with a fixed buffer refuses a body larger than the buffer") {
   TestServer server(respond_with(with_length(body_of(10000))));
-  auto ring = make_ring();
-  auto fixed = net::FixedBuffers::create(*ring, 1, 8192);
+  TestClient client(server);
+  auto fixed = net::FixedBuffers::create(*client.ring, 1, 8192);
   REQUIRE(fixed);
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
-  auto region = (*fixed)->buffer(0);
-  std::pmr::monotonic_buffer_resource arena(region.data(), region.size() + base::kPadding,
-                                            std::pmr::null_memory_resource());
-  base::PaddedBuffer buffer(region.size(), &arena);
-  PresizedSink sink(buffer, 0);
-  auto info = client.get(url.url, sink);
-  REQUIRE_FALSE(info);
-  CHECK(info.error().code == Errc::body_too_large);
+  BufferInFixed in_fixed(**fixed, 0);
+  PresizedSink sink(in_fixed.buffer, 0);
+  const Error error = failed(client.get(sink));
+  CHECK(error.code == Errc::body_too_large);
   CHECK(client.stats().connections_closed == 1);
 }
 
@@ -392,34 +405,20 @@ TEST_CASE("A closed port is Errc::refused") {
     TestServer server(respond_with(""));
     port = server.port();
   }
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse("http://127.0.0.1:" + std::to_string(port) + "/");
-  DiscardSink sink;
-  auto info = client.get(url.url, sink);
-  REQUIRE_FALSE(info);
-  CHECK(info.error().code == Errc::refused);
-  CHECK(info.error().peer == "127.0.0.1:" + std::to_string(port));
+  TestClient client("http://127.0.0.1:" + std::to_string(port) + "/", test_options());
+  const Error error = client.failed_get();
+  CHECK(error.code == Errc::refused);
+  CHECK(error.peer == "127.0.0.1:" + std::to_string(port));
   CHECK(client.stats().connections_opened == 0);
 }
 
 TEST_CASE("A reset in the middle of the body is Errc::reset, and the connection is not reused") {
-  TestServer server([](ServerConnection& c, TestServer&) {
-    if (!c.read_request()) return;
-    c.write("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n");
-    c.write(body_of(1000));
-    std::this_thread::sleep_for(20ms);
-    c.reset();
-  });
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
-  std::string out;
-  StringSink sink(out);
-  auto info = client.get(url.url, sink);
-  REQUIRE_FALSE(info);
-  INFO(describe(info.error()));
-  CHECK(info.error().code == Errc::reset);
+  TestServer server(
+      answer_once_then_hang_up({"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n", body_of(1000)}, HangUp::reset));
+  TestClient client(server);
+  const Error error = failed(client.get());
+  INFO(describe(error));
+  CHECK(error.code == Errc::reset);
   CHECK(client.stats().connections_closed == 1);
 }
 
@@ -428,47 +427,27 @@ TEST_CASE("A silent server is Errc::timeout after io_timeout") {
     if (!c.read_request()) return;
     c.wait_for_close();  // says nothing; returns when the client gives up and closes
   });
-  auto ring = make_ring();
   ClientOptions options = test_options();
   options.io_timeout = 200ms;
-  Client client(*ring, options);
-  auto url = parse(server.url());
-  DiscardSink sink;
-  auto info = client.get(url.url, sink);
-  REQUIRE_FALSE(info);
-  INFO(describe(info.error()));
-  CHECK(info.error().code == Errc::timeout);
+  TestClient client(server, options);
+  const Error error = client.failed_get();
+  INFO(describe(error));
+  CHECK(error.code == Errc::timeout);
   CHECK(client.stats().connections_closed == 1);
 }
 
 TEST_CASE("A body cut short by the peer closing is Errc::truncated") {
-  TestServer server([](ServerConnection& c, TestServer&) {
-    if (!c.read_request()) return;
-    c.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n");
-    c.write(body_of(500));
-    c.close();
-  });
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
-  DiscardSink sink;
-  auto info = client.get(url.url, sink);
-  REQUIRE_FALSE(info);
-  INFO(describe(info.error()));
-  CHECK(info.error().code == Errc::truncated);
+  TestServer server(answer_once_then_hang_up({"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", body_of(500)}));
+  TestClient client(server);
+  const Error error = client.failed_get();
+  INFO(describe(error));
+  CHECK(error.code == Errc::truncated);
 }
 
 TEST_CASE("A peer that closes before responding is Errc::truncated") {
-  TestServer server([](ServerConnection& c, TestServer&) {
-    if (c.read_request()) c.close();
-  });
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
-  DiscardSink sink;
-  auto info = client.get(url.url, sink);
-  REQUIRE_FALSE(info);
-  CHECK(info.error().code == Errc::truncated);
+  TestServer server(answer_once_then_hang_up({}));
+  TestClient client(server);
+  CHECK(client.failed_get().code == Errc::truncated);
 }
 
 TEST_CASE("Malformed responses are Errc::malformed") {
@@ -481,56 +460,38 @@ TEST_CASE("Malformed responses are Errc::malformed") {
   for (const std::string& response : rows) {
     INFO("response ", response);
     TestServer server(respond_with(response));
-    auto ring = make_ring();
-    Client client(*ring, test_options());
-    auto url = parse(server.url());
-    DiscardSink sink;
-    auto info = client.get(url.url, sink);
-    REQUIRE_FALSE(info);
-    INFO(describe(info.error()));
-    CHECK(info.error().code == Errc::malformed);
+    TestClient client(server);
+    const Error error = client.failed_get();
+    INFO(describe(error));
+    CHECK(error.code == Errc::malformed);
     CHECK(client.stats().connections_closed == 1);
   }
 }
 
 TEST_CASE("Bytes after the response on a kept-alive connection are malformed, and it is closed") {
   TestServer server(respond_with(with_length("ok") + "HTTP/1.1 200 OK\r\n"));
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
-  std::string out;
-  StringSink sink(out);
-  auto info = client.get(url.url, sink);
-  REQUIRE_FALSE(info);
-  INFO(describe(info.error()));
-  CHECK(info.error().code == Errc::malformed);
-  CHECK(info.error().detail.find("unsolicited") != std::string::npos);
+  TestClient client(server);
+  const Error error = failed(client.get());
+  INFO(describe(error));
+  CHECK(error.code == Errc::malformed);
+  CHECK(error.detail.find("unsolicited") != std::string::npos);
   CHECK(client.stats().connections_closed == 1);
 }
 
 TEST_CASE("A head over max_header_bytes is Errc::header_too_large") {
   const std::string big_header = "X-Padding: " + std::string(20 * 1024, 'p') + "\r\n";
   TestServer server(respond_with(with_length("{}", big_header)));
-  auto ring = make_ring();
   SUBCASE("default limit, receive buffer larger than the limit") {
-    Client client(*ring, test_options());
-    auto url = parse(server.url());
-    DiscardSink sink;
-    auto info = client.get(url.url, sink);
-    REQUIRE_FALSE(info);
-    CHECK(info.error().code == Errc::header_too_large);
+    TestClient client(server);
+    CHECK(client.failed_get().code == Errc::header_too_large);
   }
   SUBCASE("a limit larger than the receive buffer: the head spans several receives") {
     ClientOptions options = test_options();
     options.receive_buffer_bytes = 4096;
     options.limits.max_header_bytes = 64 * 1024;
-    Client client(*ring, options);
-    auto url = parse(server.url());
-    std::string out;
-    StringSink sink(out);
-    auto info = client.get(url.url, sink);
-    REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-    CHECK(out == "{}");
+    TestClient client(server, options);
+    succeeded(client.get());
+    CHECK(client.out == "{}");
   }
 }
 
@@ -545,16 +506,10 @@ TEST_CASE("A body over max_body_bytes is Errc::body_too_large, for every framing
       c.write(response);
       c.wait_for_close();
     });
-    auto ring = make_ring();
     ClientOptions options = test_options();
     options.limits.max_body_bytes = 4000;
-    Client client(*ring, options);
-    auto url = parse(server.url());
-    std::string out;
-    StringSink sink(out);
-    auto info = client.get(url.url, sink);
-    REQUIRE_FALSE(info);
-    CHECK(info.error().code == Errc::body_too_large);
+    TestClient client(server, options);
+    CHECK(failed(client.get()).code == Errc::body_too_large);
   }
 }
 
@@ -563,40 +518,26 @@ TEST_CASE("https and host names are unsupported") {
   REQUIRE_FALSE(https);
   CHECK(https.error().code == Errc::unsupported);
 
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse("http://example.invalid/");
-  DiscardSink sink;
-  auto info = client.get(url.url, sink);
-  REQUIRE_FALSE(info);
-  CHECK(info.error().code == Errc::unsupported);
+  TestClient client("http://example.invalid/", test_options());
+  CHECK(client.failed_get().code == Errc::unsupported);
   CHECK(client.stats().connections_opened == 0);
 }
 
 TEST_CASE("A 100 Continue before the response is skipped") {
   TestServer server(respond_with("HTTP/1.1 100 Continue\r\n\r\n" + with_length("final")));
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
-  std::string out;
-  StringSink sink(out);
-  auto info = client.get(url.url, sink);
-  REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-  CHECK(info->status == 200);
-  CHECK(out == "final");
+  TestClient client(server);
+  CHECK(succeeded(client.get()).status == 200);
+  CHECK(client.out == "final");
 }
 
 TEST_CASE("A HEAD response ends with its head and keeps the connection") {
   TestServer server(respond_with("HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n"));
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
+  TestClient client(server);
   for (int i = 0; i < 2; ++i) {
     DiscardSink sink;
-    auto info = client.request(url.url, Request{.method = "HEAD"}, sink);
-    REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-    CHECK(info->body_bytes == 0);
-    CHECK(info->reused_connection == (i > 0));
+    const ResponseInfo info = succeeded(client.request(Request{.method = "HEAD"}, sink));
+    CHECK(info.body_bytes == 0);
+    CHECK(info.reused_connection == (i > 0));
   }
 }
 
@@ -608,16 +549,12 @@ TEST_CASE("After an error the connection is closed and the next request opens a 
       if (!c.write(served++ == 0 ? std::string("HTTP/1.1 999x\r\n\r\n") : with_length("fine"))) return;
     }
   });
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
+  TestClient client(server);
+  // One sink for both: the failed first response must leave nothing in it.
   std::string out;
   StringSink sink(out);
-  auto first = client.get(url.url, sink);
-  REQUIRE_FALSE(first);
-  auto second = client.get(url.url, sink);
-  REQUIRE_MESSAGE(second, (second ? "" : describe(second.error())));
-  CHECK_FALSE(second->reused_connection);
+  failed(client.get(sink));
+  CHECK_FALSE(succeeded(client.get(sink)).reused_connection);
   CHECK(out == "fine");
   CHECK(client.stats().connections_opened == 2);
   CHECK(server.accepted() == 2);
@@ -638,20 +575,13 @@ TEST_CASE("A response split at every byte boundary parses the same") {
           ++split;
         }
       });
-      auto ring = make_ring();
-      if (mode == ReceiveMode::provided_buffers && !ring->features().recv_multishot) continue;
-      ClientOptions options = test_options();
-      options.receive = mode;
-      options.receive_buffer_bytes = 4096;
-      options.provided_buffer_count = 8;
-      Client client(*ring, options);
-      auto url = parse(server.url());
+      TestClient client(server, receiving(mode, 4096, 8));
+      if (unavailable(mode, *client.ring)) continue;
       for (std::size_t split = 1; split < response.size(); ++split) {
         INFO("receive mode ", static_cast<int>(mode), ", split at ", split, " of ", response.size());
         base::PaddedBuffer buffer;
         PresizedSink sink(buffer);
-        auto info = client.get(url.url, sink);
-        REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
+        succeeded(client.get(sink));
         REQUIRE(buffer.view() == body);
       }
       CHECK(client.stats().connections_opened == 1);
@@ -661,18 +591,15 @@ TEST_CASE("A response split at every byte boundary parses the same") {
 
 TEST_CASE("The timeline stamps every phase in order; a reused connection has no connect") {
   TestServer server(respond_with(with_length(body_of(1000))));
-  auto ring = make_ring();
   ClientOptions options = test_options();
   options.ticks = &fake_ticks;
-  Client client(*ring, options);
-  auto url = parse(server.url());
+  TestClient client(server, options);
   for (int i = 0; i < 2; ++i) {
     INFO("request ", i);
     Timeline timeline;
     timeline.deserialized = 42;  // overwritten: request() starts from a clean timeline
     DiscardSink sink;
-    auto info = client.get(url.url, sink, &timeline);
-    REQUIRE(info);
+    REQUIRE(client.get(sink, &timeline));
     CHECK(timeline.start > 0);
     if (i == 0) {
       CHECK(timeline.connected > timeline.start);
@@ -690,12 +617,10 @@ TEST_CASE("The timeline stamps every phase in order; a reused connection has no 
 
 TEST_CASE("Without a tick source the timeline is left at zero") {
   TestServer server(respond_with(with_length("x")));
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
+  TestClient client(server);
   Timeline timeline;
   DiscardSink sink;
-  REQUIRE(client.get(url.url, sink, &timeline));
+  REQUIRE(client.get(sink, &timeline));
   CHECK(timeline.start == 0);
   CHECK(timeline.body_done == 0);
 }
@@ -703,42 +628,24 @@ TEST_CASE("Without a tick source the timeline is left at zero") {
 TEST_CASE("provided_buffers: a ring much smaller than the body still delivers it, re-arming when dry" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
   const std::string body = body_of(1u << 20, 6);
   TestServer server(respond_with(with_length(body)));
-  auto ring = make_ring();
-  if (!has_recv_multishot(*ring)) return;
-  ClientOptions options = test_options();
-  options.receive = ReceiveMode::provided_buffers;
-  options.provided_buffer_count = 2;
-  options.receive_buffer_bytes = 4096;
-  Client client(*ring, options);
-  auto url = parse(server.url());
+  TestClient client(server, receiving(ReceiveMode::provided_buffers, 4096, 2));
+  if (!has_recv_multishot(*client.ring)) return;
   for (int i = 0; i < 3; ++i) {
-    std::string out;
-    StringSink sink(out);
-    auto info = client.get(url.url, sink);
-    REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-    CHECK(out == body);
+    succeeded(client.get());
+    CHECK(client.out == body);
   }
   MESSAGE("the 2-buffer ring ran dry ", client.stats().provided_ring_dry, " times over 3 MiB");
   CHECK(client.stats().connections_opened == 1);
 }
 
 TEST_CASE("A kept-alive connection the server closed is reported, not retried, by default") {
-  TestServer server([](ServerConnection& c, TestServer&) {
-    if (!c.read_request()) return;
-    c.write(with_length("once"));
-    c.close();  // without saying so in the response
-  });
-  auto ring = make_ring();
-  Client client(*ring, test_options());
-  auto url = parse(server.url());
-  std::string out;
-  StringSink sink(out);
-  REQUIRE(client.get(url.url, sink));
+  TestServer server(answer_once_then_hang_up({with_length("once")}));
+  TestClient client(server);
+  REQUIRE(client.get());
   std::this_thread::sleep_for(20ms);  // lets the FIN arrive; the outcome is checked either way
-  auto second = client.get(url.url, sink);
-  REQUIRE_FALSE(second);
-  INFO(describe(second.error()));
-  CHECK((second.error().code == Errc::truncated || second.error().code == Errc::reset));
+  const Error error = failed(client.get());
+  INFO(describe(error));
+  CHECK((error.code == Errc::truncated || error.code == Errc::reset));
   CHECK(server.accepted() == 1);  // no second connection behind the caller's back
   CHECK(client.stats().connections_reused == 1);
   CHECK(client.stats().connections_closed == 1);
@@ -746,46 +653,28 @@ TEST_CASE("A kept-alive connection the server closed is reported, not retried, b
 
 namespace {
 
-// A client with retry_stale_connection on, against one TestServer: each case then says only what the
-// server does and what the client reports.
-struct RetryingClient {
-  explicit RetryingClient(TestServer& server) : url(parse(server.url())) {}
-  static ClientOptions options() {
-    ClientOptions options = test_options();
-    options.retry_stale_connection = true;
-    return options;
-  }
-  // The body lands in `out`, which each call empties first.
-  auto get() {
-    out.clear();
-    StringSink sink(out);
-    return client.get(url.url, sink);
-  }
-  std::unique_ptr<ringlab::net::Ring> ring = make_ring();
-  Client client{*ring, options()};
-  ParsedUrl url;
-  std::string out;
-};
+// retry_stale_connection on: each case then says only what the server does and what the client reports.
+ClientOptions retrying() {
+  ClientOptions options = test_options();
+  options.retry_stale_connection = true;
+  return options;
+}
 
 }  // namespace
 
 TEST_CASE("retry_stale_connection sends once more on a new connection, and only before any response byte") {
   // Each connection answers one request and closes without saying so: every reuse is stale.
-  TestServer server([](ServerConnection& c, TestServer&) {
-    if (!c.read_request()) return;
-    c.write(with_length("once"));
-    c.close();
-  });
-  RetryingClient retrying(server);
+  TestServer server(answer_once_then_hang_up({with_length("once")}));
+  TestClient client(server, retrying());
   for (int i = 0; i < 3; ++i) {
-    auto response = retrying.get();
+    auto response = client.get();
     INFO(i);
     REQUIRE(response);
     CHECK(response->status == 200);
-    CHECK(retrying.out == "once");
+    CHECK(client.out == "once");
     std::this_thread::sleep_for(20ms);  // the FIN arrives before the next request
   }
-  CHECK(retrying.client.stats().stale_retries == 2);
+  CHECK(client.stats().stale_retries == 2);
   CHECK(server.accepted() == 3);
 }
 
@@ -795,26 +684,15 @@ TEST_CASE("retry_stale_connection does not resend after a response byte, on a fr
     const char* what;
     TestServer::Handler server;
   } rows[] = {
-      {"a response cut after its first bytes",
-       [](ServerConnection& c, TestServer&) {
-         if (!c.read_request()) return;
-         c.write("HTTP/1.1 200 OK\r\nContent-Len");
-         c.close();
-       }},
-      {"a new connection that closes before responding",
-       [](ServerConnection& c, TestServer&) {
-         (void)c.read_request();
-         c.close();
-       }},
+      {"a response cut after its first bytes", answer_once_then_hang_up({"HTTP/1.1 200 OK\r\nContent-Len"})},
+      {"a new connection that closes before responding", answer_once_then_hang_up({})},
   };
   for (const auto& row : rows) {
     INFO(row.what);
     TestServer server(row.server);
-    RetryingClient retrying(server);
-    auto response = retrying.get();
-    REQUIRE_FALSE(response);
-    CHECK(response.error().code == Errc::truncated);
-    CHECK(retrying.client.stats().stale_retries == 0);
+    TestClient client(server, retrying());
+    CHECK(failed(client.get()).code == Errc::truncated);
+    CHECK(client.stats().stale_retries == 0);
     CHECK(server.accepted() == 1);
   }
   {
@@ -825,13 +703,11 @@ TEST_CASE("retry_stale_connection does not resend after a response byte, on a fr
       if (s.accepted() == 1) c.write(with_length("once"));
       c.close();
     });
-    RetryingClient retrying(server);
-    REQUIRE(retrying.get());
+    TestClient client(server, retrying());
+    REQUIRE(client.get());
     std::this_thread::sleep_for(20ms);
-    auto second = retrying.get();
-    REQUIRE_FALSE(second);
-    CHECK(second.error().code == Errc::truncated);
-    CHECK(retrying.client.stats().stale_retries == 1);
+    CHECK(failed(client.get()).code == Errc::truncated);
+    CHECK(client.stats().stale_retries == 1);
     CHECK(server.accepted() == 2);
   }
 }
@@ -840,24 +716,19 @@ TEST_CASE("A request on a warm kept-alive connection allocates nothing, in every
   const std::string body = body_of(200 * 1024, 1);
   TestServer server(respond_with(with_length(body)));
   for (ReceiveMode mode : {ReceiveMode::own_buffer, ReceiveMode::provided_buffers}) {
-    auto ring = make_ring();
-    if (mode == ReceiveMode::provided_buffers && !ring->features().recv_multishot) continue;
-    ClientOptions options = test_options();
-    options.receive = mode;
-    Client client(*ring, options);
-    auto url = parse(server.url());
+    TestClient client(server, receiving(mode));
+    if (unavailable(mode, *client.ring)) continue;
     base::PaddedBuffer buffer(body.size());
     PresizedSink sink(buffer);
     const std::string payload = body_of(1000, 2);
     for (SendMode send : {SendMode::copy, SendMode::writev, SendMode::zero_copy}) {
       INFO("receive mode ", static_cast<int>(mode), ", send mode ", static_cast<int>(send));
       const Request request{.method = "POST", .body = payload, .send = send};
-      REQUIRE(client.request(url.url, request, sink));  // warm-up: connection, buffers, copy buffer
+      REQUIRE(client.request(request, sink));  // warm-up: connection, buffers, copy buffer
       const std::size_t before = allocations_on_this_thread();
-      auto info = client.request(url.url, request, sink);
+      auto info = client.request(request, sink);
       const std::size_t after = allocations_on_this_thread();
-      REQUIRE_MESSAGE(info, (info ? "" : describe(info.error())));
-      CHECK(info->reused_connection);
+      CHECK(succeeded(info).reused_connection);
       CHECK(buffer.view() == body);
       CHECK(after - before == 0);
     }
@@ -865,14 +736,9 @@ TEST_CASE("A request on a warm kept-alive connection allocates nothing, in every
 }
 
 TEST_CASE("A zero receive buffer is refused before any connection is made") {
-  auto ring = make_ring();
   ClientOptions options = test_options();
   options.receive_buffer_bytes = 0;
-  Client client(*ring, options);
-  auto url = parse("http://127.0.0.1:9/");
-  DiscardSink sink;
-  auto info = client.get(url.url, sink);
-  REQUIRE_FALSE(info);
-  CHECK(info.error().code == Errc::io);
+  TestClient client("http://127.0.0.1:9/", options);
+  CHECK(client.failed_get().code == Errc::io);
   CHECK(client.stats().connections_opened == 0);
 }

@@ -7,7 +7,6 @@
 // of hanging. The server records every request it read, whole, for the test to inspect.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -15,15 +14,17 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "../support/net_loopback_acceptor.hpp"
 
 namespace ringlab::http::testing {
 
@@ -108,34 +109,26 @@ class TestServer {
  public:
   using Handler = std::function<void(ServerConnection&, TestServer&)>;
 
-  explicit TestServer(Handler handler) : handler_(std::move(handler)) {
-    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        ::listen(listen_fd_, 64) != 0 ||
-        ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-      throw std::runtime_error("test server: cannot listen on loopback");
-    }
-    port_ = ntohs(address.sin_port);
-    acceptor_ = std::thread([this] { accept_loop(); });
-  }
+  explicit TestServer(Handler handler)
+      : handler_(std::move(handler)), acceptor_([this](int fd) {
+          ++accepted_;
+          connections_.emplace_back([this, fd] {
+            ServerConnection connection(fd);
+            handler_(connection, *this);
+          });
+        }) {}
 
   ~TestServer() {
-    stop_ = true;
-    acceptor_.join();
+    acceptor_.stop();
     for (std::thread& t : connections_) t.join();
-    ::close(listen_fd_);
   }
 
   TestServer(const TestServer&) = delete;
   TestServer& operator=(const TestServer&) = delete;
 
-  [[nodiscard]] uint16_t port() const { return port_; }
+  [[nodiscard]] uint16_t port() const { return acceptor_.port(); }
   [[nodiscard]] std::string url(std::string_view target = "/") const {
-    return "http://127.0.0.1:" + std::to_string(port_) + std::string(target);
+    return "http://127.0.0.1:" + std::to_string(acceptor_.port()) + std::string(target);
   }
   [[nodiscard]] int accepted() const { return accepted_.load(); }
 
@@ -149,29 +142,12 @@ class TestServer {
   }
 
  private:
-  void accept_loop() {
-    while (!stop_) {
-      pollfd p{.fd = listen_fd_, .events = POLLIN, .revents = 0};
-      if (::poll(&p, 1, 20) <= 0) continue;
-      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      ++accepted_;
-      connections_.emplace_back([this, fd] {
-        ServerConnection connection(fd);
-        handler_(connection, *this);
-      });
-    }
-  }
-
   Handler handler_;
-  int listen_fd_ = -1;
-  uint16_t port_ = 0;
-  std::atomic<bool> stop_{false};
   std::atomic<int> accepted_{0};
-  std::thread acceptor_;
   std::vector<std::thread> connections_;  // touched by the acceptor thread only, joined after it
   mutable std::mutex mutex_;
   std::vector<std::string> requests_;
+  ringlab::testing::LoopbackAcceptor acceptor_;  // last: its thread starts once the rest exists
 };
 
 // Response builders.
@@ -215,6 +191,26 @@ inline TestServer::Handler respond_with(std::string response) {
     while (auto request = c.read_request()) {
       server.record(std::move(*request));
       if (!c.write(response)) return;
+    }
+  };
+}
+
+enum class HangUp { close, reset };
+
+// Answers the first request with `writes`, one send each, then hangs up without saying so in the
+// response: with a FIN, or with an RST once the bytes had time to arrive. With nothing to write,
+// a peer that closes (or resets) before responding.
+inline TestServer::Handler answer_once_then_hang_up(std::vector<std::string> writes, HangUp how = HangUp::close) {
+  return [writes = std::move(writes), how](ServerConnection& c, TestServer& server) {
+    auto request = c.read_request();
+    if (!request) return;
+    server.record(std::move(*request));
+    for (const std::string& bytes : writes) c.write(bytes);
+    if (how == HangUp::reset) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      c.reset();
+    } else {
+      c.close();
     }
   };
 }

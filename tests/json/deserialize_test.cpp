@@ -11,6 +11,7 @@
 #include "ringlab/json/generate.hpp"
 #include "ringlab/json/serialize.hpp"
 #include "ringlab/json/unescape.hpp"
+#include "../support/json_counting_resource.hpp"
 
 namespace json = ringlab::json;
 using ringlab::base::PaddedBuffer;
@@ -40,50 +41,43 @@ struct Parsed {
   uint64_t checksum = 0;
 };
 
-Parsed owning_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
+// Parses into a fresh vector of the record type that `parse_weather` (or `parse_repos`) fills.
+template <class WeatherRecord, class RepoRecord>
+Parsed parsed_into(Payload p, auto parse_weather, auto parse_repos) {
   if (p == Payload::weather) {
-    std::pmr::vector<json::WeatherForecast> out;
-    auto s = json::parse_weather(parser, body, out);
+    std::pmr::vector<WeatherRecord> out;
+    auto s = parse_weather(out);
     return {s, json::checksum(out)};
   }
-  std::pmr::vector<json::Repository> out;
-  auto s = json::parse_repos(parser, body, out);
+  std::pmr::vector<RepoRecord> out;
+  auto s = parse_repos(out);
   return {s, json::checksum(out)};
 }
 
+Parsed owning_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
+  return parsed_into<json::WeatherForecast, json::Repository>(
+      p, [&](auto& out) { return json::parse_weather(parser, body, out); },
+      [&](auto& out) { return json::parse_repos(parser, body, out); });
+}
+
 Parsed views_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
-  if (p == Payload::weather) {
-    std::pmr::vector<json::WeatherView> out;
-    auto s = json::parse_weather_views(parser, body, out);
-    return {s, json::checksum(out)};
-  }
-  std::pmr::vector<json::RepositoryView> out;
-  auto s = json::parse_repos_views(parser, body, out);
-  return {s, json::checksum(out)};
+  return parsed_into<json::WeatherView, json::RepositoryView>(
+      p, [&](auto& out) { return json::parse_weather_views(parser, body, out); },
+      [&](auto& out) { return json::parse_repos_views(parser, body, out); });
 }
 
 Parsed owning_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
                      std::size_t window = json::kNdjsonWindowBytes) {
-  if (p == Payload::weather) {
-    std::pmr::vector<json::WeatherForecast> out;
-    auto s = json::parse_weather_ndjson(parser, body, out, window);
-    return {s, json::checksum(out)};
-  }
-  std::pmr::vector<json::Repository> out;
-  auto s = json::parse_repos_ndjson(parser, body, out, window);
-  return {s, json::checksum(out)};
+  return parsed_into<json::WeatherForecast, json::Repository>(
+      p, [&](auto& out) { return json::parse_weather_ndjson(parser, body, out, window); },
+      [&](auto& out) { return json::parse_repos_ndjson(parser, body, out, window); });
 }
 
 Parsed views_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
                     std::size_t window = json::kNdjsonWindowBytes) {
-  if (p == Payload::weather) {
-    std::pmr::vector<json::WeatherView> out;
-    auto s = json::parse_weather_ndjson_views(parser, body, out, window);
-    return {s, json::checksum(out)};
-  }
-  std::pmr::vector<json::RepositoryView> out;
-  auto s = json::parse_repos_ndjson_views(parser, body, out, window);
-  return {s, json::checksum(out)};
+  return parsed_into<json::WeatherView, json::RepositoryView>(
+      p, [&](auto& out) { return json::parse_weather_ndjson_views(parser, body, out, window); },
+      [&](auto& out) { return json::parse_repos_ndjson_views(parser, body, out, window); });
 }
 
 // The streaming way: the splitter finds records, each is parsed on its own (owning or view).
@@ -525,20 +519,7 @@ TEST_CASE("parsing again overwrites the records in place and drops the extra one
 TEST_CASE("owning records take their memory from the output vector's resource") {
   // A second parse of the same body into the same records needs no memory at all: every string
   // already has the capacity it needs.
-  class Counting final : public std::pmr::memory_resource {
-   public:
-    std::size_t allocations = 0;
-
-   private:
-    void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-      ++allocations;
-      return std::pmr::new_delete_resource()->allocate(bytes, alignment);
-    }
-    void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
-      std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
-    }
-    bool do_is_equal(const memory_resource& other) const noexcept override { return this == &other; }
-  } counting;
+  ringlab::testing::CountingResource counting;
   json::Parser parser;
   const simdjson::padded_string body(array_body(Payload::repos, 100));
   std::pmr::vector<json::Repository> out(&counting);

@@ -10,26 +10,13 @@
 #include <vector>
 
 #include "ringlab/json/generate.hpp"
+#include "../support/json_counting_resource.hpp"
 
 namespace json = ringlab::json;
 
 namespace {
 
-// Counts what passes through it, so a test can tell where strings were allocated.
-class CountingResource final : public std::pmr::memory_resource {
- public:
-  std::size_t allocations = 0;
-
- private:
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
-    ++allocations;
-    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
-  }
-  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override {
-    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
-  }
-  bool do_is_equal(const memory_resource& other) const noexcept override { return this == &other; }
-};
+using ringlab::testing::CountingResource;
 
 std::vector<std::string> elements(const json::JsonStringArrayView& array) {
   std::vector<std::string> out;

@@ -30,6 +30,12 @@ std::vector<json::RecordSpan> expected_spans(std::size_t count, Record (*make)(s
   return spans;
 }
 
+// A splitter result that must be an error whose message contains `says`.
+void check_error_says(const auto& result, std::string_view says) {
+  REQUIRE_FALSE(result.has_value());
+  CHECK(result.error().message.find(says) != std::string::npos);
+}
+
 // Takes every record next() has for `prefix`.
 std::vector<json::RecordSpan> drain(json::RecordSplitter& splitter, std::string_view prefix) {
   std::vector<json::RecordSpan> found;
@@ -208,9 +214,7 @@ TEST_CASE("bad bodies give an error naming the record and the byte") {
 TEST_CASE("an error sticks until reset()") {
   json::RecordSplitter splitter;
   REQUIRE_FALSE(splitter.next("x").has_value());
-  const auto again = splitter.next("[{}]");
-  REQUIRE_FALSE(again.has_value());
-  CHECK(again.error().message.find("expected '['") != std::string::npos);
+  check_error_says(splitter.next("[{}]"), "expected '['");
   splitter.reset();
   const auto fresh = drain(splitter, "[{}]");
   CHECK(fresh.size() == 1);
@@ -220,14 +224,10 @@ TEST_CASE("an error sticks until reset()") {
 TEST_CASE("a body shorter than what was already scanned is an error, not a re-scan") {
   json::RecordSplitter splitter;
   REQUIRE(splitter.next("[{\"a\":1").has_value());
-  const auto shrunk = splitter.next("[{");
-  REQUIRE_FALSE(shrunk.has_value());
-  CHECK(shrunk.error().message.find("shorter than the 7 bytes already scanned") != std::string::npos);
+  check_error_says(splitter.next("[{"), "shorter than the 7 bytes already scanned");
 }
 
 TEST_CASE("finish() refuses to end while a complete record is still to be taken") {
   json::RecordSplitter splitter;
-  const auto done = splitter.finish("[{}]");
-  REQUIRE_FALSE(done.has_value());
-  CHECK(done.error().message.find("record 0 was still to be taken") != std::string::npos);
+  check_error_says(splitter.finish("[{}]"), "record 0 was still to be taken");
 }

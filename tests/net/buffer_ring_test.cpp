@@ -31,23 +31,22 @@ TEST_CASE("BufferRing refuses counts the kernel would refuse") {
 }
 
 TEST_CASE("BufferRing buffers are distinct, full-sized and indexed by id" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = make_ring();
-  if (!has_provided_buffer_ring(*ring)) return;
-  auto buffers = BufferRing::create(*ring, 7, 16, 512);
-  REQUIRE_MESSAGE(buffers, (buffers ? "" : buffers.error().message()));
-  CHECK((*buffers)->group_id() == 7);
-  CHECK((*buffers)->count() == 16);
-  CHECK((*buffers)->buffer_size() == 512);
+  auto setup = ring_with_buffers(has_provided_buffer_ring, 7, 16, 512);
+  if (!setup) return;
+  auto& buffers = setup->buffers;
+  CHECK(buffers->group_id() == 7);
+  CHECK(buffers->count() == 16);
+  CHECK(buffers->buffer_size() == 512);
   std::set<const char*> starts;
   for (uint16_t bid = 0; bid < 16; ++bid) {
-    auto bytes = (*buffers)->buffer(bid);
+    auto bytes = buffers->buffer(bid);
     CHECK(bytes.size() == 512);
     std::memset(bytes.data(), bid, bytes.size());  // every byte writable (ASan checks)
     starts.insert(bytes.data());
-    if (bid > 0) CHECK(bytes.data() == (*buffers)->buffer(static_cast<uint16_t>(bid - 1)).data() + 512);
+    if (bid > 0) CHECK(bytes.data() == buffers->buffer(static_cast<uint16_t>(bid - 1)).data() + 512);
   }
   CHECK(starts.size() == 16);
-  CHECK((*buffers)->buffer(16).empty());
+  CHECK(buffers->buffer(16).empty());
 }
 
 TEST_CASE("BufferRing::buffer_id decodes the id a CQE carries") {
@@ -77,29 +76,11 @@ TEST_CASE("Two BufferRings cannot share a group id on one ring" * doctest::test_
   CHECK(other_group);
 }
 
-namespace {
-
-// A BufferRing (`group`, `count` buffers of `size` bytes) on `ring`, and a connected stream socket
-// pair: `a` receives what `b` writes.
-struct SocketPairWithBuffers {
-  std::unique_ptr<BufferRing> buffers;
-  Fd a;
-  Fd b;
-};
-SocketPairWithBuffers with_socket_pair(Ring& ring, uint16_t group, unsigned count, unsigned size) {
-  auto buffers = BufferRing::create(ring, group, count, size);
-  REQUIRE_MESSAGE(buffers, (buffers ? "" : buffers.error().message()));
-  int fds[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  return {std::move(*buffers), Fd(fds[0]), Fd(fds[1])};
-}
-
-}  // namespace
-
 TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back after recycle" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = make_ring();
-  if (!has_provided_receive(*ring)) return;
-  auto [buffers, a, b] = with_socket_pair(*ring, 1, 2, 64);
+  auto setup = ring_with_buffers(has_provided_receive, 1, 2, 64);
+  if (!setup) return;
+  auto& [ring, buffers] = *setup;
+  auto [a, b] = socket_pair();
 
   // Three single recvs with buffer selection on a ring of two: the third only works if recycle()
   // really gave a buffer back.
@@ -124,9 +105,10 @@ TEST_CASE("The kernel picks a BufferRing buffer for a recv and takes it back aft
 }
 
 TEST_CASE("prep_recv_select takes one buffer of a larger message and leaves the rest in the socket" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = make_ring();
-  if (!has_provided_receive(*ring)) return;
-  auto [buffers, a, b] = with_socket_pair(*ring, 2, 4, 64);
+  auto setup = ring_with_buffers(has_provided_receive, 2, 4, 64);
+  if (!setup) return;
+  auto& [ring, buffers] = *setup;
+  auto [a, b] = socket_pair();
   std::string message(200, 'm');
   for (std::size_t i = 0; i < message.size(); ++i) message[i] = static_cast<char>('a' + i % 26);
   REQUIRE(::write(b.get(), message.data(), message.size()) == static_cast<ssize_t>(message.size()));

@@ -60,21 +60,28 @@ TEST_CASE("FixedBuffers refuses empty registrations") {
   CHECK(empty.error().code == EINVAL);
 }
 
+namespace {
+
+// The result of a read_fixed into `target`, said to be in registered buffer `index`, of what the peer
+// end of a socket pair wrote: `sent`.
+int read_fixed_of(Ring& ring, std::span<char> target, int index, std::string_view sent) {
+  auto [a, b] = socket_pair();
+  REQUIRE(::write(b.get(), sent.data(), sent.size()) == static_cast<ssize_t>(sent.size()));
+  Recorder recorder;
+  ring.prep_read_fixed(a.get(), target, index, recorder);
+  REQUIRE(ring.run_until([&] { return recorder.done_; }));
+  return recorder.res_;
+}
+
+}  // namespace
+
 TEST_CASE("A read_fixed from a socket lands inside the registered buffer") {
   auto ring = make_ring();
   auto buffers = FixedBuffers::create(*ring, 2, 4096);
   REQUIRE(buffers);
-  int fds[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  Fd a(fds[0]), b(fds[1]);
   const std::string_view message = "registered bytes";
-  REQUIRE(::write(b.get(), message.data(), message.size()) == static_cast<ssize_t>(message.size()));
-
   auto target = (*buffers)->buffer(1).subspan(100);
-  Recorder recorder;
-  ring->prep_read_fixed(a.get(), target, 1, recorder);
-  REQUIRE(ring->run_until([&] { return recorder.done_; }));
-  REQUIRE(recorder.res_ == static_cast<int>(message.size()));
+  REQUIRE(read_fixed_of(*ring, target, 1, message) == static_cast<int>(message.size()));
   CHECK(std::string_view(target.data(), message.size()) == message);
 }
 
@@ -82,13 +89,6 @@ TEST_CASE("A read_fixed outside the registered buffer is refused by the kernel")
   auto ring = make_ring();
   auto buffers = FixedBuffers::create(*ring, 1, 4096);
   REQUIRE(buffers);
-  int fds[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  Fd a(fds[0]), b(fds[1]);
-  REQUIRE(::write(b.get(), "x", 1) == 1);
   char elsewhere[64];
-  Recorder recorder;
-  ring->prep_read_fixed(a.get(), std::span<char>(elsewhere, sizeof(elsewhere)), 0, recorder);
-  REQUIRE(ring->run_until([&] { return recorder.done_; }));
-  CHECK(recorder.res_ == -EFAULT);
+  CHECK(read_fixed_of(*ring, std::span<char>(elsewhere, sizeof(elsewhere)), 0, "x") == -EFAULT);
 }

@@ -162,9 +162,7 @@ TEST_CASE("run_once with a timeout returns 0 when nothing completes") {
 
 TEST_CASE("A linked timeout cancels a recv on a silent socket; its own CQE is reaped silently") {
   auto ring = make_ring();
-  int fds[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  Fd a(fds[0]), b(fds[1]);
+  auto [a, b] = socket_pair();
   char byte = 0;
   Recorder recv;
   ring->prep_recv(a.get(), std::span<char>(&byte, 1), recv);
@@ -180,9 +178,7 @@ TEST_CASE("A linked timeout cancels a recv on a silent socket; its own CQE is re
 
 TEST_CASE("A linked timeout that does not fire leaves the operation's result alone") {
   auto ring = make_ring();
-  int fds[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  Fd a(fds[0]), b(fds[1]);
+  auto [a, b] = socket_pair();
   REQUIRE(::write(b.get(), "hi", 2) == 2);
   char bytes[8];
   Recorder recv;
@@ -195,9 +191,7 @@ TEST_CASE("A linked timeout that does not fire leaves the operation's result alo
 
 TEST_CASE("prep_cancel cancels an operation by its handler") {
   auto ring = make_ring();
-  int fds[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  Fd a(fds[0]), b(fds[1]);
+  auto [a, b] = socket_pair();
   char byte = 0;
   Recorder recv, cancel;
   ring->prep_recv(a.get(), std::span<char>(&byte, 1), recv);
@@ -210,8 +204,8 @@ TEST_CASE("prep_cancel cancels an operation by its handler") {
 
 TEST_CASE("prep_close closes through the ring, with or without a handler") {
   auto ring = make_ring();
-  int fds[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+  auto pair = socket_pair();
+  const int fds[2] = {pair.a.release(), pair.b.release()};  // the ring closes them
   Recorder close;
   ring->prep_close(fds[0], &close);
   ring->prep_close(fds[1], nullptr);
@@ -256,9 +250,7 @@ TEST_CASE("Multishot accept delivers each connection with F_MORE" * doctest::tes
 
 TEST_CASE("Dispatching completions allocates nothing") {
   auto ring = make_ring();
-  int fds[2];
-  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  Fd a(fds[0]), b(fds[1]);
+  auto [a, b] = socket_pair();
   Recorder nops[16];
   Recorder recv, timeout;
   char bytes[4];

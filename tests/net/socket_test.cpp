@@ -17,6 +17,21 @@ namespace {
 
 bool is_open(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
 
+// A numeric address the test names; it must parse.
+Endpoint endpoint(const char* host, uint16_t port) {
+  auto parsed = Endpoint::parse(host, port);
+  REQUIRE(parsed);
+  return *parsed;
+}
+
+// The int value of a socket option; reading it must succeed.
+int int_option(const Fd& fd, int level, int name) {
+  int value = 0;
+  socklen_t len = sizeof(value);
+  REQUIRE(::getsockopt(fd.get(), level, name, &value, &len) == 0);
+  return value;
+}
+
 }  // namespace
 
 TEST_CASE("Fd closes its descriptor on destruction and on reset") {
@@ -60,14 +75,9 @@ TEST_CASE("Fd moves ownership and release() gives it up") {
 TEST_CASE("listen_tcp on port 0 listens on a free port, IPv4 and IPv6") {
   for (const char* host : {"127.0.0.1", "::1"}) {
     INFO(host);
-    auto where = Endpoint::parse(host, 0);
-    REQUIRE(where);
-    auto fd = listen_tcp(*where);
+    auto fd = listen_tcp(endpoint(host, 0));
     REQUIRE_MESSAGE(fd, (fd ? "" : fd.error().message()));
-    int listening = 0;
-    socklen_t len = sizeof(listening);
-    REQUIRE(::getsockopt(fd->get(), SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0);
-    CHECK(listening == 1);
+    CHECK(int_option(*fd, SOL_SOCKET, SO_ACCEPTCONN) == 1);
     auto local = Endpoint::local_of(fd->get());
     REQUIRE(local);
     CHECK(local->port() != 0);
@@ -84,9 +94,7 @@ TEST_CASE("listen_tcp on a port in use without SO_REUSEPORT fails at bind with t
 }
 
 TEST_CASE("listen_tcp with SO_REUSEPORT lets two listeners share a port") {
-  auto where = Endpoint::parse("127.0.0.1", 0);
-  REQUIRE(where);
-  auto first = listen_tcp(*where);
+  auto first = listen_tcp(endpoint("127.0.0.1", 0));
   REQUIRE(first);
   auto local = Endpoint::local_of(first->get());
   REQUIRE(local);
@@ -97,17 +105,11 @@ TEST_CASE("listen_tcp with SO_REUSEPORT lets two listeners share a port") {
 TEST_CASE("tcp_socket_for opens a socket of the peer's family with TCP_NODELAY") {
   for (const char* host : {"127.0.0.1", "::1"}) {
     INFO(host);
-    auto peer = Endpoint::parse(host, 80);
-    REQUIRE(peer);
-    auto fd = tcp_socket_for(*peer);
+    const Endpoint peer = endpoint(host, 80);
+    auto fd = tcp_socket_for(peer);
     REQUIRE(fd);
-    int domain = 0, nodelay = 0;
-    socklen_t len = sizeof(int);
-    REQUIRE(::getsockopt(fd->get(), SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0);
-    CHECK(domain == peer->family());
-    len = sizeof(int);
-    REQUIRE(::getsockopt(fd->get(), IPPROTO_TCP, TCP_NODELAY, &nodelay, &len) == 0);
-    CHECK(nodelay == 1);
+    CHECK(int_option(*fd, SOL_SOCKET, SO_DOMAIN) == peer.family());
+    CHECK(int_option(*fd, IPPROTO_TCP, TCP_NODELAY) == 1);
   }
 }
 

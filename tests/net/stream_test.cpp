@@ -197,10 +197,9 @@ TEST_CASE("receive_fixed times out like receive") {
 }
 
 TEST_CASE("receive_provided delivers many chunks in order while the caller recycles" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = make_ring();
-  if (!has_provided_receive(*ring)) return;
-  auto buffers = BufferRing::create(*ring, 1, 64, 4096);
-  REQUIRE(buffers);
+  auto setup = ring_with_buffers(has_provided_receive, 1, 64, 4096);
+  if (!setup) return;
+  auto& [ring, buffers] = *setup;
   Pair pair = connected_pair(*ring);
   constexpr std::size_t kSize = 1u << 20;
   constexpr std::size_t kWrite = 16 * 1024;
@@ -218,7 +217,7 @@ TEST_CASE("receive_provided delivers many chunks in order while the caller recyc
   unsigned dry = 0;
   std::string failure;
   while (got.size() < kSize) {
-    auto chunk = pair.client.receive_provided(**buffers, kTestTimeout);
+    auto chunk = pair.client.receive_provided(*buffers, kTestTimeout);
     if (!chunk && chunk.error().code == ENOBUFS) {
       // The kernel can fill every buffer in one go before the caller sees the first one; that is
       // reported, and calling again re-arms. The dedicated test below checks the report itself.
@@ -229,10 +228,10 @@ TEST_CASE("receive_provided delivers many chunks in order while the caller recyc
       failure = chunk ? std::string("peer closed early") : chunk.error().message();
       break;
     }
-    auto bytes = (*buffers)->buffer(chunk->buffer_id);
+    auto bytes = buffers->buffer(chunk->buffer_id);
     REQUIRE(chunk->length <= bytes.size());
     got.insert(got.end(), bytes.data(), bytes.data() + chunk->length);
-    (*buffers)->recycle(chunk->buffer_id);
+    buffers->recycle(chunk->buffer_id);
     ++chunks;
   }
   server.join();
@@ -241,16 +240,15 @@ TEST_CASE("receive_provided delivers many chunks in order while the caller recyc
   CHECK(chunks >= kSize / 4096);
   CHECK(got == outgoing);
   pair.server.reset();
-  auto eof = pair.client.receive_provided(**buffers, kTestTimeout);
+  auto eof = pair.client.receive_provided(*buffers, kTestTimeout);
   REQUIRE(eof);
   CHECK(eof->length == 0);
 }
 
 TEST_CASE("receive_provided reports a dry buffer ring as ENOBUFS, then re-arms after recycling" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = make_ring();
-  if (!has_provided_receive(*ring)) return;
-  auto buffers = BufferRing::create(*ring, 2, 2, 1024);
-  REQUIRE(buffers);
+  auto setup = ring_with_buffers(has_provided_receive, 2, 2, 1024);
+  if (!setup) return;
+  auto& [ring, buffers] = *setup;
   Pair pair = connected_pair(*ring);
   constexpr std::size_t kSize = 16 * 1024;
   const std::vector<char> outgoing = pattern(kSize, 3);
@@ -260,19 +258,19 @@ TEST_CASE("receive_provided reports a dry buffer ring as ENOBUFS, then re-arms a
   std::vector<uint16_t> held;
   bool saw_enobufs = false;
   for (int step = 0; step < 200 && got.size() < kSize; ++step) {
-    auto chunk = pair.client.receive_provided(**buffers, kTestTimeout);
+    auto chunk = pair.client.receive_provided(*buffers, kTestTimeout);
     if (!chunk) {
       INFO(chunk.error().message());
       REQUIRE(chunk.error().code == ENOBUFS);
       CHECK(std::string_view(chunk.error().op).find("ran dry") != std::string_view::npos);
       saw_enobufs = true;
       // Only now give the buffers back: the next call re-arms the multishot.
-      for (uint16_t bid : held) (*buffers)->recycle(bid);
+      for (uint16_t bid : held) buffers->recycle(bid);
       held.clear();
       continue;
     }
     REQUIRE(chunk->length > 0);
-    auto bytes = (*buffers)->buffer(chunk->buffer_id);
+    auto bytes = buffers->buffer(chunk->buffer_id);
     got.insert(got.end(), bytes.data(), bytes.data() + chunk->length);
     held.push_back(chunk->buffer_id);  // not recycled: the ring runs dry
   }
@@ -281,32 +279,30 @@ TEST_CASE("receive_provided reports a dry buffer ring as ENOBUFS, then re-arms a
 }
 
 TEST_CASE("receive_provided times out and keeps its multishot for the next call" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = make_ring();
-  if (!has_provided_receive(*ring)) return;
-  auto buffers = BufferRing::create(*ring, 1, 4, 1024);
-  REQUIRE(buffers);
+  auto setup = ring_with_buffers(has_provided_receive, 1, 4, 1024);
+  if (!setup) return;
+  auto& [ring, buffers] = *setup;
   Pair pair = connected_pair(*ring);
-  auto chunk = pair.client.receive_provided(**buffers, 20ms);
+  auto chunk = pair.client.receive_provided(*buffers, 20ms);
   REQUIRE_FALSE(chunk);
   CHECK(chunk.error().code == ETIMEDOUT);
   REQUIRE(write_all(pair.server.get(), "after", 5) == 5);
-  auto next = pair.client.receive_provided(**buffers, kTestTimeout);
+  auto next = pair.client.receive_provided(*buffers, kTestTimeout);
   REQUIRE_MESSAGE(next, (next ? "" : next.error().message()));
-  CHECK(std::string_view((*buffers)->buffer(next->buffer_id).data(), next->length) == "after");
-  (*buffers)->recycle(next->buffer_id);
+  CHECK(std::string_view(buffers->buffer(next->buffer_id).data(), next->length) == "after");
+  buffers->recycle(next->buffer_id);
 }
 
 TEST_CASE("Closing a stream with an armed multishot gives every buffer back" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = make_ring();
-  if (!has_provided_receive(*ring)) return;
-  auto buffers = BufferRing::create(*ring, 1, 2, 1024);
-  REQUIRE(buffers);
+  auto setup = ring_with_buffers(has_provided_receive, 1, 2, 1024);
+  if (!setup) return;
+  auto& [ring, buffers] = *setup;
   {
     Pair pair = connected_pair(*ring);
     REQUIRE(write_all(pair.server.get(), "queued", 6) == 6);
-    auto chunk = pair.client.receive_provided(**buffers, kTestTimeout);
+    auto chunk = pair.client.receive_provided(*buffers, kTestTimeout);
     REQUIRE(chunk);
-    (*buffers)->recycle(chunk->buffer_id);
+    buffers->recycle(chunk->buffer_id);
     REQUIRE(write_all(pair.server.get(), "more", 4) == 4);
     REQUIRE(ring->run_once(50ms));  // lets the next completion queue up unasked
   }  // the stream's destructor cancels the multishot and recycles what was queued
@@ -314,9 +310,9 @@ TEST_CASE("Closing a stream with an armed multishot gives every buffer back" * d
   Pair pair = connected_pair(*ring);
   for (const char* text : {"one", "two"}) {
     REQUIRE(write_all(pair.server.get(), text, 3) == 3);
-    auto chunk = pair.client.receive_provided(**buffers, kTestTimeout);
+    auto chunk = pair.client.receive_provided(*buffers, kTestTimeout);
     REQUIRE_MESSAGE(chunk, (chunk ? "" : chunk.error().message()));
-    CHECK(std::string_view((*buffers)->buffer(chunk->buffer_id).data(), chunk->length) == text);
+    CHECK(std::string_view(buffers->buffer(chunk->buffer_id).data(), chunk->length) == text);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <simdjson.h>
 
+#include <initializer_list>
 #include <string>
 
 using namespace ringlab::server;
@@ -17,6 +18,18 @@ Body sized_body(const BodyKey& key) {
 }
 
 BodyKey weather(uint32_t count) { return BodyKey{Route::weather, Format::json, count}; }
+
+// A cache of sized_body bodies within these limits, with g_generated counting from zero.
+BodyCache sized_cache(std::size_t max_entries, std::size_t max_bytes) {
+  g_generated = 0;
+  return BodyCache(BodyCacheLimits{.max_entries = max_entries, .max_bytes = max_bytes}, &sized_body);
+}
+
+// Gets the weather body of each count in turn, for what that does to the cache: a use, a generation,
+// an eviction.
+void get_in_turn(BodyCache& cache, std::initializer_list<uint32_t> counts) {
+  for (const uint32_t count : counts) (void)cache.get(weather(count));
+}
 
 std::size_t count_array(const std::string& json) {
   simdjson::ondemand::parser parser;
@@ -35,8 +48,7 @@ std::size_t count_array(const std::string& json) {
 }  // namespace
 
 TEST_CASE("a body is generated once and then served from the cache") {
-  g_generated = 0;
-  BodyCache cache(BodyCacheLimits{.max_entries = 4, .max_bytes = 1000}, &sized_body);
+  BodyCache cache = sized_cache(4, 1000);
   auto first = cache.get(weather(10));
   auto again = cache.get(weather(10));
   CHECK(first.get() == again.get());
@@ -54,8 +66,7 @@ TEST_CASE("a body is generated once and then served from the cache") {
 }
 
 TEST_CASE("find() returns a cached body and never generates one") {
-  g_generated = 0;
-  BodyCache cache(BodyCacheLimits{.max_entries = 4, .max_bytes = 1000}, &sized_body);
+  BodyCache cache = sized_cache(4, 1000);
   CHECK(cache.find(weather(10)) == nullptr);
   CHECK(g_generated == 0);
   auto made = cache.get(weather(10));
@@ -64,11 +75,8 @@ TEST_CASE("find() returns a cached body and never generates one") {
 }
 
 TEST_CASE("the least recently used body is evicted when the entry limit is reached") {
-  g_generated = 0;
-  BodyCache cache(BodyCacheLimits{.max_entries = 2, .max_bytes = 1000}, &sized_body);
-  (void)cache.get(weather(1));
-  (void)cache.get(weather(2));
-  (void)cache.get(weather(1));  // 1 is now more recent than 2
+  BodyCache cache = sized_cache(2, 1000);
+  get_in_turn(cache, {1, 2, 1});  // 1 is now more recent than 2
   (void)cache.get(weather(3));  // evicts 2
   CHECK(cache.entries() == 2);
   CHECK(cache.stats().evictions == 1);
@@ -80,25 +88,20 @@ TEST_CASE("the least recently used body is evicted when the entry limit is reach
 }
 
 TEST_CASE("the byte limit evicts as many old bodies as needed and bounds the total") {
-  g_generated = 0;
-  BodyCache cache(BodyCacheLimits{.max_entries = 64, .max_bytes = 100}, &sized_body);
-  (void)cache.get(weather(20));
-  (void)cache.get(weather(30));
-  (void)cache.get(weather(40));
+  BodyCache cache = sized_cache(64, 100);
+  get_in_turn(cache, {20, 30, 40});
   CHECK(cache.bytes() == 90);
   (void)cache.get(weather(50));  // 20 and 30 go; 40 + 50 fit
   CHECK(cache.bytes() == 90);
   CHECK(cache.entries() == 2);
   CHECK(cache.stats().evictions == 2);
   const int before = g_generated;
-  (void)cache.get(weather(40));
-  (void)cache.get(weather(50));
+  get_in_turn(cache, {40, 50});
   CHECK(g_generated == before);
 }
 
 TEST_CASE("a body larger than the byte limit is served but not cached") {
-  g_generated = 0;
-  BodyCache cache(BodyCacheLimits{.max_entries = 64, .max_bytes = 100}, &sized_body);
+  BodyCache cache = sized_cache(64, 100);
   (void)cache.get(weather(10));
   auto big = cache.get(weather(101));
   CHECK(big->bytes.size() == 101);
@@ -109,16 +112,14 @@ TEST_CASE("a body larger than the byte limit is served but not cached") {
 }
 
 TEST_CASE("a cache with no entries allowed generates every time") {
-  g_generated = 0;
-  BodyCache cache(BodyCacheLimits{.max_entries = 0, .max_bytes = 1000}, &sized_body);
-  (void)cache.get(weather(5));
-  (void)cache.get(weather(5));
+  BodyCache cache = sized_cache(0, 1000);
+  get_in_turn(cache, {5, 5});
   CHECK(g_generated == 2);
   CHECK(cache.entries() == 0);
 }
 
 TEST_CASE("an evicted body stays valid while a response still holds it") {
-  BodyCache cache(BodyCacheLimits{.max_entries = 1, .max_bytes = 1000}, &sized_body);
+  BodyCache cache = sized_cache(1, 1000);
   auto held = cache.get(weather(7));
   (void)cache.get(weather(8));  // evicts 7
   CHECK(cache.stats().evictions == 1);

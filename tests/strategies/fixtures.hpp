@@ -3,8 +3,6 @@
 // that answers every request with canned bytes (the bad responses), and running one strategy for a
 // case. Processes are started and killed by PID (tests/e2e/support.hpp's Child); every wait is bounded.
 #include <doctest/doctest.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "ringlab/strategies/strategy.hpp"
+#include "../support/net_loopback_acceptor.hpp"
 #include "support.hpp"
 
 namespace ringlab::strategies::testing {
@@ -55,42 +54,17 @@ class ServerProcess {
 class CannedServer {
  public:
   explicit CannedServer(std::string response, bool close_after = true, bool stall = false)
-      : response_(std::move(response)), close_after_(close_after), stall_(stall) {
-    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(listener_ >= 0);
-    const int one = 1;
-    ::setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(listener_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0);
-    REQUIRE(::listen(listener_, 64) == 0);
-    socklen_t length = sizeof(address);
-    REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
-    port_ = ntohs(address.sin_port);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~CannedServer() {
-    stop_.store(true);
-    thread_.join();
-    ::close(listener_);
-  }
+      : response_(std::move(response)),
+        close_after_(close_after),
+        stall_(stall),
+        acceptor_([this](int fd) { serve_connection(fd); }) {}
   CannedServer(const CannedServer&) = delete;
   CannedServer& operator=(const CannedServer&) = delete;
 
-  [[nodiscard]] uint16_t port() const noexcept { return port_; }
+  [[nodiscard]] uint16_t port() const noexcept { return acceptor_.port(); }
   [[nodiscard]] unsigned requests() const noexcept { return requests_.load(); }
 
  private:
-  bool wait_readable(int fd) {
-    while (!stop_.load()) {
-      pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
-      const int n = ::poll(&p, 1, 20);
-      if (n > 0) return true;
-    }
-    return false;
-  }
-
   // Reads one request; false when the client closed or the server is stopping.
   bool read_request(int fd, std::string& pending) {
     while (true) {
@@ -106,7 +80,7 @@ class CannedServer {
           return true;
         }
       }
-      if (!wait_readable(fd)) return false;
+      if (!acceptor_.wait_readable(fd)) return false;
       char buffer[65536];
       const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
       if (n <= 0) return false;
@@ -119,7 +93,7 @@ class CannedServer {
     while (read_request(fd, pending)) {
       ++requests_;
       if (stall_) {
-        while (wait_readable(fd)) {
+        while (acceptor_.wait_readable(fd)) {
           char sink[4096];
           if (::recv(fd, sink, sizeof(sink), 0) <= 0) break;
         }
@@ -136,22 +110,11 @@ class CannedServer {
     ::close(fd);
   }
 
-  void serve() {
-    while (wait_readable(listener_)) {
-      const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      serve_connection(fd);
-    }
-  }
-
   std::string response_;
   bool close_after_;
   bool stall_;
-  int listener_ = -1;
-  uint16_t port_ = 0;
-  std::atomic<bool> stop_{false};
   std::atomic<unsigned> requests_{0};
-  std::thread thread_;
+  ringlab::testing::LoopbackAcceptor acceptor_;  // last: its thread starts once the rest exists
 };
 
 // One strategy for one case: setup, then `runs` verified run()s (Check::verify: the full checksum, which

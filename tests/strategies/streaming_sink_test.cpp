@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -60,86 +61,119 @@ uint64_t truth(Payload payload, std::size_t count) {
   return payload == Payload::repos ? json::checksum_repos(count) : json::checksum_weather(count);
 }
 
-TEST_CASE("array: a body cut at every byte gives the generator's checksum, presized and chunked") {
+// A Sink expecting `count` records of `payload`, with the full checksum on as on a verified request,
+// next to the parser and buffer it works in.
+template <class Sink>
+struct VerifiedSink {
+  VerifiedSink(Payload payload, std::size_t count) : sink(parser, buffer) {
+    sink.expect(payload, count);
+    sink.verify(true);
+  }
+  json::Parser parser;
+  base::PaddedBuffer buffer;
+  Sink sink;
+};
+
+// The ends of the pieces of a body of `size` bytes cut at `cut`: one piece when the cut is at either end.
+std::vector<std::size_t> cut_at(std::size_t cut, std::size_t size) {
+  std::vector<std::size_t> ends;
+  if (cut > 0 && cut < size) ends.push_back(cut);
+  ends.push_back(size);
+  return ends;
+}
+
+// The ends of one-byte pieces.
+std::vector<std::size_t> byte_by_byte(std::size_t size) {
+  std::vector<std::size_t> ends(size);
+  for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = i + 1;
+  return ends;
+}
+
+// Bodies of a few records of each payload, with Content-Length and chunked, cut at every byte: each
+// gives the generator's checksum and record count.
+template <class Sink>
+void check_every_cut(bool ndjson) {
   struct Row {
     Payload payload;
     std::size_t count;
   };
   for (const Row row : {Row{Payload::weather, 0}, Row{Payload::weather, 3}, Row{Payload::repos, 2}}) {
-    const std::string body = body_of(row.payload, row.count);
+    const std::string body = body_of(row.payload, row.count, ndjson);
     for (const bool chunked : {false, true}) {
-      INFO(payload_name(row.payload) << " " << row.count << (chunked ? std::string(" chunked") : std::string(" with Content-Length")));
-      json::Parser parser;
-      base::PaddedBuffer buffer;
-      ArrayStreamingSink sink(parser, buffer);
-      sink.expect(row.payload, row.count);
-      sink.verify(true);  // the full checksum too, as on a verified request
+      INFO(payload_name(row.payload) << " " << row.count
+                                     << (chunked ? std::string(" chunked") : std::string(" with Content-Length")));
+      VerifiedSink<Sink> verified(row.payload, row.count);
       for (std::size_t cut = 0; cut <= body.size(); ++cut) {
         INFO("cut at byte " << cut);
-        std::vector<std::size_t> ends;
-        if (cut > 0 && cut < body.size()) ends.push_back(cut);
-        ends.push_back(body.size());
-        const auto status = feed(sink, body, ends, chunked);
+        const auto status = feed(verified.sink, body, cut_at(cut, body.size()), chunked);
         REQUIRE_MESSAGE(status, (status ? "" : status.error().message()));
-        CHECK(sink.checksum() == truth(row.payload, row.count));
-        CHECK(sink.records() == row.count);
+        CHECK(verified.sink.checksum() == truth(row.payload, row.count));
+        CHECK(verified.sink.records() == row.count);
       }
     }
   }
 }
 
+struct Bad {
+  const char* name;
+  std::string body;
+  const char* says;  // what the error's detail contains
+};
+
+// Each bad body, cut at every byte and fed to a fresh sink expecting two weather records, is a sink error.
+template <class Sink>
+void check_bad_bodies(std::span<const Bad> bads) {
+  for (const Bad& bad : bads) {
+    INFO(std::string_view(bad.name));
+    for (std::size_t cut = 0; cut <= bad.body.size(); ++cut) {
+      INFO("cut at byte " << cut);
+      VerifiedSink<Sink> verified(Payload::weather, 2);
+      const auto status = feed(verified.sink, bad.body, cut_at(cut, bad.body.size()), false);
+      REQUIRE_FALSE(status);
+      INFO(status.error().message());
+      CHECK(status.error().code == http::Errc::sink);
+      CHECK(status.error().detail.find(bad.says) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("array: a body cut at every byte gives the generator's checksum, presized and chunked") {
+  check_every_cut<ArrayStreamingSink>(false);
+}
+
 TEST_CASE("array: fed byte by byte, every record is parsed before the closing bracket arrives") {
   const std::string body = body_of(Payload::weather, 5);
-  std::vector<std::size_t> ends(body.size());
-  for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = i + 1;
-  json::Parser parser;
-  base::PaddedBuffer buffer;
-  ArrayStreamingSink sink(parser, buffer);
-  sink.expect(Payload::weather, 5);
-  sink.verify(true);  // the full checksum too, as on a verified request
+  VerifiedSink<ArrayStreamingSink> verified(Payload::weather, 5);
   for (const bool from_elsewhere : {false, true}) {
     INFO(std::string_view(from_elsewhere ? "bytes copied from elsewhere" : "bytes received in place"));
-    REQUIRE(feed(sink, body, ends, false, from_elsewhere));
-    CHECK(sink.checksum() == json::checksum_weather(5));
-    CHECK(sink.records_before_end() == 5);
+    REQUIRE(feed(verified.sink, body, byte_by_byte(body.size()), false, from_elsewhere));
+    CHECK(verified.sink.checksum() == json::checksum_weather(5));
+    CHECK(verified.sink.records_before_end() == 5);
   }
 }
 
 TEST_CASE("array: a shorter body after a longer one leaves no stale records") {
-  json::Parser parser;
-  base::PaddedBuffer buffer;
-  ArrayStreamingSink sink(parser, buffer);
-  sink.expect(Payload::repos, 4);
-  sink.verify(true);  // the full checksum too, as on a verified request
+  VerifiedSink<ArrayStreamingSink> verified(Payload::repos, 4);
   for (const std::size_t count : {std::size_t{4}, std::size_t{1}, std::size_t{3}}) {
     INFO(count);
     const std::string body = body_of(Payload::repos, count);
-    REQUIRE(feed(sink, body, {body.size()}, false));
-    CHECK(sink.checksum() == json::checksum_repos(count));
+    REQUIRE(feed(verified.sink, body, {body.size()}, false));
+    CHECK(verified.sink.checksum() == json::checksum_repos(count));
   }
 }
 
 TEST_CASE("array: the body of an error status is received, not parsed: the caller reports the status") {
-  json::Parser parser;
-  base::PaddedBuffer buffer;
-  ArrayStreamingSink sink(parser, buffer);
-  sink.expect(Payload::weather, 2);
-  sink.verify(true);  // the full checksum too, as on a verified request
+  VerifiedSink<ArrayStreamingSink> verified(Payload::weather, 2);
   const std::string body = R"({"error":"count must be a decimal"})";
   for (const int status : {400, 404, 500}) {
     INFO(status);
-    REQUIRE(feed(sink, body, {5, body.size()}, false, false, status));
-    CHECK(buffer.view() == body);
-    CHECK(sink.records() == 0);
+    REQUIRE(feed(verified.sink, body, {5, body.size()}, false, false, status));
+    CHECK(verified.buffer.view() == body);
+    CHECK(verified.sink.records() == 0);
   }
 }
 
 TEST_CASE("array: bad bodies are sink errors carrying json's message, at every cut") {
-  struct Bad {
-    const char* name;
-    std::string body;
-    const char* says;
-  };
   const std::string good = body_of(Payload::weather, 2);
   const Bad bads[] = {
       {"a value that is not JSON", R"([{"date":"2024-01-01","temperatureC":oops,"summary":"Mild","temperatureF":1}])",
@@ -151,77 +185,25 @@ TEST_CASE("array: bad bodies are sink errors carrying json's message, at every c
       {"not an array", R"({"date":"2024-01-01"})", "json: "},
       {"empty body", "", "json: "},
   };
-  for (const Bad& bad : bads) {
-    INFO(std::string_view(bad.name));
-    for (std::size_t cut = 0; cut <= bad.body.size(); ++cut) {
-      INFO("cut at byte " << cut);
-      json::Parser parser;
-      base::PaddedBuffer buffer;
-      ArrayStreamingSink sink(parser, buffer);
-      sink.expect(Payload::weather, 2);
-      sink.verify(true);  // the full checksum too, as on a verified request
-      std::vector<std::size_t> ends;
-      if (cut > 0 && cut < bad.body.size()) ends.push_back(cut);
-      ends.push_back(bad.body.size());
-      const auto status = feed(sink, bad.body, ends, false);
-      REQUIRE_FALSE(status);
-      INFO(status.error().message());
-      CHECK(status.error().code == http::Errc::sink);
-      CHECK(status.error().detail.find(bad.says) != std::string::npos);
-    }
-  }
+  check_bad_bodies<ArrayStreamingSink>(bads);
 }
 
 TEST_CASE("ndjson: a body cut at every byte gives the generator's checksum, presized and chunked") {
-  struct Row {
-    Payload payload;
-    std::size_t count;
-  };
-  for (const Row row : {Row{Payload::weather, 0}, Row{Payload::weather, 3}, Row{Payload::repos, 2}}) {
-    const std::string body = body_of(row.payload, row.count, true);
-    for (const bool chunked : {false, true}) {
-      INFO(payload_name(row.payload) << " " << row.count
-                                     << (chunked ? std::string(" chunked") : std::string(" with Content-Length")));
-      json::Parser parser;
-      base::PaddedBuffer buffer;
-      NdjsonStreamingSink sink(parser, buffer);
-      sink.expect(row.payload, row.count);
-      sink.verify(true);  // the full checksum too, as on a verified request
-      for (std::size_t cut = 0; cut <= body.size(); ++cut) {
-        INFO("cut at byte " << cut);
-        std::vector<std::size_t> ends;
-        if (cut > 0 && cut < body.size()) ends.push_back(cut);
-        ends.push_back(body.size());
-        const auto status = feed(sink, body, ends, chunked);
-        REQUIRE_MESSAGE(status, (status ? "" : status.error().message()));
-        CHECK(sink.checksum() == truth(row.payload, row.count));
-        CHECK(sink.records() == row.count);
-      }
-    }
-  }
+  check_every_cut<NdjsonStreamingSink>(true);
 }
 
 TEST_CASE("ndjson: fed byte by byte, each record is parsed as soon as its newline is in") {
   const std::string body = body_of(Payload::repos, 4, true);
-  std::vector<std::size_t> ends(body.size());
-  for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = i + 1;
-  json::Parser parser;
-  base::PaddedBuffer buffer;
-  NdjsonStreamingSink sink(parser, buffer);
-  sink.expect(Payload::repos, 4);
-  sink.verify(true);  // the full checksum too, as on a verified request
-  REQUIRE(feed(sink, body, ends, false));
-  CHECK(sink.checksum() == json::checksum_repos(4));
+  VerifiedSink<NdjsonStreamingSink> verified(Payload::repos, 4);
+  REQUIRE(feed(verified.sink, body, byte_by_byte(body.size()), false));
+  CHECK(verified.sink.checksum() == json::checksum_repos(4));
   // The last piece is the last record's newline: the three before were parsed while waiting.
-  CHECK(sink.records_before_end() == 3);
+  CHECK(verified.sink.records_before_end() == 3);
 }
 
 TEST_CASE("ndjson: a last record without its newline, blank lines, and a shorter body after a longer one") {
-  json::Parser parser;
-  base::PaddedBuffer buffer;
-  NdjsonStreamingSink sink(parser, buffer);
-  sink.expect(Payload::weather, 5);
-  sink.verify(true);  // the full checksum too, as on a verified request
+  VerifiedSink<NdjsonStreamingSink> verified(Payload::weather, 5);
+  NdjsonStreamingSink& sink = verified.sink;
   std::string body = body_of(Payload::weather, 5, true);
   REQUIRE(feed(sink, body, {body.size()}, false));
   CHECK(sink.checksum() == json::checksum_weather(5));
@@ -235,11 +217,6 @@ TEST_CASE("ndjson: a last record without its newline, blank lines, and a shorter
 }
 
 TEST_CASE("ndjson: bad bodies are sink errors carrying json's message, at every cut") {
-  struct Bad {
-    const char* name;
-    std::string body;
-    const char* says;
-  };
   const std::string good = body_of(Payload::weather, 2, true);
   const Bad bads[] = {
       {"a value that is not JSON", "{\"date\":\"2024-01-01\",\"temperatureC\":oops,\"summary\":\"M\",\"temperatureF\":1}\n",
@@ -249,25 +226,7 @@ TEST_CASE("ndjson: bad bodies are sink errors carrying json's message, at every 
       {"a JSON array instead of lines", body_of(Payload::weather, 2), "json: "},
       {"a record that is not an object", good + "[1,2]\n", "json: "},
   };
-  for (const Bad& bad : bads) {
-    INFO(std::string_view(bad.name));
-    for (std::size_t cut = 0; cut <= bad.body.size(); ++cut) {
-      INFO("cut at byte " << cut);
-      json::Parser parser;
-      base::PaddedBuffer buffer;
-      NdjsonStreamingSink sink(parser, buffer);
-      sink.expect(Payload::weather, 2);
-      sink.verify(true);  // the full checksum too, as on a verified request
-      std::vector<std::size_t> ends;
-      if (cut > 0 && cut < bad.body.size()) ends.push_back(cut);
-      ends.push_back(bad.body.size());
-      const auto status = feed(sink, bad.body, ends, false);
-      REQUIRE_FALSE(status);
-      INFO(status.error().message());
-      CHECK(status.error().code == http::Errc::sink);
-      CHECK(status.error().detail.find(bad.says) != std::string::npos);
-    }
-  }
+  check_bad_bodies<NdjsonStreamingSink>(bads);
 }
 
 TEST_CASE("unverified bodies are consumed record by record, as the whole-body parse consumes them, and not checksummed") {

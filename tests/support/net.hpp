@@ -13,10 +13,12 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "feature_gate.hpp"
+#include "ringlab/net/buffer_ring.hpp"
 #include "ringlab/net/endpoint.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/net/socket.hpp"
@@ -61,6 +63,23 @@ inline bool has_recv_multishot(const Ring& ring) {
 // Multishot recv into a provided buffer ring: what Stream::receive_provided needs.
 inline bool has_provided_receive(const Ring& ring) { return has_recv_multishot(ring) && has_provided_buffer_ring(ring); }
 
+// For the feature-gated cases over provided buffers: a ring with a BufferRing (`group`, `count` buffers
+// of `size` bytes), or nullopt when `available` (one of the probes above) finds the kernel lacks what
+// the case needs; the case is then recorded as skipped and returns.
+struct RingWithBuffers {
+  std::unique_ptr<Ring> ring;
+  std::unique_ptr<BufferRing> buffers;  // declared after the ring: destroyed before it
+};
+
+inline std::optional<RingWithBuffers> ring_with_buffers(bool (*available)(const Ring&), uint16_t group,
+                                                        unsigned count, unsigned size) {
+  auto ring = make_ring();
+  if (!available(*ring)) return std::nullopt;
+  auto buffers = BufferRing::create(*ring, group, count, size);
+  REQUIRE_MESSAGE(buffers, (buffers ? "" : buffers.error().message()));
+  return RingWithBuffers{std::move(ring), std::move(*buffers)};
+}
+
 inline void bound_blocking_io(int fd) {
   timeval tv{.tv_sec = 5, .tv_usec = 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -101,6 +120,18 @@ inline Pair connected_pair(Ring& ring, const char* host = "127.0.0.1") {
   REQUIRE_MESSAGE(stream, (stream ? "" : stream.error().message()));
   Fd server = accept_one(listener);
   return Pair{std::move(*stream), std::move(server)};
+}
+
+// Two connected ends of an AF_UNIX stream socket pair: a peer for a ring operation, without a network.
+struct SocketPair {
+  Fd a;
+  Fd b;
+};
+
+inline SocketPair socket_pair() {
+  int fds[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+  return SocketPair{Fd(fds[0]), Fd(fds[1])};
 }
 
 // Deterministic bytes that differ at every offset modulo a prime, so a shifted or repeated chunk
