@@ -65,13 +65,13 @@ class ResponseReceiver final : private ResponseHandler {
   // The peer closed the stream: true when that ended a close-delimited body; otherwise Errc::truncated.
   Result<bool> closed();
 
-  [[nodiscard]] bool complete() const noexcept { return complete_; }
-  [[nodiscard]] int status() const noexcept { return status_; }
-  [[nodiscard]] bool keep_alive() const noexcept { return keep_alive_; }
-  [[nodiscard]] bool close_delimited() const noexcept { return close_delimited_; }
-  [[nodiscard]] uint64_t body_bytes() const noexcept { return body_bytes_; }
+  [[nodiscard]] bool complete() const noexcept { return now_.complete; }
+  [[nodiscard]] int status() const noexcept { return now_.status; }
+  [[nodiscard]] bool keep_alive() const noexcept { return now_.keep_alive; }
+  [[nodiscard]] bool close_delimited() const noexcept { return now_.close_delimited; }
+  [[nodiscard]] uint64_t body_bytes() const noexcept { return now_.body_bytes; }
   // Any byte of this response arrived (a close before one means the peer never answered).
-  [[nodiscard]] bool any_byte() const noexcept { return first_byte_; }
+  [[nodiscard]] bool any_byte() const noexcept { return now_.first_byte; }
   [[nodiscard]] std::size_t buffer_bytes() const noexcept { return buffer_bytes_; }
 
  private:
@@ -87,19 +87,23 @@ class ResponseReceiver final : private ResponseHandler {
   ResponseParser parser_;
   std::unique_ptr<char[]> own_;
   std::size_t buffer_bytes_;
-  std::size_t head_fill_ = 0;  // bytes of an incomplete head kept at the start of own_
   BodySink* sink_ = nullptr;
   Timeline* timeline_ = nullptr;
   TickSource ticks_ = nullptr;
-  char* window_ = nullptr;  // where the last window() pointed
-  bool head_done_ = false;
-  bool interim_ = false;
-  bool complete_ = false;
-  bool first_byte_ = false;
-  bool keep_alive_ = true;
-  bool close_delimited_ = false;
-  int status_ = 0;
-  uint64_t body_bytes_ = 0;
+  // What the response in progress has done so far; start() resets it whole.
+  struct Progress {
+    std::size_t head_fill = 0;  // bytes of an incomplete head kept at the start of own_
+    char* window = nullptr;     // where the last window() pointed
+    bool head_done = false;
+    bool interim = false;
+    bool complete = false;
+    bool first_byte = false;
+    bool keep_alive = true;
+    bool close_delimited = false;
+    int status = 0;
+    uint64_t body_bytes = 0;
+  };
+  Progress now_;
 };
 
 }  // namespace ringlab::http
