@@ -19,6 +19,7 @@ Status ClientStrategy::open_case() {
   ring_ = std::move(*ring);
 
   http::ClientOptions options = client_options();
+  if (config().connection == Connection::fresh) options.connection = http::ConnectionPolicy::fresh_per_request;
   options.connect_timeout = config().timeout;
   options.io_timeout = config().timeout;
   options.ticks = config().ticks;

@@ -64,6 +64,10 @@ class Libcurl final : public CaseStrategy {
     set(curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this));
     set(curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &Libcurl::on_header));
     set(curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this));
+    if (config().connection == Connection::fresh) {  // a new connection per transfer, closed after it
+      set(curl_easy_setopt(easy_, CURLOPT_FRESH_CONNECT, 1L));
+      set(curl_easy_setopt(easy_, CURLOPT_FORBID_REUSE, 1L));
+    }
     if (!ok) return fail(label(), "curl_easy_setopt refused an option");
     models_.reserve(config().payload, config().count);
     return {};

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "factories.hpp"
+#include "ringlab/base/enum_names.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
 namespace ringlab::strategies {
@@ -103,6 +104,10 @@ constexpr std::array kRegistry{
                "POST with body", Method::post, false, false, &make_send_zc},
 };
 
+constexpr base::EnumNames<Payload, 2> kPayloadNames{{{{Payload::weather, "weather"}, {Payload::repos, "repos"}}}, "?"};
+constexpr base::EnumNames<Connection, 2> kConnectionNames{
+    {{{Connection::pooled, "pooled"}, {Connection::fresh, "fresh"}}}, "?"};
+
 // The built-in table followed by the rows register_strategy() added. Built on first use, not at static
 // initialisation: nothing registers itself.
 std::vector<Descriptor>& rows() {
@@ -136,18 +141,9 @@ Status register_strategy(const Descriptor& descriptor) {
   return {};
 }
 
-std::string_view payload_name(Payload payload) noexcept {
-  switch (payload) {
-    case Payload::weather: return "weather";
-    case Payload::repos: return "repos";
-  }
-  return "?";
-}
-
-std::optional<Payload> parse_payload(std::string_view name) noexcept {
-  if (name == "weather") return Payload::weather;
-  if (name == "repos") return Payload::repos;
-  return std::nullopt;
-}
+std::string_view payload_name(Payload payload) noexcept { return kPayloadNames.name(payload); }
+std::optional<Payload> parse_payload(std::string_view name) noexcept { return kPayloadNames.parse(name); }
+std::string_view connection_name(Connection connection) noexcept { return kConnectionNames.name(connection); }
+std::optional<Connection> parse_connection(std::string_view name) noexcept { return kConnectionNames.parse(name); }
 
 }  // namespace ringlab::strategies

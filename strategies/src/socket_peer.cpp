@@ -21,7 +21,9 @@ Status SocketPeer::open_case() {
   const std::string host = authority(config());
   const std::string target = get_target(config());
   std::string head(4096, '\0');
-  auto serialized = http::serialize(http::RequestSpec{.method = "GET", .host = host, .target = target}, head);
+  const bool fresh = config().connection == Connection::fresh;  // Connection: close, closed after the response
+  auto serialized = http::serialize(
+      http::RequestSpec{.method = "GET", .host = host, .target = target, .keep_alive = !fresh}, head);
   if (!serialized) return fail(label(), serialized.error().message());
   request_ = std::string(serialized->head());
   models_.reserve(config().payload, config().count);
@@ -81,7 +83,10 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
     if (!done) return exchange_failed(std::move(done.error()));
     if (*done) break;
   }
-  if (peer_closed || !receiver_.keep_alive() || receiver_.close_delimited()) close_connection();
+  const bool fresh = config().connection == Connection::fresh;
+  if (peer_closed || !receiver_.keep_alive() || receiver_.close_delimited() || fresh) {
+    close_connection();
+  }
   if (receiver_.status() != 200) [[unlikely]] {
     return fail(label(), "status " + std::to_string(receiver_.status()) + " from " + peer_text_);
   }

@@ -191,3 +191,29 @@ TEST_CASE("--format gbench writes google-benchmark's JSON, which its compare.py 
   }
   CHECK(out.find("+0.0000") != std::string::npos);
 }
+
+TEST_CASE("--connection fresh: every case opens one connection per op, and the report and table say so") {
+  e2e::TempDir dir;
+  const auto status = e2e::run({kBench, "get", "--filter", "string_copy,presized,blocking_sockets,libcurl", "--sizes",
+                                "10", "--server", kServer, "--iteration-time", "5", "--warmup", "1", "--iterations",
+                                "3", "--max-iterations", "3", "--connection", "fresh", "--format", "md,json", "--out",
+                                dir.file("out")},
+                               dir.file("stdout"), dir.file("stderr"), 120s);
+  REQUIRE(status.has_value());
+  INFO(e2e::read_file(dir.file("stderr")));
+  REQUIRE(*status == 0);
+  const rb::Report report = written_report(dir.file("out"));
+  CHECK(report.config.connection == "fresh");
+  REQUIRE(report.cases.size() == 4);
+  for (const rb::CaseResult& c : report.cases) {
+    INFO(c.strategy);
+    CHECK(c.status == rb::CaseStatus::ok);
+    CHECK(c.connection == "fresh");
+    CHECK(c.io.connections_per_op == doctest::Approx(1.0));
+  }
+  std::string markdown;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("out"))) {
+    if (entry.path().filename() == "report.md") markdown = e2e::read_file(entry.path().string());
+  }
+  CHECK(markdown.find("a new connection per request (--connection fresh)") != std::string::npos);
+}

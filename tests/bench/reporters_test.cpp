@@ -480,6 +480,7 @@ TEST_CASE("the CSV carries the reference flag, the diagnostics and the latency p
     return fields[static_cast<std::size_t>(it - header.begin())];
   };
   CHECK(at("reference") == "true");
+  CHECK(at("connection") == "pooled");
   CHECK(at("cv") == "0.125");
   CHECK(at("latency_p999_ns") == "400");
   CHECK(at("latency_count") == "10");

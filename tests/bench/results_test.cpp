@@ -110,8 +110,8 @@ TEST_CASE("the JSON names every field of DESIGN.md's schema") {
     CHECK(j.at("environment").contains(key));
   }
   const auto& c = j.at("cases").at(0);
-  for (const char* key : {"strategy", "payload", "size", "allocator", "samples_ns", "ops_per_iteration", "stats",
-                          "memory", "counters", "checksum", "phases", "io", "status", "reason"}) {
+  for (const char* key : {"strategy", "payload", "size", "connection", "allocator", "samples_ns", "ops_per_iteration",
+                          "stats", "memory", "counters", "checksum", "phases", "io", "status", "reason"}) {
     INFO(key);
     CHECK(c.contains(key));
   }
@@ -223,4 +223,21 @@ TEST_CASE("a schema 1 report still reads: the new fields keep their defaults") {
   CHECK_FALSE(old->cases[0].latency.has_value());
   CHECK(old->cases[0].io.syscalls_per_op == 0.0);
   CHECK_FALSE(old->environment.git_dirty.has_value());
+  CHECK(old->cases[0].connection == "pooled");  // before schema 4 every case kept its connection
+  CHECK(old->config.connection == "pooled");
+}
+
+TEST_CASE("schema 4: the connection of a case and of the run survive a round trip") {
+  rb::Report report;
+  report.config.connection = "fresh";
+  rb::CaseResult c = make_case("presized", false, {100, 101});
+  c.connection = "fresh";
+  report.cases.push_back(c);
+  const nlohmann::json j = rb::to_json(report);
+  CHECK(j.at("config").at("connection") == "fresh");
+  CHECK(j.at("cases").at(0).at("connection") == "fresh");
+  const auto read = rb::report_from_json(j);
+  REQUIRE(read.has_value());
+  CHECK(read->config.connection == "fresh");
+  CHECK(read->cases.at(0).connection == "fresh");
 }

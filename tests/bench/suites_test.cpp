@@ -75,6 +75,7 @@ TEST_CASE("a suite's cases go size by size, strategies in registry order, baseli
   selection.host = "127.0.0.1";
   selection.port = 40123;
   selection.sizes = std::vector<std::size_t>{10, 1000};
+  selection.connection = rs::Connection::fresh;
   const auto cases = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
   REQUIRE(cases.has_value());
   CHECK(names(*cases) == std::vector<std::string>{"string_copy weather 10", "presized weather 10", "views weather 10",
@@ -84,21 +85,24 @@ TEST_CASE("a suite's cases go size by size, strategies in registry order, baseli
   for (const auto& c : *cases) {
     CHECK(c.config.port == 40123);
     CHECK(c.config.host == "127.0.0.1");
+    CHECK(c.config.connection == rs::Connection::fresh);
   }
 }
 
 TEST_CASE("the suite's own sizes and payload apply unless overridden") {
   const auto repos = rb::build_cases(*rb::find_suite("repos"), kRegistry, rb::Selection{});
   REQUIRE(repos.has_value());
-  CHECK(repos->size() == 4 * 3);
+  CHECK(repos->size() == 4 * 4);  // 4 strategies at 10, 100, 1000 and 10000 records
   CHECK(repos->front().config.payload == rs::Payload::repos);
+  CHECK(repos->back().config.count == 10000);
+  CHECK(repos->front().config.connection == rs::Connection::pooled);
 
   rb::Selection selection;
   selection.filter = "presized";
   selection.payload = rs::Payload::weather;
   const auto overridden = rb::build_cases(*rb::find_suite("repos"), kRegistry, selection);
   REQUIRE(overridden.has_value());
-  CHECK(overridden->size() == 3);
+  CHECK(overridden->size() == 4);  // the repos suite's four sizes
   CHECK(overridden->front().config.payload == rs::Payload::weather);
 }
 

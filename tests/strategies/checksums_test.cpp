@@ -53,6 +53,27 @@ TEST_CASE("every strategy reads the generator's records from the server, for eve
   }
 }
 
+TEST_CASE("with Connection::fresh every strategy opens a connection per request, and still reads the records") {
+  ServerProcess server;
+  for (const Descriptor& descriptor : registry()) {
+    // floor_parse parses a body fetched once at setup: its runs make no request.
+    if (descriptor.name == "floor_parse") continue;
+    CaseConfig config;
+    config.port = server.port();
+    config.count = 10;
+    config.connection = Connection::fresh;
+    INFO("strategy " << descriptor.name);
+    const Outcome outcome = run_strategy(descriptor, config, kRuns);
+    if (outcome.skipped) {
+      MESSAGE(descriptor.name << " skipped: " << *outcome.skipped);
+      continue;
+    }
+    REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+    for (const uint64_t checksum : outcome.checksums) CHECK(checksum == ground_truth(Payload::weather, 10));
+    CHECK(outcome.counters.connections_opened - outcome.counters_after_setup.connections_opened == kRuns);
+  }
+}
+
 TEST_CASE("setup() again starts over, and teardown() twice is harmless") {
   ServerProcess server;
   for (const Descriptor& descriptor : registry()) {

@@ -61,6 +61,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   app.add_option("--sizes", sizes, "records per response, comma-separated (default: the suite's)");
   app.add_option("--payload", payload, "weather or repos (default: the suite's)")
       ->check(CLI::IsMember({"weather", "repos"}));
+  app.add_option("--connection", c.connection,
+                 "pooled (one kept-alive connection per case) or fresh (every strategy opens a new connection per "
+                 "request and closes it after the response)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"pooled", "fresh"}));
   app.add_option("--iteration-time", r.iteration_time_ms, "ms one iteration should last at least (pilot's goal)")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 3.6e6));

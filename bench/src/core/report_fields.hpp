@@ -75,6 +75,7 @@ void describe_config(V& v, S& c) {
   v("filter", c.filter);
   v("sizes", c.sizes);
   v("payload", c.payload);
+  v("connection", c.connection);
   v("iteration_time_ms", c.iteration_time_ms);
   v("warmup", c.warmup);
   v("iterations", c.iterations);
@@ -170,6 +171,7 @@ void describe_case(V& v, S& c) {
   v("method", c.method);
   v("payload", c.payload);
   v("size", c.size);
+  v("connection", c.connection);
   v("allocator", c.allocator);
   v("baseline", c.baseline);
   v("reference", c.reference);

@@ -7,26 +7,20 @@
 
 #include <fmt/format.h>
 
+#include "ringlab/base/enum_names.hpp"
 #include "ringlab/bench/diagnostics.hpp"
 #include "ringlab/bench/statistics.hpp"
 
 namespace ringlab::bench {
 
-std::string_view status_name(CaseStatus status) noexcept {
-  switch (status) {
-    case CaseStatus::ok: return "ok";
-    case CaseStatus::skipped: return "skipped";
-    case CaseStatus::failed: return "failed";
-  }
-  return "failed";
-}
+namespace {
+// A value outside the table reads as failed: a case is never shown as ok by mistake.
+constexpr base::EnumNames<CaseStatus, 3> kStatusNames{
+    {{{CaseStatus::ok, "ok"}, {CaseStatus::skipped, "skipped"}, {CaseStatus::failed, "failed"}}}, "failed"};
+}  // namespace
 
-std::optional<CaseStatus> parse_status(std::string_view name) noexcept {
-  if (name == "ok") return CaseStatus::ok;
-  if (name == "skipped") return CaseStatus::skipped;
-  if (name == "failed") return CaseStatus::failed;
-  return std::nullopt;
-}
+std::string_view status_name(CaseStatus status) noexcept { return kStatusNames.name(status); }
+std::optional<CaseStatus> parse_status(std::string_view name) noexcept { return kStatusNames.parse(name); }
 
 std::string case_key(const CaseResult& c) {
   return fmt::format("{}/{}/{}/{}", c.method, c.payload, c.size, c.allocator);

@@ -53,6 +53,7 @@ class Runner {
       r.method = cases[i].strategy != nullptr ? method_text(cases[i].strategy->method) : "GET";
       r.payload = payload_text(cases[i].config.payload);
       r.size = cases[i].config.count;
+      r.connection = std::string(strategies::connection_name(cases[i].config.connection));
       r.allocator = context_.allocator;
       r.baseline = cases[i].strategy != nullptr && cases[i].strategy->baseline;
       r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;

@@ -13,12 +13,13 @@ namespace ringlab::bench {
 namespace {
 
 constexpr std::array<std::size_t, 4> kWeatherSizes{10, 100, 1000, 10000};
-constexpr std::array<std::size_t, 3> kReposSizes{10, 100, 1000};
+// Up to 10,000 repository records (about 15 MB), as jos measured.
+constexpr std::array<std::size_t, 4> kReposSizes{10, 100, 1000, 10000};
 
 constexpr std::array kSuites{
     Suite{"get", "GET /weather: every GET strategy at 10, 100, 1000 and 10000 records (default)",
           strategies::Method::get, strategies::Payload::weather, kWeatherSizes},
-    Suite{"repos", "GET /repos: every GET strategy at 10, 100 and 1000 repository records of 1-2 KB",
+    Suite{"repos", "GET /repos: every GET strategy at 10, 100, 1000 and 10000 repository records of 1-2 KB",
           strategies::Method::get, strategies::Payload::repos, kReposSizes},
     Suite{"post", "POST /echo: every POST strategy sending 10, 100, 1000 and 10000 weather records",
           strategies::Method::post, strategies::Payload::weather, kWeatherSizes},
@@ -90,6 +91,7 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
       spec.config.host = selection.host;
       spec.config.port = selection.port;
       spec.config.payload = selection.payload.value_or(suite.payload);
+      spec.config.connection = selection.connection;
       spec.config.count = size;
       cases.push_back(std::move(spec));
     }

@@ -51,9 +51,14 @@ namespace ringlab::strategies {
 
 enum class Payload { weather, repos };
 enum class Method { get, post };
+// How a case uses connections: one kept alive across its requests (a pooled HttpClient), or a new one
+// per request, closed after the response (a new HttpClient per request: jos's Version 0/1).
+enum class Connection { pooled, fresh };
 
 [[nodiscard]] std::string_view payload_name(Payload payload) noexcept;
 [[nodiscard]] std::optional<Payload> parse_payload(std::string_view name) noexcept;
+[[nodiscard]] std::string_view connection_name(Connection connection) noexcept;
+[[nodiscard]] std::optional<Connection> parse_connection(std::string_view name) noexcept;
 
 struct Error {
   std::string message;
@@ -73,6 +78,9 @@ struct CaseConfig {
   // transfer, CURLOPT_TIMEOUT_MS): a server that stalls fails the request with a timeout error
   // instead of hanging it.
   net::Duration timeout = std::chrono::seconds(10);
+  // Every strategy honours it (bench --connection): fresh opens a connection per run() and closes it
+  // after the response, whatever the strategy does otherwise (fresh_connection is always fresh).
+  Connection connection = Connection::pooled;
 };
 
 // io_uring work and other per-operation facts a strategy can report; summed over the timed run.
