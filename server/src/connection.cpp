@@ -418,6 +418,7 @@ void Connection::on_upstream_done(std::expected<void, UpstreamFailure> result, s
       respond_error(result.error().status, scratch_, {}, request_.routed->head_only, close);
     } else {
       body_.swap(body);  // the fetch keeps our old string for its next body
+      if (request_.routed->status_only) body_.clear();
       ResponseHead head = base_head(close);
       head.chunked = request_.routed->chunked && !request_.http10;
       head.content_type = kJson;

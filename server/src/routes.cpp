@@ -92,10 +92,14 @@ std::expected<RoutedRequest, RouteError> route_request(std::string_view method, 
       !parse_choice(find_param(query, "format"), {{"json", Format::json}, {"ndjson", Format::ndjson}}, routed.format)) {
     return std::unexpected(RouteError{400, "format must be json or ndjson", {}});
   }
-  if (entry->route == Route::proxy &&
-      !parse_choice(find_param(query, "conn"),
-                    {{"pooled", UpstreamConnection::pooled}, {"fresh", UpstreamConnection::fresh}}, routed.upstream)) {
-    return std::unexpected(RouteError{400, "conn must be pooled or fresh", {}});
+  if (entry->route == Route::proxy) {
+    if (!parse_choice(find_param(query, "conn"),
+                      {{"pooled", UpstreamConnection::pooled}, {"fresh", UpstreamConnection::fresh}}, routed.upstream)) {
+      return std::unexpected(RouteError{400, "conn must be pooled or fresh", {}});
+    }
+    if (!parse_choice(find_param(query, "answer"), {{"body", false}, {"status", true}}, routed.status_only)) {
+      return std::unexpected(RouteError{400, "answer must be body or status", {}});
+    }
   }
   if (auto text = find_param(query, "chunked")) {
     auto flag = parse_flag(*text);
@@ -130,7 +134,7 @@ std::string routes_help(const CountLimits& limits) {
     std::string target(r.path);
     if (r.uses_count) target += "?count=N";
     if (r.uses_format) target += "[&format=ndjson]";
-    if (r.route == Route::proxy) target += "[&conn=pooled|fresh]";
+    if (r.route == Route::proxy) target += "[&conn=pooled|fresh][&answer=body|status]";
     std::string line = std::string(r.is_get ? "  GET  " : "  POST ") + target;
     line.append(line.size() < 48 ? 48 - line.size() : 1, ' ');
     out += line + std::string(r.answer) + "\n";
@@ -149,6 +153,7 @@ std::string routes_help(const CountLimits& limits) {
   out += "  format=json|ndjson       /weather, /repos: a JSON array (default) or one record per line\n";
   out += "                           (application/x-ndjson)\n";
   out += "  conn=pooled|fresh        /proxy: one kept-alive upstream connection (default) or a new one per request\n";
+  out += "  answer=body|status       /proxy: the upstream's body (default), or its status alone (200, no body)\n";
   out += "  chunked=1|0|true|false   any route: answer with chunked transfer coding (default 0)\n";
   out += "  chunk=BYTES              the size of each chunk, 1 to " + number(kMaxChunkBytes) + " (default " +
          number(kDefaultChunkBytes) + ")\n";

@@ -119,6 +119,22 @@ TEST_CASE("/proxy through the built-in upstream returns the upstream's /weather 
   }
 }
 
+TEST_CASE("/proxy?answer=status fetches from the upstream and answers its status alone, with no body") {
+  TestServer server;
+  RawClient client(server.port());
+  for (std::string conn : {"pooled", "fresh"}) {
+    for (std::string chunked : {"", "&chunked=1"}) {
+      const std::string target = "/proxy?count=10&answer=status&conn=" + conn + chunked;
+      INFO(target);
+      client.send(get_request(target));
+      const Response response = client.read_response();
+      CHECK(response.status == 200);
+      CHECK(response.body.empty());
+    }
+  }
+  CHECK(server.get().stats().upstream_errors == 0);
+}
+
 TEST_CASE("/proxy retries once when the upstream closes a reused connection before answering") {
   // The upstream answers the first request, then closes that connection when the next request
   // arrives on it, as an upstream whose idle timeout fires just then does; a new connection is

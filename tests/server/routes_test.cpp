@@ -46,6 +46,8 @@ TEST_CASE("route_request maps every route and its parameters") {
       {"GET", "/proxy?count=4", Route::proxy, 4, J, false, 4096, P, false},
       {"GET", "/proxy?count=4&conn=fresh", Route::proxy, 4, J, false, 4096, F, false},
       {"GET", "/proxy?count=4&conn=pooled&chunked=1", Route::proxy, 4, J, true, 4096, P, false},
+      {"GET", "/proxy?count=4&conn=fresh&answer=status", Route::proxy, 4, J, false, 4096, F, false},
+      {"GET", "/proxy?count=4&answer=body", Route::proxy, 4, J, false, 4096, P, false},
       // Unknown parameters, and parameters a route does not use, are ignored.
       {"GET", "/weather?count=3&foo=bar&conn=nonsense", Route::weather, 3, J, false, 4096, P, false},
       {"GET", "/plaintext?count=abc&format=xml", Route::plaintext, kDefaultCount, J, false, 4096, P, false},
@@ -66,6 +68,7 @@ TEST_CASE("route_request maps every route and its parameters") {
     CHECK(routed->chunk_bytes == row.chunk);
     CHECK(routed->upstream == row.upstream);
     CHECK(routed->head_only == row.head_only);
+    CHECK(routed->status_only == (row.target.find("answer=status") != std::string_view::npos));
   }
 }
 
@@ -104,6 +107,7 @@ TEST_CASE("route_request refuses bad targets, paths, methods and parameter value
       {"GET", "/weather?format=xml", 400, ""},
       {"GET", "/weather?format=", 400, ""},
       {"GET", "/proxy?conn=sometimes", 400, ""},
+      {"GET", "/proxy?answer=headers", 400, ""},
       {"GET", "/health?chunked=yes", 400, ""},
       {"GET", "/health?chunked=", 400, ""},
       {"GET", "/health?chunk=0", 400, ""},
@@ -177,7 +181,7 @@ TEST_CASE("the routes help lists every route as route_request accepts it, with t
       {"POST /echo", "POST", "/echo"},
       {"GET  /plaintext", "GET", "/plaintext"},
       {"GET  /health", "GET", "/health"},
-      {"GET  /proxy?count=N[&conn=pooled|fresh]", "GET", "/proxy?count=3&conn=fresh"},
+      {"GET  /proxy?count=N[&conn=pooled|fresh][&answer=body|status]", "GET", "/proxy?count=3&conn=fresh&answer=status"},
   };
   for (const Row& row : rows) {
     INFO(row.listed);

@@ -44,6 +44,9 @@ struct RoutedRequest {
   bool chunked = false;
   uint32_t chunk_bytes = kDefaultChunkBytes;
   UpstreamConnection upstream = UpstreamConnection::pooled;
+  // /proxy?answer=status: the upstream's body is dropped and the answer is its status alone (200, no
+  // body), as an endpoint that only checks IsSuccessStatusCode answers.
+  bool status_only = false;
 };
 
 struct RouteError {
