@@ -6,8 +6,8 @@
 // the request body (serialized once per case) into its Request. The Request, the Response, their headers
 // and body strings are allocated per request by the library, and counted as its cost.
 //
-// The phase timeline has start, end of body (Get returns) and deserialized: the library tells nothing
-// in between. Connections are counted by the socket-options callback, which the library calls on every
+// The phase timeline has start, end of body (the call returns) and deserialized: the library tells
+// nothing in between, so only the deserialize phase is seen. Connections are counted by the socket-options callback, which the library calls on every
 // socket it makes before connecting. Its system calls are its own and unseen.
 //
 // Deadlines: set_connection_timeout, set_read_timeout and set_write_timeout from the case's deadline
@@ -49,8 +49,8 @@ class CppHttplib final : public LibraryPeer {
   ~CppHttplib() override { teardown(); }
 
   [[nodiscard]] std::string notes() const override {
-    return "phases connect, send, wait and head n/a: cpp-httplib tells nothing between the call and its "
-           "return; syscalls n/a: the library makes its own, unseen";
+    return "phases connect, send, wait, head and body n/a: cpp-httplib tells nothing between the call and "
+           "its return; syscalls n/a: the library makes its own, unseen";
   }
 
   [[nodiscard]] IoCounters io_counters() const override {

@@ -47,8 +47,8 @@ class Cpprest final : public LibraryPeer {
     return "runs on cpprest's own thread pool: allocations there are not counted; connections opened so far: " +
            std::to_string(connections_->load(std::memory_order_relaxed)) +
            " (the pool takes a connection back on its own thread after the body, so a request made right after "
-           "can find it empty and open another); phases connect, send and wait n/a; syscalls n/a: the SDK "
-           "makes its own, unseen";
+           "can find it empty and open another); phases connect, send, wait and head n/a: the SDK tells only "
+           "when the head is in; syscalls n/a: the SDK makes its own, unseen";
   }
 
   [[nodiscard]] IoCounters io_counters() const override {
