@@ -29,3 +29,6 @@ target_compile_options(llhttp PRIVATE -w)
 find_library(RINGLAB_MIMALLOC_SO NAMES libmimalloc.so.2 mimalloc)
 find_library(RINGLAB_JEMALLOC_SO NAMES libjemalloc.so.2 jemalloc)
 find_library(RINGLAB_TCMALLOC_SO NAMES libtcmalloc_minimal.so.4 tcmalloc_minimal)
+
+# The HTTP client libraries of the library peers (Boost.Beast, cpprestsdk, cpp-httplib, curlpp).
+include(RinglabPeerLibraries)

@@ -38,4 +38,5 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/ringlabConfig.cmake.in
   ${PROJECT_BINARY_DIR}/ringlabConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringlab)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/ringlabConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/ringlabConfig.cmake ${PROJECT_BINARY_DIR}/ringlabConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/RinglabPeerLibraries.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ringlab)

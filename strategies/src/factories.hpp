@@ -24,6 +24,12 @@ std::unique_ptr<Strategy> make_fresh_connection();
 std::unique_ptr<Strategy> make_libcurl();
 std::unique_ptr<Strategy> make_blocking_sockets();
 std::unique_ptr<Strategy> make_epoll();
+// GET, peers built on client libraries (library_peer.hpp)
+std::unique_ptr<Strategy> make_libcurl_multi();
+std::unique_ptr<Strategy> make_cpp_httplib();
+std::unique_ptr<Strategy> make_beast();
+std::unique_ptr<Strategy> make_cpprest();
+std::unique_ptr<Strategy> make_curlpp();
 // GET, reference rows (floors.cpp)
 std::unique_ptr<Strategy> make_floor_transfer();
 std::unique_ptr<Strategy> make_floor_parse();
@@ -31,5 +37,11 @@ std::unique_ptr<Strategy> make_floor_parse();
 std::unique_ptr<Strategy> make_send_copy();
 std::unique_ptr<Strategy> make_writev();
 std::unique_ptr<Strategy> make_send_zc();
+// POST /echo, peers built on client libraries
+std::unique_ptr<Strategy> make_libcurl_multi_post();
+std::unique_ptr<Strategy> make_cpp_httplib_post();
+std::unique_ptr<Strategy> make_beast_post();
+std::unique_ptr<Strategy> make_cpprest_post();
+std::unique_ptr<Strategy> make_curlpp_post();
 
 }  // namespace ringlab::strategies::detail

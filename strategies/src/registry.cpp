@@ -83,6 +83,26 @@ constexpr std::array kRegistry{
                "non-blocking socket on an epoll_wait loop, ringlab's parser; body received in place into a "
                "presized padded buffer",
                "WebRequest / RestSharp / Flurl peers", Method::get, false, true, &make_epoll},
+    Descriptor{"libcurl_multi",
+               "libcurl multi interface, one transfer at a time (poll/perform loop), connection kept in the "
+               "multi's cache; write callback into a std::string, then a padded copy",
+               "WebClient", Method::get, false, true, &make_libcurl_multi},
+    Descriptor{"cpp_httplib",
+               "cpp-httplib Client kept alive; Get() returns a fresh Response whose std::string body the "
+               "library grows, then a padded copy, parsed into reused owning models",
+               "RestSharp", Method::get, false, true, &make_cpp_httplib},
+    Descriptor{"beast",
+               "Boost.Beast tcp_stream kept alive; head then body read into a response_parser<string_body> "
+               "(a fresh std::string per request; 512-byte receives, as in Beast's examples), then a padded copy",
+               "WebRequest", Method::get, false, true, &make_beast},
+    Descriptor{"cpprest",
+               "C++ REST SDK http_client (pooled, own thread pool); request().get(), then extract_string() "
+               "copies the SDK-buffered body out, then a padded copy",
+               "HttpClient", Method::get, false, true, &make_cpprest},
+    Descriptor{"curlpp",
+               "curlpp::Easy reused (libcurl keep-alive); a WriteFunction std::function appends to a "
+               "std::string, then a padded copy, parsed into reused owning models",
+               "Flurl", Method::get, false, true, &make_curlpp},
     Descriptor{"floor_transfer",
                "reference: kept-alive GET through the same ring into a presized padded buffer, nothing parsed: "
                "what the network alone costs",
@@ -102,6 +122,26 @@ constexpr std::array kRegistry{
                "POST /echo: head by send, body by SEND_ZC with REPORT_USAGE, waiting for the notification; "
                "counts the sends the kernel copied anyway",
                "POST with body", Method::post, false, false, &make_send_zc},
+    Descriptor{"libcurl_multi_post",
+               "POST /echo through libcurl's multi interface: body from CURLOPT_POSTFIELDS (no copy); echo "
+               "written into a std::string, then a padded copy",
+               "WebClient", Method::post, false, true, &make_libcurl_multi_post},
+    Descriptor{"cpp_httplib_post",
+               "POST /echo with cpp-httplib's Post(): the body copied into its Request; echo in a fresh "
+               "Response's std::string, then a padded copy",
+               "RestSharp", Method::post, false, true, &make_cpp_httplib_post},
+    Descriptor{"beast_post",
+               "POST /echo with Boost.Beast: a request<string_body> built once, written as is; echo read into a "
+               "response_parser<string_body>, then a padded copy",
+               "WebRequest", Method::post, false, true, &make_beast_post},
+    Descriptor{"cpprest_post",
+               "POST /echo with the C++ REST SDK: the body copied into each request; echo extracted with "
+               "extract_string(), then a padded copy",
+               "HttpClient", Method::post, false, true, &make_cpprest_post},
+    Descriptor{"curlpp_post",
+               "POST /echo with curlpp: PostFields option (its own copy, made once); echo appended to a "
+               "std::string by a WriteFunction, then a padded copy",
+               "Flurl", Method::post, false, true, &make_curlpp_post},
 };
 
 constexpr base::EnumNames<Payload, 2> kPayloadNames{{{{Payload::weather, "weather"}, {Payload::repos, "repos"}}}, "?"};

@@ -126,7 +126,8 @@ TEST_CASE("a strategy is usable again after an error: the next request opens a n
   // clean way, with a new connection each time.
   const std::string body = weather_body();
   CannedServer server(with_length(body.substr(0, 10), body.size()));
-  for (const char* name : {"presized", "blocking_sockets", "epoll", "libcurl", "streaming"}) {
+  for (const char* name : {"presized", "blocking_sockets", "epoll", "libcurl", "streaming", "libcurl_multi",
+                           "cpp_httplib", "beast", "cpprest", "curlpp"}) {
     const Descriptor* descriptor = find(name);
     REQUIRE(descriptor != nullptr);
     auto strategy = descriptor->make();

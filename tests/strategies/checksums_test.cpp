@@ -125,7 +125,10 @@ TEST_CASE("drop_connection: the next request opens a new connection, and reads t
   CaseConfig config;
   config.port = server.port();
   config.count = 10;
-  for (const char* name : {"presized", "views", "blocking_sockets", "epoll", "libcurl"}) {
+  // Not cpprest: its pool takes a connection back on the SDK's own thread after the body, so a request made
+  // right after may find the pool empty and open another one; how many it opens is not fixed.
+  for (const char* name : {"presized", "views", "blocking_sockets", "epoll", "libcurl", "libcurl_multi", "cpp_httplib",
+                           "beast", "curlpp"}) {
     INFO(std::string_view(name));
     auto strategy = find(name)->make();
     REQUIRE(strategy->setup(config));
@@ -136,8 +139,11 @@ TEST_CASE("drop_connection: the next request opens a new connection, and reads t
     const auto again = strategy->run(nullptr, Check::verify);
     REQUIRE_MESSAGE(again, (again ? "" : again.error().message));
     CHECK(again->checksum == json::checksum_weather(10));
-    // libcurl keeps its connection (it checks a connection's liveness itself before reusing it).
-    const uint64_t expected = std::string_view(name) == "libcurl" ? opened : opened + 1;
+    // libcurl and the peers built on it keep their connection: libcurl checks a connection's liveness itself
+    // before reusing it.
+    const std::string_view peer(name);
+    const bool keeps = peer == "libcurl" || peer == "libcurl_multi" || peer == "curlpp";
+    const uint64_t expected = keeps ? opened : opened + 1;
     CHECK(strategy->io_counters().connections_opened == expected);
     strategy->teardown();
   }

@@ -14,8 +14,10 @@ TEST_CASE("the registry lists every strategy of the issue once, with a descripti
   const char* expected[] = {"string_copy", "buffered_stream", "presized",     "views",           "arena",
                             "arena_pool",  "mimalloc_heap",   "provided_buffers", "fixed_buffers", "streaming", "streaming_array",
                             "chunked",     "fresh_connection", "libcurl",      "blocking_sockets", "epoll",
+                            "libcurl_multi", "cpp_httplib",   "beast",        "cpprest",          "curlpp",
                             "floor_transfer", "floor_parse",
-                            "send_copy",   "writev",          "send_zc"};
+                            "send_copy",   "writev",          "send_zc",
+                            "libcurl_multi_post", "cpp_httplib_post", "beast_post", "cpprest_post", "curlpp_post"};
   std::set<std::string_view> names;
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);
@@ -73,12 +75,20 @@ TEST_CASE("find() returns the row of a name and null for an unknown one") {
   CHECK(find("no_such_strategy") == nullptr);
 }
 
-TEST_CASE("peers are flagged, and POST strategies are the three of /echo") {
+TEST_CASE("peers are flagged, and POST strategies are the three of /echo and the library peers' POST rows") {
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);
     const std::string_view name = descriptor.name;
-    CHECK(descriptor.peer == (name == "libcurl" || name == "blocking_sockets" || name == "epoll"));
-    CHECK((descriptor.method == Method::post) == (name == "send_copy" || name == "writev" || name == "send_zc"));
+    bool library_peer = false;
+    bool library_post = false;
+    for (const std::string_view library : {"libcurl_multi", "cpp_httplib", "beast", "cpprest", "curlpp"}) {
+      library_peer = library_peer || name == library;
+      library_post = library_post || (name.starts_with(library) && name.substr(library.size()) == "_post");
+    }
+    CHECK(descriptor.peer ==
+          (name == "libcurl" || name == "blocking_sockets" || name == "epoll" || library_peer || library_post));
+    CHECK((descriptor.method == Method::post) ==
+          (name == "send_copy" || name == "writev" || name == "send_zc" || library_post));
   }
 }
 

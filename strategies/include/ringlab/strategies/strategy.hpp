@@ -2,7 +2,7 @@
 // Strategy: one way of fetching and deserializing a response, and the registry bench knows them by.
 //
 // A strategy owns one whole request: it picks a connection (pooled or fresh), sends through the
-// http::Client over a net::Ring (or, for peers, through libcurl, blocking sockets or epoll), decides
+// http::Client over a net::Ring (or, for peers, through client libraries, blocking sockets or epoll), decides
 // where the body lands through its BodySink, deserializes with json/ and consumes the records (the
 // same cheap fold for all, json/consume.hpp). Strategies differ only in body sink, connection policy,
 // send mode and deserialization, so that a difference in the table is a difference in those.
@@ -141,7 +141,7 @@ struct Descriptor {
   std::string_view mirrors;      // the .NET pattern of the seeds it corresponds to
   Method method = Method::get;
   bool baseline = false;         // the Ratio column's 1.00 for its method
-  bool peer = false;             // not ringlab's io_uring stack (libcurl, blocking sockets, epoll)
+  bool peer = false;             // not ringlab's io_uring stack (client libraries, blocking sockets, epoll)
   std::unique_ptr<Strategy> (*make)() = nullptr;
   // A physical limit shown for reference (floor_transfer, floor_parse), not a way to read a response.
   bool reference = false;

@@ -1,0 +1,66 @@
+#include "library_peer.hpp"
+
+#include <charconv>
+
+#include "ringlab/json/deserialize.hpp"
+#include "ringlab/json/serialize.hpp"
+
+namespace ringlab::strategies::detail {
+
+void LibraryPeer::prepare_request() {
+  request_body_.clear();
+  if (posts()) {
+    target_ = "/echo";
+    if (config().payload == Payload::repos) {
+      json::append_repos_json(request_body_, config().count);
+    } else {
+      json::append_weather_json(request_body_, config().count);
+    }
+  } else {
+    target_ = get_target(config());
+  }
+  models_.reserve(config().payload, config().count);
+}
+
+std::unexpected<Error> LibraryPeer::library_error(std::string_view what,
+                                                  std::chrono::steady_clock::time_point started) const {
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  std::string text(what);
+  if (elapsed >= config().timeout) {
+    text += " (timed out after ";
+    text += std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count());
+    text += " ms, the deadline being ";
+    text += std::to_string(timeout().count());
+    text += " ms)";
+  }
+  return fail(label(), text);
+}
+
+Status LibraryPeer::check_length(std::optional<std::string_view> content_length, std::size_t body_bytes) const {
+  if (!content_length) return {};
+  std::string_view text = *content_length;
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  uint64_t declared = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), declared);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return fail(label(), "Content-Length \"" + std::string(*content_length) + "\" is not a number");
+  }
+  if (declared != body_bytes) {
+    return fail(label(), "body of " + std::to_string(body_bytes) + " bytes where Content-Length says " +
+                             std::to_string(declared));
+  }
+  return {};
+}
+
+Result<Outcome> LibraryPeer::deserialize(std::string_view body, Check check) {
+  stamp(&http::Timeline::body_done);
+  padded_.clear();
+  padded_.append(body);
+  const auto consumed = models_.parse(config().payload, parser_, json::padded_view(padded_));
+  stamp(&http::Timeline::deserialized);
+  return conclude(label(), config(), expected(), consumed, check,
+                  [this] { return models_.checksum(config().payload); });
+}
+
+}  // namespace ringlab::strategies::detail

@@ -1,0 +1,94 @@
+#pragma once
+// LibraryPeer: the frame of the peers that hand the whole request to an HTTP client library
+// (libcurl_multi, cpp_httplib, beast, cpprest, curlpp). The library receives the body its own way and
+// hands it over whole; from there every such peer does the same as libcurl: copy the body into a padded
+// buffer (simdjson needs padding that the libraries' strings and vectors lack), parse it into reused
+// owning models, consume, and on verified runs compare the full checksum with the generator's.
+//
+// Each library peer comes in two rows: GET of the case's records, and POST /echo (the `post` suite) of a
+// body of N serialized records (made once per case by json/'s serializer, the bytes the PostStrategy
+// rows send), handed to the library its own way; the echoed body is read as the GET body is.
+//
+// What the frame adds to CaseStrategy: the method, target and request body of the row, the stamps of the
+// phase timeline, the connections the library reports opening, the case's deadline as the libraries
+// want it, a Content-Length check for the libraries that hand over a body without comparing its size
+// with the header, and the text of an error that ended at the deadline. The system calls these
+// libraries make are their own and unseen (counts_syscalls = false).
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "case_strategy.hpp"
+#include "common.hpp"
+#include "ringlab/base/padded_buffer.hpp"
+#include "ringlab/http/timeline.hpp"
+
+namespace ringlab::strategies::detail {
+
+class LibraryPeer : public CaseStrategy {
+ public:
+  // `name` as CaseStrategy's; `method` the row's: GET of the case's records or POST /echo.
+  explicit LibraryPeer(std::string_view name, Method method = Method::get) : CaseStrategy(name), method_(method) {}
+
+  [[nodiscard]] IoCounters io_counters() const override {
+    IoCounters counters;
+    counters.connections_opened = connections_opened_;
+    counters.counts_syscalls = false;  // the library makes its own, unseen
+    return counters;
+  }
+
+ protected:
+  // What open_case() does first: the target, the request body (POST) and the models, for the case.
+  void prepare_request();
+  [[nodiscard]] bool posts() const noexcept { return method_ == Method::post; }
+  // "/weather?count=N" (GET) or "/echo" (POST).
+  [[nodiscard]] const std::string& target() const noexcept { return target_; }
+  // POST: N serialized records (the payload's), made by prepare_request(); empty for GET.
+  [[nodiscard]] const std::string& request_body() const noexcept { return request_body_; }
+  // "GET" or "POST", for error messages.
+  [[nodiscard]] std::string_view method_name() const noexcept { return posts() ? "POST" : "GET"; }
+
+  // The start of a run(): remembers the timeline and stamps start.
+  void begin(http::Timeline* timeline) noexcept {
+    timeline_ = timeline;
+    stamp(&http::Timeline::start);
+  }
+  void stamp(uint64_t http::Timeline::*phase) noexcept {
+    if (timeline_ != nullptr && config().ticks != nullptr) timeline_->*phase = config().ticks();
+  }
+  void count_connections(uint64_t opened) noexcept { connections_opened_ += opened; }
+
+  // The case's deadline, rounded up to whole milliseconds, at least 1.
+  [[nodiscard]] std::chrono::milliseconds timeout() const noexcept {
+    return std::max(std::chrono::milliseconds(1), std::chrono::ceil<std::chrono::milliseconds>(config().timeout));
+  }
+
+  // An error of the library for the request started at `started`: "<what>", and, when the deadline had
+  // passed by then, " (timed out after N ms)", for the libraries whose error does not say that it was
+  // the deadline that ended the request (a read that failed is all cpp-httplib reports).
+  [[nodiscard]] std::unexpected<Error> library_error(std::string_view what,
+                                                     std::chrono::steady_clock::time_point started) const;
+
+  // The body a library handed over against the response's Content-Length header (its value as text;
+  // nullopt: no such header, a chunked or close-delimited body): a body shorter or longer than the
+  // header says is an error, whatever the library made of it.
+  [[nodiscard]] Status check_length(std::optional<std::string_view> content_length, std::size_t body_bytes) const;
+
+  // The end of every run(): stamps body_done, copies the body into the padded buffer, parses it into the
+  // reused owning models, stamps deserialized, consumes and, with Check::verify, compares the checksum.
+  [[nodiscard]] Result<Outcome> deserialize(std::string_view body, Check check);
+
+ private:
+  Method method_;
+  std::string target_;
+  std::string request_body_;
+  base::PaddedBuffer padded_;
+  OwningModels models_;
+  json::Parser parser_;
+  http::Timeline* timeline_ = nullptr;
+  uint64_t connections_opened_ = 0;
+};
+
+}  // namespace ringlab::strategies::detail
