@@ -73,7 +73,7 @@ class Beast final : public LibraryPeer {
     request_.version(11);
     request_.set(bhttp::field::host, authority(config()));
     request_.set(bhttp::field::user_agent, "ringlab-beast");
-    request_.keep_alive(true);
+    request_.keep_alive(!fresh());  // false: "Connection: close", and the stream is closed after the answer
     if (posts()) {
       request_.set(bhttp::field::content_type, "application/json");
       request_.body() = request_body();
@@ -123,7 +123,7 @@ class Beast final : public LibraryPeer {
       return error("read body", ec);
     }
     const auto& message = response_->get();
-    if (!message.keep_alive()) close();  // the server said it closes: the next run() connects again
+    if (!message.keep_alive() || fresh()) close();  // the next run() connects again
     if (message.result_int() != 200) [[unlikely]] {
       close();
       return fail(label(), "status " + std::to_string(message.result_int()) + " for " +

@@ -75,7 +75,7 @@ class CppHttplib final : public LibraryPeer {
     prepare_request();
     try {
       client_ = std::make_unique<httplib::Client>(config().host, config().port);
-      client_->set_keep_alive(true);
+      client_->set_keep_alive(!fresh());  // false: "Connection: close", the socket closed after each request
       client_->set_tcp_nodelay(true);
       client_->set_connection_timeout(timeout());
       client_->set_read_timeout(timeout());

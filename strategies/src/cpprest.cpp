@@ -85,10 +85,13 @@ class Cpprest final : public LibraryPeer {
     begin(timeline);
     const auto started = std::chrono::steady_clock::now();
     try {
-      web::http::http_response response =
-          (posts() ? client_->request(web::http::methods::POST, target(), request_body(), "application/json")
-                   : client_->request(web::http::methods::GET, target()))
-              .get();
+      // What the SDK's request(method, path[, body, type]) overloads build, and with --connection fresh the
+      // "Connection: close" that makes the server close the connection after the answer.
+      web::http::http_request request(posts() ? web::http::methods::POST : web::http::methods::GET);
+      request.set_request_uri(target());
+      if (posts()) request.set_body(request_body(), "application/json");
+      if (fresh()) request.headers().add(web::http::header_names::connection, "close");
+      web::http::http_response response = client_->request(request).get();
       stamp(&http::Timeline::head_parsed);
       if (response.status_code() != web::http::status_codes::OK) [[unlikely]] {
         return fail(label(), "status " + std::to_string(response.status_code()) + " for " + target());

@@ -93,6 +93,10 @@ class Curlpp final : public LibraryPeer {
         if (n == 2 && data[0] == '\r' && data[1] == '\n') stamp(&http::Timeline::head_parsed);
         return n;
       }));
+      if (fresh()) {
+        easy->setOpt(curlpp::options::FreshConnect(true));
+        easy->setOpt(curlpp::options::ForbidReuse(true));
+      }
       if (posts()) {
         easy->setOpt(curlpp::options::HttpHeader({"Content-Type: application/json", "Expect:"}));
         easy->setOpt(curlpp::options::PostFields(request_body()));

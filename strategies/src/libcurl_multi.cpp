@@ -87,6 +87,10 @@ class LibcurlMulti final : public LibraryPeer {
     set(curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this));
     set(curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &LibcurlMulti::on_header));
     set(curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this));
+    if (fresh()) {
+      set(curl_easy_setopt(easy_, CURLOPT_FRESH_CONNECT, 1L));
+      set(curl_easy_setopt(easy_, CURLOPT_FORBID_REUSE, 1L));
+    }
     if (posts()) {
       for (const char* header : {"Content-Type: application/json", "Expect:"}) {
         curl_slist* more = curl_slist_append(headers_, header);

@@ -43,6 +43,8 @@ class LibraryPeer : public CaseStrategy {
   // What open_case() does first: the target, the request body (POST) and the models, for the case.
   void prepare_request();
   [[nodiscard]] bool posts() const noexcept { return method_ == Method::post; }
+  // --connection fresh: a new connection per request, closed after the response, each library its way.
+  [[nodiscard]] bool fresh() const noexcept { return config().connection == Connection::fresh; }
   // "/weather?count=N" (GET) or "/echo" (POST).
   [[nodiscard]] const std::string& target() const noexcept { return target_; }
   // POST: N serialized records (the payload's), made by prepare_request(); empty for GET.
