@@ -126,7 +126,7 @@ struct Session {
 
   Session(Answer answer, std::chrono::milliseconds timeout)
       : perf(fifos.paths, answer), control(PerfControl::open(fifos.paths, timeout)) {
-    REQUIRE_MESSAGE(control.has_value(), control.error().message);
+    REQUIRE_MESSAGE(control.has_value(), (control ? std::string() : control.error().message));
   }
 };
 
@@ -171,15 +171,15 @@ TEST_CASE("enable and disable send perf's commands and return once acknowledged"
   Fifos fifos;
   FakePerf perf(fifos.paths, Answer::ack);
   auto control = PerfControl::open(fifos.paths.control + "," + fifos.paths.ack, 2s);
-  REQUIRE_MESSAGE(control.has_value(), control.error().message);
+  REQUIRE_MESSAGE(control.has_value(), (control ? std::string() : control.error().message));
   CHECK_FALSE(control->enabled());
   for (int round = 0; round < 3; ++round) {
     INFO("round " << round);
     const auto on = control->enable();
-    REQUIRE_MESSAGE(on.has_value(), on.error().message);
+    REQUIRE_MESSAGE(on.has_value(), (on ? std::string() : on.error().message));
     CHECK(control->enabled());
     const auto off = control->disable();
-    REQUIRE_MESSAGE(off.has_value(), off.error().message);
+    REQUIRE_MESSAGE(off.has_value(), (off ? std::string() : off.error().message));
     CHECK_FALSE(control->enabled());
   }
   CHECK(perf.commands() ==
@@ -243,7 +243,7 @@ TEST_CASE("destroying an enabled PerfControl tells perf to disable") {
   FakePerf perf(fifos.paths, Answer::ack);
   {
     auto control = PerfControl::open(fifos.paths, 2s);
-    REQUIRE_MESSAGE(control.has_value(), control.error().message);
+    REQUIRE_MESSAGE(control.has_value(), (control ? std::string() : control.error().message));
     REQUIRE(control->enable().has_value());
     PerfControl moved = std::move(*control);  // the moved-from one must not send anything
     CHECK(moved.enabled());

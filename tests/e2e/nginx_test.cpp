@@ -96,7 +96,7 @@ TEST_CASE("http::Client gets identical /weather bytes from nginx and from our se
   Nginx nginx;
   TestServer ours;
   auto ring = net::Ring::create();
-  REQUIRE_MESSAGE(ring.has_value(), ring.error().message());
+  REQUIRE_MESSAGE(ring.has_value(), (ring ? std::string() : ring.error().message()));
   for (const ringlab::testing::ClientConfiguration& configuration : ringlab::testing::every_client_configuration()) {
     http::Client client(**ring, configuration.options);
     for (uint32_t count : kCounts) {

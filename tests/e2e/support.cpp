@@ -46,7 +46,7 @@ std::string trim(std::string_view text) {
 
 TestServer::TestServer(server::ServerOptions options) {
   auto started = server::Server::start(options);
-  REQUIRE_MESSAGE(started.has_value(), "server did not start: ", started.error().message);
+  REQUIRE_MESSAGE(started.has_value(), "server did not start: ", (started ? std::string() : started.error().message));
   server_ = std::move(*started);
 }
 

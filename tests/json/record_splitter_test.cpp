@@ -41,7 +41,7 @@ std::vector<json::RecordSpan> drain(json::RecordSplitter& splitter, std::string_
   std::vector<json::RecordSpan> found;
   while (true) {
     auto record = splitter.next(prefix);
-    REQUIRE_MESSAGE(record.has_value(), record.error().message);
+    REQUIRE_MESSAGE(record.has_value(), (record ? std::string() : record.error().message));
     if (!*record) return found;
     found.push_back(**record);
   }

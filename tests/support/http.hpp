@@ -50,7 +50,7 @@ inline Fetched fetch(http::Client& client, const std::string& url_text) {
   Fetched fetched;
   http::StringSink sink(fetched.body);
   auto response = client.get(*url, sink);
-  REQUIRE_MESSAGE(response.has_value(), url_text, ": ", response.error().message());
+  REQUIRE_MESSAGE(response.has_value(), url_text, ": ", (response ? std::string() : response.error().message()));
   fetched.status = response->status;
   return fetched;
 }

@@ -32,7 +32,7 @@ Child::Child(const std::vector<std::string>& argv, const std::string& stdout_pat
 Child Child::with_stdout_pipe(const std::vector<std::string>& argv) {
   Child child;
   auto pipe = bench::make_pipe();
-  REQUIRE_MESSAGE(pipe.has_value(), pipe.error().message);
+  REQUIRE_MESSAGE(pipe.has_value(), (pipe ? std::string() : pipe.error().message));
   const net::Fd err(::open("/dev/null", O_WRONLY | O_CLOEXEC));
   child.start(argv, pipe->write.get(), err.valid() ? err.get() : STDERR_FILENO);
   child.stdout_pipe_ = std::move(pipe->read);
@@ -46,7 +46,7 @@ void Child::start(const std::vector<std::string>& argv, int stdout_fd, int stder
   options.arguments.assign(argv.begin() + 1, argv.end());
   options.fds = {{stdout_fd, STDOUT_FILENO}, {stderr_fd, STDERR_FILENO}};
   auto spawned = bench::ChildProcess::spawn(options);
-  REQUIRE_MESSAGE(spawned.has_value(), spawned.error().message);
+  REQUIRE_MESSAGE(spawned.has_value(), (spawned ? std::string() : spawned.error().message));
   process_ = std::move(*spawned);
 }
 
