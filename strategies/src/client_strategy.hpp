@@ -13,6 +13,8 @@
 //   checksum()         the full checksum of the records the last deserialize() produced (verified runs
 //                      only, clock stopped);
 //   request_per_run()  false for floor_parse: the body is fetched once by prepare() and run() only parses.
+//   requests_per_run() more than one for the proxy rows (the cycles of an op); before_request() runs
+//                      before each, after_response() after each, deserialize() once after the last.
 // Everything else is the same for all of them, so that a difference in the table is a difference in
 // those hooks: one Ring (default options) and one Client per strategy, the timeouts of the case, the
 // status check, the checksum check against the generator's, the timeline's `deserialized` stamp, the
@@ -59,6 +61,8 @@ class ClientStrategy : public CaseStrategy {
   virtual json::Result<uint64_t> deserialize() = 0;
   virtual uint64_t checksum() = 0;
   [[nodiscard]] virtual bool request_per_run() const { return true; }
+  [[nodiscard]] virtual unsigned requests_per_run() const { return 1; }
+  virtual Status after_response() { return {}; }
   virtual void release() {}
 
   [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }

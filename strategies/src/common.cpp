@@ -137,7 +137,7 @@ std::size_t count_time_wait(std::string_view proc_net_tcp, uint16_t port) noexce
     const std::string_view remote = next_field(line);
     const std::string_view state = next_field(line);
     if (slot.empty() || slot.back() != ':' || state != kTimeWait) continue;
-    if (port_of(local) == port || port_of(remote) == port) ++count;
+    if (port == 0 || port_of(local) == port || port_of(remote) == port) ++count;
   }
   return count;
 }

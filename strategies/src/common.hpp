@@ -105,7 +105,8 @@ template <class ChecksumOfRecords>
   return outcome;
 }
 
-// TIME_WAIT sockets with `port` at either end, in the text of /proc/net/tcp or /proc/net/tcp6
+// TIME_WAIT sockets with `port` at either end (port 0: any port, since no socket has it), in the text of
+// /proc/net/tcp or /proc/net/tcp6
 // (header line, then one socket per line: "sl local_address rem_address st ..." with hex addresses,
 // hex ports and the state in hex, 06 = TIME_WAIT). Lines that do not parse are skipped.
 [[nodiscard]] std::size_t count_time_wait(std::string_view proc_net_tcp, uint16_t port) noexcept;

@@ -37,6 +37,11 @@ std::unique_ptr<Strategy> make_floor_parse();
 std::unique_ptr<Strategy> make_send_copy();
 std::unique_ptr<Strategy> make_writev();
 std::unique_ptr<Strategy> make_send_zc();
+// GET /proxy, N per op (proxy.cpp)
+std::unique_ptr<Strategy> make_proxy_pooled();
+std::unique_ptr<Strategy> make_proxy_fresh();
+std::unique_ptr<Strategy> make_proxy_pooled_body();
+std::unique_ptr<Strategy> make_proxy_fresh_body();
 // POST /echo, peers built on client libraries
 std::unique_ptr<Strategy> make_libcurl_multi_post();
 std::unique_ptr<Strategy> make_cpp_httplib_post();

@@ -17,6 +17,9 @@ constexpr std::string_view kBuffered = "GetAsync + ReadAsStringAsync + Deseriali
 constexpr std::string_view kStream = "GetAsync + ReadAsStreamAsync (content buffered)";
 constexpr std::string_view kHeadersRead = "ResponseHeadersRead + stream, GetFromJsonAsync";
 constexpr std::string_view kPooled = "reuse of buffers / pooled memory";
+constexpr std::string_view kProxyFactory =
+    "SingleHttpRequestTyped / SingleHttpRequestManual (both reuse the factory's pooled handler)";
+constexpr std::string_view kProxyNew = "a new HttpClient per upstream call (the socket exhaustion the factory avoids)";
 
 constexpr std::array kRegistry{
     Descriptor{"string_copy",
@@ -142,6 +145,20 @@ constexpr std::array kRegistry{
                "POST /echo with curlpp: PostFields option (its own copy, made once); echo appended to a "
                "std::string by a WriteFunction, then a padded copy",
                "Flurl", Method::post, false, true, &make_curlpp_post},
+    Descriptor{"proxy_pooled",
+               "N GETs of /proxy per op; the server fetches 10 records from its upstream over a kept-alive "
+               "connection and answers the status alone; each answer read into a fresh string (baseline)",
+               kProxyFactory, Method::proxy, true, false, &make_proxy_pooled},
+    Descriptor{"proxy_fresh",
+               "as proxy_pooled, but the server opens a new upstream connection per fetch and closes it "
+               "(TIME_WAIT on the server's side, counted in the notes)",
+               kProxyNew, Method::proxy, false, false, &make_proxy_fresh},
+    Descriptor{"proxy_pooled_body",
+               "as proxy_pooled, the upstream's body (10 records) passed through to the client",
+               kProxyFactory, Method::proxy, false, false, &make_proxy_pooled_body},
+    Descriptor{"proxy_fresh_body",
+               "as proxy_fresh, the upstream's body (10 records) passed through to the client",
+               kProxyNew, Method::proxy, false, false, &make_proxy_fresh_body},
 };
 
 constexpr base::EnumNames<Payload, 2> kPayloadNames{{{{Payload::weather, "weather"}, {Payload::repos, "repos"}}}, "?"};

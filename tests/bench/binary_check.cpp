@@ -217,3 +217,26 @@ TEST_CASE("--connection fresh: every case opens one connection per op, and the r
   }
   CHECK(markdown.find("a new connection per request (--connection fresh)") != std::string::npos);
 }
+
+TEST_CASE("bench proxy: N GETs of /proxy per op, pooled and fresh upstream, each row with its number") {
+  e2e::TempDir dir;
+  const auto status = e2e::run({kBench, "proxy", "--sizes", "3", "--server", kServer, "--iteration-time", "5",
+                                "--warmup", "1", "--iterations", "3", "--max-iterations", "3", "--format", "json",
+                                "--out", dir.file("out")},
+                               dir.file("stdout"), dir.file("stderr"), 120s);
+  REQUIRE(status.has_value());
+  INFO(e2e::read_file(dir.file("stderr")));
+  REQUIRE(*status == 0);
+  const rb::Report report = written_report(dir.file("out"));
+  CHECK(report.config.suite == "proxy");
+  REQUIRE(report.cases.size() == 4);
+  for (const rb::CaseResult& c : report.cases) {
+    INFO(c.strategy);
+    CHECK(c.strategy.starts_with("proxy_"));
+    CHECK(c.status == rb::CaseStatus::ok);
+    CHECK(c.size == 3);
+    CHECK(c.checksum == 3);  // three 200 answers per op
+    CHECK(c.stats.ratio.has_value());
+    CHECK(c.notes.find("TIME_WAIT") != std::string::npos);
+  }
+}

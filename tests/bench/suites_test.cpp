@@ -41,6 +41,10 @@ TEST_CASE("the three suites exist with their methods, payloads and sizes") {
   CHECK(rb::find_suite("repos")->payload == rs::Payload::repos);
   REQUIRE(rb::find_suite("post") != nullptr);
   CHECK(rb::find_suite("post")->method == rs::Method::post);
+  REQUIRE(rb::find_suite("proxy") != nullptr);
+  CHECK(rb::find_suite("proxy")->method == rs::Method::proxy);
+  CHECK(std::vector<std::size_t>(rb::find_suite("proxy")->sizes.begin(), rb::find_suite("proxy")->sizes.end()) ==
+        std::vector<std::size_t>{10, 50, 100});
   CHECK(rb::find_suite("nope") == nullptr);
 }
 

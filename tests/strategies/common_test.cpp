@@ -35,6 +35,7 @@ TEST_CASE("count_time_wait counts state 06 with the port at either end, tcp and 
       {"established is not TIME_WAIT", std::string(kHeader) + established, 8080, 0},
       {"all together", std::string(kHeader) + listen + client_tw + server_tw + other_tw + established, 8080, 2},
       {"the other port of the same text", std::string(kHeader) + other_tw, 80, 1},
+      {"port 0 counts every TIME_WAIT socket", std::string(kHeader) + listen + client_tw + server_tw + other_tw + established, 0, 3},
       {"tcp6 layout", std::string(kHeader) + v6_tw, 8080, 1},
       {"last line without newline", std::string(kHeader) + client_tw.substr(0, client_tw.size() - 1), 8080, 1},
       {"garbage lines are skipped", std::string(kHeader) + "garbage\n: : :\n   9: zz:zz zz:zz 06\n   8: 0100007F:1F90\n" + client_tw, 8080, 1},

@@ -17,7 +17,8 @@ TEST_CASE("the registry lists every strategy of the issue once, with a descripti
                             "libcurl_multi", "cpp_httplib",   "beast",        "cpprest",          "curlpp",
                             "floor_transfer", "floor_parse",
                             "send_copy",   "writev",          "send_zc",
-                            "libcurl_multi_post", "cpp_httplib_post", "beast_post", "cpprest_post", "curlpp_post"};
+                            "libcurl_multi_post", "cpp_httplib_post", "beast_post", "cpprest_post", "curlpp_post",
+                            "proxy_pooled", "proxy_fresh", "proxy_pooled_body", "proxy_fresh_body"};
   std::set<std::string_view> names;
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);
@@ -47,7 +48,7 @@ TEST_CASE("the floors are GET reference rows, and nothing else is") {
 }
 
 TEST_CASE("each method has exactly one baseline, listed before the method's other strategies") {
-  for (const Method method : {Method::get, Method::post}) {
+  for (const Method method : {Method::get, Method::post, Method::proxy}) {
     bool seen_other = false;
     int baselines = 0;
     for (const Descriptor& descriptor : registry()) {
@@ -64,6 +65,7 @@ TEST_CASE("each method has exactly one baseline, listed before the method's othe
   }
   CHECK(find("string_copy")->baseline);
   CHECK(find("send_copy")->baseline);
+  CHECK(find("proxy_pooled")->baseline);
 }
 
 TEST_CASE("find() returns the row of a name and null for an unknown one") {
@@ -89,6 +91,7 @@ TEST_CASE("peers are flagged, and POST strategies are the three of /echo and the
           (name == "libcurl" || name == "blocking_sockets" || name == "epoll" || library_peer || library_post));
     CHECK((descriptor.method == Method::post) ==
           (name == "send_copy" || name == "writev" || name == "send_zc" || library_post));
+    CHECK((descriptor.method == Method::proxy) == name.starts_with("proxy_"));
   }
 }
 

@@ -50,7 +50,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   add_compare_arguments(*compare_command, compare);
   app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
   app.footer("\n" + render_legend());
-  app.add_option("suite", c.suite, "get (default), repos or post")->check(CLI::IsMember({"get", "repos", "post"}));
+  app.add_option("suite", c.suite, "get (default), repos, post or proxy")
+      ->check(CLI::IsMember({"get", "repos", "post", "proxy"}));
   app.add_flag("--list", o.list, "list the suites and strategies (what each does and mirrors) and exit");
   app.add_flag("--self-check", o.self_check,
                "timer overhead, spread of a fixed-work case over 3 runs, ratio of work 2A to A; then exit");

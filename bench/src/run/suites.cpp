@@ -15,6 +15,8 @@ namespace {
 constexpr std::array<std::size_t, 4> kWeatherSizes{10, 100, 1000, 10000};
 // Up to 10,000 repository records (about 15 MB), as jos measured.
 constexpr std::array<std::size_t, 4> kReposSizes{10, 100, 1000, 10000};
+// Requests per op of the proxy suite: the article's cycles.
+constexpr std::array<std::size_t, 3> kProxyCycles{10, 50, 100};
 
 constexpr std::array kSuites{
     Suite{"get", "GET /weather: every GET strategy at 10, 100, 1000 and 10000 records (default)",
@@ -23,9 +25,20 @@ constexpr std::array kSuites{
           strategies::Method::get, strategies::Payload::repos, kReposSizes},
     Suite{"post", "POST /echo: every POST strategy sending 10, 100, 1000 and 10000 weather records",
           strategies::Method::post, strategies::Payload::weather, kWeatherSizes},
+    Suite{"proxy", "GET /proxy 10, 50 and 100 times per op: the server fetches from its upstream, pooled or fresh",
+          strategies::Method::proxy, strategies::Payload::weather, kProxyCycles},
 };
 
 std::string_view method_word(strategies::Method m) { return m == strategies::Method::post ? "POST" : "GET"; }
+
+std::string_view suites_of(strategies::Method m) {
+  switch (m) {
+    case strategies::Method::get: return "get, repos";
+    case strategies::Method::post: return "post";
+    case strategies::Method::proxy: return "proxy";
+  }
+  return "?";
+}
 
 }  // namespace
 
@@ -102,9 +115,8 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
 std::string render_list(std::span<const strategies::Descriptor> registry) {
   std::string out = "Suites\n";
   for (const Suite& s : kSuites) out += fmt::format("  {:<6} {}\n", s.name, s.description);
-  for (strategies::Method method : {strategies::Method::get, strategies::Method::post}) {
-    out += fmt::format("\n{} strategies (suite {})\n", method_word(method),
-                       method == strategies::Method::get ? "get, repos" : "post");
+  for (strategies::Method method : {strategies::Method::get, strategies::Method::post, strategies::Method::proxy}) {
+    out += fmt::format("\n{} strategies (suite {})\n", method_word(method), suites_of(method));
     for (const strategies::Descriptor& d : registry) {
       if (d.method != method) continue;
       std::string tags;

@@ -2,8 +2,9 @@
 // Suites: named sets of cases (strategy x payload x size) built from the strategy registry.
 //
 //   get    every GET strategy x sizes 10, 100, 1000, 10000 x weather (the default suite)
-//   repos  every GET strategy x sizes 10, 100, 1000 x repos (records of 1-2 KB each)
+//   repos  every GET strategy x sizes 10, 100, 1000, 10000 x repos (records of 1-2 KB each)
 //   post   every POST strategy x sizes 10, 100, 1000, 10000 x weather bodies
+//   proxy  every proxy row x 10, 50, 100 GETs of /proxy per op (the size is the requests per op)
 //
 // Cases are ordered by size, then by registry order (baseline first), which is the order of the
 // table's groups. --filter keeps the strategies whose name matches one of its comma-separated

@@ -50,7 +50,8 @@
 namespace ringlab::strategies {
 
 enum class Payload { weather, repos };
-enum class Method { get, post };
+// proxy: GET /proxy, several per op (bench proxy); its own method, so its rows stay out of the get suite.
+enum class Method { get, post, proxy };
 // How a case uses connections: one kept alive across its requests (a pooled HttpClient), or a new one
 // per request, closed after the response (a new HttpClient per request: jos's Version 0/1).
 enum class Connection { pooled, fresh };

@@ -1,0 +1,111 @@
+// The proxy rows (bench proxy, the typed-vs-manual-client article): one op is N sequential GETs of
+// /proxy (N = the case's size: the article's 10, 50 and 100 cycles) on one kept-alive client
+// connection, as its benchmark loops over a shared HttpClient. For each, the server fetches ten weather
+// records from its upstream (the built-in one: another worker of the same server, on its own listener)
+// on its worker's ring, over
+//   proxy_pooled*   one kept-alive upstream connection, as an IHttpClientFactory (typed or manual)
+//                   client reuses its pooled handler;
+//   proxy_fresh*    a new upstream connection per fetch, closed after it, as a new HttpClient per call
+//                   does: the server's side of each is left in TIME_WAIT (the socket exhaustion the
+//                   factory exists to avoid);
+// and answers with its status alone (answer=status, as the article's endpoints return
+// Results.Ok()), or, in the *_body rows, with the upstream's body passed through. Each answer is read
+// into a fresh std::string (ReadAsStringAsync).
+//
+// What is consumed is the answers' bytes; the checksum is the number of 200 answers, which must be N.
+// A verified op also compares every answer with what it must be (nothing, or the generator's ten
+// records as the upstream serializes them). notes() counts the TIME_WAIT sockets of every port at the
+// case's start and now: the server's upstream connections have no port of the client's to filter on.
+#include <string>
+
+#include "client_strategy.hpp"
+#include "factories.hpp"
+#include "ringlab/http/sinks.hpp"
+#include "ringlab/json/serialize.hpp"
+
+namespace ringlab::strategies::detail {
+namespace {
+
+constexpr std::size_t kProxyRecords = 10;  // records the upstream answers each fetch with
+
+enum class Upstream { pooled, fresh };
+enum class Answer { status, body };
+
+class ProxyCycles final : public ClientStrategy {
+ public:
+  ProxyCycles(std::string_view name, Upstream upstream, Answer answer)
+      : ClientStrategy(name), upstream_(upstream), answer_kind_(answer) {}
+
+  [[nodiscard]] std::string notes() const override {
+    return "sockets in TIME_WAIT, every port: " + std::to_string(count_time_wait(0)) + " (" +
+           std::to_string(time_wait_before_) + " before the case)";
+  }
+
+ private:
+  [[nodiscard]] std::string target() const override {
+    return std::string("/proxy?count=") + std::to_string(kProxyRecords) +
+           (upstream_ == Upstream::fresh ? "&conn=fresh" : "&conn=pooled") +
+           (answer_kind_ == Answer::status ? "&answer=status" : "&answer=body");
+  }
+  // The case's size is the number of requests per op, not a record count.
+  [[nodiscard]] unsigned requests_per_run() const override { return static_cast<unsigned>(config().count); }
+  [[nodiscard]] uint64_t expected_of(const CaseConfig& config) const override { return config.count; }
+
+  Status prepare() override {
+    if (config().count == 0) return fail(label(), "a proxy op needs at least one request");
+    expected_answer_.clear();
+    if (answer_kind_ == Answer::body) json::append_weather_json(expected_answer_, kProxyRecords);
+    time_wait_before_ = count_time_wait(0);
+    return {};
+  }
+  Status before_request() override {
+    std::string().swap(answer_);  // ReadAsStringAsync: a new string per answer
+    return {};
+  }
+  http::BodySink& sink() override { return sink_; }
+  Status after_response() override {
+    ++answers_;
+    bytes_ += answer_.size();
+    if (verifying() && answer_ != expected_answer_) [[unlikely]] {
+      return fail(label(), "answer " + std::to_string(answers_) + " of " + std::to_string(answer_.size()) +
+                               " bytes differs from the " + std::to_string(expected_answer_.size()) +
+                               " it must be");
+    }
+    return {};
+  }
+  json::Result<uint64_t> deserialize() override {
+    const uint64_t consumed = bytes_;
+    last_answers_ = answers_;
+    answers_ = 0;
+    bytes_ = 0;
+    return consumed;
+  }
+  uint64_t checksum() override { return last_answers_; }
+
+  Upstream upstream_;
+  Answer answer_kind_;
+  std::string answer_;
+  http::StringSink sink_{answer_};
+  std::string expected_answer_;  // what every answer must be: empty, or the upstream's ten records
+  uint64_t answers_ = 0;         // of the run in progress
+  uint64_t bytes_ = 0;
+  uint64_t last_answers_ = 0;    // of the last run, for checksum()
+  std::size_t time_wait_before_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_proxy_pooled() {
+  return std::make_unique<ProxyCycles>("proxy_pooled", Upstream::pooled, Answer::status);
+}
+std::unique_ptr<Strategy> make_proxy_fresh() {
+  return std::make_unique<ProxyCycles>("proxy_fresh", Upstream::fresh, Answer::status);
+}
+std::unique_ptr<Strategy> make_proxy_pooled_body() {
+  return std::make_unique<ProxyCycles>("proxy_pooled_body", Upstream::pooled, Answer::body);
+}
+std::unique_ptr<Strategy> make_proxy_fresh_body() {
+  return std::make_unique<ProxyCycles>("proxy_fresh_body", Upstream::fresh, Answer::body);
+}
+
+}  // namespace ringlab::strategies::detail
