@@ -16,12 +16,18 @@ constexpr std::string_view kBuffered = "GetAsync + ReadAsStringAsync + Deseriali
 constexpr std::string_view kStream = "GetAsync + ReadAsStreamAsync (content buffered)";
 constexpr std::string_view kHeadersRead = "ResponseHeadersRead + stream, GetFromJsonAsync";
 constexpr std::string_view kPooled = "reuse of buffers / pooled memory";
+constexpr std::string_view kGetString = "GetStringAsync + Deserialize (one string of Content-Length)";
+constexpr std::string_view kFreshObjects = "ResponseHeadersRead + stream, fresh objects (as .NET)";
 
 constexpr std::array kRegistry{
     Descriptor{"string_copy",
                "body appended to a fresh std::string, copied into a fresh padded string, parsed into fresh "
                "owning models (baseline)",
                kBuffered, Method::get, true, false, &make_string_copy},
+    Descriptor{"exact_string",
+               "body appended to a fresh std::string reserved to exactly Content-Length (never regrown), copied "
+               "once into a fresh padded string, parsed into fresh owning models",
+               kGetString, Method::get, false, false, &make_exact_string},
     Descriptor{"buffered_stream",
                "body appended to a fresh padded buffer that doubles and copies as it grows, parsed in place "
                "into fresh owning models",
@@ -30,6 +36,10 @@ constexpr std::array kRegistry{
                "one padded buffer of Content-Length reused across requests; body received into it in place, "
                "parsed into owning models reused in place",
                kHeadersRead, Method::get, false, false, &make_presized},
+    Descriptor{"presized_fresh",
+               "as presized (body received in place into one padded buffer of Content-Length reused across "
+               "requests), parsed into fresh owning models at each request",
+               kFreshObjects, Method::get, false, false, &make_presized_fresh},
     Descriptor{"views",
                "as presized, parsed into viewing models (string_views into the body): no allocation per "
                "record",

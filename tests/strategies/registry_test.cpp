@@ -11,11 +11,13 @@ namespace ringlab::strategies {
 namespace {
 
 TEST_CASE("the registry lists every strategy of the issue once, with a description and a seed pattern") {
-  const char* expected[] = {"string_copy", "buffered_stream", "presized",     "views",           "arena",
-                            "arena_pool",  "mimalloc_heap",   "provided_buffers", "fixed_buffers", "streaming", "streaming_array",
-                            "chunked",     "fresh_connection", "libcurl",      "blocking_sockets", "epoll",
-                            "floor_transfer", "floor_parse",
-                            "send_copy",   "writev",          "send_zc"};
+  const char* expected[] = {"string_copy",      "exact_string",     "buffered_stream", "presized",
+                            "presized_fresh",   "views",
+                            "arena",            "arena_pool",       "mimalloc_heap",   "provided_buffers",
+                            "fixed_buffers",    "streaming",        "streaming_array", "chunked",
+                            "fresh_connection", "libcurl",          "blocking_sockets", "epoll",
+                            "floor_transfer",   "floor_parse",      "send_copy",       "writev",
+                            "send_zc"};
   std::set<std::string_view> names;
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);
