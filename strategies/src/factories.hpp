@@ -22,6 +22,8 @@ std::unique_ptr<Strategy> make_streaming();
 std::unique_ptr<Strategy> make_streaming_array();
 std::unique_ptr<Strategy> make_chunked();
 std::unique_ptr<Strategy> make_fresh_connection();
+std::unique_ptr<Strategy> make_nlohmann();
+std::unique_ptr<Strategy> make_rapidjson();
 // GET, peers
 std::unique_ptr<Strategy> make_libcurl();
 std::unique_ptr<Strategy> make_blocking_sockets();

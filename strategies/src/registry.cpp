@@ -18,6 +18,10 @@ constexpr std::string_view kHeadersRead = "ResponseHeadersRead + stream, GetFrom
 constexpr std::string_view kPooled = "reuse of buffers / pooled memory";
 constexpr std::string_view kGetString = "GetStringAsync + Deserialize (one string of Content-Length)";
 constexpr std::string_view kFreshObjects = "ResponseHeadersRead + stream, fresh objects (as .NET)";
+constexpr std::string_view kLibrarySwap =
+    "JSON library swapped over the same stream (jos V9 System.Text.Json vs V10 Utf8Json)";
+constexpr std::string_view kLibrarySwapReader =
+    "JSON library swapped (jos V9/V10), token-reader deserializer (jos V8 JsonTextReader)";
 
 constexpr std::array kRegistry{
     Descriptor{"string_copy",
@@ -44,6 +48,14 @@ constexpr std::array kRegistry{
                "as presized, parsed into viewing models (string_views into the body): no allocation per "
                "record",
                kHeadersRead, Method::get, false, false, &make_views},
+    Descriptor{"nlohmann",
+               "as presized, parsed by nlohmann::json::parse into a DOM (built and freed per request), then "
+               "mapped onto owning models reused in place",
+               kLibrarySwap, Method::get, false, false, &make_nlohmann},
+    Descriptor{"rapidjson",
+               "as presized, parsed in situ by rapidjson's SAX Reader (strings unescaped in the body), events "
+               "written straight into owning models reused in place: no DOM",
+               kLibrarySwapReader, Method::get, false, false, &make_rapidjson},
     Descriptor{"arena",
                "body buffer and owning models from a monotonic_buffer_resource released at each request; "
                "its buffer is sized once at setup: 0 B/op",

@@ -2,7 +2,7 @@
 // new in this executable), for every strategy after its setup and a warm-up. Printed for the reader;
 // what holds by construction is checked: every strategy but the four that mirror .NET's fresh objects
 // (string_copy, exact_string, buffered_stream, presized_fresh: fresh models per request, and but for
-// presized_fresh a fresh body buffer), libcurl (its own state per
+// presized_fresh a fresh body buffer), nlohmann (a DOM per request), libcurl (its own state per
 // transfer) and streaming (simdjson's document_stream allocates per batch) takes nothing from the heap
 // per request in steady state, whatever the record count; streaming's allocations come in pairs, one
 // pair per batch, never one per record.
@@ -51,7 +51,7 @@ TEST_CASE("allocations per request in steady state") {
   REQUIRE(bench::interposition_works());
   ServerProcess server;
   const std::set<std::string_view> allocating = {"string_copy",    "exact_string", "buffered_stream", "libcurl",
-                                                 "presized_fresh", "streaming"};
+                                                 "presized_fresh", "nlohmann",     "streaming"};
   for (const Payload payload : {Payload::weather, Payload::repos}) {
     for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
       for (const Descriptor& descriptor : registry()) {

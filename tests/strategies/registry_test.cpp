@@ -12,7 +12,7 @@ namespace {
 
 TEST_CASE("the registry lists every strategy of the issue once, with a description and a seed pattern") {
   const char* expected[] = {"string_copy",      "exact_string",     "buffered_stream", "presized",
-                            "presized_fresh",   "views",
+                            "presized_fresh",   "views",            "nlohmann",        "rapidjson",
                             "arena",            "arena_pool",       "mimalloc_heap",   "provided_buffers",
                             "fixed_buffers",    "streaming",        "streaming_array", "chunked",
                             "fresh_connection", "libcurl",          "blocking_sockets", "epoll",
