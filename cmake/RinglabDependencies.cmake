@@ -5,6 +5,8 @@ find_package(Threads REQUIRED)
 pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing>=2.1)
 pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson>=3.0)
 pkg_check_modules(CURL REQUIRED IMPORTED_TARGET libcurl)
+# Header-only; the rapidjson strategy parses with it (its pkg-config name is RapidJSON).
+pkg_check_modules(RAPIDJSON REQUIRED IMPORTED_TARGET RapidJSON)
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(doctest REQUIRED)

@@ -93,8 +93,9 @@ class ClientStrategy : public CaseStrategy {
 
 // Fresh owning models at every request, as .NET's deserializers build them: the previous request's
 // body and models are freed when the next request starts, and the models are built anew from the body
-// (the vector grows, long strings are allocated one by one). string_copy and buffered_stream are this,
-// each with its own body buffer, which free_body() frees.
+// (the vector grows, long strings are allocated one by one). string_copy, exact_string and buffered_stream
+// are this, each with its own body buffer, which free_body() frees; presized_fresh keeps its body buffer
+// (free_body() does nothing), so that only the models are fresh.
 class FreshModelsStrategy : public ClientStrategy {
  public:
   using ClientStrategy::ClientStrategy;

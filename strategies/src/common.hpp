@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ringlab/json/checksum.hpp"
+#include "ringlab/json/consume.hpp"
 #include "ringlab/json/deserialize.hpp"
 #include "ringlab/json/models.hpp"
 #include "ringlab/net/error.hpp"
@@ -73,6 +74,18 @@ class OwningModels : public PayloadRecords<json::WeatherForecast, json::Reposito
   // Parses the whole body and returns the consumption fold of its records (json::consume).
   [[nodiscard]] json::Result<uint64_t> parse(Payload payload, json::Parser& parser,
                                              simdjson::padded_string_view body);
+  // The same for a deserializer other than json/'s (nlohmann, rapidjson): `deserialize` is called with the
+  // payload's vector (std::pmr::vector<json::WeatherForecast> or <json::Repository>), fills it as json::parse_*
+  // do (records overwritten in place, the rest erased) and returns a json::Status; the result is the same fold.
+  template <class Deserialize>
+  [[nodiscard]] json::Result<uint64_t> fill(Payload payload, Deserialize&& deserialize) {
+    if (payload == Payload::repos) {
+      if (auto status = deserialize(repos_); !status) return std::unexpected(std::move(status.error()));
+      return json::consume(std::span<const json::Repository>(repos_));
+    }
+    if (auto status = deserialize(weather_); !status) return std::unexpected(std::move(status.error()));
+    return json::consume(std::span<const json::WeatherForecast>(weather_));
+  }
 };
 
 // Viewing records: they point into the body, which must stay alive and unchanged while they are used;

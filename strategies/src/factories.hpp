@@ -8,8 +8,10 @@ namespace ringlab::strategies::detail {
 
 // GET, through ringlab's stack
 std::unique_ptr<Strategy> make_string_copy();
+std::unique_ptr<Strategy> make_exact_string();
 std::unique_ptr<Strategy> make_buffered_stream();
 std::unique_ptr<Strategy> make_presized();
+std::unique_ptr<Strategy> make_presized_fresh();
 std::unique_ptr<Strategy> make_views();
 std::unique_ptr<Strategy> make_arena();
 std::unique_ptr<Strategy> make_arena_pool();
@@ -20,6 +22,8 @@ std::unique_ptr<Strategy> make_streaming();
 std::unique_ptr<Strategy> make_streaming_array();
 std::unique_ptr<Strategy> make_chunked();
 std::unique_ptr<Strategy> make_fresh_connection();
+std::unique_ptr<Strategy> make_nlohmann();
+std::unique_ptr<Strategy> make_rapidjson();
 // GET, peers
 std::unique_ptr<Strategy> make_libcurl();
 std::unique_ptr<Strategy> make_blocking_sockets();

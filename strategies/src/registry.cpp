@@ -20,12 +20,22 @@ constexpr std::string_view kPooled = "reuse of buffers / pooled memory";
 constexpr std::string_view kProxyFactory =
     "SingleHttpRequestTyped / SingleHttpRequestManual (both reuse the factory's pooled handler)";
 constexpr std::string_view kProxyNew = "a new HttpClient per upstream call (the socket exhaustion the factory avoids)";
+constexpr std::string_view kGetString = "GetStringAsync + Deserialize (one string of Content-Length)";
+constexpr std::string_view kFreshObjects = "ResponseHeadersRead + stream, fresh objects (as .NET)";
+constexpr std::string_view kLibrarySwap =
+    "JSON library swapped over the same stream (jos V9 System.Text.Json vs V10 Utf8Json)";
+constexpr std::string_view kLibrarySwapReader =
+    "JSON library swapped (jos V9/V10), token-reader deserializer (jos V8 JsonTextReader)";
 
 constexpr std::array kRegistry{
     Descriptor{"string_copy",
                "body appended to a fresh std::string, copied into a fresh padded string, parsed into fresh "
                "owning models (baseline)",
                kBuffered, Method::get, true, false, &make_string_copy},
+    Descriptor{"exact_string",
+               "body appended to a fresh std::string reserved to exactly Content-Length (never regrown), copied "
+               "once into a fresh padded string, parsed into fresh owning models",
+               kGetString, Method::get, false, false, &make_exact_string},
     Descriptor{"buffered_stream",
                "body appended to a fresh padded buffer that doubles and copies as it grows, parsed in place "
                "into fresh owning models",
@@ -34,10 +44,22 @@ constexpr std::array kRegistry{
                "one padded buffer of Content-Length reused across requests; body received into it in place, "
                "parsed into owning models reused in place",
                kHeadersRead, Method::get, false, false, &make_presized},
+    Descriptor{"presized_fresh",
+               "as presized (body received in place into one padded buffer of Content-Length reused across "
+               "requests), parsed into fresh owning models at each request",
+               kFreshObjects, Method::get, false, false, &make_presized_fresh},
     Descriptor{"views",
                "as presized, parsed into viewing models (string_views into the body): no allocation per "
                "record",
                kHeadersRead, Method::get, false, false, &make_views},
+    Descriptor{"nlohmann",
+               "as presized, parsed by nlohmann::json::parse into a DOM (built and freed per request), then "
+               "mapped onto owning models reused in place",
+               kLibrarySwap, Method::get, false, false, &make_nlohmann},
+    Descriptor{"rapidjson",
+               "as presized, parsed in situ by rapidjson's SAX Reader (strings unescaped in the body), events "
+               "written straight into owning models reused in place: no DOM",
+               kLibrarySwapReader, Method::get, false, false, &make_rapidjson},
     Descriptor{"arena",
                "body buffer and owning models from a monotonic_buffer_resource released at each request; "
                "its buffer is sized once at setup: 0 B/op",

@@ -11,14 +11,16 @@ namespace ringlab::strategies {
 namespace {
 
 TEST_CASE("the registry lists every strategy of the issue once, with a description and a seed pattern") {
-  const char* expected[] = {"string_copy", "buffered_stream", "presized",     "views",           "arena",
-                            "arena_pool",  "mimalloc_heap",   "provided_buffers", "fixed_buffers", "streaming", "streaming_array",
-                            "chunked",     "fresh_connection", "libcurl",      "blocking_sockets", "epoll",
-                            "libcurl_multi", "cpp_httplib",   "beast",        "cpprest",          "curlpp",
-                            "floor_transfer", "floor_parse",
-                            "send_copy",   "writev",          "send_zc",
-                            "libcurl_multi_post", "cpp_httplib_post", "beast_post", "cpprest_post", "curlpp_post",
-                            "proxy_pooled", "proxy_fresh", "proxy_pooled_body", "proxy_fresh_body"};
+  const char* expected[] = {"string_copy",      "exact_string",     "buffered_stream", "presized",
+                            "presized_fresh",   "views",            "nlohmann",        "rapidjson",
+                            "arena",            "arena_pool",       "mimalloc_heap",   "provided_buffers",
+                            "fixed_buffers",    "streaming",        "streaming_array", "chunked",
+                            "fresh_connection", "libcurl",          "blocking_sockets", "epoll",
+                            "libcurl_multi",    "cpp_httplib",      "beast",           "cpprest",
+                            "curlpp",           "floor_transfer",   "floor_parse",     "send_copy",
+                            "writev",           "send_zc",          "libcurl_multi_post", "cpp_httplib_post",
+                            "beast_post",       "cpprest_post",     "curlpp_post",     "proxy_pooled",
+                            "proxy_fresh",      "proxy_pooled_body", "proxy_fresh_body"};
   std::set<std::string_view> names;
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);

@@ -1,0 +1,90 @@
+#pragma once
+// The JSON libraries measured as deserialization strategies next to simdjson: nlohmann (a DOM, then mapped
+// onto the records) and rapidjson (SAX events written straight into the records). Both fill the same owning
+// records as json/'s parser, in place (records and their strings reused, the rest erased), so that their
+// checksum is the generator's and the table compares the libraries, not the models:
+//   - unescaped strings; homepage, language and license may be null (an empty optional);
+//   - keys in any order, unknown keys skipped (their values too, however nested), a key given twice counts
+//     with its last value, a missing field is an error;
+//   - integers must fit their field (temperatureC in int32), a number with a fraction or exponent is not an
+//     integer; score takes any number.
+// One difference with json/: keys are compared after unescaping (both libraries decode a key before
+// handing it over), so "d\u0061te" is the key date here, an unknown key there.
+//
+// Errors are json::Error values in json/'s words ("record 2 field owner.login: INCORRECT_TYPE (expected a
+// string, got a number) at byte 1234"); nothing throws out of these functions.
+//
+// Internal to strategies/ (tests include it to drive the mappings without a server).
+#include <cstddef>
+#include <memory_resource>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client_strategy.hpp"
+#include "common.hpp"
+#include "ringlab/base/padded_buffer.hpp"
+#include "ringlab/http/sinks.hpp"
+#include "ringlab/json/error.hpp"
+#include "ringlab/json/models.hpp"
+
+namespace ringlab::strategies::detail {
+
+// The field an error is about: "date", "owner.login", "topics[2]"; empty for the record or the document.
+struct FieldPath {
+  std::string_view parent;
+  std::string_view name;
+  std::size_t index = json::kNoRecord;  // kNoRecord: not an array element
+
+  FieldPath() = default;
+  FieldPath(std::string_view field) noexcept : name(field) {}  // NOLINT: implicit on purpose
+  FieldPath(const char* field) noexcept : name(field) {}       // NOLINT: implicit on purpose
+  FieldPath(std::string_view parent_field, std::string_view field) noexcept : parent(parent_field), name(field) {}
+  FieldPath(std::string_view array, std::size_t element) noexcept : name(array), index(element) {}
+
+  [[nodiscard]] std::string text() const;
+};
+
+// "record 3 field owner.login: WHAT at byte 1234"; "document: WHAT" when record is kNoRecord; no " at byte"
+// when offset is kNoOffset.
+[[nodiscard]] json::Error library_error(std::size_t record, const FieldPath& field, std::string_view what,
+                                        std::size_t offset = json::kNoOffset);
+
+// nlohmann.cpp: nlohmann::json::parse of the whole body into a DOM, then mapped onto `out`.
+[[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::WeatherForecast>& out);
+[[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::Repository>& out);
+
+// rapidjson.cpp: rapidjson::Reader over the body in situ, its SAX events written into `out`. In situ: the
+// body's bytes are overwritten (strings unescaped where they lie) and a NUL is written after them, into the
+// buffer's padding; parse a body once. A Reader per call (the strategy keeps one across requests instead).
+[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::WeatherForecast>& out);
+[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out);
+
+// The body received as presized receives it (one padded buffer of Content-Length kept across requests,
+// the kernel writing into it), parsed by a library into owning models reused in place, as presized's: a
+// subclass says only which library parses.
+class LibraryStrategy : public ClientStrategy {
+ public:
+  using ClientStrategy::ClientStrategy;
+
+ protected:
+  virtual json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::WeatherForecast>& out) = 0;
+  virtual json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out) = 0;
+
+ private:
+  Status prepare() final {
+    models_.reserve(config().payload, config().count);
+    return {};
+  }
+  http::BodySink& sink() final { return sink_; }
+  json::Result<uint64_t> deserialize() final {
+    return models_.fill(config().payload, [this](auto& records) { return parse(body_, records); });
+  }
+  uint64_t checksum() final { return models_.checksum(config().payload); }
+
+  base::PaddedBuffer body_;
+  http::PresizedSink sink_{body_};
+  OwningModels models_;
+};
+
+}  // namespace ringlab::strategies::detail

@@ -1,0 +1,285 @@
+// The nlohmann and rapidjson mappings (strategies/src/json_libraries.hpp), driven without a server: they
+// must fill the owning records exactly as json/'s parser does (the generator's bodies of both payloads give
+// the generator's checksum and records equal to json/'s), decode escapes, read null optionals, skip unknown
+// keys however nested, and turn every bad body into an error that names the record and the field.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json_libraries.hpp"
+#include "ringlab/json/checksum.hpp"
+#include "ringlab/json/deserialize.hpp"
+#include "ringlab/json/generate.hpp"
+#include "ringlab/json/serialize.hpp"
+
+namespace ringlab::strategies::detail {
+namespace {
+
+// One library's mapping of both payloads, over text (rapidjson gets a padded buffer, which it overwrites).
+struct Library {
+  const char* name;
+  std::function<json::Status(std::string_view, std::pmr::vector<json::WeatherForecast>&)> weather;
+  std::function<json::Status(std::string_view, std::pmr::vector<json::Repository>&)> repos;
+};
+
+base::PaddedBuffer padded(std::string_view text) {
+  base::PaddedBuffer buffer;
+  buffer.append(text);
+  return buffer;
+}
+
+std::vector<Library> libraries() {
+  return {
+      {"nlohmann", [](std::string_view body, auto& out) { return nlohmann_parse(body, out); },
+       [](std::string_view body, auto& out) { return nlohmann_parse(body, out); }},
+      {"rapidjson",
+       [](std::string_view body, auto& out) {
+         base::PaddedBuffer buffer = padded(body);
+         return rapidjson_parse(buffer, out);
+       },
+       [](std::string_view body, auto& out) {
+         base::PaddedBuffer buffer = padded(body);
+         return rapidjson_parse(buffer, out);
+       }},
+  };
+}
+
+std::string weather_body(std::size_t count) {
+  std::string body;
+  json::append_weather_json(body, count);
+  return body;
+}
+std::string repos_body(std::size_t count) {
+  std::string body;
+  json::append_repos_json(body, count);
+  return body;
+}
+
+// The generator's first repository with every optional field present (a homepage, a language, a license),
+// so that a test can take any of them away.
+json::Repository full_repository() {
+  json::Repository record = json::make_repository(0);
+  record.homepage.emplace("https://example.org/");
+  record.language.emplace("C++");
+  record.license.emplace();
+  record.license->key = "bsd-3-clause";
+  record.license->name = "BSD 3-Clause \"New\" or \"Revised\" License";
+  record.license->spdx_id = "BSD-3-Clause";
+  return record;
+}
+
+std::string array_of(const json::Repository& record) {
+  std::string body = "[";
+  json::append_json(body, record);
+  body += "]";
+  return body;
+}
+
+uint64_t checksum_of(const json::Repository& record) {
+  return json::checksum(std::span<const json::Repository>(&record, 1));
+}
+
+// full_repository() as JSON, with the first `from` replaced by `to`.
+std::string repo_json(std::string_view from = {}, std::string_view to = {}) {
+  std::string body = array_of(full_repository());
+  if (!from.empty()) {
+    const std::size_t at = body.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, "no " << from << " in " << body);
+    body.replace(at, from.size(), to);
+  }
+  return body;
+}
+
+constexpr std::string_view kWeather = R"([{"date":"2024-01-01","temperatureC":5,"summary":"Mild","temperatureF":40}])";
+
+std::string weather_with(std::string_view from, std::string_view to) {
+  std::string body(kWeather);
+  const std::size_t at = body.find(from);
+  REQUIRE(at != std::string::npos);
+  body.replace(at, from.size(), to);
+  return body;
+}
+
+TEST_CASE("the generator's bodies give the generator's records, equal to json/'s parse") {
+  for (const Library& library : libraries()) {
+    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{300}}) {
+      INFO(std::string_view(library.name) << ", " << count << " records");
+      json::Parser parser;
+      std::pmr::vector<json::WeatherForecast> weather;
+      REQUIRE(library.weather(weather_body(count), weather));
+      CHECK(json::checksum(std::span<const json::WeatherForecast>(weather)) == json::checksum_weather(count));
+      const simdjson::padded_string weather_text(weather_body(count));
+      std::pmr::vector<json::WeatherForecast> weather_reference;
+      REQUIRE(json::parse_weather(parser, weather_text, weather_reference));
+      CHECK(weather == weather_reference);
+
+      std::pmr::vector<json::Repository> repos;
+      const auto status = library.repos(repos_body(count), repos);
+      REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
+      CHECK(json::checksum(std::span<const json::Repository>(repos)) == json::checksum_repos(count));
+      const simdjson::padded_string repos_text(repos_body(count));
+      std::pmr::vector<json::Repository> repos_reference;
+      REQUIRE(json::parse_repos(parser, repos_text, repos_reference));
+      CHECK(repos == repos_reference);
+    }
+  }
+}
+
+TEST_CASE("records are overwritten in place and the ones left over erased") {
+  for (const Library& library : libraries()) {
+    INFO(std::string_view(library.name));
+    std::pmr::vector<json::Repository> repos;
+    REQUIRE(library.repos(repos_body(20), repos));
+    REQUIRE(library.repos(repos_body(3), repos));
+    CHECK(repos.size() == 3);
+    CHECK(json::checksum(std::span<const json::Repository>(repos)) == json::checksum_repos(3));
+    std::pmr::vector<json::WeatherForecast> weather;
+    REQUIRE(library.weather(weather_body(5), weather));
+    REQUIRE(library.weather("[]", weather));
+    CHECK(weather.empty());
+  }
+}
+
+TEST_CASE("escapes are decoded: quotes, backslashes, control characters, \\u escapes and surrogate pairs") {
+  const std::string body = weather_with(R"("summary":"Mild")", R"("summary":"a \"b\" \\ \/ \n\t \u00e9 \ud83d\ude80")");
+  for (const Library& library : libraries()) {
+    INFO(std::string_view(library.name));
+    std::pmr::vector<json::WeatherForecast> weather;
+    const auto status = library.weather(body, weather);
+    REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
+    REQUIRE(weather.size() == 1);
+    CHECK(weather[0].summary == "a \"b\" \\ / \n\t \xC3\xA9 \xF0\x9F\x9A\x80");
+  }
+}
+
+TEST_CASE("null homepage, language and license are empty optionals, also over records that had them") {
+  json::Repository without = full_repository();
+  without.homepage.reset();
+  without.language.reset();
+  without.license.reset();
+  const std::string body = array_of(without);
+  REQUIRE(body.find("\"license\":null") != std::string::npos);
+  for (const Library& library : libraries()) {
+    INFO(std::string_view(library.name));
+    std::pmr::vector<json::Repository> repos;
+    REQUIRE(library.repos(repo_json(), repos));
+    REQUIRE(repos.size() == 1);
+    CHECK(repos[0] == full_repository());
+    const auto status = library.repos(body, repos);
+    REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
+    REQUIRE(repos.size() == 1);
+    CHECK_FALSE(repos[0].homepage.has_value());
+    CHECK_FALSE(repos[0].language.has_value());
+    CHECK_FALSE(repos[0].license.has_value());
+    CHECK(repos[0] == without);
+  }
+}
+
+TEST_CASE("unknown keys are skipped with their values, however nested; keys in any order; the last of two counts") {
+  const std::string weather = R"([{"extra":{"a":[1,{"b":[[]]}],"c":null},"temperatureF":40,"summary":"Mild",)"
+                              R"("more":[{"date":"no"}],"temperatureC":1,"date":"2024-01-01","temperatureC":5,"x":7}])";
+  const std::string repo = repo_json("\"owner\":{", R"("owner":{"extra":{"login":[1,2]},"followers":[{}],)");
+  for (const Library& library : libraries()) {
+    INFO(std::string_view(library.name));
+    std::pmr::vector<json::WeatherForecast> records;
+    const auto status = library.weather(weather, records);
+    REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
+    REQUIRE(records.size() == 1);
+    CHECK(records[0].date == "2024-01-01");
+    CHECK(records[0].temperature_c == 5);
+    CHECK(records[0].summary == "Mild");
+    CHECK(records[0].temperature_f == 40);
+    std::pmr::vector<json::Repository> repos;
+    const auto repos_status = library.repos(repo, repos);
+    REQUIRE_MESSAGE(repos_status, (repos_status ? "" : repos_status.error().message));
+    REQUIRE(repos.size() == 1);
+    CHECK(checksum_of(repos[0]) == checksum_of(full_repository()));
+  }
+}
+
+struct Bad {
+  const char* name;
+  std::string body;
+  bool repos;
+  const char* expected;  // in the message, with the record and the field
+};
+
+std::vector<Bad> bad_bodies() {
+  return {
+      {"a missing field", weather_with(R"("summary":"Mild",)", ""), false, "record 0 field summary: NO_SUCH_FIELD"},
+      {"a missing nested field", repo_json("\"login\":", "\"nickname\":"), true,
+       "record 0 field owner.login: NO_SUCH_FIELD"},
+      {"a missing license field", repo_json("\"spdx_id\":", "\"spdx\":"), true,
+       "record 0 field license.spdx_id: NO_SUCH_FIELD"},
+      {"a string for an integer", weather_with(R"("temperatureC":5)", R"("temperatureC":"5")"), false,
+       "record 0 field temperatureC: INCORRECT_TYPE"},
+      {"a fraction for an integer", weather_with(R"("temperatureC":5)", R"("temperatureC":5.5)"), false,
+       "record 0 field temperatureC: INCORRECT_TYPE"},
+      {"null for a string", weather_with(R"("date":"2024-01-01")", R"("date":null)"), false,
+       "record 0 field date: INCORRECT_TYPE"},
+      {"an integer past int32", weather_with(R"("temperatureC":5)", R"("temperatureC":4294967296)"), false,
+       "record 0 field temperatureC: NUMBER_OUT_OF_RANGE"},
+      {"an integer past int64", repo_json("\"size\":", "\"size\":18446744073709551615,\"was\":"), true,
+       "record 0 field size: NUMBER_OUT_OF_RANGE"},
+      {"a number in topics", repo_json("\"topics\":[", "\"topics\":[1,"), true,
+       "record 0 field topics[0]: INCORRECT_TYPE"},
+      {"an array for the owner", repo_json("\"owner\":{", "\"owner\":[],\"was\":{"), true,
+       "record 0 field owner: INCORRECT_TYPE"},
+      {"a string for the license", repo_json("\"license\":", "\"license\":\"mit\",\"was\":"), true,
+       "record 0 field license: INCORRECT_TYPE"},
+      {"an object for a boolean", repo_json("\"fork\":", "\"fork\":{},\"was\":"), true,
+       "record 0 field fork: INCORRECT_TYPE"},
+      {"a record that is not an object", R"([1])", false, "record 0: INCORRECT_TYPE"},
+      {"a body that is not an array", R"({"date":"2024-01-01"})", false, "document: INCORRECT_TYPE"},
+      {"invalid JSON", R"([{"date":"2024-01-01","temperatureC":oops}])", false, ""},
+      {"a body cut short", std::string(kWeather.substr(0, kWeather.size() / 2)), false, ""},
+      {"trailing bytes", std::string(kWeather) + "]", false, ""},
+      {"an empty body", "", false, ""},
+      {"not JSON", "Hello, World!", false, ""},
+      {"invalid UTF-8 in a string", weather_with("Mild", "M\xC3\x28ld"), false, ""},
+      {"a control character in a string", weather_with("Mild", "Mi\x01ld"), false, ""},
+  };
+}
+
+TEST_CASE("bad bodies are errors that name the record and the field, never exceptions") {
+  for (const Bad& bad : bad_bodies()) {
+    for (const Library& library : libraries()) {
+      INFO(std::string_view(library.name) << ": " << std::string_view(bad.name));
+      json::Status status;
+      if (bad.repos) {
+        std::pmr::vector<json::Repository> records;
+        CHECK_NOTHROW(status = library.repos(bad.body, records));
+      } else {
+        std::pmr::vector<json::WeatherForecast> records;
+        CHECK_NOTHROW(status = library.weather(bad.body, records));
+      }
+      REQUIRE_FALSE(status);
+      INFO(status.error().message);
+      CHECK(status.error().message.size() > 10);
+      CHECK(status.error().message.find(bad.expected) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("rapidjson refuses a deeply nested body instead of recursing into it, and a NUL inside the body") {
+  std::pmr::vector<json::WeatherForecast> records;
+  // Under an unknown key, where any nesting is allowed.
+  base::PaddedBuffer deep = padded(R"([{"extra":)" + std::string(100'000, '['));
+  auto status = rapidjson_parse(deep, records);
+  REQUIRE_FALSE(status);
+  CHECK(status.error().message.find("DEPTH_ERROR") != std::string::npos);
+
+  std::string with_nul(kWeather);
+  with_nul += '\0';
+  with_nul += "garbage";
+  base::PaddedBuffer nul = padded(with_nul);
+  status = rapidjson_parse(nul, records);
+  REQUIRE_FALSE(status);
+  CHECK(status.error().message.find("NUL") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace ringlab::strategies::detail
