@@ -25,10 +25,13 @@
 //
 // Lifetime: the Ring and Client live from setup() to teardown(). teardown() calls release() first, so
 // that a derived strategy frees what it registered with the ring (fixed buffers) before the ring goes.
+#include <simdjson.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "case_strategy.hpp"
 #include "common.hpp"
@@ -92,30 +95,46 @@ class ClientStrategy : public CaseStrategy {
 };
 
 // Fresh owning models at every request, as .NET's deserializers build them: the previous request's
-// body and models are freed when the next request starts, and the models are built anew from the body
-// (the vector grows, long strings are allocated one by one). string_copy, exact_string and buffered_stream
-// are this, each with its own body buffer, which free_body() frees; presized_fresh keeps its body buffer
-// (free_body() does nothing), so that only the models are fresh.
-class FreshModelsStrategy : public ClientStrategy {
+// models are freed when the next request starts, and the models are built anew from the body (the
+// vector grows, long strings are allocated one by one). The body lands through `Sink` in a `Body`
+// (std::string or base::PaddedBuffer); kFreshBody frees it too, so that every request grows it anew
+// from nothing. A std::string body is copied once into a simdjson padded string to be parsed (it has
+// no padding); a PaddedBuffer is parsed in place.
+//   string_copy      std::string, StringSink (appended, regrown), freed
+//   exact_string     std::string, a sink that reserves Content-Length at the head, freed
+//   buffered_stream  PaddedBuffer, GrowingSink (doubling), freed
+//   presized_fresh   PaddedBuffer, PresizedSink (Content-Length, in place), kept: only the models are new
+template <class Body, class Sink, bool kFreshBody>
+class FreshModelsStrategy final : public ClientStrategy {
  public:
   using ClientStrategy::ClientStrategy;
 
- protected:
-  virtual void free_body() noexcept = 0;
-  // New models parsed from `body`; they live until the next request starts.
-  json::Result<uint64_t> parse_fresh(simdjson::padded_string_view body) {
-    return models_.emplace().parse(config().payload, parser(), body);
-  }
-
  private:
-  Status before_request() final {
-    free_body();
+  Status before_request() override {
+    if constexpr (kFreshBody && std::is_same_v<Body, std::string>) {
+      // Swap, not assignment: libstdc++'s move assignment from an empty, small-string temporary copies
+      // its characters and keeps the old buffer, so the string would never grow again.
+      std::string().swap(body_);
+    } else if constexpr (kFreshBody) {
+      body_ = Body();
+    }
     models_.reset();
     return {};
   }
-  uint64_t checksum() final { return models_->checksum(config().payload); }
+  http::BodySink& sink() override { return sink_; }
+  json::Result<uint64_t> deserialize() override {
+    if constexpr (std::is_same_v<Body, std::string>) {
+      const simdjson::padded_string padded(body_);
+      return models_.emplace().parse(config().payload, parser(), padded);
+    } else {
+      return models_.emplace().parse(config().payload, parser(), json::padded_view(body_));
+    }
+  }
+  uint64_t checksum() override { return models_->checksum(config().payload); }
 
-  std::optional<OwningModels> models_;
+  Body body_;
+  Sink sink_{body_};
+  std::optional<OwningModels> models_;  // fresh at every request; kept until the next one starts
 };
 
 // The body lands in one padded buffer kept across requests (PresizedSink: received in place, grown only

@@ -34,24 +34,10 @@ class ExactStringSink final : public http::BodySink {
   std::string* out_;
 };
 
-class ExactString final : public FreshModelsStrategy {
-  using FreshModelsStrategy::FreshModelsStrategy;
-
-  // Each request starts from a string with no capacity, so that begin() allocates it anew at the exact size
-  // (swap, not assignment: see string_copy.cpp).
-  void free_body() noexcept override { std::string().swap(body_); }
-  http::BodySink& sink() override { return sink_; }
-  json::Result<uint64_t> deserialize() override {
-    const simdjson::padded_string padded(body_);
-    return parse_fresh(padded);
-  }
-
-  std::string body_;
-  ExactStringSink sink_{body_};
-};
-
 }  // namespace
 
-std::unique_ptr<Strategy> make_exact_string() { return std::make_unique<ExactString>("exact_string"); }
+std::unique_ptr<Strategy> make_exact_string() {
+  return std::make_unique<FreshModelsStrategy<std::string, ExactStringSink, true>>("exact_string");
+}
 
 }  // namespace ringlab::strategies::detail

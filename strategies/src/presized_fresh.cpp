@@ -10,22 +10,10 @@
 #include "ringlab/http/sinks.hpp"
 
 namespace ringlab::strategies::detail {
-namespace {
 
-class PresizedFresh final : public FreshModelsStrategy {
-  using FreshModelsStrategy::FreshModelsStrategy;
-
-  // The body buffer is what this strategy keeps: only the models go at each request.
-  void free_body() noexcept override {}
-  http::BodySink& sink() override { return sink_; }
-  json::Result<uint64_t> deserialize() override { return parse_fresh(json::padded_view(body_)); }
-
-  base::PaddedBuffer body_;
-  http::PresizedSink sink_{body_};
-};
-
-}  // namespace
-
-std::unique_ptr<Strategy> make_presized_fresh() { return std::make_unique<PresizedFresh>("presized_fresh"); }
+// The body buffer is what this strategy keeps (kFreshBody false): only the models go at each request.
+std::unique_ptr<Strategy> make_presized_fresh() {
+  return std::make_unique<FreshModelsStrategy<base::PaddedBuffer, http::PresizedSink, false>>("presized_fresh");
+}
 
 }  // namespace ringlab::strategies::detail
