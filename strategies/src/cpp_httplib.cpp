@@ -53,12 +53,6 @@ class CppHttplib final : public LibraryPeer {
            "its return; syscalls n/a: the library makes its own, unseen";
   }
 
-  [[nodiscard]] IoCounters io_counters() const override {
-    IoCounters counters = LibraryPeer::io_counters();
-    counters.connections_opened = sockets_->load(std::memory_order_relaxed);
-    return counters;
-  }
-
   // Closes the kept-alive connection: cpp-httplib would send on it without checking it first.
   void drop_connection() override {
     if (client_) client_->stop();
@@ -80,7 +74,7 @@ class CppHttplib final : public LibraryPeer {
       client_->set_connection_timeout(timeout());
       client_->set_read_timeout(timeout());
       client_->set_write_timeout(timeout());
-      client_->set_socket_options([sockets = sockets_](socket_t) {
+      client_->set_socket_options([sockets = connected_counter()](socket_t) {
         sockets->fetch_add(1, std::memory_order_relaxed);
       });
     } catch (const std::exception& error) {
@@ -125,7 +119,6 @@ class CppHttplib final : public LibraryPeer {
 
   std::unique_ptr<httplib::Client> client_;
   // Shared with the callback the client keeps, so that the count outlives neither.
-  std::shared_ptr<std::atomic<uint64_t>> sockets_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 }  // namespace

@@ -45,16 +45,10 @@ class Cpprest final : public LibraryPeer {
 
   [[nodiscard]] std::string notes() const override {
     return "runs on cpprest's own thread pool: allocations there are not counted; connections opened so far: " +
-           std::to_string(connections_->load(std::memory_order_relaxed)) +
+           std::to_string(connected_counter()->load(std::memory_order_relaxed)) +
            " (the pool takes a connection back on its own thread after the body, so a request made right after "
            "can find it empty and open another); phases connect, send, wait and head n/a: the SDK tells only "
            "when the head is in; syscalls n/a: the SDK makes its own, unseen";
-  }
-
-  [[nodiscard]] IoCounters io_counters() const override {
-    IoCounters counters = LibraryPeer::io_counters();
-    counters.connections_opened = connections_->load(std::memory_order_relaxed);
-    return counters;
   }
 
   void teardown() override {
@@ -69,7 +63,7 @@ class Cpprest final : public LibraryPeer {
     try {
       client::http_client_config settings;
       settings.set_timeout(timeout());
-      settings.set_nativehandle_options([connections = connections_](client::native_handle handle) {
+      settings.set_nativehandle_options([connections = connected_counter()](client::native_handle handle) {
         const auto* socket = static_cast<const boost::asio::ip::tcp::socket*>(handle);
         if (socket != nullptr && !socket->is_open()) connections->fetch_add(1, std::memory_order_relaxed);
       });
@@ -118,7 +112,6 @@ class Cpprest final : public LibraryPeer {
 
   std::unique_ptr<client::http_client> client_;
   // Shared with the callback the client's settings keep.
-  std::shared_ptr<std::atomic<uint64_t>> connections_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 }  // namespace

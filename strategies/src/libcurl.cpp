@@ -18,20 +18,13 @@
 
 #include "case_strategy.hpp"
 #include "common.hpp"
+#include "curl_easy.hpp"
 #include "factories.hpp"
 #include "ringlab/http/client.hpp"
 #include "ringlab/base/padded_buffer.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
-
-// curl_global_init is not thread-safe and must run once before any handle (libcurl's rule).
-CURLcode global_init() {
-  static std::once_flag once;
-  static CURLcode code = CURLE_OK;
-  std::call_once(once, [] { code = curl_global_init(CURL_GLOBAL_DEFAULT); });
-  return code;
-}
 
 class Libcurl final : public CaseStrategy {
  public:
@@ -41,7 +34,7 @@ class Libcurl final : public CaseStrategy {
  private:
   Status open_case() override {
     url_ = "http://" + authority(config()) + get_target(config());
-    if (CURLcode code = global_init(); code != CURLE_OK) {
+    if (CURLcode code = curl_global_once(); code != CURLE_OK) {
       return fail(label(), std::string("curl_global_init: ") + curl_easy_strerror(code));
     }
     teardown();
@@ -49,21 +42,8 @@ class Libcurl final : public CaseStrategy {
     if (easy_ == nullptr) return fail(label(), "curl_easy_init failed");
     const auto ms = static_cast<long>(std::max<int64_t>(
         1, std::chrono::ceil<std::chrono::milliseconds>(config().timeout).count()));
-    const http::ParserLimits limits;
-    bool ok = true;
+    bool ok = set_easy_options(easy_, url_.c_str(), error_, ms, &Libcurl::on_write, &Libcurl::on_header, this);
     const auto set = [&ok](CURLcode code) { ok = ok && code == CURLE_OK; };
-    set(curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str()));
-    set(curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_));
-    set(curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L));
-    set(curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, ms));
-    set(curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, ms));
-    set(curl_easy_setopt(easy_, CURLOPT_TCP_NODELAY, 1L));
-    set(curl_easy_setopt(easy_, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1)));
-    set(curl_easy_setopt(easy_, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(limits.max_body_bytes)));
-    set(curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &Libcurl::on_write));
-    set(curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this));
-    set(curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &Libcurl::on_header));
-    set(curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this));
     if (config().connection == Connection::fresh) {  // a new connection per transfer, closed after it
       set(curl_easy_setopt(easy_, CURLOPT_FRESH_CONNECT, 1L));
       set(curl_easy_setopt(easy_, CURLOPT_FORBID_REUSE, 1L));

@@ -22,21 +22,13 @@
 #include <chrono>
 #include <mutex>
 
+#include "curl_easy.hpp"
 #include "factories.hpp"
 #include "library_peer.hpp"
 #include "ringlab/http/parser.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
-
-// curl_global_init is not thread-safe and must run before any handle (libcurl's rule); it counts its
-// calls, so this one and the libcurl peer's can both be made.
-CURLcode global_init() {
-  static std::once_flag once;
-  static CURLcode code = CURLE_OK;
-  std::call_once(once, [] { code = curl_global_init(CURL_GLOBAL_DEFAULT); });
-  return code;
-}
 
 class LibcurlMulti final : public LibraryPeer {
  public:
@@ -62,7 +54,7 @@ class LibcurlMulti final : public LibraryPeer {
 
  private:
   Status open_case() override {
-    if (CURLcode code = global_init(); code != CURLE_OK) {
+    if (CURLcode code = curl_global_once(); code != CURLE_OK) {
       return fail(label(), std::string("curl_global_init: ") + curl_easy_strerror(code));
     }
     teardown();
@@ -72,21 +64,8 @@ class LibcurlMulti final : public LibraryPeer {
     easy_ = curl_easy_init();
     if (multi_ == nullptr || easy_ == nullptr) return fail(label(), "curl_multi_init or curl_easy_init failed");
     const auto ms = static_cast<long>(timeout().count());
-    const http::ParserLimits limits;
-    bool ok = true;
+    bool ok = set_easy_options(easy_, url_.c_str(), error_, ms, &LibcurlMulti::on_write, &LibcurlMulti::on_header, this);
     const auto set = [&ok](CURLcode code) { ok = ok && code == CURLE_OK; };
-    set(curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str()));
-    set(curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_));
-    set(curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L));
-    set(curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, ms));
-    set(curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, ms));
-    set(curl_easy_setopt(easy_, CURLOPT_TCP_NODELAY, 1L));
-    set(curl_easy_setopt(easy_, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1)));
-    set(curl_easy_setopt(easy_, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(limits.max_body_bytes)));
-    set(curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &LibcurlMulti::on_write));
-    set(curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this));
-    set(curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &LibcurlMulti::on_header));
-    set(curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this));
     if (fresh()) {
       set(curl_easy_setopt(easy_, CURLOPT_FRESH_CONNECT, 1L));
       set(curl_easy_setopt(easy_, CURLOPT_FORBID_REUSE, 1L));

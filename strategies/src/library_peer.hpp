@@ -14,7 +14,9 @@
 // want it, a Content-Length check for the libraries that hand over a body without comparing its size
 // with the header, and the text of an error that ended at the deadline. The system calls these
 // libraries make are their own and unseen (counts_syscalls = false).
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,7 +36,7 @@ class LibraryPeer : public CaseStrategy {
 
   [[nodiscard]] IoCounters io_counters() const override {
     IoCounters counters;
-    counters.connections_opened = connections_opened_;
+    counters.connections_opened = connections_opened_ + connected_->load(std::memory_order_relaxed);
     counters.counts_syscalls = false;  // the library makes its own, unseen
     return counters;
   }
@@ -61,6 +63,9 @@ class LibraryPeer : public CaseStrategy {
     if (timeline_ != nullptr && config().ticks != nullptr) timeline_->*phase = config().ticks();
   }
   void count_connections(uint64_t opened) noexcept { connections_opened_ += opened; }
+  // For the libraries that report a new connection from their own threads (a socket callback): shared
+  // with the callback, which may outlive a run; added in io_counters() to what count_connections() counted.
+  [[nodiscard]] const std::shared_ptr<std::atomic<uint64_t>>& connected_counter() const noexcept { return connected_; }
 
   // The case's deadline, rounded up to whole milliseconds, at least 1.
   [[nodiscard]] std::chrono::milliseconds timeout() const noexcept {
@@ -91,6 +96,7 @@ class LibraryPeer : public CaseStrategy {
   json::Parser parser_;
   http::Timeline* timeline_ = nullptr;
   uint64_t connections_opened_ = 0;
+  std::shared_ptr<std::atomic<uint64_t>> connected_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 }  // namespace ringlab::strategies::detail
