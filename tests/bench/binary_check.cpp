@@ -88,6 +88,20 @@ rb::Report interrupted_report(const e2e::TempDir& dir, const std::vector<std::st
   return report;
 }
 
+// Runs bench with `arguments` and tiny settings (one warm-up, three iterations of 5 ms) to completion:
+// it must exit 0; its JSON report.
+rb::Report tiny_report(const e2e::TempDir& dir, std::vector<std::string> arguments) {
+  std::vector<std::string> argv{kBench};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  argv.insert(argv.end(), {"--server", kServer, "--iteration-time", "5", "--warmup", "1", "--iterations", "3",
+                           "--max-iterations", "3", "--out", dir.file("out")});
+  const auto status = e2e::run(argv, dir.file("stdout"), dir.file("stderr"), 120s);
+  REQUIRE(status.has_value());
+  INFO(e2e::read_file(dir.file("stderr")));
+  REQUIRE(*status == 0);
+  return written_report(dir.file("out"));
+}
+
 }  // namespace
 
 TEST_CASE("more records than the server serves: one line, exit 2, before any case") {
@@ -194,15 +208,8 @@ TEST_CASE("--format gbench writes google-benchmark's JSON, which its compare.py 
 
 TEST_CASE("--connection fresh: every case opens one connection per op, and the report and table say so") {
   e2e::TempDir dir;
-  const auto status = e2e::run({kBench, "get", "--filter", "string_copy,presized,blocking_sockets,libcurl", "--sizes",
-                                "10", "--server", kServer, "--iteration-time", "5", "--warmup", "1", "--iterations",
-                                "3", "--max-iterations", "3", "--connection", "fresh", "--format", "md,json", "--out",
-                                dir.file("out")},
-                               dir.file("stdout"), dir.file("stderr"), 120s);
-  REQUIRE(status.has_value());
-  INFO(e2e::read_file(dir.file("stderr")));
-  REQUIRE(*status == 0);
-  const rb::Report report = written_report(dir.file("out"));
+  const rb::Report report = tiny_report(dir, {"get", "--filter", "string_copy,presized,blocking_sockets,libcurl",
+                                              "--sizes", "10", "--connection", "fresh", "--format", "md,json"});
   CHECK(report.config.connection == "fresh");
   REQUIRE(report.cases.size() == 4);
   for (const rb::CaseResult& c : report.cases) {
@@ -220,14 +227,7 @@ TEST_CASE("--connection fresh: every case opens one connection per op, and the r
 
 TEST_CASE("bench proxy: N GETs of /proxy per op, pooled and fresh upstream, each row with its number") {
   e2e::TempDir dir;
-  const auto status = e2e::run({kBench, "proxy", "--sizes", "3", "--server", kServer, "--iteration-time", "5",
-                                "--warmup", "1", "--iterations", "3", "--max-iterations", "3", "--format", "json",
-                                "--out", dir.file("out")},
-                               dir.file("stdout"), dir.file("stderr"), 120s);
-  REQUIRE(status.has_value());
-  INFO(e2e::read_file(dir.file("stderr")));
-  REQUIRE(*status == 0);
-  const rb::Report report = written_report(dir.file("out"));
+  const rb::Report report = tiny_report(dir, {"proxy", "--sizes", "3", "--format", "json"});
   CHECK(report.config.suite == "proxy");
   REQUIRE(report.cases.size() == 4);
   for (const rb::CaseResult& c : report.cases) {
