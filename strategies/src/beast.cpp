@@ -122,8 +122,7 @@ class Beast final : public LibraryPeer {
     if (auto ec = run_io([&](auto done) { bhttp::async_read(*stream_, buffer_, *response_, done); }); ec) {
       return error("read body", ec);
     }
-    const auto& message = response_->get();
-    if (!message.keep_alive() || fresh()) close();  // the next run() connects again
+    const auto& message = response_->get();  // lives in response_ until close()
     if (message.result_int() != 200) [[unlikely]] {
       close();
       return fail(label(), "status " + std::to_string(message.result_int()) + " for " +
@@ -139,7 +138,11 @@ class Beast final : public LibraryPeer {
       close();
       return std::unexpected(sized.error());
     }
-    return deserialize(message.body(), check);
+    auto result = deserialize(message.body(), check);
+    // The server said it closes (or --connection fresh): the next run() connects again. Only now, since
+    // close() frees the response that `message` is.
+    if (!message.keep_alive() || fresh()) close();
+    return result;
   }
 
   // Starts one asynchronous operation (`start` receives its completion handler) and runs the io_context
