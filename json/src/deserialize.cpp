@@ -8,6 +8,8 @@
 #include <limits>
 #include <string>
 
+#include "ringlab/json/fields.hpp"
+
 namespace ringlab::json {
 
 namespace od = simdjson::ondemand;
@@ -191,22 +193,11 @@ constexpr Key make_key(std::string_view text) noexcept {
   return key;
 }
 
-// One record's key table: each entry names its field (an enumerator whose value is the entry's
-// position) beside the key's text, so that the parse loops switch on names, not on positions tied to a
-// list elsewhere. An entry out of place stops the build: the throw cannot run in a constant expression.
-template <class Field>
-struct KeyEntry {
-  Field field;
-  std::string_view text;
-};
-
-template <class Field, std::size_t N>
-consteval std::array<Key, N> make_keys(const std::array<KeyEntry<Field>, N>& entries) {
+// The matching form of a record's field names (fields.hpp), in the same positions.
+template <std::size_t N>
+consteval std::array<Key, N> make_keys(const std::array<std::string_view, N>& names) {
   std::array<Key, N> keys{};
-  for (std::size_t i = 0; i < N; ++i) {
-    if (static_cast<std::size_t>(entries[i].field) != i) throw "a key table entry is not at its field's position";
-    keys[i] = make_key(entries[i].text);
-  }
+  for (std::size_t i = 0; i < N; ++i) keys[i] = make_key(names[i]);
   return keys;
 }
 
@@ -246,72 +237,16 @@ template <std::size_t N>
   return -1;
 }
 
-template <std::size_t N>
-constexpr uint32_t all_of() noexcept {
-  static_assert(N < 32);
-  return (uint32_t{1} << N) - 1;
-}
-
-template <std::size_t N>
-std::string_view first_missing(uint32_t seen, const std::array<Key, N>& keys) noexcept {
-  for (std::size_t i = 0; i < N; ++i) {
-    if ((seen & (uint32_t{1} << i)) == 0) return keys[i].text;
-  }
-  return {};
-}
-
-// The keys of each record, in the order bodies usually list them (match_key tries that order first).
-enum class WeatherField : int { date, temperature_c, summary, temperature_f };
-constexpr auto kWeatherKeys = make_keys<WeatherField, 4>({{
-    {WeatherField::date, "date"},
-    {WeatherField::temperature_c, "temperatureC"},
-    {WeatherField::summary, "summary"},
-    {WeatherField::temperature_f, "temperatureF"},
-}});
-enum class OwnerField : int { login, id, node_id, avatar_url, html_url, type, site_admin };
-constexpr auto kOwnerKeys = make_keys<OwnerField, 7>({{
-    {OwnerField::login, "login"},
-    {OwnerField::id, "id"},
-    {OwnerField::node_id, "node_id"},
-    {OwnerField::avatar_url, "avatar_url"},
-    {OwnerField::html_url, "html_url"},
-    {OwnerField::type, "type"},
-    {OwnerField::site_admin, "site_admin"},
-}});
-enum class LicenseField : int { key, name, spdx_id };
-constexpr auto kLicenseKeys = make_keys<LicenseField, 3>({{
-    {LicenseField::key, "key"},
-    {LicenseField::name, "name"},
-    {LicenseField::spdx_id, "spdx_id"},
-}});
-enum class RepositoryField : int { id, node_id, name, full_name, is_private, owner, html_url, description, fork, url, created_at, updated_at, pushed_at, homepage, size, stargazers_count, watchers_count, language, forks_count, open_issues_count, archived, default_branch, topics, license, score };
-constexpr auto kRepositoryKeys = make_keys<RepositoryField, 25>({{
-    {RepositoryField::id, "id"},
-    {RepositoryField::node_id, "node_id"},
-    {RepositoryField::name, "name"},
-    {RepositoryField::full_name, "full_name"},
-    {RepositoryField::is_private, "private"},
-    {RepositoryField::owner, "owner"},
-    {RepositoryField::html_url, "html_url"},
-    {RepositoryField::description, "description"},
-    {RepositoryField::fork, "fork"},
-    {RepositoryField::url, "url"},
-    {RepositoryField::created_at, "created_at"},
-    {RepositoryField::updated_at, "updated_at"},
-    {RepositoryField::pushed_at, "pushed_at"},
-    {RepositoryField::homepage, "homepage"},
-    {RepositoryField::size, "size"},
-    {RepositoryField::stargazers_count, "stargazers_count"},
-    {RepositoryField::watchers_count, "watchers_count"},
-    {RepositoryField::language, "language"},
-    {RepositoryField::forks_count, "forks_count"},
-    {RepositoryField::open_issues_count, "open_issues_count"},
-    {RepositoryField::archived, "archived"},
-    {RepositoryField::default_branch, "default_branch"},
-    {RepositoryField::topics, "topics"},
-    {RepositoryField::license, "license"},
-    {RepositoryField::score, "score"},
-}});
+// The keys of each record (fields.hpp: in the order bodies usually list them, which match_key tries first).
+using WeatherField = fields::Weather;
+using OwnerField = fields::Owner;
+using LicenseField = fields::License;
+using RepositoryField = fields::Repository;
+constexpr auto kWeatherKeys = make_keys(fields::kWeather);
+constexpr auto kOwnerKeys = make_keys(fields::kOwner);
+constexpr auto kLicenseKeys = make_keys(fields::kLicense);
+constexpr auto kRepositoryKeys = make_keys(fields::kRepository);
+using fields::all_of;
 
 // A backslash in `text`. `text` lies in a padded body, so whole words are read past its end and the
 // extra bytes masked off: no loop over single bytes, whose exit at a varying length is a branch the
@@ -434,7 +369,7 @@ bool read_weather(Doc& doc, od::object object, Weather& out, const Context& ctx,
     seen |= uint32_t{1} << k;
   }
   if (seen != all_of<kWeatherKeys.size()>()) {
-    return fail_at(ctx, first_missing(seen, kWeatherKeys), simdjson::NO_SUCH_FIELD, start);
+    return fail_at(ctx, fields::first_missing(seen, fields::kWeather), simdjson::NO_SUCH_FIELD, start);
   }
   return true;
 }
@@ -467,7 +402,7 @@ bool read_owner(Doc& doc, od::value v, OwnerForm& out, const Context& ctx) {
     seen |= uint32_t{1} << k;
   }
   if (seen != all_of<kOwnerKeys.size()>()) {
-    return fail_at(ctx, FieldName("owner", first_missing(seen, kOwnerKeys)), simdjson::NO_SUCH_FIELD, start);
+    return fail_at(ctx, FieldName("owner", fields::first_missing(seen, fields::kOwner)), simdjson::NO_SUCH_FIELD, start);
   }
   return true;
 }
@@ -510,7 +445,7 @@ bool read_license(Doc& doc, od::value v, std::optional<LicenseForm>& out, const 
     seen |= uint32_t{1} << k;
   }
   if (seen != all_of<kLicenseKeys.size()>()) {
-    return fail_at(ctx, FieldName("license", first_missing(seen, kLicenseKeys)), simdjson::NO_SUCH_FIELD,
+    return fail_at(ctx, FieldName("license", fields::first_missing(seen, fields::kLicense)), simdjson::NO_SUCH_FIELD,
                       start);
   }
   return true;
@@ -605,7 +540,7 @@ bool read_repository(Doc& doc, od::object object, Repo& out, const Context& ctx,
     seen |= uint32_t{1} << k;
   }
   if (seen != all_of<kRepositoryKeys.size()>()) {
-    return fail_at(ctx, first_missing(seen, kRepositoryKeys), simdjson::NO_SUCH_FIELD, start);
+    return fail_at(ctx, fields::first_missing(seen, fields::kRepository), simdjson::NO_SUCH_FIELD, start);
   }
   return true;
 }

@@ -23,6 +23,7 @@
 
 #include "factories.hpp"
 #include "json_libraries.hpp"
+#include "ringlab/json/fields.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -36,25 +37,18 @@ constexpr unsigned kFlags =
 // a million '[' must end in an error, not in a stack overflow.
 constexpr std::size_t kMaxDepth = 1024;
 
-// The keys of each record. A field's position in its table is its bit in the record's `seen` mask.
-enum class WeatherField : int { date, temperature_c, summary, temperature_f };
-constexpr std::array<std::string_view, 4> kWeatherKeys = {"date", "temperatureC", "summary", "temperatureF"};
-enum class OwnerField : int { login, id, node_id, avatar_url, html_url, type, site_admin };
-constexpr std::array<std::string_view, 7> kOwnerKeys = {"login",    "id",   "node_id",   "avatar_url",
-                                                        "html_url", "type", "site_admin"};
-enum class LicenseField : int { key, name, spdx_id };
-constexpr std::array<std::string_view, 3> kLicenseKeys = {"key", "name", "spdx_id"};
-enum class RepositoryField : int {
-  id, node_id, name, full_name, is_private, owner, html_url, description, fork, url, created_at, updated_at,
-  pushed_at, homepage, size, stargazers_count, watchers_count, language, forks_count, open_issues_count, archived,
-  default_branch, topics, license, score
-};
-constexpr std::array<std::string_view, 25> kRepositoryKeys = {
-    "id",         "node_id",        "name",      "full_name",        "private",        "owner",
-    "html_url",   "description",    "fork",      "url",              "created_at",     "updated_at",
-    "pushed_at",  "homepage",       "size",      "stargazers_count", "watchers_count", "language",
-    "forks_count", "open_issues_count", "archived", "default_branch", "topics",        "license",
-    "score"};
+// The keys of each record (json/fields.hpp). A field's position in its table is its bit in the record's
+// `seen` mask.
+using WeatherField = json::fields::Weather;
+using OwnerField = json::fields::Owner;
+using LicenseField = json::fields::License;
+using RepositoryField = json::fields::Repository;
+constexpr const auto& kWeatherKeys = json::fields::kWeather;
+constexpr const auto& kOwnerKeys = json::fields::kOwner;
+constexpr const auto& kLicenseKeys = json::fields::kLicense;
+constexpr const auto& kRepositoryKeys = json::fields::kRepository;
+using json::fields::all_of;
+using json::fields::first_missing;
 
 // Index of `key` in `keys`, or -1. Bodies list keys in the usual order, so the key after the previous match
 // (`hint`) is tried first.
@@ -68,20 +62,6 @@ int match(std::string_view key, const std::array<std::string_view, N>& keys, std
     }
   }
   return -1;
-}
-
-template <std::size_t N>
-constexpr uint32_t all_of() noexcept {
-  static_assert(N < 32);
-  return (uint32_t{1} << N) - 1;
-}
-
-template <std::size_t N>
-std::string_view first_missing(uint32_t seen, const std::array<std::string_view, N>& keys) noexcept {
-  for (std::size_t i = 0; i < N; ++i) {
-    if ((seen & (uint32_t{1} << i)) == 0) return keys[i];
-  }
-  return {};
 }
 
 // A scalar as the Reader delivers it. Integers above INT64_MAX fit no field: kept apart as `huge`.
