@@ -36,7 +36,7 @@ class LibraryPeer : public CaseStrategy {
 
   [[nodiscard]] IoCounters io_counters() const override {
     IoCounters counters;
-    counters.connections_opened = connections_opened_ + connected_->load(std::memory_order_relaxed);
+    counters.connections_opened = connections_->load(std::memory_order_relaxed);
     counters.counts_syscalls = false;  // the library makes its own, unseen
     return counters;
   }
@@ -62,10 +62,12 @@ class LibraryPeer : public CaseStrategy {
   void stamp(uint64_t http::Timeline::*phase) noexcept {
     if (timeline_ != nullptr && config().ticks != nullptr) timeline_->*phase = config().ticks();
   }
-  void count_connections(uint64_t opened) noexcept { connections_opened_ += opened; }
-  // For the libraries that report a new connection from their own threads (a socket callback): shared
-  // with the callback, which may outlive a run; added in io_counters() to what count_connections() counted.
-  [[nodiscard]] const std::shared_ptr<std::atomic<uint64_t>>& connected_counter() const noexcept { return connected_; }
+  void count_connections(uint64_t opened) noexcept { connections_->fetch_add(opened, std::memory_order_relaxed); }
+  // The same count, for the libraries that report a new connection from their own threads (a socket
+  // callback): shared with the callback, which may outlive a run.
+  [[nodiscard]] const std::shared_ptr<std::atomic<uint64_t>>& connected_counter() const noexcept {
+    return connections_;
+  }
 
   // The case's deadline, rounded up to whole milliseconds, at least 1.
   [[nodiscard]] std::chrono::milliseconds timeout() const noexcept {
@@ -95,8 +97,7 @@ class LibraryPeer : public CaseStrategy {
   OwningModels models_;
   json::Parser parser_;
   http::Timeline* timeline_ = nullptr;
-  uint64_t connections_opened_ = 0;
-  std::shared_ptr<std::atomic<uint64_t>> connected_ = std::make_shared<std::atomic<uint64_t>>(0);
+  std::shared_ptr<std::atomic<uint64_t>> connections_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 }  // namespace ringlab::strategies::detail
