@@ -49,25 +49,24 @@ Result<std::size_t> ClientStrategy::probe_body_bytes() {
 Result<Outcome> ClientStrategy::run_case(http::Timeline* timeline, Check check) {
   check_ = check;
   if (auto ready = before_request(); !ready) return std::unexpected(ready.error());
-  if (request_per_run()) {
-    const unsigned requests = requests_per_run();
-    for (unsigned i = 0; i < requests; ++i) {
-      if (i > 0) {
-        if (auto ready = before_request(); !ready) return std::unexpected(ready.error());
-      }
-      // Several requests per run: the phase timeline follows the last one.
-      auto response = client_->request(url_, request(), sink(), i + 1 == requests ? timeline : nullptr);
-      if (!response) [[unlikely]] {
-        return fail(label(), response.error().message());
-      }
-      zero_copy_sends_ += response->zero_copy.sends;
-      zero_copy_copied_ += response->zero_copy.copied_sends;
-      if (response->status != 200) [[unlikely]] {
-        return fail(label(), "status " + std::to_string(response->status) + " for " + url_text_);
-      }
-      if (auto taken = after_response(); !taken) [[unlikely]] return std::unexpected(taken.error());
+  const unsigned requests = requests_per_run();
+  for (unsigned i = 0; i < requests; ++i) {
+    if (i > 0) {
+      if (auto ready = before_request(); !ready) return std::unexpected(ready.error());
     }
-  } else if (timeline != nullptr && config().ticks != nullptr) {
+    // Several requests per run: the phase timeline follows the last one.
+    auto response = client_->request(url_, request(), sink(), i + 1 == requests ? timeline : nullptr);
+    if (!response) [[unlikely]] {
+      return fail(label(), response.error().message());
+    }
+    zero_copy_sends_ += response->zero_copy.sends;
+    zero_copy_copied_ += response->zero_copy.copied_sends;
+    if (response->status != 200) [[unlikely]] {
+      return fail(label(), "status " + std::to_string(response->status) + " for " + url_text_);
+    }
+    if (auto taken = after_response(); !taken) [[unlikely]] return std::unexpected(taken.error());
+  }
+  if (requests == 0 && timeline != nullptr && config().ticks != nullptr) {
     // No request: the timeline is the parse alone (start = body done = now).
     timeline->start = timeline->body_done = config().ticks();
   }

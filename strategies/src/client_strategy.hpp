@@ -12,8 +12,8 @@
 //   deserialize()      parse the body the sink holds; return the consumption fold (json/consume.hpp);
 //   checksum()         the full checksum of the records the last deserialize() produced (verified runs
 //                      only, clock stopped);
-//   request_per_run()  false for floor_parse: the body is fetched once by prepare() and run() only parses.
-//   requests_per_run() more than one for the proxy rows (the cycles of an op); before_request() runs
+//   requests_per_run() 1 by default; 0 for floor_parse (the body is fetched once by prepare() and run()
+//                      only parses); more for the proxy rows (the cycles of an op): before_request() runs
 //                      before each, after_response() after each, deserialize() once after the last.
 // Everything else is the same for all of them, so that a difference in the table is a difference in
 // those hooks: one Ring (default options) and one Client per strategy, the timeouts of the case, the
@@ -63,7 +63,6 @@ class ClientStrategy : public CaseStrategy {
   virtual http::BodySink& sink() = 0;
   virtual json::Result<uint64_t> deserialize() = 0;
   virtual uint64_t checksum() = 0;
-  [[nodiscard]] virtual bool request_per_run() const { return true; }
   [[nodiscard]] virtual unsigned requests_per_run() const { return 1; }
   virtual Status after_response() { return {}; }
   virtual void release() {}

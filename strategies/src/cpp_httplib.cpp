@@ -46,7 +46,6 @@ std::string describe(httplib::Error error) {
 class CppHttplib final : public LibraryPeer {
  public:
   using LibraryPeer::LibraryPeer;
-  ~CppHttplib() override { teardown(); }
 
   [[nodiscard]] std::string notes() const override {
     return "phases connect, send, wait, head and body n/a: cpp-httplib tells nothing between the call and "

@@ -42,7 +42,6 @@ namespace client = web::http::client;
 class Cpprest final : public LibraryPeer {
  public:
   using LibraryPeer::LibraryPeer;
-  ~Cpprest() override { teardown(); }
 
   [[nodiscard]] std::string notes() const override {
     return "runs on cpprest's own thread pool: allocations there are not counted; connections opened so far: " +

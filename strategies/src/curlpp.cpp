@@ -51,7 +51,6 @@ Status global_init() {
 class Curlpp final : public LibraryPeer {
  public:
   using LibraryPeer::LibraryPeer;
-  ~Curlpp() override { teardown(); }
 
   [[nodiscard]] std::string notes() const override {
     return "phases send and wait n/a: curlpp (libcurl) does not tell when the request left; syscalls n/a: "

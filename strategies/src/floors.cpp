@@ -49,7 +49,7 @@ class FloorParse final : public ClientStrategy {
     if (!fetched) return std::unexpected(fetched.error());
     return {};
   }
-  [[nodiscard]] bool request_per_run() const override { return false; }
+  [[nodiscard]] unsigned requests_per_run() const override { return 0; }
   http::BodySink& sink() override { return sink_; }
   json::Result<uint64_t> deserialize() override { return models_.parse(config().payload, parser(), body_); }
   uint64_t checksum() override { return models_.checksum(config().payload); }
