@@ -52,6 +52,16 @@ uint64_t expected_checksum(const CaseConfig& config) {
                                           : json::checksum_weather(config.count);
 }
 
+uint64_t echo_checksum(std::string_view answer) noexcept {
+  uint64_t hash = 0xCBF29CE484222325ULL;  // FNV-1a's offset basis and prime
+  for (const char c : answer) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001B3ULL;
+  }
+  hash ^= answer.size();
+  return hash * 0x100000001B3ULL;
+}
+
 namespace {
 
 std::string hex(uint64_t value) {

@@ -126,4 +126,13 @@ template <class ChecksumOfRecords>
 // The same over this network namespace's /proc/net/tcp and /proc/net/tcp6 (a missing file counts 0).
 [[nodiscard]] std::size_t count_time_wait(uint16_t port);
 
+// The echo rows (bench echo, joncloud's net-http-perf): one 17-byte JSON object POSTed to /echo, which
+// answers it back with chunked transfer coding, as the seed's ASP.NET Core reflector does. The size of a
+// case does not apply: every op posts this one object.
+inline constexpr std::string_view kEchoBody = R"({"lorem":"ipsum"})";
+inline constexpr std::string_view kEchoTarget = "/echo?chunked=1";
+// The checksum of an echo answer: FNV-1a (64-bit) over its bytes, then its length. A verified run's
+// must equal echo_checksum(kEchoBody).
+[[nodiscard]] uint64_t echo_checksum(std::string_view answer) noexcept;
+
 }  // namespace ringlab::strategies::detail

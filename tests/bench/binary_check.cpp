@@ -240,3 +240,19 @@ TEST_CASE("bench proxy: N GETs of /proxy per op, pooled and fresh upstream, each
     CHECK(c.notes.find("TIME_WAIT") != std::string::npos);
   }
 }
+
+TEST_CASE("bench echo: the 17-byte object posted to /echo?chunked=1, every row with its number") {
+  e2e::TempDir dir;
+  const rb::Report report = tiny_report(dir, {"echo", "--format", "json"});
+  CHECK(report.config.suite == "echo");
+  REQUIRE(report.cases.size() == 8);
+  for (const rb::CaseResult& c : report.cases) {
+    INFO(c.strategy);
+    CHECK((c.strategy == "echo" || c.strategy.ends_with("_echo") || c.strategy == "echo_fresh"));
+    CHECK(c.status == rb::CaseStatus::ok);
+    CHECK(c.method == "POST");
+    CHECK(c.size == 1);
+    CHECK(c.stats.ratio.has_value());
+    CHECK(c.io.connections_per_op == doctest::Approx(c.strategy == "echo_fresh" ? 1.0 : 0.0));
+  }
+}

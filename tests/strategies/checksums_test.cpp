@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "common.hpp"
 #include "fixtures.hpp"
 #include "ringlab/json/checksum.hpp"
 #include "../support/feature_gate.hpp"
@@ -26,7 +27,8 @@ TEST_CASE("every strategy reads the generator's records from the server, for eve
   // (method, payload, count) -> the baseline's checksum
   std::map<std::tuple<Method, Payload, std::size_t>, uint64_t> baseline;
   for (const Descriptor& descriptor : registry()) {
-    if (descriptor.method == Method::proxy) continue;  // no records: the proxy test below
+    // No records: the proxy and echo tests below.
+    if (descriptor.method == Method::proxy || descriptor.method == Method::echo) continue;
     for (const Payload payload : {Payload::weather, Payload::repos}) {
       for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{1000}}) {
         CaseConfig config;
@@ -70,7 +72,9 @@ TEST_CASE("with Connection::fresh every strategy opens a connection per request,
       continue;
     }
     REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
-    for (const uint64_t checksum : outcome.checksums) CHECK(checksum == ground_truth(Payload::weather, 10));
+    const uint64_t expected = descriptor.method == Method::echo ? detail::echo_checksum(detail::kEchoBody)
+                                                                : ground_truth(Payload::weather, 10);
+    for (const uint64_t checksum : outcome.checksums) CHECK(checksum == expected);
     CHECK(outcome.counters.connections_opened - outcome.counters_after_setup.connections_opened == kRuns);
   }
 }
@@ -95,10 +99,37 @@ TEST_CASE("a proxy op is N requests of /proxy, every one answered 200 with what 
   }
 }
 
+TEST_CASE("an echo op posts the 17-byte object and reads back exactly it, whatever the size") {
+  ServerProcess server;
+  const uint64_t expected = detail::echo_checksum(detail::kEchoBody);
+  CHECK(detail::kEchoBody.size() == 17);
+  CHECK(expected != detail::echo_checksum(R"({"lorem":"ipsuM"})"));
+  CHECK(expected != detail::echo_checksum(std::string(detail::kEchoBody) + " "));
+  int rows = 0;
+  for (const Descriptor& descriptor : registry()) {
+    if (descriptor.method != Method::echo) continue;
+    ++rows;
+    for (const std::size_t count : {std::size_t{1}, std::size_t{100}}) {
+      CaseConfig config;
+      config.port = server.port();
+      config.count = count;
+      INFO("strategy " << descriptor.name << ", size " << count);
+      const Outcome outcome = run_strategy(descriptor, config, kRuns);
+      REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+      REQUIRE(outcome.checksums.size() == kRuns);
+      for (const uint64_t checksum : outcome.checksums) CHECK(checksum == expected);
+      const uint64_t opened = outcome.counters.connections_opened - outcome.counters_after_setup.connections_opened;
+      CHECK(opened == (descriptor.name == "echo_fresh" ? kRuns : 0));
+    }
+  }
+  CHECK(rows == 8);  // echo, echo_fresh and the six client libraries' rows
+}
+
 TEST_CASE("setup() again starts over, and teardown() twice is harmless") {
   ServerProcess server;
   for (const Descriptor& descriptor : registry()) {
-    if (descriptor.method == Method::proxy) continue;  // no records to set up for
+    // No records to set up for.
+    if (descriptor.method == Method::proxy || descriptor.method == Method::echo) continue;
     INFO(descriptor.name);
     auto strategy = descriptor.make();
     auto ring = net::Ring::create();

@@ -50,8 +50,10 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   add_compare_arguments(*compare_command, compare);
   app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
   app.footer("\n" + render_legend());
-  app.add_option("suite", c.suite, "get (default), repos, post or proxy")
-      ->check(CLI::IsMember({"get", "repos", "post", "proxy"}));
+  std::vector<std::string> suite_names;
+  for (const Suite& suite : suites()) suite_names.emplace_back(suite.name);
+  app.add_option("suite", c.suite, fmt::format("{} (the first is the default)", fmt::join(suite_names, ", ")))
+      ->check(CLI::IsMember(suite_names));
   app.add_flag("--list", o.list, "list the suites and strategies (what each does and mirrors) and exit");
   app.add_flag("--self-check", o.self_check,
                "timer overhead, spread of a fixed-work case over 3 runs, ratio of work 2A to A; then exit");

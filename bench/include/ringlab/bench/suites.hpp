@@ -29,6 +29,9 @@ struct Suite {
   strategies::Method method = strategies::Method::get;
   strategies::Payload payload = strategies::Payload::weather;
   std::span<const std::size_t> sizes;
+  // Every op does the same work whatever the size (echo: one small object): the suite's one size is
+  // its only one, and --sizes is refused.
+  bool fixed_size = false;
 };
 
 [[nodiscard]] std::span<const Suite> suites();

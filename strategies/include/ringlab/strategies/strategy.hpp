@@ -51,7 +51,8 @@ namespace ringlab::strategies {
 
 enum class Payload { weather, repos };
 // proxy: GET /proxy, several per op (bench proxy); its own method, so its rows stay out of the get suite.
-enum class Method { get, post, proxy };
+// echo: POST of one small JSON object to /echo?chunked=1, the answer read as a string (bench echo).
+enum class Method { get, post, proxy, echo };
 // How a case uses connections: one kept alive across its requests (a pooled HttpClient), or a new one
 // per request, closed after the response (a new HttpClient per request: jos's Version 0/1).
 enum class Connection { pooled, fresh };
