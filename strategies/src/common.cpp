@@ -33,6 +33,10 @@ std::string get_target(const CaseConfig& config, std::string_view extra_query) {
   std::string target = config.payload == Payload::repos ? "/repos?count=" : "/weather?count=";
   target += std::to_string(config.count);
   target += extra_query;
+  if (config.server_mode == ServerMode::seed) {
+    target += "&cache=0&chunked=1&chunk=";
+    target += std::to_string(kSeedChunkBytes);
+  }
   return target;
 }
 

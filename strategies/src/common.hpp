@@ -26,7 +26,9 @@ namespace ringlab::strategies::detail {
 // "label: what". Only on error paths: it allocates.
 [[nodiscard]] std::unexpected<Error> fail(std::string_view label, std::string_view what);
 
-// "/weather?count=N" or "/repos?count=N", then `extra_query` ("&chunked=1") appended as is.
+// "/weather?count=N" or "/repos?count=N", then `extra_query` ("&chunked=1") appended as is, then, in
+// the seed server mode, "&cache=0&chunked=1&chunk=16384" (the server serializes per request and
+// answers in chunks).
 [[nodiscard]] std::string get_target(const CaseConfig& config, std::string_view extra_query = {});
 // "host:port", with brackets around an IPv6 host: the Host header value and the URL authority.
 [[nodiscard]] std::string authority(const CaseConfig& config);

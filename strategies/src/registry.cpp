@@ -219,6 +219,8 @@ constexpr std::array kRegistry{
 constexpr base::EnumNames<Payload, 2> kPayloadNames{{{{Payload::weather, "weather"}, {Payload::repos, "repos"}}}, "?"};
 constexpr base::EnumNames<Connection, 2> kConnectionNames{
     {{{Connection::pooled, "pooled"}, {Connection::fresh, "fresh"}}}, "?"};
+constexpr base::EnumNames<ServerMode, 2> kServerModeNames{
+    {{{ServerMode::cached, "cached"}, {ServerMode::seed, "seed"}}}, "?"};
 
 // The built-in table followed by the rows register_strategy() added. Built on first use, not at static
 // initialisation: nothing registers itself.
@@ -257,5 +259,7 @@ std::string_view payload_name(Payload payload) noexcept { return kPayloadNames.n
 std::optional<Payload> parse_payload(std::string_view name) noexcept { return kPayloadNames.parse(name); }
 std::string_view connection_name(Connection connection) noexcept { return kConnectionNames.name(connection); }
 std::optional<Connection> parse_connection(std::string_view name) noexcept { return kConnectionNames.parse(name); }
+std::string_view server_mode_name(ServerMode mode) noexcept { return kServerModeNames.name(mode); }
+std::optional<ServerMode> parse_server_mode(std::string_view name) noexcept { return kServerModeNames.parse(name); }
 
 }  // namespace ringlab::strategies

@@ -256,3 +256,22 @@ TEST_CASE("bench echo: the 17-byte object posted to /echo?chunked=1, every row w
     CHECK(c.io.connections_per_op == doctest::Approx(c.strategy == "echo_fresh" ? 1.0 : 0.0));
   }
 }
+
+TEST_CASE("--server-mode seed: bodies serialized per request and sent chunked, recorded per case") {
+  e2e::TempDir dir;
+  const rb::Report report =
+      tiny_report(dir, {"get", "--filter", "string_copy,presized,libcurl", "--sizes", "1000", "--server-mode", "seed",
+                        "--format", "md,json"});
+  CHECK(report.config.server_mode == "seed");
+  REQUIRE(report.cases.size() == 3);
+  for (const rb::CaseResult& c : report.cases) {
+    INFO(c.strategy);
+    CHECK(c.status == rb::CaseStatus::ok);
+    CHECK(c.server_mode == "seed");
+  }
+  std::string markdown;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("out"))) {
+    if (entry.path().filename() == "report.md") markdown = e2e::read_file(entry.path().string());
+  }
+  CHECK(markdown.find("--server-mode seed") != std::string::npos);
+}

@@ -110,7 +110,7 @@ TEST_CASE("the JSON names every field of DESIGN.md's schema") {
     CHECK(j.at("environment").contains(key));
   }
   const auto& c = j.at("cases").at(0);
-  for (const char* key : {"strategy", "payload", "size", "connection", "allocator", "samples_ns", "ops_per_iteration",
+  for (const char* key : {"strategy", "payload", "size", "connection", "server_mode", "allocator", "samples_ns", "ops_per_iteration",
                           "stats", "memory", "counters", "checksum", "phases", "io", "status", "reason"}) {
     INFO(key);
     CHECK(c.contains(key));
@@ -225,6 +225,8 @@ TEST_CASE("a schema 1 report still reads: the new fields keep their defaults") {
   CHECK_FALSE(old->environment.git_dirty.has_value());
   CHECK(old->cases[0].connection == "pooled");  // before schema 4 every case kept its connection
   CHECK(old->config.connection == "pooled");
+  CHECK(old->cases[0].server_mode == "cached");  // before schema 5 the server answered from its cache
+  CHECK(old->config.server_mode == "cached");
 }
 
 TEST_CASE("schema 4: the connection of a case and of the run survive a round trip") {
@@ -240,4 +242,19 @@ TEST_CASE("schema 4: the connection of a case and of the run survive a round tri
   REQUIRE(read.has_value());
   CHECK(read->config.connection == "fresh");
   CHECK(read->cases.at(0).connection == "fresh");
+}
+
+TEST_CASE("schema 5: the server mode of a case and of the run survive a round trip") {
+  rb::Report report;
+  report.config.server_mode = "seed";
+  rb::CaseResult c = make_case("presized", false, {100, 101});
+  c.server_mode = "seed";
+  report.cases.push_back(c);
+  const nlohmann::json j = rb::to_json(report);
+  CHECK(j.at("config").at("server_mode") == "seed");
+  CHECK(j.at("cases").at(0).at("server_mode") == "seed");
+  const auto read = rb::report_from_json(j);
+  REQUIRE(read.has_value());
+  CHECK(read->config.server_mode == "seed");
+  CHECK(read->cases.at(0).server_mode == "seed");
 }

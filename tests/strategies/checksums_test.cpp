@@ -79,6 +79,28 @@ TEST_CASE("with Connection::fresh every strategy opens a connection per request,
   }
 }
 
+TEST_CASE("in the seed server mode every GET strategy reads the records from bodies serialized per request, chunked") {
+  ServerProcess server;
+  for (const Descriptor& descriptor : registry()) {
+    if (descriptor.method != Method::get) continue;
+    // 10 records fit one 16 KiB chunk; 1000 (77 KB) take five.
+    for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
+      CaseConfig config;
+      config.port = server.port();
+      config.count = count;
+      config.server_mode = ServerMode::seed;
+      INFO("strategy " << descriptor.name << ", " << count << " records");
+      const Outcome outcome = run_strategy(descriptor, config, kRuns);
+      if (outcome.skipped) {
+        MESSAGE(descriptor.name << " skipped: " << *outcome.skipped);
+        continue;
+      }
+      REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+      for (const uint64_t checksum : outcome.checksums) CHECK(checksum == ground_truth(Payload::weather, count));
+    }
+  }
+}
+
 TEST_CASE("a proxy op is N requests of /proxy, every one answered 200 with what its row says") {
   ServerProcess server;
   for (const Descriptor& descriptor : registry()) {

@@ -69,6 +69,12 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                  "request and closes it after the response)")
       ->capture_default_str()
       ->check(CLI::IsMember({"pooled", "fresh"}));
+  app.add_option("--server-mode", c.server_mode,
+                 "cached (the server serializes each size once and answers from its cache with Content-Length) or "
+                 "seed (GET bodies serialized per request and sent in 16 KiB chunks, as the seeds' ASP.NET Core "
+                 "servers answer)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cached", "seed"}));
   app.add_option("--iteration-time", r.iteration_time_ms, "ms one iteration should last at least (pilot's goal)")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 3.6e6));

@@ -113,6 +113,7 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
       spec.config.port = selection.port;
       spec.config.payload = selection.payload.value_or(suite.payload);
       spec.config.connection = selection.connection;
+      spec.config.server_mode = selection.server_mode;
       spec.config.count = size;
       cases.push_back(std::move(spec));
     }

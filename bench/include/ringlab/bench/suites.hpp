@@ -48,6 +48,7 @@ struct Selection {
   std::optional<std::vector<std::size_t>> sizes;  // instead of the suite's
   std::optional<strategies::Payload> payload;     // instead of the suite's
   strategies::Connection connection = strategies::Connection::pooled;  // every case's
+  strategies::ServerMode server_mode = strategies::ServerMode::cached;  // every case's
   std::string host = "127.0.0.1";
   uint16_t port = 0;
 };
