@@ -90,6 +90,15 @@ rb::Report interrupted_report(const e2e::TempDir& dir, const std::vector<std::st
 
 // Runs bench with `arguments` and tiny settings (one warm-up, three iterations of 5 ms) to completion:
 // it must exit 0; its JSON report.
+// The report.md a run wrote under `out` (empty when there is none).
+std::string written_markdown(const std::string& out) {
+  std::string markdown;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(out)) {
+    if (entry.path().filename() == "report.md") markdown = e2e::read_file(entry.path().string());
+  }
+  return markdown;
+}
+
 rb::Report tiny_report(const e2e::TempDir& dir, std::vector<std::string> arguments) {
   std::vector<std::string> argv{kBench};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
@@ -218,10 +227,7 @@ TEST_CASE("--connection fresh: every case opens one connection per op, and the r
     CHECK(c.connection == "fresh");
     CHECK(c.io.connections_per_op == doctest::Approx(1.0));
   }
-  std::string markdown;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("out"))) {
-    if (entry.path().filename() == "report.md") markdown = e2e::read_file(entry.path().string());
-  }
+  const std::string markdown = written_markdown(dir.file("out"));
   CHECK(markdown.find("a new connection per request (--connection fresh)") != std::string::npos);
 }
 
@@ -269,9 +275,6 @@ TEST_CASE("--server-mode seed: bodies serialized per request and sent chunked, r
     CHECK(c.status == rb::CaseStatus::ok);
     CHECK(c.server_mode == "seed");
   }
-  std::string markdown;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("out"))) {
-    if (entry.path().filename() == "report.md") markdown = e2e::read_file(entry.path().string());
-  }
+  const std::string markdown = written_markdown(dir.file("out"));
   CHECK(markdown.find("--server-mode seed") != std::string::npos);
 }

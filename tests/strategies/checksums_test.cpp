@@ -1,5 +1,5 @@
 // Every registered strategy, against the real server binary, for both payloads and sizes 0, 1, 10 and
-// 1000: its checksum equals the generator's ground truth and string_copy's (send_copy's for POST), on
+// 1000 (and weather in the seed server mode): its checksum equals the generator's ground truth and string_copy's (send_copy's for POST), on
 // the first response (setup) and on every run after it. Strategies the kernel cannot run are skipped
 // with their reason shown, never dropped silently.
 #include <doctest/doctest.h>
@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "common.hpp"
 #include "fixtures.hpp"
@@ -22,35 +24,57 @@ uint64_t ground_truth(Payload payload, std::size_t count) {
   return payload == Payload::repos ? json::checksum_repos(count) : json::checksum_weather(count);
 }
 
-TEST_CASE("every strategy reads the generator's records from the server, for every payload and size") {
+// The bodies every strategy reads: both payloads at sizes 0, 1, 10 and 1000 from the server's cache, and
+// weather at 10 and 1000 in the seed server mode (serialized per request and chunked: 10 records fit one
+// 16 KiB chunk, 1000 records (77 KB) take five).
+struct Body {
+  Payload payload;
+  std::size_t count;
+  ServerMode mode = ServerMode::cached;
+  friend auto operator<=>(const Body&, const Body&) = default;
+};
+
+std::vector<Body> bodies() {
+  std::vector<Body> out;
+  for (const Payload payload : {Payload::weather, Payload::repos}) {
+    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{1000}}) {
+      out.push_back({payload, count});
+    }
+  }
+  out.push_back({Payload::weather, 10, ServerMode::seed});
+  out.push_back({Payload::weather, 1000, ServerMode::seed});
+  return out;
+}
+
+TEST_CASE("every strategy reads the generator's records from the server, for every payload, size and server mode") {
   ServerProcess server;
-  // (method, payload, count) -> the baseline's checksum
-  std::map<std::tuple<Method, Payload, std::size_t>, uint64_t> baseline;
+  // (method, body) -> the baseline's checksum
+  std::map<std::pair<Method, Body>, uint64_t> baseline;
   for (const Descriptor& descriptor : registry()) {
     // No records: the proxy and echo tests below.
     if (descriptor.method == Method::proxy || descriptor.method == Method::echo) continue;
-    for (const Payload payload : {Payload::weather, Payload::repos}) {
-      for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{1000}}) {
-        CaseConfig config;
-        config.port = server.port();
-        config.payload = payload;
-        config.count = count;
-        INFO("strategy " << descriptor.name << ", " << payload_name(payload) << ", " << count << " records");
-        const Outcome outcome = run_strategy(descriptor, config, kRuns);
-        if (outcome.skipped) {
-          MESSAGE(descriptor.name << " skipped: " << *outcome.skipped);
-          continue;
-        }
-        REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
-        REQUIRE(outcome.checksums.size() == kRuns);
-        for (const uint64_t checksum : outcome.checksums) CHECK(checksum == ground_truth(payload, count));
-        const auto key = std::make_tuple(descriptor.method, payload, count);
-        if (descriptor.baseline) {
-          baseline[key] = outcome.checksums.front();
-        } else {
-          REQUIRE_MESSAGE(baseline.contains(key), "the registry lists the baseline first");
-          CHECK(outcome.checksums.front() == baseline[key]);
-        }
+    for (const Body& body : bodies()) {
+      CaseConfig config;
+      config.port = server.port();
+      config.payload = body.payload;
+      config.count = body.count;
+      config.server_mode = body.mode;
+      INFO("strategy " << descriptor.name << ", " << payload_name(body.payload) << ", " << body.count
+                       << " records, server mode " << server_mode_name(body.mode));
+      const Outcome outcome = run_strategy(descriptor, config, kRuns);
+      if (outcome.skipped) {
+        MESSAGE(descriptor.name << " skipped: " << *outcome.skipped);
+        continue;
+      }
+      REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+      REQUIRE(outcome.checksums.size() == kRuns);
+      for (const uint64_t checksum : outcome.checksums) CHECK(checksum == ground_truth(body.payload, body.count));
+      const auto key = std::make_pair(descriptor.method, body);
+      if (descriptor.baseline) {
+        baseline[key] = outcome.checksums.front();
+      } else {
+        REQUIRE_MESSAGE(baseline.contains(key), "the registry lists the baseline first");
+        CHECK(outcome.checksums.front() == baseline[key]);
       }
     }
   }
@@ -76,28 +100,6 @@ TEST_CASE("with Connection::fresh every strategy opens a connection per request,
                                                                 : ground_truth(Payload::weather, 10);
     for (const uint64_t checksum : outcome.checksums) CHECK(checksum == expected);
     CHECK(outcome.counters.connections_opened - outcome.counters_after_setup.connections_opened == kRuns);
-  }
-}
-
-TEST_CASE("in the seed server mode every GET strategy reads the records from bodies serialized per request, chunked") {
-  ServerProcess server;
-  for (const Descriptor& descriptor : registry()) {
-    if (descriptor.method != Method::get) continue;
-    // 10 records fit one 16 KiB chunk; 1000 (77 KB) take five.
-    for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
-      CaseConfig config;
-      config.port = server.port();
-      config.count = count;
-      config.server_mode = ServerMode::seed;
-      INFO("strategy " << descriptor.name << ", " << count << " records");
-      const Outcome outcome = run_strategy(descriptor, config, kRuns);
-      if (outcome.skipped) {
-        MESSAGE(descriptor.name << " skipped: " << *outcome.skipped);
-        continue;
-      }
-      REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
-      for (const uint64_t checksum : outcome.checksums) CHECK(checksum == ground_truth(Payload::weather, count));
-    }
   }
 }
 
