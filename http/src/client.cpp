@@ -165,36 +165,59 @@ Result<ResponseInfo> Client::attempt(const Url& url, const Request& request, Bod
   };
   auto abandon_net = [&](const net::Error& error) { return abandon(Error::from(error)); };
 
-  // ---- send
+  // The exchange starts before the send: with receive_with_send the first receive is queued with it.
+  receiver.start(sink, timeline, options_.ticks, request.method == "HEAD");
+  response_started = true;
+
+  // ---- send (and, with receive_with_send, the first receive in the same io_uring_enter)
   const auto timeout = std::optional<net::Duration>(options_.io_timeout);
-  switch (request.send) {
-    case SendMode::copy: {
-      std::string& out = pool_->send_buffer;
-      out.assign(serialized->head());
-      out.append(request.body);
-      if (auto sent = stream->send_all(std::span<const char>(out), timeout); !sent) return abandon_net(sent.error());
-      break;
+  std::string& copied = pool_->send_buffer;  // SendMode::copy: head and body side by side
+  if (request.send == SendMode::copy) {
+    copied.assign(serialized->head());
+    copied.append(request.body);
+  }
+  std::optional<std::size_t> first_received;  // bytes the send's own enter received into the first window
+  const bool together = options_.receive_with_send && options_.receive == ReceiveMode::own_buffer &&
+                        request.send != SendMode::zero_copy;
+  if (together) {
+    auto window = receiver.window();
+    if (!window) return abandon(window.error());
+    // The first window of a response is the receiver's own buffer; a registered one (never offered
+    // before the head) would still take a plain recv.
+    std::span<const iovec> parts = serialized->iovecs();
+    iovec whole{};
+    if (request.send == SendMode::copy) {
+      whole = iovec{copied.data(), copied.size()};
+      parts = std::span<const iovec>(&whole, 1);
     }
-    case SendMode::writev: {
-      if (auto sent = stream->send_all(serialized->iovecs(), timeout); !sent) return abandon_net(sent.error());
-      break;
-    }
-    case SendMode::zero_copy: {
-      const std::string_view head = serialized->head();
-      if (auto sent = stream->send_all(std::span<const char>(head), timeout); !sent) return abandon_net(sent.error());
-      if (!request.body.empty()) {
-        auto report = stream->send_zero_copy(std::span<const char>(request.body), timeout);
-        if (!report) return abandon_net(report.error());
-        info.zero_copy = *report;
+    auto received = stream->send_all_and_receive(parts, window->bytes, timeout);
+    if (!received) return abandon_net(received.error());
+    first_received = *received;
+  } else {
+    switch (request.send) {
+      case SendMode::copy: {
+        if (auto sent = stream->send_all(std::span<const char>(copied), timeout); !sent) return abandon_net(sent.error());
+        break;
       }
-      break;
+      case SendMode::writev: {
+        if (auto sent = stream->send_all(serialized->iovecs(), timeout); !sent) return abandon_net(sent.error());
+        break;
+      }
+      case SendMode::zero_copy: {
+        const std::string_view head = serialized->head();
+        if (auto sent = stream->send_all(std::span<const char>(head), timeout); !sent) return abandon_net(sent.error());
+        if (!request.body.empty()) {
+          auto report = stream->send_zero_copy(std::span<const char>(request.body), timeout);
+          if (!report) return abandon_net(report.error());
+          info.zero_copy = *report;
+        }
+        break;
+      }
     }
   }
   stamp(&Timeline::request_sent);
 
   // ---- receive: the exchange (response_receiver.hpp) says where bytes go; this loop does the I/O.
-  receiver.start(sink, timeline, options_.ticks, request.method == "HEAD");
-  response_started = true;
   bool peer_closed = false;
   bool ring_ran_dry = false;  // provided_buffers: the last multishot ended with ENOBUFS
   while (true) {
@@ -221,14 +244,21 @@ Result<ResponseInfo> Client::attempt(const Url& url, const Request& request, Bod
         pool_->provided->recycle(static_cast<uint16_t>(chunk->buffer_id));
       }
     } else {
-      auto window = receiver.window();
-      if (!window) return abandon(window.error());
-      const net::Result<std::size_t> received =
-          window->fixed_buffer_index >= 0 ? stream->receive_fixed(window->bytes, window->fixed_buffer_index, timeout)
-                                          : stream->receive(window->bytes, timeout);
-      if (!received) return abandon_net(received.error());
-      peer_closed = *received == 0;
-      done = peer_closed ? receiver.closed() : receiver.received(*received);
+      std::size_t received = 0;
+      if (first_received) {
+        received = *first_received;  // already in the window asked for before the send
+        first_received.reset();
+      } else {
+        auto window = receiver.window();
+        if (!window) return abandon(window.error());
+        const net::Result<std::size_t> got =
+            window->fixed_buffer_index >= 0 ? stream->receive_fixed(window->bytes, window->fixed_buffer_index, timeout)
+                                            : stream->receive(window->bytes, timeout);
+        if (!got) return abandon_net(got.error());
+        received = *got;
+      }
+      peer_closed = received == 0;
+      done = peer_closed ? receiver.closed() : receiver.received(received);
     }
     if (!done) {
       if (done.error().code == Errc::truncated && !receiver.any_byte() && info.reused_connection) {

@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -208,6 +209,19 @@ void Ring::prep_sendmsg(int fd, const msghdr* msg, CompletionHandler& handler) {
   set_handler(s, &handler);
 }
 
+void Ring::prep_sendmsg_then_recv(int fd, const msghdr* msg, std::span<char> into, CompletionHandler& sent,
+                                  CompletionHandler& received) {
+  // Room for both (and the one more SQE every prep_* leaves): the link never spans two submissions,
+  // where the kernel would end it at the first one's last SQE.
+  io_uring_sqe* send = take_sqe(2);
+  io_uring_prep_sendmsg(send, fd, msg, MSG_NOSIGNAL | MSG_WAITALL);
+  send->flags |= IOSQE_IO_LINK;
+  set_handler(send, &sent);
+  io_uring_sqe* recv = take_sqe(1);
+  io_uring_prep_recv(recv, fd, into.data(), into.size(), 0);
+  set_handler(recv, &received);
+}
+
 void Ring::prep_send_zc(int fd, std::span<const char> bytes, CompletionHandler& handler, bool report_usage) {
   io_uring_sqe* s = sqe();
   // A kernel without REPORT_USAGE rejects the flag with EINVAL: ask only where it exists.
@@ -290,7 +304,7 @@ Status Ring::submit() {
   return {};
 }
 
-Result<unsigned> Ring::run_once(Duration timeout) {
+Result<unsigned> Ring::run_once(Duration timeout, unsigned min_completions) {
   if (pending_error_) {
     Error error = std::move(*pending_error_);
     pending_error_.reset();
@@ -301,7 +315,7 @@ Result<unsigned> Ring::run_once(Duration timeout) {
   __kernel_timespec ts{};
   const bool bounded = timeout != Duration::max();
   if (bounded) ts = to_timespec(timeout);
-  auto entered = enter(1, bounded ? &ts : nullptr);
+  auto entered = enter(std::max(min_completions, 1u), bounded ? &ts : nullptr);
   if (!entered) {
     const int code = entered.error().code;
     // ETIME: the timeout passed. EINTR: a signal. Neither loses anything; the caller decides.

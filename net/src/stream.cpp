@@ -70,6 +70,7 @@ class ZeroCopyHandler final : public CompletionHandler {
 
 std::unexpected<Error> op_error(const char* op, int code, const std::string& peer) { return fail(op, code, peer); }
 
+
 // A ring error seen while waiting for an operation of this stream: say which peer it concerned.
 std::unexpected<Error> ring_error(Error error, const std::string& peer) {
   if (error.peer.empty()) error.peer = peer;
@@ -77,6 +78,62 @@ std::unexpected<Error> ring_error(Error error, const std::string& peer) {
 }
 
 }  // namespace
+
+// How far a sendmsg of a list of iovecs has got, and the next batch to send from there. A short send
+// leaves the first unsent iovec partly sent: the remainder goes out from a small copy of the iovecs
+// (on the stack; a longer list is sent in several sendmsg calls).
+class Stream::IovecCursor {
+ public:
+  static constexpr std::size_t kBatch = 8;
+
+  explicit IovecCursor(std::span<const iovec> parts) noexcept : parts_(parts) { skip_empty(); }
+
+  [[nodiscard]] bool done() const noexcept { return index_ == parts_.size(); }
+
+  // The unsent bytes, at most kBatch iovecs of them, described in `batch` and `msg`.
+  void next_batch(iovec (&batch)[kBatch], msghdr& msg) const noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = index_; i < parts_.size() && n < kBatch; ++i) {
+      batch[n] = parts_[i];
+      if (i == index_) {
+        batch[n].iov_base = static_cast<char*>(batch[n].iov_base) + offset_;
+        batch[n].iov_len -= offset_;
+      }
+      ++n;
+    }
+    msg = msghdr{};
+    msg.msg_iov = batch;
+    msg.msg_iovlen = n;
+  }
+
+  // `sent` bytes of the last batch went out.
+  void advance(std::size_t sent) noexcept {
+    while (sent > 0 && index_ < parts_.size()) {
+      const std::size_t room = parts_[index_].iov_len - offset_;
+      if (sent < room) {
+        offset_ += sent;
+        sent = 0;
+      } else {
+        sent -= room;
+        ++index_;
+        offset_ = 0;
+      }
+    }
+    skip_empty();
+  }
+
+ private:
+  void skip_empty() noexcept {
+    while (index_ < parts_.size() && parts_[index_].iov_len == offset_) {
+      ++index_;
+      offset_ = 0;
+    }
+  }
+
+  std::span<const iovec> parts_;
+  std::size_t index_ = 0;
+  std::size_t offset_ = 0;  // bytes of parts_[index_] already sent
+};
 
 // Multishot recv state. It is its own completion handler, on the heap so that its address survives
 // moves of the Stream while the kernel holds it.
@@ -208,49 +265,102 @@ void Stream::settle(Handler& op) noexcept {
 
 Status Stream::send_all(std::span<const iovec> parts, std::optional<Duration> timeout) {
   if (!socket_.valid()) return op_error("sendmsg", EBADF, peer_text_);
-  // A short send leaves the first unsent iovec partly sent: the remainder goes out from a small copy
-  // of the iovecs (on the stack; a longer list is sent in several sendmsg calls).
-  constexpr std::size_t kBatch = 8;
-  std::size_t index = 0;
-  std::size_t offset = 0;  // bytes of parts[index] already sent
-  while (index < parts.size()) {
-    if (parts[index].iov_len == offset) {
-      ++index;
-      offset = 0;
-      continue;
-    }
-    iovec batch[kBatch];
-    std::size_t n = 0;
-    for (std::size_t i = index; i < parts.size() && n < kBatch; ++i) {
-      batch[n] = parts[i];
-      if (i == index) {
-        batch[n].iov_base = static_cast<char*>(batch[n].iov_base) + offset;
-        batch[n].iov_len -= offset;
-      }
-      ++n;
-    }
-    msghdr msg{};
-    msg.msg_iov = batch;
-    msg.msg_iovlen = n;
+  IovecCursor cursor(parts);
+  return send_rest(cursor, timeout);
+}
+
+Status Stream::send_rest(IovecCursor& cursor, std::optional<Duration> timeout) {
+  while (!cursor.done()) {
+    iovec batch[IovecCursor::kBatch];
+    msghdr msg;
+    cursor.next_batch(batch, msg);
     OpHandler op;
     ring_->prep_sendmsg(fd(), &msg, op);
     auto sent = wait(op, "sendmsg", timeout);
     if (!sent) return std::unexpected(sent.error());
     if (*sent == 0) return op_error("sendmsg (sent nothing)", EPIPE, peer_text_);
-    auto left = static_cast<std::size_t>(*sent);
-    while (left > 0 && index < parts.size()) {
-      const std::size_t room = parts[index].iov_len - offset;
-      if (left < room) {
-        offset += left;
-        left = 0;
-      } else {
-        left -= room;
-        ++index;
-        offset = 0;
-      }
-    }
+    cursor.advance(static_cast<std::size_t>(*sent));
   }
   return {};
+}
+
+Result<std::size_t> Stream::send_all_and_receive(std::span<const iovec> request, std::span<char> into,
+                                                 std::optional<Duration> timeout) {
+  if (!socket_.valid()) return op_error("sendmsg", EBADF, peer_text_);
+  if (into.empty()) return op_error("recv (empty buffer)", EINVAL, peer_text_);
+  const auto deadline =
+      timeout ? std::chrono::steady_clock::now() + *timeout : std::chrono::steady_clock::time_point::max();
+
+  std::size_t request_bytes = 0;
+  for (const iovec& part : request) request_bytes += part.iov_len;
+  IovecCursor cursor(request);
+  iovec batch[IovecCursor::kBatch];
+  msghdr msg;
+  cursor.next_batch(batch, msg);
+  std::size_t batch_bytes = 0;
+  for (std::size_t i = 0; i < msg.msg_iovlen; ++i) batch_bytes += batch[i].iov_len;
+  // The request in one sendmsg (the usual case: an HTTP request is two iovecs): the recv can wait for
+  // the answer in the same enter. More iovecs than a batch: the rest goes out before the answer can
+  // come, so the first wait is for the send alone.
+  const bool whole_request = batch_bytes == request_bytes;
+
+  // Linked (ring.hpp): the kernel continues a short send itself and starts the recv only after it; a
+  // failed send cancels the recv, so both complete, whatever happens, and the wait can ask for both.
+  OpHandler send_op;
+  OpHandler recv_op;
+  ring_->prep_sendmsg_then_recv(fd(), &msg, into, send_op, recv_op);
+
+  // Both handlers live on this stack: every way out after an error goes through here, which cancels
+  // what is still in flight and waits for it.
+  const auto leave = [&](std::unexpected<Error> error) {
+    settle(send_op);
+    settle(recv_op);
+    return error;
+  };
+  // Waits until `until()`, one io_uring_enter per round, asking the kernel for every completion it
+  // waits on, so that the send's (posted during submission) does not end the wait early.
+  const auto run = [&](auto until, bool with_recv) -> Status {
+    while (!until()) {
+      Duration remaining = Duration::max();
+      if (timeout) {
+        remaining = std::chrono::duration_cast<Duration>(deadline - std::chrono::steady_clock::now());
+        if (remaining <= Duration::zero()) return op_error(send_op.done() ? "recv" : "sendmsg", ETIMEDOUT, peer_text_);
+      }
+      const unsigned wanted = (send_op.done() ? 0u : 1u) + (with_recv && !recv_op.done() ? 1u : 0u);
+      auto ran = ring_->run_once(remaining, wanted);
+      if (!ran) return ring_error(std::move(ran.error()), peer_text_);
+    }
+    return {};
+  };
+
+  // One enter in the common case: it submits both and returns once the answer's first bytes are in.
+  const auto sent_batch = [&] { return send_op.res() > 0 && static_cast<std::size_t>(send_op.res()) == batch_bytes; };
+  if (auto ran = run([&] { return send_op.done() && (recv_op.done() || !whole_request || !sent_batch()); },
+                     whole_request);
+      !ran) {
+    return leave(std::unexpected(ran.error()));
+  }
+  if (send_op.res() < 0) return leave(op_error("sendmsg", -send_op.res(), peer_text_));
+  if (send_op.res() == 0) return leave(op_error("sendmsg (sent nothing)", EPIPE, peer_text_));
+  cursor.advance(static_cast<std::size_t>(send_op.res()));
+  if (cursor.done()) {
+    if (auto ran = run([&] { return recv_op.done(); }, true); !ran) return leave(std::unexpected(ran.error()));
+    if (recv_op.res() < 0) return op_error("recv", -recv_op.res(), peer_text_);
+    return static_cast<std::size_t>(recv_op.res());
+  }
+  // The rest of the request goes out one sendmsg (one enter) at a time: iovecs beyond the first batch,
+  // or what a send stopped short of (the kernel then cancelled the linked recv; the next sendmsg
+  // reports why it stopped). The recv, when still waiting, takes the answer; otherwise one more does.
+  if (auto sent = send_rest(cursor, timeout); !sent) return leave(std::unexpected(sent.error()));
+  if (auto ran = run([&] { return recv_op.done(); }, true); !ran) return leave(std::unexpected(ran.error()));
+  if (recv_op.res() == -ECANCELED) {
+    const Duration remaining =
+        timeout ? std::chrono::duration_cast<Duration>(deadline - std::chrono::steady_clock::now()) : Duration::max();
+    if (remaining <= Duration::zero()) return op_error("recv", ETIMEDOUT, peer_text_);
+    return receive(into, timeout ? std::optional<Duration>(remaining) : std::nullopt);
+  }
+  if (recv_op.res() < 0) return op_error("recv", -recv_op.res(), peer_text_);
+  return static_cast<std::size_t>(recv_op.res());
 }
 
 Status Stream::send_all(std::span<const char> bytes, std::optional<Duration> timeout) {

@@ -11,6 +11,7 @@ std::unique_ptr<Strategy> make_string_copy();
 std::unique_ptr<Strategy> make_exact_string();
 std::unique_ptr<Strategy> make_buffered_stream();
 std::unique_ptr<Strategy> make_presized();
+std::unique_ptr<Strategy> make_single_enter();
 std::unique_ptr<Strategy> make_presized_fresh();
 std::unique_ptr<Strategy> make_views();
 std::unique_ptr<Strategy> make_arena();

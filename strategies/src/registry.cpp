@@ -48,6 +48,11 @@ constexpr std::array kRegistry{
                "one padded buffer of Content-Length reused across requests; body received into it in place, "
                "parsed into owning models reused in place",
                kHeadersRead, Method::get, false, false, &make_presized},
+    Descriptor{"single_enter",
+               "as presized, but the request's send and the response's first recv go to the kernel together in "
+               "one io_uring_enter that waits for the response: 1 enter per kept-alive request that fits one "
+               "receive",
+               kHeadersRead, Method::get, false, false, &make_single_enter},
     Descriptor{"presized_fresh",
                "as presized (body received in place into one padded buffer of Content-Length reused across "
                "requests), parsed into fresh owning models at each request",

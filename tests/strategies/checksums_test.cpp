@@ -272,3 +272,31 @@ TEST_CASE("the streaming strategies say how many records they parsed before the 
 
 }  // namespace
 }  // namespace ringlab::strategies::testing
+
+namespace ringlab::strategies::testing {
+namespace {
+
+TEST_CASE("single_enter: one io_uring_enter per kept-alive request whose response fits one receive") {
+  ServerProcess server;
+  constexpr unsigned kRunsMeasured = 20;
+  for (const Payload payload : {Payload::weather, Payload::repos}) {
+    CaseConfig config;
+    config.port = server.port();
+    config.payload = payload;
+    config.count = 10;
+    INFO(payload_name(payload));
+    for (const char* name : {"presized", "single_enter"}) {
+      INFO(std::string_view(name));
+      const Outcome outcome = run_strategy(*find(name), config, kRunsMeasured);
+      REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+      CHECK(outcome.counters.connections_opened == 1);
+      const uint64_t enters = outcome.counters.ring_enters - outcome.counters_after_setup.ring_enters;
+      // presized sends, then waits: two. single_enter does both in one.
+      CHECK(enters == (std::string_view(name) == "single_enter" ? 1u : 2u) * kRunsMeasured);
+      CHECK(outcome.counters.syscalls == outcome.counters.ring_enters);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ringlab::strategies::testing

@@ -22,7 +22,7 @@ TEST_CASE("the registry lists every strategy of the issue once, with a descripti
                             "beast_post",       "cpprest_post",     "curlpp_post",     "proxy_pooled",
                             "proxy_fresh",      "proxy_pooled_body", "proxy_fresh_body", "echo",
                             "echo_fresh",       "libcurl_echo",     "libcurl_multi_echo", "cpp_httplib_echo",
-                            "beast_echo",       "cpprest_echo",     "curlpp_echo"};
+                            "beast_echo",       "cpprest_echo",     "curlpp_echo",     "single_enter"};
   std::set<std::string_view> names;
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);

@@ -17,6 +17,9 @@
 // in the same receive as the end of the response they are Errc::malformed and the connection is
 // closed; bytes that arrive later on an idle connection are read as the start of the next response.
 //
+// With ClientOptions::receive_with_send the first receive of a response goes to the kernel with the
+// request's send, in the same io_uring_enter (below: the options).
+//
 // Receiving: the exchange is http::ResponseReceiver (response_receiver.hpp), the one the socket peers
 // drive too; request() only does its I/O. The first receive of a response goes into the receiver's
 // own buffer (an incomplete head is appended to, so the parser's views stay valid). After the head,
@@ -82,6 +85,14 @@ struct ClientOptions {
   TickSource ticks = nullptr;
   // Off for benchmarks: a measured request must show a stale connection, not hide a second attempt.
   bool retry_stale_connection = false;
+  // The request's send and the response's first receive are queued together and go to the kernel in
+  // one io_uring_enter that also waits for the receive (net::Stream::send_all_and_receive): one system
+  // call per kept-alive request whose response fits one receive, instead of one to send and one to
+  // wait. A short send or a response that needs more receives costs further enters, as without it.
+  // Applies to ReceiveMode::own_buffer with SendMode::copy or writev (zero_copy sends apart); then
+  // io_timeout bounds the send and the first receive together, and Timeline::request_sent is stamped
+  // when that enter returns, just before first_byte.
+  bool receive_with_send = false;
 };
 
 struct Request {

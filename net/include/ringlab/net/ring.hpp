@@ -18,9 +18,10 @@
 // System calls (what stats().enters counts, exactly): the Ring calls io_uring_enter itself rather
 // than through liburing's submit/wait helpers, which may enter zero times or loop and enter again.
 //   submit()        one io_uring_enter when SQEs are queued, none otherwise;
-//   run_once(t)     none when nothing is queued and completions are already in the CQ ring (they
+//   run_once(t, n)  none when nothing is queued and completions are already in the CQ ring (they
 //                   are dispatched); otherwise exactly one io_uring_enter that submits what is queued
-//                   and waits (IORING_ENTER_GETEVENTS, min_complete 1, timeout through EXT_ARG);
+//                   and waits (IORING_ENTER_GETEVENTS, min_complete n (default 1), timeout through
+//                   EXT_ARG);
 //   sqe()           one submit() when the SQ is full.
 // Registration calls (buffers, buffer rings, probe) are io_uring_register, counted nowhere.
 //
@@ -128,6 +129,13 @@ class Ring {
   void prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler);
   void prep_send(int fd, std::span<const char> bytes, CompletionHandler& handler);
   void prep_sendmsg(int fd, const msghdr* msg, CompletionHandler& handler);
+  // A request and the first receive of its answer, queued as one link in the same submission:
+  // a sendmsg with MSG_WAITALL (the kernel continues a short send itself, so its CQE carries every
+  // byte of `msg` or the failure, possibly after a partial count) with IOSQE_IO_LINK to a recv into
+  // `into`, which the kernel starts once the send has completed whole and completes with -ECANCELED
+  // when the send failed or stopped short. Two completions, always.
+  void prep_sendmsg_then_recv(int fd, const msghdr* msg, std::span<char> into, CompletionHandler& sent,
+                              CompletionHandler& received);
   // Zero-copy send: the handler sees a first CQE (res = bytes, F_MORE) and later the notification
   // CQE (F_NOTIF; with report_usage, res has IORING_NOTIF_USAGE_ZC_COPIED when the kernel copied).
   // The bytes must stay untouched until the notification.
@@ -147,10 +155,13 @@ class Ring {
 
   // Submits what is queued without waiting.
   Status submit();
-  // Submits what is queued, waits for at least one completion (or `timeout`; Duration::max() waits
-  // without limit), then dispatches every completion that is ready. Returns the number dispatched:
-  // 0 when the timeout passed or a signal interrupted the wait.
-  Result<unsigned> run_once(Duration timeout = Duration::max());
+  // Submits what is queued, waits for at least `min_completions` completions (or `timeout`;
+  // Duration::max() waits without limit), then dispatches every completion that is ready. Returns the
+  // number dispatched: fewer than asked (maybe 0) when the timeout passed or a signal interrupted the
+  // wait. A caller that queued several operations and needs them all asks for as many completions, so
+  // that one io_uring_enter covers them: a completion that arrives during submission (an inline send)
+  // would otherwise end the wait at once.
+  Result<unsigned> run_once(Duration timeout = Duration::max(), unsigned min_completions = 1);
   // Runs until done() is true. The predicate is checked after every batch of completions.
   template <class Done>
   Status run_until(Done&& done) {

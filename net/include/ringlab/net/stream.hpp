@@ -62,6 +62,18 @@ class Stream {
   // Sends every byte of the iovecs (sendmsg; a short send is continued where it stopped).
   Status send_all(std::span<const iovec> parts, std::optional<Duration> timeout);
   Status send_all(std::span<const char> bytes, std::optional<Duration> timeout);
+  // Sends every byte of `request` and receives once into `into`: the sendmsg and the recv are queued
+  // as one link (Ring::prep_sendmsg_then_recv) and go to the kernel in one io_uring_enter, which also
+  // waits for the recv, so a request whose answer fits one receive costs one system call. The kernel
+  // continues a short send itself (MSG_WAITALL) before it starts the recv. Further enters only where
+  // the request has more iovecs than one sendmsg takes (the rest is sent before the recv is waited
+  // for) or a send stopped short (the rest is sent, then a recv of its own). A failed send cancels the
+  // recv and is returned. Returns the bytes received (0 = the peer closed). `timeout` bounds the whole
+  // exchange (send and first receive together) through the wait of the enter, not a linked timeout;
+  // when it passes, what is in flight is cancelled and ETIMEDOUT is returned. An empty `into` is
+  // EINVAL; nothing is sent then.
+  Result<std::size_t> send_all_and_receive(std::span<const iovec> request, std::span<char> into,
+                                           std::optional<Duration> timeout);
   // IORING_OP_SEND_ZC, waiting for each notification before returning, so the caller may reuse the
   // bytes as soon as this returns.
   Result<ZeroCopyReport> send_zero_copy(std::span<const char> bytes, std::optional<Duration> timeout);
@@ -98,6 +110,9 @@ class Stream {
   template <class Handler>
   void settle(Handler& op) noexcept;
   void disarm() noexcept;
+  class IovecCursor;
+  // Sends what `cursor` has left, one sendmsg (and one wait) at a time.
+  Status send_rest(IovecCursor& cursor, std::optional<Duration> timeout);
 
   Ring* ring_;
   Fd socket_;
