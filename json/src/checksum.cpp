@@ -277,12 +277,16 @@ uint64_t checksum_github(std::size_t count) {
   return sum.value();
 }
 
-uint64_t checksum_github_three_fields(std::size_t count) {
+namespace {
+
+// The checksum of the GithubStars a three-field parse makes of records 0..count-1 of `fill`'s payload.
+template <class Record>
+uint64_t three_fields_of(std::size_t count, void (*fill)(std::size_t, Record&)) {
   Checksum sum;
-  GithubRepository scratch;
+  Record scratch;
   GithubStars stars;
   for (std::size_t i = 0; i < count; ++i) {
-    fill_github(i, scratch);
+    fill(i, scratch);
     stars.stars = scratch.stargazers_count;
     stars.name.assign(scratch.name);
     stars.url.assign(scratch.url);
@@ -290,5 +294,10 @@ uint64_t checksum_github_three_fields(std::size_t count) {
   }
   return sum.value();
 }
+
+}  // namespace
+
+uint64_t checksum_github_three_fields(std::size_t count) { return three_fields_of(count, &fill_github); }
+uint64_t checksum_repos_three_fields(std::size_t count) { return three_fields_of(count, &fill_repository); }
 
 }  // namespace ringlab::json

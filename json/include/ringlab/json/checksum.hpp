@@ -68,5 +68,7 @@ class Checksum {
 // records 0..count-1: what a parse of a /github body into GithubStars gives. It proves those three
 // fields only; the other 19 were skipped, not read.
 [[nodiscard]] uint64_t checksum_github_three_fields(std::size_t count);
+// The same three fields of repository records (they have the same keys at their top level).
+[[nodiscard]] uint64_t checksum_repos_three_fields(std::size_t count);
 
 }  // namespace ringlab::json

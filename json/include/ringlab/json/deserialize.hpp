@@ -16,7 +16,8 @@
 // Three fields (jos's Version 8): parse_github_three_fields* read a /github body into GithubStars, the
 // keys stargazers_count, name and url of each record; the other 19 keys count as unknown, so On-Demand
 // skips their values without converting them (their text is still validated as JSON). Missing one of
-// the three is an error as above.
+// the three is an error as above. A /repos body has the same three keys at the top level of its records
+// and parses too (owner, topics and license skipped whole).
 //
 // Outputs: each parse fills `out` from its start, overwriting the records already there in place (so
 // their strings' capacity is reused), and erases the ones left over. A fresh vector behaves the obvious
