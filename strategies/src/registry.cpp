@@ -52,6 +52,10 @@ constexpr std::array kRegistry{
                "as presized, parsed into viewing models (string_views into the body): no allocation per "
                "record",
                kHeadersRead, Method::get, false, false, &make_views},
+    Descriptor{"three_fields",
+               "as presized, parsed into {stars, name, url} alone: On-Demand skips the other 19 fields of each "
+               "github record; its checksum covers those three fields only (weather: skipped)",
+               "Version 8: a DTO of the three fields read", Method::get, false, false, &make_three_fields},
     Descriptor{"nlohmann",
                "as presized, parsed by nlohmann::json::parse into a DOM (built and freed per request), then "
                "mapped onto owning models reused in place",
@@ -183,7 +187,8 @@ constexpr std::array kRegistry{
                kProxyNew, Method::proxy, false, false, &make_proxy_fresh_body},
 };
 
-constexpr base::EnumNames<Payload, 2> kPayloadNames{{{{Payload::weather, "weather"}, {Payload::repos, "repos"}}}, "?"};
+constexpr base::EnumNames<Payload, 3> kPayloadNames{
+    {{{Payload::weather, "weather"}, {Payload::repos, "repos"}, {Payload::github, "github"}}}, "?"};
 constexpr base::EnumNames<Connection, 2> kConnectionNames{
     {{{Connection::pooled, "pooled"}, {Connection::fresh, "fresh"}}}, "?"};
 

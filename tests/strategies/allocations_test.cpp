@@ -36,7 +36,7 @@ std::optional<PerOp> measure(const Descriptor& descriptor, const CaseConfig& con
   auto strategy = descriptor.make();
   auto ring = net::Ring::create();
   REQUIRE(ring);
-  if (strategy->skip_reason((*ring)->features())) return std::nullopt;
+  if (strategy->skip_reason((*ring)->features()) || strategy->skip_case(config)) return std::nullopt;
   auto status = strategy->setup(config);
   REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
   for (unsigned i = 0; i < kWarmup; ++i) REQUIRE(strategy->run(nullptr, Check::consume));

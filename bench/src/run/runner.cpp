@@ -102,7 +102,7 @@ class Runner {
     progress(s, Stage::failed, 0, 0, 0, s.result.reason);
   }
 
-  // make, skip_reason, setup. False when the case will not be measured.
+  // make, skip_reason, skip_case, setup. False when the case will not be measured.
   bool prepare(CaseState& s) {
     progress(s, Stage::setup);
     if (cancelled()) {
@@ -119,7 +119,9 @@ class Runner {
       fail(s, "strategy factory returned nothing");
       return false;
     }
-    if (auto reason = s.strategy->skip_reason(context_.features)) {
+    auto reason = s.strategy->skip_reason(context_.features);
+    if (!reason) reason = s.strategy->skip_case(s.config);
+    if (reason) {
       s.result.status = CaseStatus::skipped;
       s.result.reason = *reason;
       progress(s, Stage::skipped, 0, 0, 0, s.result.reason);
