@@ -55,7 +55,8 @@ constexpr std::array kRegistry{
     Descriptor{"three_fields",
                "as presized, parsed into {stars, name, url} alone: On-Demand skips the other 19 fields of each "
                "github record; its checksum covers those three fields only (weather: skipped)",
-               "Version 8: a DTO of the three fields read", Method::get, false, false, &make_three_fields},
+               "Version 8: a DTO of the three fields read", Method::get, false, false, &make_three_fields, false,
+               true},
     Descriptor{"nlohmann",
                "as presized, parsed by nlohmann::json::parse into a DOM (built and freed per request), then "
                "mapped onto owning models reused in place",
