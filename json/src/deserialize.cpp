@@ -8,7 +8,6 @@
 #include <limits>
 #include <string>
 #include <tuple>
-#include <utility>
 
 #include "ringlab/json/fields.hpp"
 
@@ -363,16 +362,6 @@ template <class Text>
   return read_optional(v, out, alloc);
 }
 
-// Reads `v` into member number `k` of `members`.
-template <class Record, class Members>
-[[gnu::always_inline]] inline error_code read_nth(od::value v, Record& out, const Members& members, int k,
-                                                  const Allocator& alloc) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    error_code e = simdjson::SUCCESS;
-    (void)((k == static_cast<int>(I) && ((e = read_member(v, out.*std::get<I>(members), alloc)), true)) || ...);
-    return e;
-  }(std::make_index_sequence<std::tuple_size_v<Members>>{});
-}
 
 // --- records -----------------------------------------------------------------------------------------
 
@@ -592,9 +581,10 @@ bool read_flat(Doc& doc, od::object object, Record& out, const Context& ctx, std
     if (const error_code e = field.value().get(value)) return fail(doc, ctx, {}, e);
     const int k = match_key(key, keys, hint);
     if (k < 0) continue;  // unknown key: On-Demand skips its value
-    if (const error_code e = read_nth(value, out, members, k, alloc)) {
-      return fail(doc, ctx, keys[static_cast<std::size_t>(k)].text, e);
-    }
+    error_code e = simdjson::SUCCESS;
+    with_member(out, members, static_cast<std::size_t>(k),
+                [&](auto& member) { e = read_member(value, member, alloc); });
+    if (e) return fail(doc, ctx, keys[static_cast<std::size_t>(k)].text, e);
     seen |= uint32_t{1} << k;
   }
   if (seen != all_of<N>()) return fail_at(ctx, fields::first_missing(seen, names), simdjson::NO_SUCH_FIELD, start);

@@ -345,7 +345,8 @@ void fill_github(std::size_t index, GithubRepository& out) {
   char login[40];
   std::size_t login_size = pick(rng, kLogins).copy(login, 24);
   if (rng.chance(1, 2)) {
-    login_size = static_cast<std::size_t>(std::to_chars(login + login_size, login + sizeof login, rng.below(1'000)).ptr - login);
+    const char* end = std::to_chars(login + login_size, login + sizeof login, rng.below(1'000)).ptr;
+    login_size = static_cast<std::size_t>(end - login);
   }
   if (!out.description) out.description.emplace(out.get_allocator());
   fill_shared_fields(rng, std::string_view(login, login_size), out, *out.description);

@@ -96,7 +96,9 @@ void append_optional_string(std::string& out, const std::optional<std::pmr::stri
 void append_value(std::string& out, int64_t value) { append_integer(out, value); }
 void append_value(std::string& out, bool value) { append_bool(out, value); }
 void append_value(std::string& out, const std::pmr::string& value) { append_json_string(out, value); }
-void append_value(std::string& out, const std::optional<std::pmr::string>& value) { append_optional_string(out, value); }
+void append_value(std::string& out, const std::optional<std::pmr::string>& value) {
+  append_optional_string(out, value);
+}
 
 // {"name":value,...}: the members of `record` in the order of `members`, each under its name in `names`.
 template <class Record, class Members, std::size_t N>
@@ -280,7 +282,9 @@ void append_weather_json(std::string& out, std::size_t count) { append_array<Wea
 void append_repos_json(std::string& out, std::size_t count) { append_array<Repository>(out, count, fill_repository); }
 void append_weather_ndjson(std::string& out, std::size_t count) { append_lines<WeatherForecast>(out, count, fill_weather); }
 void append_repos_ndjson(std::string& out, std::size_t count) { append_lines<Repository>(out, count, fill_repository); }
-void append_github_json(std::string& out, std::size_t count) { append_array<GithubRepository>(out, count, fill_github); }
+void append_github_json(std::string& out, std::size_t count) {
+  append_array<GithubRepository>(out, count, fill_github);
+}
 void append_github_ndjson(std::string& out, std::size_t count) {
   append_lines<GithubRepository>(out, count, fill_github);
 }

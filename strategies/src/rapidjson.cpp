@@ -19,9 +19,7 @@
 #include <limits>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <type_traits>
-#include <utility>
 
 #include "factories.hpp"
 #include "json_libraries.hpp"
@@ -380,12 +378,10 @@ class Handler {
 
   // A github record is flat: every field is a scalar, in the order of json::github_members.
   bool github_scalar(const Scalar& s) {
-    constexpr auto members = json::github_members<json::GithubRepository>();
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      bool ok = false;
-      (void)((field_ == static_cast<int>(I) && ((ok = set_member(s, record_->*std::get<I>(members))), true)) || ...);
-      return ok;
-    }(std::make_index_sequence<std::tuple_size_v<decltype(members)>>{});
+    bool ok = false;
+    json::with_member(*record_, json::github_members<json::GithubRepository>(), static_cast<std::size_t>(field_),
+                      [&](auto& member) { ok = set_member(s, member); });
+    return ok;
   }
   template <class T>
   bool set_member(const Scalar& s, T& out) {

@@ -1,15 +1,15 @@
 #pragma once
 // The records of the three payloads, in an owning and a viewing form.
 //
-// Owning forms (WeatherForecast, Owner, License, Repository, GithubRepository, GithubStars) hold their text in std::pmr::string and
-// std::pmr::vector, so a record can live in an arena: each is allocator-aware (allocator_type plus the
-// allocator-extended constructors), so a std::pmr::vector<Repository> built on a
-// monotonic_buffer_resource puts every string of every record there too. With the default resource they
-// behave like std::string. A record owns all its bytes and outlives the body it was parsed from.
+// Owning forms (WeatherForecast, Owner, License, Repository, GithubRepository, GithubStars) hold their
+// text in std::pmr::string and std::pmr::vector, so a record can live in an arena: each is
+// allocator-aware (allocator_type plus the allocator-extended constructors), so a
+// std::pmr::vector<Repository> built on a monotonic_buffer_resource puts every string of every record
+// there too. With the default resource they behave like std::string. A record owns all its bytes and
+// outlives the body it was parsed from.
 //
 // Viewing forms (WeatherView, OwnerView, LicenseView, RepositoryView, GithubRepositoryView,
-// GithubStarsView) own nothing. Their text fields are
-// JsonStringView: the bytes between a JSON string's quotes *as they are in the body*. A string that
+// GithubStarsView) own nothing. Their text fields are JsonStringView: the bytes between a JSON string's quotes *as they are in the body*. A string that
 // contains escapes (\" \\ \n \u00e9) has no decoded copy anywhere a view could point to, so a view keeps
 // the escaped text and says so (has_escapes); checksum.hpp decodes such text on the fly, unescape.hpp
 // decodes it into a buffer the caller owns. Escapes are validated when the view is parsed.
@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace ringlab::json {
@@ -361,6 +362,15 @@ constexpr auto github_members() noexcept {
                     &Form::homepage,   &Form::size,        &Form::stargazers_count, &Form::watchers_count,
                     &Form::language,   &Form::forks_count, &Form::open_issues_count, &Form::archived,
                     &Form::default_branch, &Form::visibility};
+}
+
+// Calls `use` with member number `index` of `record`, `members` listing them as github_members() does,
+// and returns true; false when `index` names no member (a key the record does not have).
+template <class Record, class Members, class Use>
+constexpr bool with_member(Record& record, const Members& members, std::size_t index, Use&& use) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return ((index == I && (use(record.*std::get<I>(members)), true)) || ...);
+  }(std::make_index_sequence<std::tuple_size_v<Members>>{});
 }
 
 // jos's Version 8: a class of the three properties a caller wants (stars, name, url), the other 19 keys
