@@ -80,26 +80,28 @@ class PayloadRecords {
   // Calls `use` with the payload's vector and returns what it returns.
   template <class Use>
   decltype(auto) with_records(Payload payload, Use&& use) {
-    switch (payload) {
-      case Payload::repos: return use(repos_);
-      case Payload::github: return use(github_);
-      case Payload::weather: break;
-    }
-    return use(weather_);
+    return of_payload(*this, payload, use);
   }
   template <class Use>
   decltype(auto) with_records(Payload payload, Use&& use) const {
-    switch (payload) {
-      case Payload::repos: return use(repos_);
-      case Payload::github: return use(github_);
-      case Payload::weather: break;
-    }
-    return use(weather_);
+    return of_payload(*this, payload, use);
   }
 
   std::pmr::vector<Weather> weather_;
   std::pmr::vector<Repository> repos_;
   std::pmr::vector<Github> github_;
+
+ private:
+  // Both with_records(): `self` is *this, const or not.
+  template <class Self, class Use>
+  static decltype(auto) of_payload(Self& self, Payload payload, Use& use) {
+    switch (payload) {
+      case Payload::repos: return use(self.repos_);
+      case Payload::github: return use(self.github_);
+      case Payload::weather: break;
+    }
+    return use(self.weather_);
+  }
 };
 
 // Owning records parsed from a whole JSON array body. A body of the same shape parsed again allocates
