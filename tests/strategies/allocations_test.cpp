@@ -59,7 +59,7 @@ TEST_CASE("allocations per request in steady state") {
                                                  "libcurl_multi_post", "cpp_httplib_post", "beast_post",
                                                  "cpprest_post",       "curlpp_post",      "proxy_pooled",
                                                  "proxy_fresh",        "proxy_pooled_body", "proxy_fresh_body"};
-  for (const Payload payload : {Payload::weather, Payload::repos}) {
+  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
     for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
       for (const Descriptor& descriptor : registry()) {
         // A proxy op is `count` requests: 1000 of them per op would only repeat what 10 show.
