@@ -65,6 +65,11 @@ std::shared_ptr<const Body> BodyCache::get(const BodyKey& key) {
   return body;
 }
 
+std::shared_ptr<const Body> BodyCache::generate_uncached(const BodyKey& key) {
+  ++stats_.uncached;
+  return std::make_shared<const Body>(generator_(key));
+}
+
 void BodyCache::evict_one() {
   auto oldest = std::min_element(entries_.begin(), entries_.end(),
                                  [](const Entry& a, const Entry& b) { return a.last_used < b.last_used; });

@@ -331,15 +331,15 @@ void Connection::respond() {
         }
         break;
       }
-      auto cached = worker_.cache().get(key);
-      head.content_type = cached->content_type;
-      body = cached->bytes;
+      auto served = routed.cached ? worker_.cache().get(key) : worker_.cache().generate_uncached(key);
+      head.content_type = served->content_type;
+      body = served->bytes;
       // Small bodies are copied into the batch; larger ones are referenced and must outlive the
       // send even if the cache evicts them meanwhile.
       if (head.chunked) {
-        owner = cached;
+        owner = served;
       } else if (body.size() > pending().inline_limit()) {
-        pending().hold(cached);
+        pending().hold(served);
       }
       break;
     }

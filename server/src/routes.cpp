@@ -107,6 +107,11 @@ std::expected<RoutedRequest, RouteError> route_request(std::string_view method, 
     if (!flag) return std::unexpected(RouteError{400, "chunked must be 1, 0, true or false", {}});
     routed.chunked = *flag;
   }
+  if (auto text = find_param(query, "cache")) {
+    auto flag = parse_flag(*text);
+    if (!flag) return std::unexpected(RouteError{400, "cache must be 1, 0, true or false", {}});
+    routed.cached = *flag;
+  }
   if (auto text = find_param(query, "chunk")) {
     auto bytes = parse_decimal(*text, kMaxChunkBytes);
     if (!bytes || *bytes == 0) return std::unexpected(RouteError{400, "chunk must be an integer from 1 to 16777216", {}});
@@ -158,6 +163,8 @@ std::string routes_help(const CountLimits& limits) {
   out += "  conn=pooled|fresh        /proxy: one kept-alive upstream connection (default) or a new one per request\n";
   out += "  answer=body|status       /proxy: the upstream's body (default), or its status alone (200, no body)\n";
   out += "  chunked=1|0|true|false   any route: answer with chunked transfer coding (default 0)\n";
+  out += "  cache=1|0|true|false     /weather, /repos: 0 serializes the body for this request alone, bypassing\n";
+  out += "                           the body cache (default 1)\n";
   out += "  chunk=BYTES              the size of each chunk, 1 to " + number(kMaxChunkBytes) + " (default " +
          number(kDefaultChunkBytes) + ")\n";
   return out;

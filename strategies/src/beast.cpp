@@ -199,4 +199,6 @@ class Beast final : public LibraryPeer {
 std::unique_ptr<Strategy> make_beast() { return std::make_unique<Beast>("beast"); }
 std::unique_ptr<Strategy> make_beast_post() { return std::make_unique<Beast>("beast_post", Method::post); }
 
+std::unique_ptr<Strategy> make_beast_echo() { return std::make_unique<Beast>("beast_echo", Method::echo); }
+
 }  // namespace ringlab::strategies::detail

@@ -36,6 +36,10 @@ std::string get_target(const CaseConfig& config, std::string_view extra_query) {
   target += "?count=";
   target += std::to_string(config.count);
   target += extra_query;
+  if (config.server_mode == ServerMode::seed) {
+    target += "&cache=0&chunked=1&chunk=";
+    target += std::to_string(kSeedChunkBytes);
+  }
   return target;
 }
 
@@ -66,6 +70,16 @@ uint64_t expected_checksum(const CaseConfig& config) {
     case Payload::weather: break;
   }
   return json::checksum_weather(config.count);
+}
+
+uint64_t echo_checksum(std::string_view answer) noexcept {
+  uint64_t hash = 0xCBF29CE484222325ULL;  // FNV-1a's offset basis and prime
+  for (const char c : answer) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001B3ULL;
+  }
+  hash ^= answer.size();
+  return hash * 0x100000001B3ULL;
 }
 
 namespace {

@@ -29,7 +29,9 @@ void append_payload_json(std::string& out, const CaseConfig& config);
 // "label: what". Only on error paths: it allocates.
 [[nodiscard]] std::unexpected<Error> fail(std::string_view label, std::string_view what);
 
-// "/weather?count=N", "/repos?count=N" or "/github?count=N", then `extra_query` ("&chunked=1") appended as is.
+// "/weather?count=N", "/repos?count=N" or "/github?count=N", then `extra_query` ("&chunked=1") appended
+// as is, then, in the seed server mode, "&cache=0&chunked=1&chunk=16384" (the server serializes per
+// request and answers in chunks).
 [[nodiscard]] std::string get_target(const CaseConfig& config, std::string_view extra_query = {});
 // "host:port", with brackets around an IPv6 host: the Host header value and the URL authority.
 [[nodiscard]] std::string authority(const CaseConfig& config);
@@ -152,5 +154,14 @@ template <class ChecksumOfRecords>
 [[nodiscard]] std::size_t count_time_wait(std::string_view proc_net_tcp, uint16_t port) noexcept;
 // The same over this network namespace's /proc/net/tcp and /proc/net/tcp6 (a missing file counts 0).
 [[nodiscard]] std::size_t count_time_wait(uint16_t port);
+
+// The echo rows (bench echo, joncloud's net-http-perf): one 17-byte JSON object POSTed to /echo, which
+// answers it back with chunked transfer coding, as the seed's ASP.NET Core reflector does. The size of a
+// case does not apply: every op posts this one object.
+inline constexpr std::string_view kEchoBody = R"({"lorem":"ipsum"})";
+inline constexpr std::string_view kEchoTarget = "/echo?chunked=1";
+// The checksum of an echo answer: FNV-1a (64-bit) over its bytes, then its length. A verified run's
+// must equal echo_checksum(kEchoBody).
+[[nodiscard]] uint64_t echo_checksum(std::string_view answer) noexcept;
 
 }  // namespace ringlab::strategies::detail

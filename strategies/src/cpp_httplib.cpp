@@ -127,4 +127,8 @@ std::unique_ptr<Strategy> make_cpp_httplib_post() {
   return std::make_unique<CppHttplib>("cpp_httplib_post", Method::post);
 }
 
+std::unique_ptr<Strategy> make_cpp_httplib_echo() {
+  return std::make_unique<CppHttplib>("cpp_httplib_echo", Method::echo);
+}
+
 }  // namespace ringlab::strategies::detail

@@ -125,4 +125,6 @@ class Cpprest final : public LibraryPeer {
 std::unique_ptr<Strategy> make_cpprest() { return std::make_unique<Cpprest>("cpprest"); }
 std::unique_ptr<Strategy> make_cpprest_post() { return std::make_unique<Cpprest>("cpprest_post", Method::post); }
 
+std::unique_ptr<Strategy> make_cpprest_echo() { return std::make_unique<Cpprest>("cpprest_echo", Method::echo); }
+
 }  // namespace ringlab::strategies::detail

@@ -152,4 +152,6 @@ class Curlpp final : public LibraryPeer {
 std::unique_ptr<Strategy> make_curlpp() { return std::make_unique<Curlpp>("curlpp"); }
 std::unique_ptr<Strategy> make_curlpp_post() { return std::make_unique<Curlpp>("curlpp_post", Method::post); }
 
+std::unique_ptr<Strategy> make_curlpp_echo() { return std::make_unique<Curlpp>("curlpp_echo", Method::echo); }
+
 }  // namespace ringlab::strategies::detail

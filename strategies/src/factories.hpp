@@ -53,5 +53,14 @@ std::unique_ptr<Strategy> make_cpp_httplib_post();
 std::unique_ptr<Strategy> make_beast_post();
 std::unique_ptr<Strategy> make_cpprest_post();
 std::unique_ptr<Strategy> make_curlpp_post();
+// POST of one small object to /echo?chunked=1, read as a string (echo.cpp), and the peers' echo rows
+std::unique_ptr<Strategy> make_echo();
+std::unique_ptr<Strategy> make_echo_fresh();
+std::unique_ptr<Strategy> make_libcurl_echo();
+std::unique_ptr<Strategy> make_libcurl_multi_echo();
+std::unique_ptr<Strategy> make_cpp_httplib_echo();
+std::unique_ptr<Strategy> make_beast_echo();
+std::unique_ptr<Strategy> make_cpprest_echo();
+std::unique_ptr<Strategy> make_curlpp_echo();
 
 }  // namespace ringlab::strategies::detail

@@ -18,4 +18,6 @@ class Libcurl final : public CurlPeer {
 
 std::unique_ptr<Strategy> make_libcurl() { return std::make_unique<Libcurl>("libcurl"); }
 
+std::unique_ptr<Strategy> make_libcurl_echo() { return std::make_unique<Libcurl>("libcurl_echo", Method::echo); }
+
 }  // namespace ringlab::strategies::detail

@@ -84,4 +84,8 @@ std::unique_ptr<Strategy> make_libcurl_multi_post() {
   return std::make_unique<LibcurlMulti>("libcurl_multi_post", Method::post);
 }
 
+std::unique_ptr<Strategy> make_libcurl_multi_echo() {
+  return std::make_unique<LibcurlMulti>("libcurl_multi_echo", Method::echo);
+}
+
 }  // namespace ringlab::strategies::detail

@@ -9,6 +9,11 @@ namespace ringlab::strategies::detail {
 
 void LibraryPeer::prepare_request() {
   request_body_.clear();
+  if (method_ == Method::echo) {
+    target_ = kEchoTarget;
+    request_body_ = kEchoBody;
+    return;
+  }
   if (posts()) {
     target_ = "/echo";
     append_payload_json(request_body_, config());
@@ -51,6 +56,11 @@ Status LibraryPeer::check_length(std::optional<std::string_view> content_length,
 
 Result<Outcome> LibraryPeer::deserialize(std::string_view body, Check check) {
   stamp(&http::Timeline::body_done);
+  if (method_ == Method::echo) {
+    stamp(&http::Timeline::deserialized);
+    return conclude(label(), config(), expected(), json::Result<uint64_t>(body.size()), check,
+                    [body] { return echo_checksum(body); });
+  }
   padded_.clear();
   padded_.append(body);
   const auto consumed = models_.parse(config().payload, parser_, json::padded_view(padded_));

@@ -5,9 +5,11 @@
 // buffer (simdjson needs padding that the libraries' strings and vectors lack), parse it into reused
 // owning models, consume, and on verified runs compare the full checksum with the generator's.
 //
-// Each library peer comes in two rows: GET of the case's records, and POST /echo (the `post` suite) of a
+// Each library peer comes in three rows: GET of the case's records; POST /echo (the `post` suite) of a
 // body of N serialized records (made once per case by json/'s serializer, the bytes the PostStrategy
-// rows send), handed to the library its own way; the echoed body is read as the GET body is.
+// rows send), handed to the library its own way, the echoed body read as the GET body is; and the echo
+// row (the `echo` suite): the 17-byte object of common.hpp POSTed to /echo?chunked=1, the answer taken
+// as the library hands it over and compared, nothing parsed.
 //
 // What the frame adds to CaseStrategy: the method, target and request body of the row, the stamps of the
 // phase timeline, the connections the library reports opening, the case's deadline as the libraries
@@ -31,7 +33,8 @@ namespace ringlab::strategies::detail {
 
 class LibraryPeer : public CaseStrategy {
  public:
-  // `name` as CaseStrategy's; `method` the row's: GET of the case's records or POST /echo.
+  // `name` as CaseStrategy's; `method` the row's: GET of the case's records, POST /echo of records, or
+  // the echo of one small object.
   explicit LibraryPeer(std::string_view name, Method method = Method::get) : CaseStrategy(name), method_(method) {}
 
   [[nodiscard]] IoCounters io_counters() const override {
@@ -44,12 +47,14 @@ class LibraryPeer : public CaseStrategy {
  protected:
   // What open_case() does first: the target, the request body (POST) and the models, for the case.
   void prepare_request();
-  [[nodiscard]] bool posts() const noexcept { return method_ == Method::post; }
+  // POST rows: records (Method::post) or the echo object (Method::echo).
+  [[nodiscard]] bool posts() const noexcept { return method_ == Method::post || method_ == Method::echo; }
   // --connection fresh: a new connection per request, closed after the response, each library its way.
   [[nodiscard]] bool fresh() const noexcept { return config().connection == Connection::fresh; }
-  // "/weather?count=N" (GET) or "/echo" (POST).
+  // "/weather?count=N" (GET), "/echo" (POST) or "/echo?chunked=1" (echo).
   [[nodiscard]] const std::string& target() const noexcept { return target_; }
-  // POST: N serialized records (the payload's), made by prepare_request(); empty for GET.
+  // POST: N serialized records (the payload's), made by prepare_request(); echo: the echo object; empty
+  // for GET.
   [[nodiscard]] const std::string& request_body() const noexcept { return request_body_; }
   // "GET" or "POST", for error messages.
   [[nodiscard]] std::string_view method_name() const noexcept { return posts() ? "POST" : "GET"; }
@@ -87,9 +92,14 @@ class LibraryPeer : public CaseStrategy {
 
   // The end of every run(): stamps body_done, copies the body into the padded buffer, parses it into the
   // reused owning models, stamps deserialized, consumes and, with Check::verify, compares the checksum.
+  // An echo row parses nothing: it consumes the answer's size and checks the answer's checksum.
   [[nodiscard]] Result<Outcome> deserialize(std::string_view body, Check check);
 
  private:
+  [[nodiscard]] uint64_t expected_of(const CaseConfig& config) const override {
+    return method_ == Method::echo ? echo_checksum(kEchoBody) : expected_checksum(config);
+  }
+
   Method method_;
   std::string target_;
   std::string request_body_;

@@ -24,6 +24,10 @@ constexpr std::string_view kGetString = "GetStringAsync + Deserialize (one strin
 constexpr std::string_view kFreshObjects = "ResponseHeadersRead + stream, fresh objects (as .NET)";
 constexpr std::string_view kLibrarySwap =
     "JSON library swapped over the same stream (jos V9 System.Text.Json vs V10 Utf8Json)";
+constexpr std::string_view kEchoClient = "net-http-perf: HttpClient, one kept for the program's life";
+constexpr std::string_view kEchoWebRequest =
+    "net-http-perf: HttpWebRequest on .NET Core (a new HttpClient, so a new connection, per request)";
+constexpr std::string_view kEchoPeer = "net-http-perf: the same echo through another client library";
 constexpr std::string_view kLibrarySwapReader =
     "JSON library swapped (jos V9/V10), token-reader deserializer (jos V8 JsonTextReader)";
 
@@ -186,12 +190,43 @@ constexpr std::array kRegistry{
     Descriptor{"proxy_fresh_body",
                "as proxy_fresh, the upstream's body (10 records) passed through to the client",
                kProxyNew, Method::proxy, false, false, &make_proxy_fresh_body},
+    Descriptor{"echo",
+               "POST {\"lorem\":\"ipsum\"} to /echo?chunked=1 on a kept-alive connection; the chunked answer "
+               "appended to a fresh std::string, nothing parsed (baseline)",
+               kEchoClient, Method::echo, true, false, &make_echo},
+    Descriptor{"echo_fresh",
+               "as echo, on a new connection per request, closed after the answer",
+               kEchoWebRequest, Method::echo, false, false, &make_echo_fresh},
+    Descriptor{"libcurl_echo",
+               "as echo through libcurl's easy interface (handle reused, keep-alive): CURLOPT_POSTFIELDS, answer "
+               "appended to a std::string by the write callback",
+               kEchoPeer, Method::echo, false, true, &make_libcurl_echo},
+    Descriptor{"libcurl_multi_echo",
+               "as libcurl_echo, driven by libcurl's multi interface", kEchoPeer, Method::echo, false, true,
+               &make_libcurl_multi_echo},
+    Descriptor{"cpp_httplib_echo",
+               "as echo with cpp-httplib's Post(): the object copied into its Request; answer in a fresh "
+               "Response's std::string",
+               kEchoPeer, Method::echo, false, true, &make_cpp_httplib_echo},
+    Descriptor{"beast_echo",
+               "as echo with Boost.Beast: request<string_body> built once; answer read by a "
+               "response_parser<string_body>",
+               kEchoPeer, Method::echo, false, true, &make_beast_echo},
+    Descriptor{"cpprest_echo",
+               "as echo with the C++ REST SDK's pooled http_client on its own threads; answer by "
+               "extract_string()",
+               kEchoPeer, Method::echo, false, true, &make_cpprest_echo},
+    Descriptor{"curlpp_echo",
+               "as echo with curlpp: PostFields option, answer appended to a std::string by a WriteFunction",
+               kEchoPeer, Method::echo, false, true, &make_curlpp_echo},
 };
 
 constexpr base::EnumNames<Payload, 3> kPayloadNames{
     {{{Payload::weather, "weather"}, {Payload::repos, "repos"}, {Payload::github, "github"}}}, "?"};
 constexpr base::EnumNames<Connection, 2> kConnectionNames{
     {{{Connection::pooled, "pooled"}, {Connection::fresh, "fresh"}}}, "?"};
+constexpr base::EnumNames<ServerMode, 2> kServerModeNames{
+    {{{ServerMode::cached, "cached"}, {ServerMode::seed, "seed"}}}, "?"};
 
 // The built-in table followed by the rows register_strategy() added. Built on first use, not at static
 // initialisation: nothing registers itself.
@@ -230,5 +265,7 @@ std::string_view payload_name(Payload payload) noexcept { return kPayloadNames.n
 std::optional<Payload> parse_payload(std::string_view name) noexcept { return kPayloadNames.parse(name); }
 std::string_view connection_name(Connection connection) noexcept { return kConnectionNames.name(connection); }
 std::optional<Connection> parse_connection(std::string_view name) noexcept { return kConnectionNames.parse(name); }
+std::string_view server_mode_name(ServerMode mode) noexcept { return kServerModeNames.name(mode); }
+std::optional<ServerMode> parse_server_mode(std::string_view name) noexcept { return kServerModeNames.parse(name); }
 
 }  // namespace ringlab::strategies

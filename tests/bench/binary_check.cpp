@@ -90,6 +90,15 @@ rb::Report interrupted_report(const e2e::TempDir& dir, const std::vector<std::st
 
 // Runs bench with `arguments` and tiny settings (one warm-up, three iterations of 5 ms) to completion:
 // it must exit 0; its JSON report.
+// The report.md a run wrote under `out` (empty when there is none).
+std::string written_markdown(const std::string& out) {
+  std::string markdown;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(out)) {
+    if (entry.path().filename() == "report.md") markdown = e2e::read_file(entry.path().string());
+  }
+  return markdown;
+}
+
 rb::Report tiny_report(const e2e::TempDir& dir, std::vector<std::string> arguments) {
   std::vector<std::string> argv{kBench};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
@@ -218,10 +227,7 @@ TEST_CASE("--connection fresh: every case opens one connection per op, and the r
     CHECK(c.connection == "fresh");
     CHECK(c.io.connections_per_op == doctest::Approx(1.0));
   }
-  std::string markdown;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("out"))) {
-    if (entry.path().filename() == "report.md") markdown = e2e::read_file(entry.path().string());
-  }
+  const std::string markdown = written_markdown(dir.file("out"));
   CHECK(markdown.find("a new connection per request (--connection fresh)") != std::string::npos);
 }
 
@@ -239,4 +245,36 @@ TEST_CASE("bench proxy: N GETs of /proxy per op, pooled and fresh upstream, each
     CHECK(c.stats.ratio.has_value());
     CHECK(c.notes.find("TIME_WAIT") != std::string::npos);
   }
+}
+
+TEST_CASE("bench echo: the 17-byte object posted to /echo?chunked=1, every row with its number") {
+  e2e::TempDir dir;
+  const rb::Report report = tiny_report(dir, {"echo", "--format", "json"});
+  CHECK(report.config.suite == "echo");
+  REQUIRE(report.cases.size() == 8);
+  for (const rb::CaseResult& c : report.cases) {
+    INFO(c.strategy);
+    CHECK((c.strategy == "echo" || c.strategy.ends_with("_echo") || c.strategy == "echo_fresh"));
+    CHECK(c.status == rb::CaseStatus::ok);
+    CHECK(c.method == "POST");
+    CHECK(c.size == 1);
+    CHECK(c.stats.ratio.has_value());
+    CHECK(c.io.connections_per_op == doctest::Approx(c.strategy == "echo_fresh" ? 1.0 : 0.0));
+  }
+}
+
+TEST_CASE("--server-mode seed: bodies serialized per request and sent chunked, recorded per case") {
+  e2e::TempDir dir;
+  const rb::Report report =
+      tiny_report(dir, {"get", "--filter", "string_copy,presized,libcurl", "--sizes", "1000", "--server-mode", "seed",
+                        "--format", "md,json"});
+  CHECK(report.config.server_mode == "seed");
+  REQUIRE(report.cases.size() == 3);
+  for (const rb::CaseResult& c : report.cases) {
+    INFO(c.strategy);
+    CHECK(c.status == rb::CaseStatus::ok);
+    CHECK(c.server_mode == "seed");
+  }
+  const std::string markdown = written_markdown(dir.file("out"));
+  CHECK(markdown.find("--server-mode seed") != std::string::npos);
 }

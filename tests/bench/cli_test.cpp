@@ -19,6 +19,7 @@ TEST_CASE("no arguments: the get suite with the documented defaults") {
   CHECK(o.config.suite == "get");
   CHECK(o.config.payload == "weather");
   CHECK(o.config.connection == "pooled");
+  CHECK(o.config.server_mode == "cached");
   CHECK(o.config.sizes == std::vector<std::size_t>{10, 100, 1000, 10000});
   CHECK(o.config.filter == "*");
   CHECK(o.runner.iteration_time_ms == 100);
@@ -45,7 +46,7 @@ TEST_CASE("every option reaches the runner and the recorded config") {
                              "--cpu", "0", "--out", "/tmp/x", "--url", "http://127.0.0.1:8080",
                              "--max-ops-per-iteration", "1000", "--phase-samples", "10",
                              "--request-timeout-ms", "250", "--server-cpu", "none",
-                             "--connection", "fresh"});
+                             "--connection", "fresh", "--server-mode", "seed"});
   REQUIRE(parsed.options.has_value());
   const rb::CliOptions& o = *parsed.options;
   CHECK(o.config.suite == "repos");
@@ -53,6 +54,7 @@ TEST_CASE("every option reaches the runner and the recorded config") {
   CHECK(o.config.sizes == std::vector<std::size_t>{10, 20});
   CHECK(o.config.payload == "weather");
   CHECK(o.config.connection == "fresh");
+  CHECK(o.config.server_mode == "seed");
   CHECK(o.runner.iteration_time_ms == 50);
   CHECK(o.config.iteration_time_ms == 50);
   CHECK(o.runner.warmup == 1);
@@ -74,7 +76,7 @@ TEST_CASE("every option reaches the runner and the recorded config") {
   CHECK(o.request_timeout.count() == 250);
   CHECK(o.config.server_cpu == "none");
   CHECK(o.config.arguments.front() == "repos");
-  CHECK(o.config.arguments.back() == "fresh");
+  CHECK(o.config.arguments.back() == "seed");
 }
 
 TEST_CASE("bad arguments are refused with exit code 2 and a message naming the problem") {
@@ -89,6 +91,7 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
       {{"--format", "md,xml"}, "--format: unknown report format 'xml'"},
       {{"--payload", "cats"}, "payload"},
       {{"--connection", "reused"}, "--connection"},
+      {{"--server-mode", "kestrel"}, "--server-mode"},
       {{"--iterations", "0"}, "iterations"},
       {{"--target-error", "0"}, "target-error"},
       {{"--allocators", "system,nope"}, "--allocators"},

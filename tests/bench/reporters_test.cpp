@@ -481,6 +481,7 @@ TEST_CASE("the CSV carries the reference flag, the diagnostics and the latency p
   };
   CHECK(at("reference") == "true");
   CHECK(at("connection") == "pooled");
+  CHECK(at("server_mode") == "cached");
   CHECK(at("cv") == "0.125");
   CHECK(at("latency_p999_ns") == "400");
   CHECK(at("latency_count") == "10");

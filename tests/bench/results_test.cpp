@@ -110,7 +110,7 @@ TEST_CASE("the JSON names every field of DESIGN.md's schema") {
     CHECK(j.at("environment").contains(key));
   }
   const auto& c = j.at("cases").at(0);
-  for (const char* key : {"strategy", "payload", "size", "connection", "allocator", "samples_ns", "ops_per_iteration",
+  for (const char* key : {"strategy", "payload", "size", "connection", "server_mode", "allocator", "samples_ns", "ops_per_iteration",
                           "stats", "memory", "counters", "checksum", "phases", "io", "status", "reason"}) {
     INFO(key);
     CHECK(c.contains(key));
@@ -225,19 +225,28 @@ TEST_CASE("a schema 1 report still reads: the new fields keep their defaults") {
   CHECK_FALSE(old->environment.git_dirty.has_value());
   CHECK(old->cases[0].connection == "pooled");  // before schema 4 every case kept its connection
   CHECK(old->config.connection == "pooled");
+  CHECK(old->cases[0].server_mode == "cached");  // before schema 5 the server answered from its cache
+  CHECK(old->config.server_mode == "cached");
 }
 
-TEST_CASE("schema 4: the connection of a case and of the run survive a round trip") {
+TEST_CASE("schemas 4 and 5: the connection and the server mode of a case and of the run survive a round trip") {
   rb::Report report;
   report.config.connection = "fresh";
+  report.config.server_mode = "seed";
   rb::CaseResult c = make_case("presized", false, {100, 101});
   c.connection = "fresh";
+  c.server_mode = "seed";
   report.cases.push_back(c);
   const nlohmann::json j = rb::to_json(report);
-  CHECK(j.at("config").at("connection") == "fresh");
-  CHECK(j.at("cases").at(0).at("connection") == "fresh");
   const auto read = rb::report_from_json(j);
   REQUIRE(read.has_value());
+  for (const auto& [key, value] : {std::pair{"connection", "fresh"}, std::pair{"server_mode", "seed"}}) {
+    INFO(key);
+    CHECK(j.at("config").at(key) == value);
+    CHECK(j.at("cases").at(0).at(key) == value);
+  }
   CHECK(read->config.connection == "fresh");
   CHECK(read->cases.at(0).connection == "fresh");
+  CHECK(read->config.server_mode == "seed");
+  CHECK(read->cases.at(0).server_mode == "seed");
 }

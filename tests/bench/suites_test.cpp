@@ -31,7 +31,7 @@ std::vector<std::string> names(const std::vector<rb::CaseSpec>& cases) {
 
 }  // namespace
 
-TEST_CASE("the three suites exist with their methods, payloads and sizes") {
+TEST_CASE("the suites exist with their methods, payloads and sizes") {
   const rb::Suite* get = rb::find_suite("get");
   REQUIRE(get != nullptr);
   CHECK(get->method == rs::Method::get);
@@ -52,7 +52,31 @@ TEST_CASE("the three suites exist with their methods, payloads and sizes") {
   CHECK(rb::find_suite("proxy")->method == rs::Method::proxy);
   CHECK(std::vector<std::size_t>(rb::find_suite("proxy")->sizes.begin(), rb::find_suite("proxy")->sizes.end()) ==
         std::vector<std::size_t>{10, 50, 100});
+  const rb::Suite* echo = rb::find_suite("echo");
+  REQUIRE(echo != nullptr);
+  CHECK(echo->method == rs::Method::echo);
+  CHECK(echo->fixed_size);
+  CHECK(std::vector<std::size_t>(echo->sizes.begin(), echo->sizes.end()) == std::vector<std::size_t>{1});
   CHECK(rb::find_suite("nope") == nullptr);
+}
+
+TEST_CASE("a suite of fixed size refuses other sizes, and takes its own") {
+  const rs::Descriptor registry[] = {
+      {"echo", "echo", "HttpClient", rs::Method::echo, true, false, &make_nothing},
+      {"echo_fresh", "echo fresh", "HttpWebRequest", rs::Method::echo, false, false, &make_nothing},
+  };
+  const rb::Suite& echo = *rb::find_suite("echo");
+  const auto cases = rb::build_cases(echo, registry, rb::Selection{});
+  REQUIRE(cases);
+  CHECK(names(*cases) == std::vector<std::string>{"echo weather 1", "echo_fresh weather 1"});
+  rb::Selection same;
+  same.sizes = std::vector<std::size_t>{1};
+  CHECK(rb::build_cases(echo, registry, same));
+  rb::Selection other;
+  other.sizes = std::vector<std::size_t>{10, 1};
+  const auto refused = rb::build_cases(echo, registry, other);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("--sizes does not apply") != std::string::npos);
 }
 
 TEST_CASE("filters are comma-separated globs on the strategy name") {

@@ -47,6 +47,21 @@ std::size_t count_array(const std::string& json) {
 
 }  // namespace
 
+TEST_CASE("generate_uncached makes the body anew every time and leaves the cache as it was") {
+  BodyCache cache = sized_cache(4, 1000);
+  auto cached = cache.get(weather(10));
+  auto first = cache.generate_uncached(weather(10));
+  auto second = cache.generate_uncached(weather(10));
+  CHECK(first.get() != second.get());
+  CHECK(first.get() != cached.get());
+  CHECK(first->bytes == cached->bytes);
+  CHECK(g_generated == 3);
+  CHECK(cache.stats().uncached == 2);
+  CHECK(cache.stats().hits == 0);
+  CHECK(cache.entries() == 1);
+  CHECK(cache.get(weather(10)).get() == cached.get());
+}
+
 TEST_CASE("a body is generated once and then served from the cache") {
   BodyCache cache = sized_cache(4, 1000);
   auto first = cache.get(weather(10));

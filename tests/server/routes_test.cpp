@@ -72,6 +72,19 @@ TEST_CASE("route_request maps every route and its parameters") {
     CHECK(routed->upstream == row.upstream);
     CHECK(routed->head_only == row.head_only);
     CHECK(routed->status_only == (row.target.find("answer=status") != std::string_view::npos));
+    CHECK(routed->cached);  // no row asks for cache=0
+  }
+}
+
+TEST_CASE("cache=0 asks for a body serialized for this request alone; cache=1 is the default") {
+  for (const auto& [target, cached] : {std::pair{"/weather?count=3&cache=0", false},
+                                       std::pair{"/repos?cache=false&chunked=1", false},
+                                       std::pair{"/weather?cache=1", true}, std::pair{"/weather?cache=true", true},
+                                       std::pair{"/weather", true}}) {
+    INFO(target);
+    auto routed = route_request("GET", target);
+    REQUIRE(routed.has_value());
+    CHECK(routed->cached == cached);
   }
 }
 
@@ -112,6 +125,8 @@ TEST_CASE("route_request refuses bad targets, paths, methods and parameter value
       {"GET", "/proxy?conn=sometimes", 400, ""},
       {"GET", "/proxy?answer=headers", 400, ""},
       {"GET", "/health?chunked=yes", 400, ""},
+      {"GET", "/weather?cache=no", 400, ""},
+      {"GET", "/weather?cache=", 400, ""},
       {"GET", "/health?chunked=", 400, ""},
       {"GET", "/health?chunk=0", 400, ""},
       {"GET", "/health?chunk=16777217", 400, ""},

@@ -1,5 +1,5 @@
 // Every registered strategy, against the real server binary, for both payloads and sizes 0, 1, 10 and
-// 1000: its checksum equals the generator's ground truth and string_copy's (send_copy's for POST), on
+// 1000 (and weather in the seed server mode): its checksum equals the generator's ground truth and string_copy's (send_copy's for POST), on
 // the first response (setup) and on every run after it. Strategies the kernel cannot run are skipped
 // with their reason shown, never dropped silently.
 #include <doctest/doctest.h>
@@ -7,7 +7,10 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
+#include "common.hpp"
 #include "fixtures.hpp"
 #include "ringlab/json/checksum.hpp"
 #include "../support/feature_gate.hpp"
@@ -36,36 +39,59 @@ uint64_t ground_truth(const Descriptor& descriptor, Payload payload, std::size_t
   return ground_truth(payload, count);
 }
 
-TEST_CASE("every strategy reads the generator's records from the server, for every payload and size") {
+// The bodies every strategy reads: the three payloads at sizes 0, 1, 10 and 1000 from the server's cache, and
+// weather at 10 and 1000 in the seed server mode (serialized per request and chunked: 10 records fit one
+// 16 KiB chunk, 1000 records (77 KB) take five).
+struct Body {
+  Payload payload;
+  std::size_t count;
+  ServerMode mode = ServerMode::cached;
+  friend auto operator<=>(const Body&, const Body&) = default;
+};
+
+std::vector<Body> bodies() {
+  std::vector<Body> out;
+  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
+    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{1000}}) {
+      out.push_back({payload, count});
+    }
+  }
+  out.push_back({Payload::weather, 10, ServerMode::seed});
+  out.push_back({Payload::weather, 1000, ServerMode::seed});
+  return out;
+}
+
+TEST_CASE("every strategy reads the generator's records from the server, for every payload, size and server mode") {
   ServerProcess server;
-  // (method, payload, count) -> the baseline's checksum
-  std::map<std::tuple<Method, Payload, std::size_t>, uint64_t> baseline;
+  // (method, body) -> the baseline's checksum
+  std::map<std::pair<Method, Body>, uint64_t> baseline;
   for (const Descriptor& descriptor : registry()) {
-    if (descriptor.method == Method::proxy) continue;  // no records: the proxy test below
-    for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
-      for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{1000}}) {
-        CaseConfig config;
-        config.port = server.port();
-        config.payload = payload;
-        config.count = count;
-        INFO("strategy " << descriptor.name << ", " << payload_name(payload) << ", " << count << " records");
-        const Outcome outcome = run_strategy(descriptor, config, kRuns);
-        if (outcome.skipped) {
-          MESSAGE(descriptor.name << " skipped: " << *outcome.skipped);
-          continue;
-        }
-        REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
-        REQUIRE(outcome.checksums.size() == kRuns);
-        for (const uint64_t checksum : outcome.checksums) {
-          CHECK(checksum == ground_truth(descriptor, payload, count));
-        }
-        const auto key = std::make_tuple(descriptor.method, payload, count);
-        if (descriptor.baseline) {
-          baseline[key] = outcome.checksums.front();
-        } else if (descriptor.name != "three_fields") {  // proves three fields, not the baseline's 22
-          REQUIRE_MESSAGE(baseline.contains(key), "the registry lists the baseline first");
-          CHECK(outcome.checksums.front() == baseline[key]);
-        }
+    // No records: the proxy and echo tests below.
+    if (descriptor.method == Method::proxy || descriptor.method == Method::echo) continue;
+    for (const Body& body : bodies()) {
+      CaseConfig config;
+      config.port = server.port();
+      config.payload = body.payload;
+      config.count = body.count;
+      config.server_mode = body.mode;
+      INFO("strategy " << descriptor.name << ", " << payload_name(body.payload) << ", " << body.count
+                       << " records, server mode " << server_mode_name(body.mode));
+      const Outcome outcome = run_strategy(descriptor, config, kRuns);
+      if (outcome.skipped) {
+        MESSAGE(descriptor.name << " skipped: " << *outcome.skipped);
+        continue;
+      }
+      REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+      REQUIRE(outcome.checksums.size() == kRuns);
+      for (const uint64_t checksum : outcome.checksums) {
+        CHECK(checksum == ground_truth(descriptor, body.payload, body.count));
+      }
+      const auto key = std::make_pair(descriptor.method, body);
+      if (descriptor.baseline) {
+        baseline[key] = outcome.checksums.front();
+      } else if (descriptor.name != "three_fields") {  // proves three fields, not the baseline's 22
+        REQUIRE_MESSAGE(baseline.contains(key), "the registry lists the baseline first");
+        CHECK(outcome.checksums.front() == baseline[key]);
       }
     }
   }
@@ -88,9 +114,9 @@ TEST_CASE("with Connection::fresh every strategy opens a connection per request,
       continue;
     }
     REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
-    for (const uint64_t checksum : outcome.checksums) {
-      CHECK(checksum == ground_truth(descriptor, Payload::github, 10));
-    }
+    const uint64_t expected = descriptor.method == Method::echo ? detail::echo_checksum(detail::kEchoBody)
+                                                                : ground_truth(descriptor, Payload::github, 10);
+    for (const uint64_t checksum : outcome.checksums) CHECK(checksum == expected);
     CHECK(outcome.counters.connections_opened - outcome.counters_after_setup.connections_opened == kRuns);
   }
 }
@@ -115,10 +141,37 @@ TEST_CASE("a proxy op is N requests of /proxy, every one answered 200 with what 
   }
 }
 
+TEST_CASE("an echo op posts the 17-byte object and reads back exactly it, whatever the size") {
+  ServerProcess server;
+  const uint64_t expected = detail::echo_checksum(detail::kEchoBody);
+  CHECK(detail::kEchoBody.size() == 17);
+  CHECK(expected != detail::echo_checksum(R"({"lorem":"ipsuM"})"));
+  CHECK(expected != detail::echo_checksum(std::string(detail::kEchoBody) + " "));
+  int rows = 0;
+  for (const Descriptor& descriptor : registry()) {
+    if (descriptor.method != Method::echo) continue;
+    ++rows;
+    for (const std::size_t count : {std::size_t{1}, std::size_t{100}}) {
+      CaseConfig config;
+      config.port = server.port();
+      config.count = count;
+      INFO("strategy " << descriptor.name << ", size " << count);
+      const Outcome outcome = run_strategy(descriptor, config, kRuns);
+      REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+      REQUIRE(outcome.checksums.size() == kRuns);
+      for (const uint64_t checksum : outcome.checksums) CHECK(checksum == expected);
+      const uint64_t opened = outcome.counters.connections_opened - outcome.counters_after_setup.connections_opened;
+      CHECK(opened == (descriptor.name == "echo_fresh" ? kRuns : 0));
+    }
+  }
+  CHECK(rows == 8);  // echo, echo_fresh and the six client libraries' rows
+}
+
 TEST_CASE("setup() again starts over, and teardown() twice is harmless") {
   ServerProcess server;
   for (const Descriptor& descriptor : registry()) {
-    if (descriptor.method == Method::proxy) continue;  // no records to set up for
+    // No records to set up for.
+    if (descriptor.method == Method::proxy || descriptor.method == Method::echo) continue;
     INFO(descriptor.name);
     auto strategy = descriptor.make();
     auto ring = net::Ring::create();

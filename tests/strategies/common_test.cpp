@@ -59,6 +59,9 @@ TEST_CASE("targets, authorities and labels of a case") {
   CHECK(get_target(config, "&chunked=1") == "/weather?count=1000&chunked=1");
   config.payload = Payload::repos;
   CHECK(get_target(config) == "/repos?count=1000");
+  config.server_mode = ServerMode::seed;
+  CHECK(get_target(config) == "/repos?count=1000&cache=0&chunked=1&chunk=16384");
+  config.server_mode = ServerMode::cached;
   CHECK(authority(config) == "127.0.0.1:8080");
   CHECK(case_label("presized", config) == "presized repos 1000");
   config.payload = Payload::github;

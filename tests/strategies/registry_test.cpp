@@ -21,7 +21,9 @@ TEST_CASE("the registry lists every strategy of the issue once, with a descripti
                             "curlpp",           "floor_transfer",   "floor_parse",     "send_copy",
                             "writev",           "send_zc",          "libcurl_multi_post", "cpp_httplib_post",
                             "beast_post",       "cpprest_post",     "curlpp_post",     "proxy_pooled",
-                            "proxy_fresh",      "proxy_pooled_body", "proxy_fresh_body"};
+                            "proxy_fresh",      "proxy_pooled_body", "proxy_fresh_body", "echo",
+                            "echo_fresh",       "libcurl_echo",     "libcurl_multi_echo", "cpp_httplib_echo",
+                            "beast_echo",       "cpprest_echo",     "curlpp_echo"};
   std::set<std::string_view> names;
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);
@@ -51,7 +53,7 @@ TEST_CASE("the floors are GET reference rows, and nothing else is") {
 }
 
 TEST_CASE("each method has exactly one baseline, listed before the method's other strategies") {
-  for (const Method method : {Method::get, Method::post, Method::proxy}) {
+  for (const Method method : {Method::get, Method::post, Method::proxy, Method::echo}) {
     bool seen_other = false;
     int baselines = 0;
     for (const Descriptor& descriptor : registry()) {
@@ -69,6 +71,7 @@ TEST_CASE("each method has exactly one baseline, listed before the method's othe
   CHECK(find("string_copy")->baseline);
   CHECK(find("send_copy")->baseline);
   CHECK(find("proxy_pooled")->baseline);
+  CHECK(find("echo")->baseline);
 }
 
 TEST_CASE("find() returns the row of a name and null for an unknown one") {
@@ -80,18 +83,22 @@ TEST_CASE("find() returns the row of a name and null for an unknown one") {
   CHECK(find("no_such_strategy") == nullptr);
 }
 
-TEST_CASE("peers are flagged, and POST strategies are the three of /echo and the library peers' POST rows") {
+TEST_CASE("peers are flagged; POST strategies are the three of /echo and the library peers' POST rows; echo rows") {
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);
     const std::string_view name = descriptor.name;
     bool library_peer = false;
     bool library_post = false;
+    bool library_echo = false;
     for (const std::string_view library : {"libcurl_multi", "cpp_httplib", "beast", "cpprest", "curlpp"}) {
       library_peer = library_peer || name == library;
       library_post = library_post || (name.starts_with(library) && name.substr(library.size()) == "_post");
+      library_echo = library_echo || (name.starts_with(library) && name.substr(library.size()) == "_echo");
     }
-    CHECK(descriptor.peer ==
-          (name == "libcurl" || name == "blocking_sockets" || name == "epoll" || library_peer || library_post));
+    library_echo = library_echo || name == "libcurl_echo";
+    CHECK(descriptor.peer == (name == "libcurl" || name == "blocking_sockets" || name == "epoll" || library_peer ||
+                              library_post || library_echo));
+    CHECK((descriptor.method == Method::echo) == (name == "echo" || name == "echo_fresh" || library_echo));
     CHECK((descriptor.method == Method::post) ==
           (name == "send_copy" || name == "writev" || name == "send_zc" || library_post));
     CHECK((descriptor.method == Method::proxy) == name.starts_with("proxy_"));

@@ -50,8 +50,10 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   add_compare_arguments(*compare_command, compare);
   app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
   app.footer("\n" + render_legend());
-  app.add_option("suite", c.suite, "get (default), repos, github, post or proxy")
-      ->check(CLI::IsMember({"get", "repos", "github", "post", "proxy"}));
+  std::vector<std::string> suite_names;
+  for (const Suite& suite : suites()) suite_names.emplace_back(suite.name);
+  app.add_option("suite", c.suite, fmt::format("{} (the first is the default)", fmt::join(suite_names, ", ")))
+      ->check(CLI::IsMember(suite_names));
   app.add_flag("--list", o.list, "list the suites and strategies (what each does and mirrors) and exit");
   app.add_flag("--self-check", o.self_check,
                "timer overhead, spread of a fixed-work case over 3 runs, ratio of work 2A to A; then exit");
@@ -67,6 +69,12 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                  "request and closes it after the response)")
       ->capture_default_str()
       ->check(CLI::IsMember({"pooled", "fresh"}));
+  app.add_option("--server-mode", c.server_mode,
+                 "cached (the server serializes each size once and answers from its cache with Content-Length) or "
+                 "seed (GET bodies serialized per request and sent in 16 KiB chunks, as the seeds' ASP.NET Core "
+                 "servers answer)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cached", "seed"}));
   app.add_option("--iteration-time", r.iteration_time_ms, "ms one iteration should last at least (pilot's goal)")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 3.6e6));

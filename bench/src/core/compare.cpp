@@ -77,6 +77,7 @@ std::vector<Difference> comparability_differences(const Report& old_report, cons
   check("config.iteration_time_ms", a.iteration_time_ms, b.iteration_time_ms);
   check("config.sizes", a.sizes, b.sizes);
   check("config.connection", a.connection, b.connection);
+  check("config.server_mode", a.server_mode, b.server_mode);
   check("config.allocators", a.allocators, b.allocators);
   check("config.interleave", a.interleave, b.interleave);
   check("config.cpu", a.cpu, b.cpu);

@@ -76,6 +76,7 @@ void describe_config(V& v, S& c) {
   v("sizes", c.sizes);
   v("payload", c.payload);
   v("connection", c.connection);
+  v("server_mode", c.server_mode);
   v("iteration_time_ms", c.iteration_time_ms);
   v("warmup", c.warmup);
   v("iterations", c.iterations);
@@ -172,6 +173,7 @@ void describe_case(V& v, S& c) {
   v("payload", c.payload);
   v("size", c.size);
   v("connection", c.connection);
+  v("server_mode", c.server_mode);
   v("allocator", c.allocator);
   v("baseline", c.baseline);
   v("reference", c.reference);

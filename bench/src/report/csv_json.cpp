@@ -42,7 +42,7 @@ std::string render_csv(const Report& report) {
     }
   }
   std::vector<std::string> header{
-      "strategy", "method", "payload", "size", "connection", "allocator", "baseline", "status", "reason",
+      "strategy", "method", "payload", "size", "connection", "server_mode", "allocator", "baseline", "status", "reason",
       "ops_per_iteration", "warmup_iterations", "samples", "n", "outliers", "mean_ns", "error_ns", "stddev_ns",
       "median_ns", "p95_ns", "min_ns", "max_ns", "ratio", "ratio_sd", "bytes_per_op", "allocs_per_op",
       "alloc_ratio", "peak_rss_bytes", "minor_faults_per_op", "ring_enters_per_op", "sqes_per_op", "cqes_per_op",
@@ -61,7 +61,7 @@ std::string render_csv(const Report& report) {
   out += "\n";
   for (const CaseResult& c : report.cases) {
     std::vector<std::string> f{
-        c.strategy, c.method, c.payload, std::to_string(c.size), c.connection, c.allocator, bool_text(c.baseline),
+        c.strategy, c.method, c.payload, std::to_string(c.size), c.connection, c.server_mode, c.allocator, bool_text(c.baseline),
         std::string(status_name(c.status)), c.reason, std::to_string(c.ops_per_iteration),
         std::to_string(c.warmup_iterations), std::to_string(c.samples_ns.size()), std::to_string(c.stats.n),
         std::to_string(c.stats.outliers), csv_number(c.stats.mean), csv_number(c.stats.error),

@@ -32,8 +32,9 @@ inline std::string_view payload_text(strategies::Payload payload) noexcept {
   return "?";
 }
 
+// The HTTP method a strategy's requests use (echo rows POST).
 inline std::string_view method_text(strategies::Method method) noexcept {
-  return method == strategies::Method::post ? "POST" : "GET";
+  return method == strategies::Method::post || method == strategies::Method::echo ? "POST" : "GET";
 }
 
 enum Phase : std::size_t { connect, send, wait, head, body, deserialize, other, kPhaseCount };

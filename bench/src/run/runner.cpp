@@ -54,6 +54,7 @@ class Runner {
       r.payload = payload_text(cases[i].config.payload);
       r.size = cases[i].config.count;
       r.connection = std::string(strategies::connection_name(cases[i].config.connection));
+      r.server_mode = std::string(strategies::server_mode_name(cases[i].config.server_mode));
       r.allocator = context_.allocator;
       r.baseline = cases[i].strategy != nullptr && cases[i].strategy->baseline;
       r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "../core/list.hpp"
+#include "case_state.hpp"
 
 namespace ringlab::bench {
 namespace {
@@ -19,6 +20,8 @@ constexpr std::array<std::size_t, 4> kReposSizes{10, 100, 1000, 10000};
 constexpr std::array<std::size_t, 4> kGithubSizes{10, 100, 1000, 10000};
 // Requests per op of the proxy suite: the article's cycles.
 constexpr std::array<std::size_t, 3> kProxyCycles{10, 50, 100};
+// The echo suite posts one 17-byte object per op: its size column says 1.
+constexpr std::array<std::size_t, 1> kEchoSize{1};
 
 constexpr std::array kSuites{
     Suite{"get", "GET /weather: every GET strategy at 10, 100, 1000 and 10000 records (default)",
@@ -31,15 +34,16 @@ constexpr std::array kSuites{
           strategies::Method::post, strategies::Payload::weather, kWeatherSizes},
     Suite{"proxy", "GET /proxy 10, 50 and 100 times per op: the server fetches from its upstream, pooled or fresh",
           strategies::Method::proxy, strategies::Payload::weather, kProxyCycles},
+    Suite{"echo", "POST {\"lorem\":\"ipsum\"} (17 bytes) to /echo?chunked=1, answer read as a string: net-http-perf",
+          strategies::Method::echo, strategies::Payload::weather, kEchoSize, true},
 };
-
-std::string_view method_word(strategies::Method m) { return m == strategies::Method::post ? "POST" : "GET"; }
 
 std::string_view suites_of(strategies::Method m) {
   switch (m) {
     case strategies::Method::get: return "get, repos, github";
     case strategies::Method::post: return "post";
     case strategies::Method::proxy: return "proxy";
+    case strategies::Method::echo: return "echo";
   }
   return "?";
 }
@@ -95,8 +99,12 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
     std::string names;
     for (std::string_view n : of_method) names += (names.empty() ? "" : ", ") + std::string(n);
     return fail(fmt::format("filter '{}' matches no {} strategy of suite {}; {} strategies: {}", selection.filter,
-                            method_word(suite.method), suite.name, method_word(suite.method),
+                            method_text(suite.method), suite.name, method_text(suite.method),
                             names.empty() ? "none registered" : names));
+  }
+  if (suite.fixed_size && selection.sizes && *selection.sizes != std::vector<std::size_t>(suite.sizes.begin(), suite.sizes.end())) {
+    return fail(fmt::format("suite {} does the same work at every op (size {}): --sizes does not apply", suite.name,
+                            suite.sizes.front()));
   }
   const std::vector<std::size_t> sizes =
       selection.sizes ? *selection.sizes : std::vector<std::size_t>(suite.sizes.begin(), suite.sizes.end());
@@ -109,6 +117,7 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
       spec.config.port = selection.port;
       spec.config.payload = selection.payload.value_or(suite.payload);
       spec.config.connection = selection.connection;
+      spec.config.server_mode = selection.server_mode;
       spec.config.count = size;
       cases.push_back(std::move(spec));
     }
@@ -119,8 +128,9 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
 std::string render_list(std::span<const strategies::Descriptor> registry) {
   std::string out = "Suites\n";
   for (const Suite& s : kSuites) out += fmt::format("  {:<6} {}\n", s.name, s.description);
-  for (strategies::Method method : {strategies::Method::get, strategies::Method::post, strategies::Method::proxy}) {
-    out += fmt::format("\n{} strategies (suite {})\n", method_word(method), suites_of(method));
+  for (strategies::Method method :
+       {strategies::Method::get, strategies::Method::post, strategies::Method::proxy, strategies::Method::echo}) {
+    out += fmt::format("\n{} strategies (suite {})\n", method_text(method), suites_of(method));
     for (const strategies::Descriptor& d : registry) {
       if (d.method != method) continue;
       std::string tags;

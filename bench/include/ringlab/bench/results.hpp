@@ -29,7 +29,7 @@ namespace ringlab::bench {
 // 2: cases gained "reference", "diagnostics" and "latency"; io.syscalls_per_op may be null; the
 // environment gained the git commit, compiler flags and load averages. Version 1 files still read
 // (the new fields keep their defaults: not measured).
-inline constexpr int kReportSchemaVersion = 4;
+inline constexpr int kReportSchemaVersion = 5;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
 // The system load averages (1, 5 and 15 minutes) of /proc/loadavg.
@@ -99,6 +99,7 @@ struct Config {
   std::vector<std::size_t> sizes;
   std::string payload;  // "weather", "repos" or "github"
   std::string connection = "pooled";  // --connection: "pooled" or "fresh" (a new connection per request)
+  std::string server_mode = "cached";  // --server-mode: "cached" or "seed" (bodies serialized per request, chunked)
   double iteration_time_ms = 100;
   unsigned warmup = 3;
   unsigned iterations = 15;      // measured iterations before the adaptive stop may end a case
@@ -216,6 +217,7 @@ struct CaseResult {
   std::string payload;         // "weather", "repos" or "github"
   std::size_t size = 0;        // records per response (GET) or per posted body (POST)
   std::string connection = "pooled";  // "pooled" (kept alive across requests) or "fresh" (one per request)
+  std::string server_mode = "cached";  // "cached" (Content-Length, from the server's cache) or "seed"
   std::string allocator;       // allocator of the process that ran the case
   bool baseline = false;
   // A reference row (floor_transfer, floor_parse): a physical limit shown for comparison, not a

@@ -29,6 +29,9 @@ struct Suite {
   strategies::Method method = strategies::Method::get;
   strategies::Payload payload = strategies::Payload::weather;
   std::span<const std::size_t> sizes;
+  // Every op does the same work whatever the size (echo: one small object): the suite's one size is
+  // its only one, and --sizes is refused.
+  bool fixed_size = false;
 };
 
 [[nodiscard]] std::span<const Suite> suites();
@@ -45,6 +48,7 @@ struct Selection {
   std::optional<std::vector<std::size_t>> sizes;  // instead of the suite's
   std::optional<strategies::Payload> payload;     // instead of the suite's
   strategies::Connection connection = strategies::Connection::pooled;  // every case's
+  strategies::ServerMode server_mode = strategies::ServerMode::cached;  // every case's
   std::string host = "127.0.0.1";
   uint16_t port = 0;
 };

@@ -50,7 +50,7 @@ struct BodyCacheStats {
   uint64_t hits = 0;
   uint64_t misses = 0;     // generated
   uint64_t evictions = 0;
-  uint64_t uncached = 0;   // generated but larger than max_bytes
+  uint64_t uncached = 0;   // generated and not kept: larger than max_bytes, or asked for with cache=0
 };
 
 class BodyCache {
@@ -61,6 +61,9 @@ class BodyCache {
 
   // The body for `key`, generated on a miss.
   [[nodiscard]] std::shared_ptr<const Body> get(const BodyKey& key);
+  // A body for `key` generated now and not kept (cache=0: the cost of serializing per request);
+  // counted as uncached. The cache's entries are neither used nor changed.
+  [[nodiscard]] std::shared_ptr<const Body> generate_uncached(const BodyKey& key);
   // The body for `key` if it is cached (counted as a hit, and marked used), else null; never
   // generates. HEAD uses it: the head of an answer should not cost the answer's generation.
   [[nodiscard]] std::shared_ptr<const Body> find(const BodyKey& key);

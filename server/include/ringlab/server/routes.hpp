@@ -44,6 +44,9 @@ struct RoutedRequest {
   Format format = Format::json;
   bool chunked = false;
   uint32_t chunk_bytes = kDefaultChunkBytes;
+  // cache=0: /weather and /repos serialize the body for this request and drop it afterwards, as the
+  // seeds' ASP.NET Core servers do, instead of serving it from the thread's body cache.
+  bool cached = true;
   UpstreamConnection upstream = UpstreamConnection::pooled;
   // /proxy?answer=status: the upstream's body is dropped and the answer is its status alone (200, no
   // body), as an endpoint that only checks IsSuccessStatusCode answers.

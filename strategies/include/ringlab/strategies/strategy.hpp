@@ -55,15 +55,27 @@ namespace ringlab::strategies {
 // github: jos's flat 22-field repository records (GET /github), the payload of his benchmarks.
 enum class Payload { weather, repos, github };
 // proxy: GET /proxy, several per op (bench proxy); its own method, so its rows stay out of the get suite.
-enum class Method { get, post, proxy };
+// echo: POST of one small JSON object to /echo?chunked=1, the answer read as a string (bench echo).
+enum class Method { get, post, proxy, echo };
 // How a case uses connections: one kept alive across its requests (a pooled HttpClient), or a new one
 // per request, closed after the response (a new HttpClient per request: jos's Version 0/1).
 enum class Connection { pooled, fresh };
+// How the server produces the GET bodies of a case (bench --server-mode):
+//   cached  serialized once per size and served from the server's body cache, with Content-Length:
+//           what isolates the client's cost (the default);
+//   seed    serialized anew for every request and sent with chunked transfer coding in chunks of
+//           kSeedChunkBytes, as the seeds' ASP.NET Core servers answer (System.Text.Json writes
+//           the records through a 16 KiB buffer into Kestrel's response stream, which frames each write
+//           as a chunk): the server's share of a request then weighs as it did in the seeds.
+enum class ServerMode { cached, seed };
+inline constexpr std::size_t kSeedChunkBytes = 16 * 1024;
 
 [[nodiscard]] std::string_view payload_name(Payload payload) noexcept;
 [[nodiscard]] std::optional<Payload> parse_payload(std::string_view name) noexcept;
 [[nodiscard]] std::string_view connection_name(Connection connection) noexcept;
 [[nodiscard]] std::optional<Connection> parse_connection(std::string_view name) noexcept;
+[[nodiscard]] std::string_view server_mode_name(ServerMode mode) noexcept;
+[[nodiscard]] std::optional<ServerMode> parse_server_mode(std::string_view name) noexcept;
 
 struct Error {
   std::string message;
@@ -86,6 +98,9 @@ struct CaseConfig {
   // Every strategy honours it (bench --connection): fresh opens a connection per run() and closes it
   // after the response, whatever the strategy does otherwise (fresh_connection is always fresh).
   Connection connection = Connection::pooled;
+  // Every GET target carries it (common.hpp's get_target): the server answers cached bodies with
+  // Content-Length, or bodies serialized per request in chunks, as the seeds' servers did.
+  ServerMode server_mode = ServerMode::cached;
 };
 
 // io_uring work and other per-operation facts a strategy can report; summed over the timed run.
