@@ -2,6 +2,8 @@
 
 #include <bit>
 #include <cstring>
+#include <tuple>
+#include <utility>
 
 #include "ringlab/json/generate.hpp"
 #include "ringlab/json/unescape.hpp"
@@ -63,6 +65,16 @@ class Hasher {
   void optional_text(const std::optional<Text>& value) noexcept {
     word(value ? 1 : 0);
     if (value) text(*value);
+  }
+
+  // One member of a record whose fields are listed as a table (github_members), by its type.
+  void value(int64_t v) noexcept { integer(v); }
+  void value(bool v) noexcept { boolean(v); }
+  void value(const std::pmr::string& v) noexcept { text(std::string_view(v)); }
+  void value(const JsonStringView& v) noexcept { text(v); }
+  template <class Text>
+  void value(const std::optional<Text>& v) noexcept {
+    optional_text(v);
   }
 
  private:
@@ -161,6 +173,12 @@ void add_repository(Hasher& h, const Repo& record) noexcept {
   h.real(record.score);
 }
 
+// Every member of `record` in the order of `members`.
+template <class Record, class Members>
+void add_members(Hasher& h, const Record& record, const Members& members) noexcept {
+  std::apply([&](auto... member) { (h.value(record.*member), ...); }, members);
+}
+
 template <class Record>
 uint64_t checksum_of(std::span<const Record> records) noexcept {
   Checksum sum;
@@ -194,12 +212,40 @@ void Checksum::add(const RepositoryView& record) noexcept {
   ++records_;
 }
 
+void Checksum::add(const GithubRepository& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, github_members<GithubRepository>());
+  ++records_;
+}
+
+void Checksum::add(const GithubRepositoryView& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, github_members<GithubRepositoryView>());
+  ++records_;
+}
+
+void Checksum::add(const GithubStars& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, github_stars_members<GithubStars>());
+  ++records_;
+}
+
+void Checksum::add(const GithubStarsView& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, github_stars_members<GithubStarsView>());
+  ++records_;
+}
+
 uint64_t Checksum::value() const noexcept { return mix(state_, records_); }
 
 uint64_t checksum(std::span<const WeatherForecast> records) noexcept { return checksum_of(records); }
 uint64_t checksum(std::span<const WeatherView> records) noexcept { return checksum_of(records); }
 uint64_t checksum(std::span<const Repository> records) noexcept { return checksum_of(records); }
 uint64_t checksum(std::span<const RepositoryView> records) noexcept { return checksum_of(records); }
+uint64_t checksum(std::span<const GithubRepository> records) noexcept { return checksum_of(records); }
+uint64_t checksum(std::span<const GithubRepositoryView> records) noexcept { return checksum_of(records); }
+uint64_t checksum(std::span<const GithubStars> records) noexcept { return checksum_of(records); }
+uint64_t checksum(std::span<const GithubStarsView> records) noexcept { return checksum_of(records); }
 
 uint64_t checksum_weather(std::size_t count) {
   Checksum sum;
@@ -220,5 +266,38 @@ uint64_t checksum_repos(std::size_t count) {
   }
   return sum.value();
 }
+
+uint64_t checksum_github(std::size_t count) {
+  Checksum sum;
+  GithubRepository scratch;
+  for (std::size_t i = 0; i < count; ++i) {
+    fill_github(i, scratch);
+    sum.add(scratch);
+  }
+  return sum.value();
+}
+
+namespace {
+
+// The checksum of the GithubStars a three-field parse makes of records 0..count-1 of `fill`'s payload.
+template <class Record>
+uint64_t three_fields_of(std::size_t count, void (*fill)(std::size_t, Record&)) {
+  Checksum sum;
+  Record scratch;
+  GithubStars stars;
+  for (std::size_t i = 0; i < count; ++i) {
+    fill(i, scratch);
+    stars.stars = scratch.stargazers_count;
+    stars.name.assign(scratch.name);
+    stars.url.assign(scratch.url);
+    sum.add(stars);
+  }
+  return sum.value();
+}
+
+}  // namespace
+
+uint64_t checksum_github_three_fields(std::size_t count) { return three_fields_of(count, &fill_github); }
+uint64_t checksum_repos_three_fields(std::size_t count) { return three_fields_of(count, &fill_repository); }
 
 }  // namespace ringlab::json

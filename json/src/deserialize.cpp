@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "ringlab/json/fields.hpp"
 
@@ -246,6 +247,8 @@ constexpr auto kWeatherKeys = make_keys(fields::kWeather);
 constexpr auto kOwnerKeys = make_keys(fields::kOwner);
 constexpr auto kLicenseKeys = make_keys(fields::kLicense);
 constexpr auto kRepositoryKeys = make_keys(fields::kRepository);
+constexpr auto kGithubKeys = make_keys(fields::kGithub);
+constexpr auto kGithubStarsKeys = make_keys(fields::kGithubStars);
 using fields::all_of;
 
 // A backslash in `text`. `text` lies in a padded body, so whole words are read past its end and the
@@ -344,6 +347,21 @@ error_code read_optional(od::value v, std::optional<Text>& out, const Allocator&
 
 Allocator allocator_of(const Repository& record) noexcept { return record.get_allocator(); }
 Allocator allocator_of(const RepositoryView&) noexcept { return {}; }  // views allocate nothing
+Allocator allocator_of(const GithubRepository& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const GithubRepositoryView&) noexcept { return {}; }
+Allocator allocator_of(const GithubStars& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const GithubStarsView&) noexcept { return {}; }
+
+// One member of a record whose fields are listed as a table (github_members), by its type.
+template <class T>
+[[gnu::always_inline]] inline error_code read_member(od::value v, T& out, const Allocator&) {
+  return read(v, out);
+}
+template <class Text>
+[[gnu::always_inline]] inline error_code read_member(od::value v, std::optional<Text>& out, const Allocator& alloc) {
+  return read_optional(v, out, alloc);
+}
+
 
 // --- records -----------------------------------------------------------------------------------------
 
@@ -545,10 +563,43 @@ bool read_repository(Doc& doc, od::object object, Repo& out, const Context& ctx,
   return true;
 }
 
+// A record whose fields are all scalars or strings, listed by `members` and matched by `keys` (the
+// github records; and GithubStars, whose three keys leave the other 19 of a github record unknown, so
+// that On-Demand skips their values unread). As the others: keys in any order, unknown keys skipped, a
+// key given twice counts with its last value, a missing one is an error naming it.
+template <class Doc, class Record, class Members, std::size_t N>
+bool read_flat(Doc& doc, od::object object, Record& out, const Context& ctx, std::size_t start,
+               const Members& members, const std::array<Key, N>& keys, const std::array<std::string_view, N>& names) {
+  static_assert(std::tuple_size_v<Members> == N, "one key per member");
+  const Allocator alloc = allocator_of(out);
+  uint32_t seen = 0;
+  std::size_t hint = 0;
+  for (auto field : object) {
+    od::raw_json_string key;
+    if (const error_code e = field.key().get(key)) return fail(doc, ctx, {}, e);
+    od::value value;
+    if (const error_code e = field.value().get(value)) return fail(doc, ctx, {}, e);
+    const int k = match_key(key, keys, hint);
+    if (k < 0) continue;  // unknown key: On-Demand skips its value
+    error_code e = simdjson::SUCCESS;
+    with_member(out, members, static_cast<std::size_t>(k),
+                [&](auto& member) { e = read_member(value, member, alloc); });
+    if (e) return fail(doc, ctx, keys[static_cast<std::size_t>(k)].text, e);
+    seen |= uint32_t{1} << k;
+  }
+  if (seen != all_of<N>()) return fail_at(ctx, fields::first_missing(seen, names), simdjson::NO_SUCH_FIELD, start);
+  return true;
+}
+
 template <class Doc, class Record>
 bool read_record(Doc& doc, od::object object, Record& out, const Context& ctx, std::size_t start) {
   if constexpr (std::is_same_v<Record, WeatherForecast> || std::is_same_v<Record, WeatherView>) {
     return read_weather(doc, object, out, ctx, start);
+  } else if constexpr (std::is_same_v<Record, GithubRepository> || std::is_same_v<Record, GithubRepositoryView>) {
+    return read_flat(doc, object, out, ctx, start, github_members<Record>(), kGithubKeys, fields::kGithub);
+  } else if constexpr (std::is_same_v<Record, GithubStars> || std::is_same_v<Record, GithubStarsView>) {
+    return read_flat(doc, object, out, ctx, start, github_stars_members<Record>(), kGithubStarsKeys,
+                     fields::kGithubStars);
   } else {
     return read_repository(doc, object, out, ctx, start);
   }
@@ -733,6 +784,35 @@ Status parse_repository_record(Parser& parser, simdjson::padded_string_view body
 }
 Status parse_repository_record_view(Parser& parser, PaddedBody body, RecordSpan record, RepositoryView& out) {
   return parse_one(parser, body.view(), record, out);
+}
+
+Status parse_github(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<GithubRepository>& out) {
+  return parse_array(parser, body, out);
+}
+Status parse_github_views(Parser& parser, PaddedBody body, std::pmr::vector<GithubRepositoryView>& out) {
+  return parse_array(parser, body.view(), out);
+}
+Status parse_github_ndjson(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<GithubRepository>& out,
+                           std::size_t window_bytes) {
+  return parse_lines(parser, body, out, window_bytes);
+}
+Status parse_github_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<GithubRepositoryView>& out,
+                                 std::size_t window_bytes) {
+  return parse_lines(parser, body.view(), out, window_bytes);
+}
+Status parse_github_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
+                           GithubRepository& out) {
+  return parse_one(parser, body, record, out);
+}
+Status parse_github_record_view(Parser& parser, PaddedBody body, RecordSpan record, GithubRepositoryView& out) {
+  return parse_one(parser, body.view(), record, out);
+}
+Status parse_github_three_fields(Parser& parser, simdjson::padded_string_view body,
+                                 std::pmr::vector<GithubStars>& out) {
+  return parse_array(parser, body, out);
+}
+Status parse_github_three_fields_views(Parser& parser, PaddedBody body, std::pmr::vector<GithubStarsView>& out) {
+  return parse_array(parser, body.view(), out);
 }
 
 }  // inline namespace RINGLAB_JSON_PARSER_ABI

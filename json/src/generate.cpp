@@ -8,9 +8,10 @@ namespace ringlab::json {
 
 namespace {
 
-// Streams of record_rng(): weather and repositories must not share draws.
+// Streams of record_rng(): weather, repositories and github records must not share draws.
 constexpr uint64_t kWeatherStream = 1;
 constexpr uint64_t kRepositoryStream = 2;
+constexpr uint64_t kGithubStream = 3;
 
 constexpr uint64_t mix64(uint64_t z) noexcept {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -192,6 +193,68 @@ void make_description(SplitMix64& rng, std::pmr::string& out) {
   out.push_back('.');
 }
 
+// The fields a Repository and a GithubRepository share, node_id to default_branch, drawn in the order
+// fill_repository always drew them (so that its records stay what they were). `out.id` is set; `login`
+// is the owner's; `description` is the record's description text.
+template <class Repo>
+void fill_shared_fields(SplitMix64& rng, std::string_view login, Repo& out, std::pmr::string& description) {
+  out.node_id.clear();
+  append_node_id(out.node_id, "010:Repository", static_cast<uint64_t>(out.id));
+  out.name.assign(pick(rng, kNameFirst));
+  out.name.push_back('-');
+  out.name.append(pick(rng, kNameSecond));
+  out.name.append(pick(rng, kNameSuffix));
+  out.full_name.assign(login);
+  out.full_name.push_back('/');
+  out.full_name.append(out.name);
+  out.is_private = rng.chance(1, 20);
+  out.html_url.assign("https://github.com/");
+  out.html_url.append(out.full_name);
+  make_description(rng, description);
+  out.fork = rng.chance(1, 8);
+  out.url.assign("https://api.github.com/repos/");
+  out.url.append(out.full_name);
+
+  // 2008-01-01 .. 2023-12-31, then updates and pushes up to a few years later.
+  const int64_t created = rng.between(1'199'145'600, 1'703'980'800);
+  const int64_t updated = created + rng.between(0, 3 * 365 * 86400);
+  const int64_t pushed = created + rng.between(0, updated - created + 1);
+  out.created_at.clear();
+  append_timestamp(out.created_at, created);
+  out.updated_at.clear();
+  append_timestamp(out.updated_at, updated);
+  out.pushed_at.clear();
+  append_timestamp(out.pushed_at, pushed);
+
+  const uint64_t homepage_kind = rng.below(10);  // 0-2: null, 3: "", 4-9: a URL
+  if (homepage_kind < 3) {
+    out.homepage.reset();
+  } else {
+    if (!out.homepage) out.homepage.emplace(out.get_allocator());
+    out.homepage->clear();
+    if (homepage_kind > 3) {
+      out.homepage->append("https://");
+      out.homepage->append(out.name);
+      out.homepage->append(".example.org/");
+    }
+  }
+
+  out.size = rng.between(0, 500'000);
+  out.stargazers_count = rng.between(0, rng.between(1, 100'000));
+  out.watchers_count = out.stargazers_count;  // as GitHub reports them
+  if (rng.chance(3, 20)) {
+    out.language.reset();
+  } else {
+    if (!out.language) out.language.emplace(out.get_allocator());
+    out.language->assign(pick(rng, kLanguages));
+  }
+  out.forks_count = rng.between(0, out.stargazers_count / 4 + 1);
+  out.open_issues_count = rng.between(0, 200);
+  out.archived = rng.chance(1, 12);
+  const uint64_t branch = rng.below(20);
+  out.default_branch.assign(branch < 14 ? "main" : branch < 19 ? "master" : "develop");
+}
+
 }  // namespace
 
 SplitMix64 record_rng(uint64_t stream, std::size_t index) noexcept {
@@ -239,61 +302,7 @@ void fill_repository(std::size_t index, Repository& out) {
   owner.type.assign(organization ? "Organization" : "User");
   owner.site_admin = rng.chance(1, 40);
 
-  out.node_id.clear();
-  append_node_id(out.node_id, "010:Repository", static_cast<uint64_t>(out.id));
-  out.name.assign(pick(rng, kNameFirst));
-  out.name.push_back('-');
-  out.name.append(pick(rng, kNameSecond));
-  out.name.append(pick(rng, kNameSuffix));
-  out.full_name.assign(owner.login);
-  out.full_name.push_back('/');
-  out.full_name.append(out.name);
-  out.is_private = rng.chance(1, 20);
-  out.html_url.assign("https://github.com/");
-  out.html_url.append(out.full_name);
-  make_description(rng, out.description);
-  out.fork = rng.chance(1, 8);
-  out.url.assign("https://api.github.com/repos/");
-  out.url.append(out.full_name);
-
-  // 2008-01-01 .. 2023-12-31, then updates and pushes up to a few years later.
-  const int64_t created = rng.between(1'199'145'600, 1'703'980'800);
-  const int64_t updated = created + rng.between(0, 3 * 365 * 86400);
-  const int64_t pushed = created + rng.between(0, updated - created + 1);
-  out.created_at.clear();
-  append_timestamp(out.created_at, created);
-  out.updated_at.clear();
-  append_timestamp(out.updated_at, updated);
-  out.pushed_at.clear();
-  append_timestamp(out.pushed_at, pushed);
-
-  const uint64_t homepage_kind = rng.below(10);  // 0-2: null, 3: "", 4-9: a URL
-  if (homepage_kind < 3) {
-    out.homepage.reset();
-  } else {
-    if (!out.homepage) out.homepage.emplace(out.get_allocator());
-    out.homepage->clear();
-    if (homepage_kind > 3) {
-      out.homepage->append("https://");
-      out.homepage->append(out.name);
-      out.homepage->append(".example.org/");
-    }
-  }
-
-  out.size = rng.between(0, 500'000);
-  out.stargazers_count = rng.between(0, rng.between(1, 100'000));
-  out.watchers_count = out.stargazers_count;  // as GitHub reports them
-  if (rng.chance(3, 20)) {
-    out.language.reset();
-  } else {
-    if (!out.language) out.language.emplace(out.get_allocator());
-    out.language->assign(pick(rng, kLanguages));
-  }
-  out.forks_count = rng.between(0, out.stargazers_count / 4 + 1);
-  out.open_issues_count = rng.between(0, 200);
-  out.archived = rng.chance(1, 12);
-  const uint64_t branch = rng.below(20);
-  out.default_branch.assign(branch < 14 ? "main" : branch < 19 ? "master" : "develop");
+  fill_shared_fields(rng, owner.login, out, out.description);
 
   // Up to six distinct topics: a stride through a prime-sized list never repeats.
   const auto topics = static_cast<std::size_t>(rng.below(7));
@@ -325,6 +334,29 @@ void fill_repository(std::size_t index, Repository& out) {
 Repository make_repository(std::size_t index) {
   Repository record;
   fill_repository(index, record);
+  return record;
+}
+
+// --- github (jos's flat records) ---------------------------------------------------------------------
+
+void fill_github(std::size_t index, GithubRepository& out) {
+  SplitMix64 rng = record_rng(kGithubStream, index);
+  out.id = static_cast<int64_t>(200'000'000 + static_cast<uint64_t>(index % 1'000'000'000) * 1'000 + rng.below(1'000));
+  char login[40];
+  std::size_t login_size = pick(rng, kLogins).copy(login, 24);
+  if (rng.chance(1, 2)) {
+    const char* end = std::to_chars(login + login_size, login + sizeof login, rng.below(1'000)).ptr;
+    login_size = static_cast<std::size_t>(end - login);
+  }
+  if (!out.description) out.description.emplace(out.get_allocator());
+  fill_shared_fields(rng, std::string_view(login, login_size), out, *out.description);
+  if (rng.chance(1, 10)) out.description.reset();  // GitHub gives null for a repository without one
+  out.visibility.assign(out.is_private ? "private" : "public");
+}
+
+GithubRepository make_github(std::size_t index) {
+  GithubRepository record;
+  fill_github(index, record);
   return record;
 }
 

@@ -111,4 +111,30 @@ Repository::Repository(Repository&& other, const allocator_type& alloc)
   if (other.license) license.emplace(std::move(*other.license), alloc);
 }
 
+GithubRepository::GithubRepository(const allocator_type& alloc)
+    : node_id(alloc), name(alloc), full_name(alloc), html_url(alloc), url(alloc), created_at(alloc),
+      updated_at(alloc), pushed_at(alloc), default_branch(alloc), visibility(alloc) {}
+
+GithubRepository::GithubRepository(const GithubRepository& other, const allocator_type& alloc)
+    : id(other.id), node_id(other.node_id, alloc), name(other.name, alloc), full_name(other.full_name, alloc),
+      is_private(other.is_private), html_url(other.html_url, alloc),
+      description(copy_optional(other.description, alloc)), fork(other.fork), url(other.url, alloc),
+      created_at(other.created_at, alloc), updated_at(other.updated_at, alloc), pushed_at(other.pushed_at, alloc),
+      homepage(copy_optional(other.homepage, alloc)), size(other.size), stargazers_count(other.stargazers_count),
+      watchers_count(other.watchers_count), language(copy_optional(other.language, alloc)),
+      forks_count(other.forks_count), open_issues_count(other.open_issues_count), archived(other.archived),
+      default_branch(other.default_branch, alloc), visibility(other.visibility, alloc) {}
+
+GithubRepository::GithubRepository(GithubRepository&& other, const allocator_type& alloc)
+    : id(other.id), node_id(std::move(other.node_id), alloc), name(std::move(other.name), alloc),
+      full_name(std::move(other.full_name), alloc), is_private(other.is_private),
+      html_url(std::move(other.html_url), alloc), description(move_optional(std::move(other.description), alloc)),
+      fork(other.fork), url(std::move(other.url), alloc), created_at(std::move(other.created_at), alloc),
+      updated_at(std::move(other.updated_at), alloc), pushed_at(std::move(other.pushed_at), alloc),
+      homepage(move_optional(std::move(other.homepage), alloc)), size(other.size),
+      stargazers_count(other.stargazers_count), watchers_count(other.watchers_count),
+      language(move_optional(std::move(other.language), alloc)), forks_count(other.forks_count),
+      open_issues_count(other.open_issues_count), archived(other.archived),
+      default_branch(std::move(other.default_branch), alloc), visibility(std::move(other.visibility), alloc) {}
+
 }  // namespace ringlab::json

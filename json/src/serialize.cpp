@@ -3,6 +3,10 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <tuple>
+#include <utility>
+
+#include "ringlab/json/fields.hpp"
 
 namespace ringlab::json {
 
@@ -86,6 +90,27 @@ void append_optional_string(std::string& out, const std::optional<std::pmr::stri
   } else {
     out.append("null");
   }
+}
+
+// One member of a record whose fields are listed as a table (github_members), by its type.
+void append_value(std::string& out, int64_t value) { append_integer(out, value); }
+void append_value(std::string& out, bool value) { append_bool(out, value); }
+void append_value(std::string& out, const std::pmr::string& value) { append_json_string(out, value); }
+void append_value(std::string& out, const std::optional<std::pmr::string>& value) {
+  append_optional_string(out, value);
+}
+
+// {"name":value,...}: the members of `record` in the order of `members`, each under its name in `names`.
+template <class Record, class Members, std::size_t N>
+void append_members(std::string& out, const Record& record, const Members& members,
+                    const std::array<std::string_view, N>& names) {
+  static_assert(std::tuple_size_v<Members> == N, "one name per member");
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ((out.append(I == 0 ? "{\"" : ",\""), out.append(names[I]), out.append("\":"),
+      append_value(out, record.*std::get<I>(members))),
+     ...);
+  }(std::make_index_sequence<N>{});
+  out.push_back('}');
 }
 
 template <class Record>
@@ -249,9 +274,19 @@ void append_json(std::string& out, const Repository& record) {
   out.push_back('}');
 }
 
+void append_json(std::string& out, const GithubRepository& record) {
+  append_members(out, record, github_members<GithubRepository>(), fields::kGithub);
+}
+
 void append_weather_json(std::string& out, std::size_t count) { append_array<WeatherForecast>(out, count, fill_weather); }
 void append_repos_json(std::string& out, std::size_t count) { append_array<Repository>(out, count, fill_repository); }
 void append_weather_ndjson(std::string& out, std::size_t count) { append_lines<WeatherForecast>(out, count, fill_weather); }
 void append_repos_ndjson(std::string& out, std::size_t count) { append_lines<Repository>(out, count, fill_repository); }
+void append_github_json(std::string& out, std::size_t count) {
+  append_array<GithubRepository>(out, count, fill_github);
+}
+void append_github_ndjson(std::string& out, std::size_t count) {
+  append_lines<GithubRepository>(out, count, fill_github);
+}
 
 }  // namespace ringlab::json

@@ -10,7 +10,13 @@ Body generate_body(const BodyKey& key) {
   Body body;
   const bool ndjson = key.format == Format::ndjson;
   body.content_type = ndjson ? "application/x-ndjson" : "application/json";
-  if (key.route == Route::repos) {
+  if (key.route == Route::github) {
+    if (ndjson) {
+      json::append_github_ndjson(body.bytes, key.count);
+    } else {
+      json::append_github_json(body.bytes, key.count);
+    }
+  } else if (key.route == Route::repos) {
     if (ndjson) {
       json::append_repos_ndjson(body.bytes, key.count);
     } else {

@@ -317,7 +317,8 @@ void Connection::respond() {
   std::shared_ptr<const void> owner;
   switch (routed.route) {
     case Route::weather:
-    case Route::repos: {
+    case Route::repos:
+    case Route::github: {
       const BodyKey key{routed.route, routed.format, routed.count};
       if (routed.head_only) {
         // The head alone does not pay for generating the body (see server.hpp).

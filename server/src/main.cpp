@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   std::string max_queued_output = "4MiB";
   std::string mmap_threshold = "1MiB";
 
-  CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /echo /plaintext /health /proxy /env"};
+  CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /github /echo /plaintext /health /proxy /env"};
   app.footer("\n" + ringlab::server::routes_help() +
              "\nExit status: 0 after SIGINT or SIGTERM; 1 when the server cannot start or fails; 2 for a bad\n"
              "command line.");
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   app.add_option("--body-timeout", body_timeout, "longest wait between two receives of a request body (408)")
       ->capture_default_str()
       ->check(duration);
-  app.add_option("--max-count", options.max_count, "largest count= of /weather, /repos and /proxy (400 above)")
+  app.add_option("--max-count", options.max_count, "largest count= of /weather, /repos, /github and /proxy (400 above)")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{0}, uint64_t{1'000'000}));
   app.add_option("--max-answer", max_answer,

@@ -19,9 +19,10 @@ struct RouteEntry {
   std::string_view answer;  // for routes_help()
 };
 
-constexpr std::array<RouteEntry, 7> kRoutes{{
+constexpr std::array<RouteEntry, 8> kRoutes{{
     {"/weather", Route::weather, true, true, true, "count WeatherForecast records {date, temperatureC, summary, temperatureF}"},
     {"/repos", Route::repos, true, true, true, "count GitHub-repository-like records, about 1-2 KB each"},
+    {"/github", Route::github, true, true, true, "count flat 22-field repository records (jos's DTO), about 1 KB each"},
     {"/echo", Route::echo, false, false, false, "the request body, same Content-Type (above --max-body: 413)"},
     {"/plaintext", Route::plaintext, true, false, false, "\"Hello, World!\" as text/plain"},
     {"/health", Route::health, true, false, false, "{\"status\":\"ok\"}"},
@@ -125,6 +126,7 @@ uint64_t count_limit(Route route, const CountLimits& limits) noexcept {
     case Route::weather:
     case Route::proxy: record = kMaxWeatherRecordBytes; break;
     case Route::repos: record = kMaxRepoRecordBytes; break;
+    case Route::github: record = kMaxGithubRecordBytes; break;
     case Route::echo:
     case Route::plaintext:
     case Route::health:
@@ -154,8 +156,9 @@ std::string routes_help(const CountLimits& limits) {
          number(kMaxCount) + ", and at most\n";
   out += "                           the route's limit: --max-count, and as many records as fit in --max-answer\n";
   out += "                           (by default /weather and /proxy " + number(count_limit(Route::weather, limits)) +
-         ", /repos " + number(count_limit(Route::repos, limits)) + ")\n";
-  out += "  format=json|ndjson       /weather, /repos: a JSON array (default) or one record per line\n";
+         ", /repos " + number(count_limit(Route::repos, limits)) + ", /github " +
+         number(count_limit(Route::github, limits)) + ")\n";
+  out += "  format=json|ndjson       /weather, /repos, /github: a JSON array (default) or one record per line\n";
   out += "                           (application/x-ndjson)\n";
   out += "  conn=pooled|fresh        /proxy: one kept-alive upstream connection (default) or a new one per request\n";
   out += "  answer=body|status       /proxy: the upstream's body (default), or its status alone (200, no body)\n";
@@ -176,6 +179,7 @@ std::string_view route_name(Route route) noexcept {
     case Route::health: return "health";
     case Route::proxy: return "proxy";
     case Route::env: return "env";
+    case Route::github: return "github";
   }
   return "?";
 }

@@ -10,6 +10,7 @@
 
 #include "ringlab/json/checksum.hpp"
 #include "ringlab/json/consume.hpp"
+#include "ringlab/json/serialize.hpp"
 
 namespace ringlab::strategies::detail {
 
@@ -30,7 +31,9 @@ std::unexpected<Error> fail(std::string_view label, std::string_view what) {
 }
 
 std::string get_target(const CaseConfig& config, std::string_view extra_query) {
-  std::string target = config.payload == Payload::repos ? "/repos?count=" : "/weather?count=";
+  std::string target = "/";
+  target += payload_name(config.payload);
+  target += "?count=";
   target += std::to_string(config.count);
   target += extra_query;
   if (config.server_mode == ServerMode::seed) {
@@ -38,6 +41,15 @@ std::string get_target(const CaseConfig& config, std::string_view extra_query) {
     target += std::to_string(kSeedChunkBytes);
   }
   return target;
+}
+
+void append_payload_json(std::string& out, const CaseConfig& config) {
+  switch (config.payload) {
+    case Payload::repos: json::append_repos_json(out, config.count); return;
+    case Payload::github: json::append_github_json(out, config.count); return;
+    case Payload::weather: break;
+  }
+  json::append_weather_json(out, config.count);
 }
 
 std::string authority(const CaseConfig& config) {
@@ -52,8 +64,12 @@ std::string authority(const CaseConfig& config) {
 }
 
 uint64_t expected_checksum(const CaseConfig& config) {
-  return config.payload == Payload::repos ? json::checksum_repos(config.count)
-                                          : json::checksum_weather(config.count);
+  switch (config.payload) {
+    case Payload::repos: return json::checksum_repos(config.count);
+    case Payload::github: return json::checksum_github(config.count);
+    case Payload::weather: break;
+  }
+  return json::checksum_weather(config.count);
 }
 
 uint64_t echo_checksum(std::string_view answer) noexcept {
@@ -82,24 +98,40 @@ std::string checksum_mismatch(uint64_t got, uint64_t expected, std::size_t count
          std::to_string(count) + " records: the body or its deserialization is wrong";
 }
 
+namespace {
+
+// json/'s parse of a whole array body into each kind of record.
+json::Status parse_body(json::Parser& parser, simdjson::padded_string_view body,
+                        std::pmr::vector<json::WeatherForecast>& out) {
+  return json::parse_weather(parser, body, out);
+}
+json::Status parse_body(json::Parser& parser, simdjson::padded_string_view body,
+                        std::pmr::vector<json::Repository>& out) {
+  return json::parse_repos(parser, body, out);
+}
+json::Status parse_body(json::Parser& parser, simdjson::padded_string_view body,
+                        std::pmr::vector<json::GithubRepository>& out) {
+  return json::parse_github(parser, body, out);
+}
+json::Status parse_body(json::Parser& parser, json::PaddedBody body, std::pmr::vector<json::WeatherView>& out) {
+  return json::parse_weather_views(parser, body, out);
+}
+json::Status parse_body(json::Parser& parser, json::PaddedBody body, std::pmr::vector<json::RepositoryView>& out) {
+  return json::parse_repos_views(parser, body, out);
+}
+json::Status parse_body(json::Parser& parser, json::PaddedBody body,
+                        std::pmr::vector<json::GithubRepositoryView>& out) {
+  return json::parse_github_views(parser, body, out);
+}
+
+}  // namespace
+
 json::Result<uint64_t> OwningModels::parse(Payload payload, json::Parser& parser, simdjson::padded_string_view body) {
-  if (payload == Payload::repos) {
-    if (auto status = json::parse_repos(parser, body, repos_); !status) return std::unexpected(status.error());
-    return json::consume(std::span<const json::Repository>(repos_));
-  }
-  if (auto status = json::parse_weather(parser, body, weather_); !status) return std::unexpected(status.error());
-  return json::consume(std::span<const json::WeatherForecast>(weather_));
+  return fill(payload, [&](auto& records) { return parse_body(parser, body, records); });
 }
 
 json::Result<uint64_t> ViewModels::parse(Payload payload, json::Parser& parser, json::PaddedBody body) {
-  if (payload == Payload::repos) {
-    if (auto status = json::parse_repos_views(parser, body, repos_); !status) return std::unexpected(status.error());
-    return json::consume(std::span<const json::RepositoryView>(repos_));
-  }
-  if (auto status = json::parse_weather_views(parser, body, weather_); !status) {
-    return std::unexpected(status.error());
-  }
-  return json::consume(std::span<const json::WeatherView>(weather_));
+  return fill(payload, [&](auto& records) { return parse_body(parser, body, records); });
 }
 
 std::string describe(const json::Error& error) { return "json: " + error.message; }

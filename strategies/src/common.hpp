@@ -20,79 +20,106 @@
 
 namespace ringlab::strategies::detail {
 
+// The JSON array of the case's records 0..count-1, appended to `out`: the body a POST sends.
+void append_payload_json(std::string& out, const CaseConfig& config);
+
 // "presized weather 1000": the prefix of every error the strategy returns.
 [[nodiscard]] std::string case_label(std::string_view strategy, const CaseConfig& config);
 
 // "label: what". Only on error paths: it allocates.
 [[nodiscard]] std::unexpected<Error> fail(std::string_view label, std::string_view what);
 
-// "/weather?count=N" or "/repos?count=N", then `extra_query` ("&chunked=1") appended as is, then, in
-// the seed server mode, "&cache=0&chunked=1&chunk=16384" (the server serializes per request and
-// answers in chunks).
+// "/weather?count=N", "/repos?count=N" or "/github?count=N", then `extra_query` ("&chunked=1") appended
+// as is, then, in the seed server mode, "&cache=0&chunked=1&chunk=16384" (the server serializes per
+// request and answers in chunks).
 [[nodiscard]] std::string get_target(const CaseConfig& config, std::string_view extra_query = {});
 // "host:port", with brackets around an IPv6 host: the Host header value and the URL authority.
 [[nodiscard]] std::string authority(const CaseConfig& config);
 
-// The checksum the generator's records 0..count-1 give (json::checksum_weather / checksum_repos).
+// The checksum the generator's records 0..count-1 give (json::checksum_weather / checksum_repos /
+// checksum_github).
 [[nodiscard]] uint64_t expected_checksum(const CaseConfig& config);
 
 // "checksum 0x... differs from the generator's 0x... for N records": the text of a wrong answer.
 [[nodiscard]] std::string checksum_mismatch(uint64_t got, uint64_t expected, std::size_t count);
 
-// The records of either payload, in two vectors of which the payload's is used. `Weather` and
-// `Repository` are the owning or the viewing records. The vectors take their memory from `resource`
-// and keep their capacity between parses.
-template <class Weather, class Repository>
+// The consumption fold of every record of `records` (json::consume).
+template <class Record>
+[[nodiscard]] uint64_t consume_all(const std::pmr::vector<Record>& records) noexcept {
+  return json::consume(std::span<const Record>(records));
+}
+
+// The records of any payload, in three vectors of which the payload's is used. `Weather`,
+// `Repository` and `Github` are the owning or the viewing records. The vectors take their memory from
+// `resource` and keep their capacity between parses.
+template <class Weather, class Repository, class Github>
 class PayloadRecords {
  public:
   explicit PayloadRecords(std::pmr::memory_resource* resource = std::pmr::get_default_resource())
-      : weather_(resource), repos_(resource) {}
+      : weather_(resource), repos_(resource), github_(resource) {}
   // The full checksum of every field of the records the last parse produced (json::checksum).
   [[nodiscard]] uint64_t checksum(Payload payload) const noexcept {
-    return payload == Payload::repos ? json::checksum(std::span<const Repository>(repos_))
-                                     : json::checksum(std::span<const Weather>(weather_));
+    return with_records(payload, [](const auto& records) { return json::checksum(std::span(records)); });
   }
   void reserve(Payload payload, std::size_t records) {  // so that run() never grows the vector
-    if (payload == Payload::repos) {
-      repos_.reserve(records);
-    } else {
-      weather_.reserve(records);
-    }
+    with_records(payload, [records](auto& vector) { vector.reserve(records); });
   }
   [[nodiscard]] std::size_t size(Payload payload) const noexcept {
-    return payload == Payload::repos ? repos_.size() : weather_.size();
+    return with_records(payload, [](const auto& records) { return records.size(); });
+  }
+  // `deserialize` is called with the payload's vector (std::pmr::vector of the payload's record), fills it
+  // as json::parse_* do (records overwritten in place, the rest erased) and returns a json::Status; the
+  // result is the consumption fold of the records (json::consume).
+  template <class Deserialize>
+  [[nodiscard]] json::Result<uint64_t> fill(Payload payload, Deserialize&& deserialize) {
+    return with_records(payload, [&deserialize](auto& records) -> json::Result<uint64_t> {
+      if (auto status = deserialize(records); !status) return std::unexpected(std::move(status.error()));
+      return consume_all(records);
+    });
   }
 
  protected:
+  // Calls `use` with the payload's vector and returns what it returns.
+  template <class Use>
+  decltype(auto) with_records(Payload payload, Use&& use) {
+    return of_payload(*this, payload, use);
+  }
+  template <class Use>
+  decltype(auto) with_records(Payload payload, Use&& use) const {
+    return of_payload(*this, payload, use);
+  }
+
   std::pmr::vector<Weather> weather_;
   std::pmr::vector<Repository> repos_;
+  std::pmr::vector<Github> github_;
+
+ private:
+  // Both with_records(): `self` is *this, const or not.
+  template <class Self, class Use>
+  static decltype(auto) of_payload(Self& self, Payload payload, Use& use) {
+    switch (payload) {
+      case Payload::repos: return use(self.repos_);
+      case Payload::github: return use(self.github_);
+      case Payload::weather: break;
+    }
+    return use(self.weather_);
+  }
 };
 
 // Owning records parsed from a whole JSON array body. A body of the same shape parsed again allocates
 // nothing more (the records' strings keep their capacity too).
-class OwningModels : public PayloadRecords<json::WeatherForecast, json::Repository> {
+// fill() serves a deserializer other than json/'s (nlohmann, rapidjson).
+class OwningModels : public PayloadRecords<json::WeatherForecast, json::Repository, json::GithubRepository> {
  public:
   using PayloadRecords::PayloadRecords;
   // Parses the whole body and returns the consumption fold of its records (json::consume).
   [[nodiscard]] json::Result<uint64_t> parse(Payload payload, json::Parser& parser,
                                              simdjson::padded_string_view body);
-  // The same for a deserializer other than json/'s (nlohmann, rapidjson): `deserialize` is called with the
-  // payload's vector (std::pmr::vector<json::WeatherForecast> or <json::Repository>), fills it as json::parse_*
-  // do (records overwritten in place, the rest erased) and returns a json::Status; the result is the same fold.
-  template <class Deserialize>
-  [[nodiscard]] json::Result<uint64_t> fill(Payload payload, Deserialize&& deserialize) {
-    if (payload == Payload::repos) {
-      if (auto status = deserialize(repos_); !status) return std::unexpected(std::move(status.error()));
-      return json::consume(std::span<const json::Repository>(repos_));
-    }
-    if (auto status = deserialize(weather_); !status) return std::unexpected(std::move(status.error()));
-    return json::consume(std::span<const json::WeatherForecast>(weather_));
-  }
 };
 
 // Viewing records: they point into the body, which must stay alive and unchanged while they are used;
 // parsing allocates only while the vectors grow to the largest body.
-class ViewModels : public PayloadRecords<json::WeatherView, json::RepositoryView> {
+class ViewModels : public PayloadRecords<json::WeatherView, json::RepositoryView, json::GithubRepositoryView> {
  public:
   // As OwningModels::parse; checksum() reads the body too, so it must still be where it was.
   [[nodiscard]] json::Result<uint64_t> parse(Payload payload, json::Parser& parser, json::PaddedBody body);

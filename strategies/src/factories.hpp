@@ -14,6 +14,7 @@ std::unique_ptr<Strategy> make_presized();
 std::unique_ptr<Strategy> make_single_enter();
 std::unique_ptr<Strategy> make_presized_fresh();
 std::unique_ptr<Strategy> make_views();
+std::unique_ptr<Strategy> make_three_fields();
 std::unique_ptr<Strategy> make_arena();
 std::unique_ptr<Strategy> make_arena_pool();
 std::unique_ptr<Strategy> make_mimalloc_heap();

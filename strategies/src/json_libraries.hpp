@@ -3,7 +3,8 @@
 // onto the records) and rapidjson (SAX events written straight into the records). Both fill the same owning
 // records as json/'s parser, in place (records and their strings reused, the rest erased), so that their
 // checksum is the generator's and the table compares the libraries, not the models:
-//   - unescaped strings; homepage, language and license may be null (an empty optional);
+//   - unescaped strings; homepage, language and license (and a github record's description) may be null
+//     (an empty optional);
 //   - keys in any order, unknown keys skipped (their values too, however nested), a key given twice counts
 //     with its last value, a missing field is an error;
 //   - integers must fit their field (temperatureC in int32), a number with a fraction or exponent is not an
@@ -53,12 +54,14 @@ struct FieldPath {
 // nlohmann.cpp: nlohmann::json::parse of the whole body into a DOM, then mapped onto `out`.
 [[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::WeatherForecast>& out);
 [[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::Repository>& out);
+[[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::GithubRepository>& out);
 
 // rapidjson.cpp: rapidjson::Reader over the body in situ, its SAX events written into `out`. In situ: the
 // body's bytes are overwritten (strings unescaped where they lie) and a NUL is written after them, into the
 // buffer's padding; parse a body once. A Reader per call (the strategy keeps one across requests instead).
 [[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::WeatherForecast>& out);
 [[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out);
+[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out);
 
 // The body received as presized receives it (one padded buffer of Content-Length kept across requests,
 // the kernel writing into it), parsed by a library into owning models reused in place, as presized's: a
@@ -70,6 +73,7 @@ class LibraryStrategy : public ClientStrategy {
  protected:
   virtual json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::WeatherForecast>& out) = 0;
   virtual json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out) = 0;
+  virtual json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out) = 0;
 
  private:
   Status prepare() final {

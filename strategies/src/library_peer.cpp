@@ -16,11 +16,7 @@ void LibraryPeer::prepare_request() {
   }
   if (posts()) {
     target_ = "/echo";
-    if (config().payload == Payload::repos) {
-      json::append_repos_json(request_body_, config().count);
-    } else {
-      json::append_weather_json(request_body_, config().count);
-    }
+    append_payload_json(request_body_, config());
   } else {
     target_ = get_target(config());
   }

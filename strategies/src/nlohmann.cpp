@@ -12,9 +12,12 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "factories.hpp"
 #include "json_libraries.hpp"
+#include "ringlab/json/fields.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -139,6 +142,26 @@ class Mapper {
            get(object, "summary", out.summary) && get(object, "temperatureF", out.temperature_f);
   }
 
+  // A flat record's field by its type: nullable text may be null.
+  template <class T>
+  bool field(const Json& object, std::string_view name, T& out, const Allocator&) {
+    return get(object, name, out);
+  }
+  bool field(const Json& object, std::string_view name, std::optional<std::pmr::string>& out,
+             const Allocator& alloc) {
+    const Json* value = member(object, name);
+    return value != nullptr && read_optional(*value, name, out, alloc);
+  }
+
+  // The 22 fields of a github record, in the order of json::github_members.
+  bool record(const Json& object, json::GithubRepository& out) {
+    const Allocator alloc = out.get_allocator();
+    constexpr auto members = json::github_members<json::GithubRepository>();
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return (field(object, json::fields::kGithub[I], out.*std::get<I>(members), alloc) && ...);
+    }(std::make_index_sequence<std::tuple_size_v<decltype(members)>>{});
+  }
+
   bool owner(const Json& object, json::Owner& out) {
     const Json* owner = member(object, "owner");
     if (owner == nullptr) return false;
@@ -248,6 +271,9 @@ class Nlohmann final : public LibraryStrategy {
   json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out) override {
     return nlohmann_parse(body.view(), out);
   }
+  json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out) override {
+    return nlohmann_parse(body.view(), out);
+  }
 };
 
 }  // namespace
@@ -256,6 +282,9 @@ json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::Weathe
   return parse_body(body, out);
 }
 json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::Repository>& out) {
+  return parse_body(body, out);
+}
+json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::GithubRepository>& out) {
   return parse_body(body, out);
 }
 

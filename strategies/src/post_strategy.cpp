@@ -19,11 +19,7 @@ http::Request PostStrategy::request() const {
 Status PostStrategy::prepare() {
   if (auto reason = skip_reason(ring().features())) return fail(label(), *reason);
   request_body_.clear();
-  if (config().payload == Payload::repos) {
-    json::append_repos_json(request_body_, config().count);
-  } else {
-    json::append_weather_json(request_body_, config().count);
-  }
+  append_payload_json(request_body_, config());
   models_.reserve(config().payload, config().count);
   return {};
 }

@@ -47,6 +47,7 @@ constexpr const auto& kWeatherKeys = json::fields::kWeather;
 constexpr const auto& kOwnerKeys = json::fields::kOwner;
 constexpr const auto& kLicenseKeys = json::fields::kLicense;
 constexpr const auto& kRepositoryKeys = json::fields::kRepository;
+constexpr const auto& kGithubKeys = json::fields::kGithub;
 using json::fields::all_of;
 using json::fields::first_missing;
 
@@ -144,6 +145,17 @@ constexpr std::string_view expected_kind() noexcept {
 template <class Record>
 class Handler {
   static constexpr bool kRepos = std::is_same_v<Record, json::Repository>;
+  static constexpr bool kGithub = std::is_same_v<Record, json::GithubRepository>;
+  // The keys of a record (its top level).
+  static constexpr const auto& keys() noexcept {
+    if constexpr (kRepos) {
+      return kRepositoryKeys;
+    } else if constexpr (kGithub) {
+      return kGithubKeys;
+    } else {
+      return kWeatherKeys;
+    }
+  }
 
  public:
   Handler(std::pmr::vector<Record>& out, rapidjson::InsituStringStream& stream) noexcept
@@ -192,13 +204,7 @@ class Handler {
     if (skip_ > 0) return true;
     const std::string_view key(text, length);
     switch (in_) {
-      case In::record:
-        if constexpr (kRepos) {
-          field_ = match(key, kRepositoryKeys, hint_);
-        } else {
-          field_ = match(key, kWeatherKeys, hint_);
-        }
-        return true;
+      case In::record: field_ = match(key, keys(), hint_); return true;
       case In::owner: field_ = match(key, kOwnerKeys, nested_hint_); return true;
       case In::license: field_ = match(key, kLicenseKeys, nested_hint_); return true;
       default: return unexpected_event("a key");
@@ -210,11 +216,8 @@ class Handler {
     if (skip_ > 0) return unskip();
     switch (in_) {
       case In::record: {
-        const uint32_t all = kRepos ? all_of<kRepositoryKeys.size()>() : all_of<kWeatherKeys.size()>();
-        if (seen_ != all) {
-          const std::string_view missing =
-              kRepos ? first_missing(seen_, kRepositoryKeys) : first_missing(seen_, kWeatherKeys);
-          return fail_at(FieldPath(missing), "NO_SUCH_FIELD (missing)", record_start_);
+        if (seen_ != all_of<keys().size()>()) {
+          return fail_at(FieldPath(first_missing(seen_, keys())), "NO_SUCH_FIELD (missing)", record_start_);
         }
         ++n_;
         in_ = In::array;
@@ -358,6 +361,8 @@ class Handler {
         case RepositoryField::owner: return wrong_type(record_field(), s.name(), "an object");
         case RepositoryField::topics: return wrong_type(record_field(), s.name(), "an array");
       }
+    } else if constexpr (kGithub) {
+      ok = github_scalar(s);
     } else {
       json::WeatherForecast& w = *record_;
       switch (static_cast<WeatherField>(field_)) {
@@ -370,6 +375,19 @@ class Handler {
     if (ok) seen_ |= uint32_t{1} << field_;
     return ok;
   }
+
+  // A github record is flat: every field is a scalar, in the order of json::github_members.
+  bool github_scalar(const Scalar& s) {
+    bool ok = false;
+    json::with_member(*record_, json::github_members<json::GithubRepository>(), static_cast<std::size_t>(field_),
+                      [&](auto& member) { ok = set_member(s, member); });
+    return ok;
+  }
+  template <class T>
+  bool set_member(const Scalar& s, T& out) {
+    return set(s, record_field(), out);
+  }
+  bool set_member(const Scalar& s, std::optional<std::pmr::string>& out) { return set_nullable(s, out); }
 
   bool owner_scalar(const Scalar& s) {
     bool ok = false;
@@ -449,10 +467,8 @@ class Handler {
     if constexpr (kRepos) {
       if (in_ == In::owner) return {"owner", kOwnerKeys[k]};
       if (in_ == In::license) return {"license", kLicenseKeys[k]};
-      return FieldPath(kRepositoryKeys[k]);
-    } else {
-      return FieldPath(kWeatherKeys[k]);
     }
+    return FieldPath(keys()[k]);
   }
   [[nodiscard]] FieldPath topic_field() const noexcept { return {"topics", topic_}; }
 
@@ -529,6 +545,9 @@ class RapidJson final : public LibraryStrategy {
   json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out) override {
     return parse_body(reader_, body, out);
   }
+  json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out) override {
+    return parse_body(reader_, body, out);
+  }
 
   rapidjson::Reader reader_;
 };
@@ -540,6 +559,10 @@ json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::We
   return parse_body(reader, body, out);
 }
 json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out) {
+  rapidjson::Reader reader;
+  return parse_body(reader, body, out);
+}
+json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out) {
   rapidjson::Reader reader;
   return parse_body(reader, body, out);
 }

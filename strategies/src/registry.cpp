@@ -61,6 +61,11 @@ constexpr std::array kRegistry{
                "as presized, parsed into viewing models (string_views into the body): no allocation per "
                "record",
                kHeadersRead, Method::get, false, false, &make_views},
+    Descriptor{"three_fields",
+               "as presized, parsed into {stars, name, url} alone: On-Demand skips the other 19 fields of each "
+               "github record; its checksum covers those three fields only (weather: skipped)",
+               "Version 8: a DTO of the three fields read", Method::get, false, false, &make_three_fields, false,
+               true},
     Descriptor{"nlohmann",
                "as presized, parsed by nlohmann::json::parse into a DOM (built and freed per request), then "
                "mapped onto owning models reused in place",
@@ -221,7 +226,8 @@ constexpr std::array kRegistry{
                kEchoPeer, Method::echo, false, true, &make_curlpp_echo},
 };
 
-constexpr base::EnumNames<Payload, 2> kPayloadNames{{{{Payload::weather, "weather"}, {Payload::repos, "repos"}}}, "?"};
+constexpr base::EnumNames<Payload, 3> kPayloadNames{
+    {{{Payload::weather, "weather"}, {Payload::repos, "repos"}, {Payload::github, "github"}}}, "?"};
 constexpr base::EnumNames<Connection, 2> kConnectionNames{
     {{{Connection::pooled, "pooled"}, {Connection::fresh, "fresh"}}}, "?"};
 constexpr base::EnumNames<ServerMode, 2> kServerModeNames{

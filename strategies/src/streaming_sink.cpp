@@ -8,10 +8,12 @@ namespace ringlab::strategies::detail {
 namespace {
 
 // Drops the records of a longer earlier body that this one did not overwrite.
-template <class Weather, class Repos>
-void trim_to(std::size_t count, Weather& weather, Repos& repos) {
-  if (weather.size() > count) weather.erase(weather.begin() + static_cast<std::ptrdiff_t>(count), weather.end());
-  if (repos.size() > count) repos.erase(repos.begin() + static_cast<std::ptrdiff_t>(count), repos.end());
+template <class... Vectors>
+void trim_to(std::size_t count, Vectors&... vectors) {
+  const auto trim = [count](auto& records) {
+    if (records.size() > count) records.erase(records.begin() + static_cast<std::ptrdiff_t>(count), records.end());
+  };
+  (trim(vectors), ...);
 }
 
 }  // namespace
@@ -22,9 +24,12 @@ http::Status ArrayStreamingSink::parse_received() {
     if (!next) return http::fail(http::Errc::sink, describe(next.error()));
     if (!*next) return {};
     const json::RecordSpan span = **next;
-    const json::Status parsed = payload_ == Payload::repos
-                                    ? parse_into(repos_, span, &json::parse_repository_record)
-                                    : parse_into(weather_, span, &json::parse_weather_record);
+    json::Status parsed;
+    switch (payload_) {
+      case Payload::repos: parsed = parse_into(repos_, span, &json::parse_repository_record); break;
+      case Payload::github: parsed = parse_into(github_, span, &json::parse_github_record); break;
+      case Payload::weather: parsed = parse_into(weather_, span, &json::parse_weather_record); break;
+    }
     if (!parsed) return http::fail(http::Errc::sink, describe(parsed.error()));
   }
 }
@@ -34,7 +39,7 @@ http::Status ArrayStreamingSink::parse_rest() {
   if (auto finished = splitter_.finish(body_->view()); !finished) {
     return http::fail(http::Errc::sink, describe(finished.error()));
   }
-  trim_to(records(), weather_, repos_);
+  trim_to(records(), weather_, repos_, github_);
   return {};
 }
 
@@ -80,9 +85,12 @@ http::Status NdjsonStreamingSink::parse_batch(std::size_t end) {
   const simdjson::padded_string_view batch(body_->data() + start, end - start,
                                            body_->capacity() + base::kPadding - start);
   parsed_ = end;
-  const json::Status parsed = payload_ == Payload::repos
-                                  ? parse_into(repos_, batch, &json::parse_repos_ndjson_views)
-                                  : parse_into(weather_, batch, &json::parse_weather_ndjson_views);
+  json::Status parsed;
+  switch (payload_) {
+    case Payload::repos: parsed = parse_into(repos_, batch, &json::parse_repos_ndjson_views); break;
+    case Payload::github: parsed = parse_into(github_, batch, &json::parse_github_ndjson_views); break;
+    case Payload::weather: parsed = parse_into(weather_, batch, &json::parse_weather_ndjson_views); break;
+  }
   if (!parsed) {
     return http::fail(http::Errc::sink,
                       "in the lines from body byte " + std::to_string(start) +

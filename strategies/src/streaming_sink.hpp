@@ -54,9 +54,10 @@ namespace ringlab::strategies::detail {
 // What both sinks share: the body lands through PresizedSink; a body that is not 2xx is received but
 // not parsed; the records of each piece are folded into the consumer (and the checksum on a verified
 // body); the counters of the overlap. A sink says only how it finds and parses the records of the
-// bytes received so far (parse_received) and at the end of the body (parse_rest). `Weather` and
-// `Repository` are the records it parses into: owning ones for the array sink, views for the NDJSON one.
-template <class Weather, class Repository>
+// bytes received so far (parse_received) and at the end of the body (parse_rest). `Weather`,
+// `Repository` and `Github` are the records it parses into: owning ones for the array sink, views for
+// the NDJSON one.
+template <class Weather, class Repository, class Github>
 class StreamingSinkBase : public http::BodySink {
  public:
   StreamingSinkBase(json::Parser& parser, base::PaddedBuffer& body) noexcept
@@ -66,10 +67,10 @@ class StreamingSinkBase : public http::BodySink {
   // grow the vector).
   void expect(Payload payload, std::size_t records) {
     payload_ = payload;
-    if (payload_ == Payload::repos) {
-      repos_.reserve(records);
-    } else {
-      weather_.reserve(records);
+    switch (payload_) {
+      case Payload::repos: repos_.reserve(records); break;
+      case Payload::github: github_.reserve(records); break;
+      case Payload::weather: weather_.reserve(records); break;
     }
   }
 
@@ -124,6 +125,7 @@ class StreamingSinkBase : public http::BodySink {
   base::PaddedBuffer* body_;
   std::pmr::vector<Weather> weather_;
   std::pmr::vector<Repository> repos_;
+  std::pmr::vector<Github> github_;
 
  private:
   http::PresizedSink inner_;
@@ -136,7 +138,8 @@ class StreamingSinkBase : public http::BodySink {
 };
 
 // Owning records, all of the body's, reused in place from one body to the next.
-class ArrayStreamingSink final : public StreamingSinkBase<json::WeatherForecast, json::Repository> {
+class ArrayStreamingSink final
+    : public StreamingSinkBase<json::WeatherForecast, json::Repository, json::GithubRepository> {
  public:
   using StreamingSinkBase::StreamingSinkBase;
 
@@ -151,7 +154,8 @@ class ArrayStreamingSink final : public StreamingSinkBase<json::WeatherForecast,
 };
 
 // The current batch's records: views into the body.
-class NdjsonStreamingSink final : public StreamingSinkBase<json::WeatherView, json::RepositoryView> {
+class NdjsonStreamingSink final
+    : public StreamingSinkBase<json::WeatherView, json::RepositoryView, json::GithubRepositoryView> {
  public:
   using StreamingSinkBase::StreamingSinkBase;
 

@@ -186,3 +186,15 @@ TEST_CASE("compare is a subcommand: listed in --help, its arguments parsed and c
     CHECK_FALSE(refused.output.empty());
   }
 }
+
+TEST_CASE("the github suite takes its payload from the suite, and --payload github is accepted") {
+  const auto suite = parse({"github"});
+  REQUIRE(suite.options.has_value());
+  CHECK(suite.options->config.suite == "github");
+  CHECK(suite.options->config.payload == "github");
+  CHECK(suite.options->config.sizes == std::vector<std::size_t>{10, 100, 1000, 10000});
+  const auto payload = parse({"get", "--payload", "github", "--filter", "three_fields"});
+  REQUIRE(payload.options.has_value());
+  CHECK(payload.options->config.payload == "github");
+  CHECK_FALSE(parse({"get", "--payload", "gitlab"}).options.has_value());
+}

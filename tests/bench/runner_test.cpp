@@ -40,6 +40,7 @@ struct Behaviour {
   std::optional<uint64_t> wrong_checksum_from_verified_call;
   std::optional<uint64_t> fail_at_call;        // 1-based
   std::optional<std::string> skip;
+  std::optional<rs::Payload> skip_payload;  // skip_case() refuses cases of this payload
   std::optional<std::string> setup_error;
   std::size_t allocate_per_run = 0;  // bytes allocated (and freed) by each run
   bool stamp_timeline = false;
@@ -66,6 +67,10 @@ class FakeStrategy final : public rs::Strategy {
   explicit FakeStrategy(Behaviour& b) : b_(b) {}
 
   std::optional<std::string> skip_reason(const ringlab::net::RingFeatures&) const override { return b_.skip; }
+  std::optional<std::string> skip_case(const rs::CaseConfig& config) const override {
+    if (b_.skip_payload && config.payload == *b_.skip_payload) return "reads no weather records";
+    return std::nullopt;
+  }
 
   rs::Status setup(const rs::CaseConfig& config) override {
     ++b_.setups;
@@ -149,6 +154,8 @@ const rs::Descriptor kDescriptors[] = {
     {"other", "fixed work", "nothing", rs::Method::get, false, false, &make_fake<1>},
     {"third", "fixed work", "nothing", rs::Method::get, false, false, &make_fake<2>},
     {"post_base", "fixed work", "nothing", rs::Method::post, true, false, &make_fake<3>},
+    // Proves some fields only, as three_fields does: not held to the baseline's checksum.
+    {"partial", "fixed work", "nothing", rs::Method::get, false, false, &make_fake<2>, false, true},
 };
 
 rb::CaseSpec spec(std::size_t descriptor, std::size_t size = 100) {
@@ -344,6 +351,18 @@ TEST_CASE_FIXTURE(Fixture, "a slow iteration is removed as an upper outlier and 
   CHECK(r.stats.max < 1.01e6);
 }
 
+TEST_CASE_FIXTURE(Fixture, "a strategy whose checksum covers some fields only is not held to the baseline's") {
+  behaviours[1].checksum = 43;
+  behaviours[2].checksum = 43;
+  const auto results = run({spec(0), spec(1), spec(4)});
+  REQUIRE(results.size() == 3);
+  CHECK(results[1].status == rb::CaseStatus::failed);
+  CHECK_FALSE(results[1].partial_checksum);
+  CHECK(results[2].status == rb::CaseStatus::ok);
+  CHECK(results[2].partial_checksum);
+  CHECK(results[2].checksum == 43);
+}
+
 TEST_CASE_FIXTURE(Fixture, "a checksum that differs from the baseline's fails the case loudly") {
   behaviours[1].checksum = 43;
   behaviours[2].checksum = 42;
@@ -404,6 +423,18 @@ TEST_CASE_FIXTURE(Fixture, "a skip reason skips the case without setting it up, 
   CHECK(behaviours[0].setups == 0);
   CHECK(behaviours[0].calls == 0);
   CHECK(std::find(progress.stages.begin(), progress.stages.end(), rb::Stage::skipped) != progress.stages.end());
+}
+
+TEST_CASE_FIXTURE(Fixture, "a case the strategy cannot read (skip_case) is skipped with its reason, the others run") {
+  behaviours[1].skip_payload = rs::Payload::weather;
+  rb::CaseSpec github = spec(1);
+  github.config.payload = rs::Payload::github;
+  const auto results = run({spec(0), spec(1), github});
+  REQUIRE(results.size() == 3);
+  CHECK(results[1].status == rb::CaseStatus::skipped);
+  CHECK(results[1].reason == "reads no weather records");
+  CHECK(results[2].status == rb::CaseStatus::ok);
+  CHECK(behaviours[1].setups == 1);  // the github case only
 }
 
 TEST_CASE_FIXTURE(Fixture, "a setup error fails the case") {

@@ -39,6 +39,13 @@ TEST_CASE("the suites exist with their methods, payloads and sizes") {
   CHECK(std::vector<std::size_t>(get->sizes.begin(), get->sizes.end()) == std::vector<std::size_t>{10, 100, 1000, 10000});
   REQUIRE(rb::find_suite("repos") != nullptr);
   CHECK(rb::find_suite("repos")->payload == rs::Payload::repos);
+  const rb::Suite* github = rb::find_suite("github");
+  REQUIRE(github != nullptr);
+  CHECK(github->method == rs::Method::get);
+  CHECK(github->payload == rs::Payload::github);
+  CHECK(std::vector<std::size_t>(github->sizes.begin(), github->sizes.end()) ==
+        std::vector<std::size_t>{10, 100, 1000, 10000});
+  CHECK(std::string_view(github->description).find("22-field") != std::string_view::npos);
   REQUIRE(rb::find_suite("post") != nullptr);
   CHECK(rb::find_suite("post")->method == rs::Method::post);
   REQUIRE(rb::find_suite("proxy") != nullptr);

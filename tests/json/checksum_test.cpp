@@ -5,6 +5,8 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -223,4 +225,60 @@ TEST_CASE("a hand-made view with an invalid escape is hashed as its raw text") {
   const json::WeatherView needless{{"plain", true}, 1, {"Mild", false}, 33};
   const json::WeatherView plain{{"plain", false}, 1, {"Mild", false}, 33};
   CHECK(json::checksum(std::span(&needless, 1)) == json::checksum(std::span(&plain, 1)));
+}
+
+namespace {
+
+// Changes a value of any type a github record holds.
+void change(int64_t& value) { ++value; }
+void change(bool& value) { value = !value; }
+void change(std::pmr::string& value) { value.push_back('x'); }
+void change(std::optional<std::pmr::string>& value) {
+  if (value) {
+    value.reset();
+  } else {
+    value.emplace("now set");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every one of a github record's 22 fields counts; the three-field checksum counts three") {
+  const json::GithubRepository base = json::make_github(5);
+  const uint64_t full = json::checksum(std::span(&base, 1));
+  const auto members = json::github_members<json::GithubRepository>();
+  std::size_t changed = 0;
+  std::apply(
+      [&](auto... member) {
+        (
+            [&] {
+              json::GithubRepository copy = base;
+              change(copy.*member);
+              changed += json::checksum(std::span(&copy, 1)) != full;
+            }(),
+            ...);
+      },
+      members);
+  CHECK(changed == 22);
+
+  json::GithubStars stars;
+  stars.stars = base.stargazers_count;
+  stars.name = base.name;
+  stars.url = base.url;
+  const uint64_t three = json::checksum(std::span(&stars, 1));
+  CHECK(json::checksum_github_three_fields(6) != json::checksum_github(6));
+  std::vector<json::GithubStars> first;
+  for (std::size_t i = 0; i < 6; ++i) {
+    const json::GithubRepository r = json::make_github(i);
+    json::GithubStars s;
+    s.stars = r.stargazers_count;
+    s.name = r.name;
+    s.url = r.url;
+    first.push_back(s);
+  }
+  CHECK(json::checksum(first) == json::checksum_github_three_fields(6));
+  CHECK(first[5] == stars);
+  json::GithubStars other = stars;
+  ++other.stars;
+  CHECK(json::checksum(std::span(&other, 1)) != three);
 }

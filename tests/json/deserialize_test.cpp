@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <memory_resource>
 #include <string>
 #include <vector>
@@ -18,20 +19,29 @@ using ringlab::base::PaddedBuffer;
 
 namespace {
 
-enum class Payload { weather, repos };
-std::string_view name_of(Payload p) { return p == Payload::weather ? "weather" : "repos"; }
+enum class Payload { weather, repos, github };
+std::string_view name_of(Payload p) {
+  return p == Payload::weather ? "weather" : p == Payload::repos ? "repos" : "github";
+}
 
 std::string array_body(Payload p, std::size_t n) {
   std::string out;
-  p == Payload::weather ? json::append_weather_json(out, n) : json::append_repos_json(out, n);
+  if (p == Payload::weather) json::append_weather_json(out, n);
+  if (p == Payload::repos) json::append_repos_json(out, n);
+  if (p == Payload::github) json::append_github_json(out, n);
   return out;
 }
 std::string ndjson_body(Payload p, std::size_t n) {
   std::string out;
-  p == Payload::weather ? json::append_weather_ndjson(out, n) : json::append_repos_ndjson(out, n);
+  if (p == Payload::weather) json::append_weather_ndjson(out, n);
+  if (p == Payload::repos) json::append_repos_ndjson(out, n);
+  if (p == Payload::github) json::append_github_ndjson(out, n);
   return out;
 }
-uint64_t truth(Payload p, std::size_t n) { return p == Payload::weather ? json::checksum_weather(n) : json::checksum_repos(n); }
+uint64_t truth(Payload p, std::size_t n) {
+  if (p == Payload::github) return json::checksum_github(n);
+  return p == Payload::weather ? json::checksum_weather(n) : json::checksum_repos(n);
+}
 
 std::string describe(const json::Status& status) { return status ? std::string("ok") : status.error().message; }
 
@@ -41,12 +51,18 @@ struct Parsed {
   uint64_t checksum = 0;
 };
 
-// Parses into a fresh vector of the record type that `parse_weather` (or `parse_repos`) fills.
-template <class WeatherRecord, class RepoRecord>
-Parsed parsed_into(Payload p, auto parse_weather, auto parse_repos) {
+// Parses into a fresh vector of the record type that `parse_weather` (or `parse_repos`, `parse_github`)
+// fills.
+template <class WeatherRecord, class RepoRecord, class GithubRecord>
+Parsed parsed_into(Payload p, auto parse_weather, auto parse_repos, auto parse_github) {
   if (p == Payload::weather) {
     std::pmr::vector<WeatherRecord> out;
     auto s = parse_weather(out);
+    return {s, json::checksum(out)};
+  }
+  if (p == Payload::github) {
+    std::pmr::vector<GithubRecord> out;
+    auto s = parse_github(out);
     return {s, json::checksum(out)};
   }
   std::pmr::vector<RepoRecord> out;
@@ -55,29 +71,33 @@ Parsed parsed_into(Payload p, auto parse_weather, auto parse_repos) {
 }
 
 Parsed owning_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
-  return parsed_into<json::WeatherForecast, json::Repository>(
+  return parsed_into<json::WeatherForecast, json::Repository, json::GithubRepository>(
       p, [&](auto& out) { return json::parse_weather(parser, body, out); },
-      [&](auto& out) { return json::parse_repos(parser, body, out); });
+      [&](auto& out) { return json::parse_repos(parser, body, out); },
+      [&](auto& out) { return json::parse_github(parser, body, out); });
 }
 
 Parsed views_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
-  return parsed_into<json::WeatherView, json::RepositoryView>(
+  return parsed_into<json::WeatherView, json::RepositoryView, json::GithubRepositoryView>(
       p, [&](auto& out) { return json::parse_weather_views(parser, body, out); },
-      [&](auto& out) { return json::parse_repos_views(parser, body, out); });
+      [&](auto& out) { return json::parse_repos_views(parser, body, out); },
+      [&](auto& out) { return json::parse_github_views(parser, body, out); });
 }
 
 Parsed owning_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
                      std::size_t window = json::kNdjsonWindowBytes) {
-  return parsed_into<json::WeatherForecast, json::Repository>(
+  return parsed_into<json::WeatherForecast, json::Repository, json::GithubRepository>(
       p, [&](auto& out) { return json::parse_weather_ndjson(parser, body, out, window); },
-      [&](auto& out) { return json::parse_repos_ndjson(parser, body, out, window); });
+      [&](auto& out) { return json::parse_repos_ndjson(parser, body, out, window); },
+      [&](auto& out) { return json::parse_github_ndjson(parser, body, out, window); });
 }
 
 Parsed views_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
                     std::size_t window = json::kNdjsonWindowBytes) {
-  return parsed_into<json::WeatherView, json::RepositoryView>(
+  return parsed_into<json::WeatherView, json::RepositoryView, json::GithubRepositoryView>(
       p, [&](auto& out) { return json::parse_weather_ndjson_views(parser, body, out, window); },
-      [&](auto& out) { return json::parse_repos_ndjson_views(parser, body, out, window); });
+      [&](auto& out) { return json::parse_repos_ndjson_views(parser, body, out, window); },
+      [&](auto& out) { return json::parse_github_ndjson_views(parser, body, out, window); });
 }
 
 // The streaming way: the splitter finds records, each is parsed on its own (owning or view).
@@ -88,6 +108,8 @@ Parsed by_record(json::Parser& parser, Payload p, const simdjson::padded_string&
   json::WeatherView weather_view;
   json::Repository repo;
   json::RepositoryView repo_view;
+  json::GithubRepository github;
+  json::GithubRepositoryView github_view;
   while (true) {
     auto record = splitter.next(body);
     if (!record) return {std::unexpected(record.error())};
@@ -99,6 +121,12 @@ Parsed by_record(json::Parser& parser, Payload p, const simdjson::padded_string&
     } else if (p == Payload::weather) {
       s = json::parse_weather_record_view(parser, body, **record, weather_view);
       if (s) sum.add(weather_view);
+    } else if (p == Payload::github && !views) {
+      s = json::parse_github_record(parser, body, **record, github);
+      if (s) sum.add(github);
+    } else if (p == Payload::github) {
+      s = json::parse_github_record_view(parser, body, **record, github_view);
+      if (s) sum.add(github_view);
     } else if (!views) {
       s = json::parse_repository_record(parser, body, **record, repo);
       if (s) sum.add(repo);
@@ -154,7 +182,7 @@ std::string shuffled_body(Payload p, std::size_t n, uint64_t seed) {
 }
 
 const std::size_t kSizes[] = {0, 1, 10, 1000};
-const Payload kPayloads[] = {Payload::weather, Payload::repos};
+const Payload kPayloads[] = {Payload::weather, Payload::repos, Payload::github};
 
 }  // namespace
 
@@ -194,6 +222,96 @@ TEST_CASE("owning records read back equal to the generated ones") {
     INFO("record " << i);
     CHECK(weather[i] == json::make_weather(i));
     CHECK(repos[i] == json::make_repository(i));
+  }
+}
+
+TEST_CASE("github records read back equal to the generated ones, nulls and escapes included") {
+  json::Parser parser;
+  const simdjson::padded_string body(array_body(Payload::github, 200));
+  std::pmr::vector<json::GithubRepository> owning;
+  std::pmr::vector<json::GithubRepositoryView> views;
+  REQUIRE(json::parse_github(parser, body, owning).has_value());
+  REQUIRE(json::parse_github_views(parser, body, views).has_value());
+  REQUIRE(owning.size() == 200);
+  REQUIRE(views.size() == 200);
+  std::size_t null_descriptions = 0;
+  std::size_t escaped = 0;
+  std::string text;
+  for (std::size_t i = 0; i < owning.size(); ++i) {
+    INFO("record " << i);
+    const json::GithubRepository expected = json::make_github(i);
+    CHECK(owning[i] == expected);
+    CHECK(views[i].stargazers_count == expected.stargazers_count);
+    CHECK(views[i].name.raw == std::string_view(expected.name));
+    CHECK(views[i].visibility.raw == std::string_view(expected.visibility));
+    REQUIRE(views[i].description.has_value() == expected.description.has_value());
+    if (!expected.description) {
+      ++null_descriptions;
+      continue;
+    }
+    REQUIRE(json::unescape(*views[i].description, text));
+    CHECK(text == std::string_view(*expected.description));
+    escaped += views[i].description->has_escapes;
+  }
+  CHECK(null_descriptions > 0);
+  CHECK(escaped > 0);
+}
+
+TEST_CASE("three fields: only stargazers_count, name and url are read, the 19 other keys skipped") {
+  json::Parser parser;
+  for (const std::size_t n : kSizes) {
+    INFO("n = " << n);
+    const simdjson::padded_string body(array_body(Payload::github, n));
+    std::pmr::vector<json::GithubStars> owning;
+    std::pmr::vector<json::GithubStarsView> views;
+    REQUIRE(json::parse_github_three_fields(parser, body, owning).has_value());
+    REQUIRE(json::parse_github_three_fields_views(parser, body, views).has_value());
+    REQUIRE(owning.size() == n);
+    CHECK(json::checksum(owning) == json::checksum_github_three_fields(n));
+    CHECK(json::checksum(views) == json::checksum_github_three_fields(n));
+    for (std::size_t i = 0; i < std::min<std::size_t>(n, 50); ++i) {
+      const json::GithubRepository expected = json::make_github(i);
+      CHECK(owning[i].stars == expected.stargazers_count);
+      CHECK(owning[i].name == expected.name);
+      CHECK(owning[i].url == expected.url);
+    }
+  }
+  // The full checksum covers more than the three fields: the two must differ.
+  CHECK(json::checksum_github_three_fields(10) != json::checksum_github(10));
+  SUBCASE("keys in any order, unknown keys of any kind") {
+    const simdjson::padded_string body(shuffled_body(Payload::github, 30, 7));
+    std::pmr::vector<json::GithubStars> owning;
+    REQUIRE(json::parse_github_three_fields(parser, body, owning).has_value());
+    CHECK(json::checksum(owning) == json::checksum_github_three_fields(30));
+  }
+  SUBCASE("a skipped field of any type is not an error; a missing or wrong one of the three is") {
+    std::string record;
+    json::append_json(record, json::make_github(0));
+    std::string other_types = record;
+    other_types.replace(other_types.find(R"("size":)"), 7, R"("size":"not a number","x":)");
+    const simdjson::padded_string skipped(std::string("[") + other_types + "]");
+    std::pmr::vector<json::GithubStars> owning;
+    CHECK(json::parse_github_three_fields(parser, skipped, owning).has_value());
+    std::pmr::vector<json::GithubRepository> full;
+    CHECK_FALSE(json::parse_github(parser, skipped, full).has_value());
+
+    std::string no_url = record;
+    no_url.replace(no_url.find(R"("url":)"), 6, R"("x":)");
+    const simdjson::padded_string missing(std::string("[") + record + "," + no_url + "]");
+    const auto status = json::parse_github_three_fields(parser, missing, owning);
+    REQUIRE_FALSE(status.has_value());
+    CHECK(status.error().record == 1);
+    CHECK(status.error().field == "url");
+    CHECK(status.error().message.starts_with("record 1 field url: NO_SUCH_FIELD"));
+
+    std::string bad_stars = record;
+    bad_stars.replace(bad_stars.find(R"("stargazers_count":)"), 19, R"("stargazers_count":true,"x":)");
+    const simdjson::padded_string wrong(std::string("[") + bad_stars + "]");
+    std::pmr::vector<json::GithubStarsView> views;
+    const auto view_status = json::parse_github_three_fields_views(parser, wrong, views);
+    REQUIRE_FALSE(view_status.has_value());
+    CHECK(view_status.error().field == "stargazers_count");
+    CHECK(view_status.error().message.starts_with("record 0 field stargazers_count: INCORRECT_TYPE"));
   }
 }
 
@@ -310,6 +428,15 @@ TEST_CASE("bad bodies: the error names the record, the field and the byte") {
     text.replace(at, from.size(), to);
     return text;
   };
+  std::string github;
+  json::append_json(github, json::make_github(0));
+  auto with_github = [&](std::string_view from, std::string_view to) {
+    std::string text = github;
+    const auto at = text.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from);
+    text.replace(at, from.size(), to);
+    return text;
+  };
   // std::string("[") + ..., not "[" + ...: GCC 12 at -O3 warns (-Wrestrict) on operator+(const char*, string).
   const Row rows[] = {
       {"string for an integer", Payload::weather,
@@ -358,6 +485,17 @@ TEST_CASE("bad bodies: the error names the record, the field and the byte") {
        "record 0 field homepage: INCORRECT_TYPE", 0, "homepage"},
       {"missing top-level field", Payload::repos, std::string("[") + with(R"("score":)", R"("x":)") + "]",
        "record 0 field score: NO_SUCH_FIELD", 0, "score"},
+      {"github: string for an integer", Payload::github,
+       std::string("[") + github + "," + with_github(R"("stargazers_count":)", R"("stargazers_count":"7","x":)") + "]",
+       "record 1 field stargazers_count: INCORRECT_TYPE", 1, "stargazers_count"},
+      {"github: number for a nullable string", Payload::github,
+       std::string("[") + with_github(R"("description":)", R"("description":5,"x":)") + "]",
+       "record 0 field description: INCORRECT_TYPE", 0, "description"},
+      {"github: string for a bool", Payload::github,
+       std::string("[") + github + "," + github + "," + with_github(R"("archived":)", R"("archived":"no","x":)") + "]",
+       "record 2 field archived: INCORRECT_TYPE", 2, "archived"},
+      {"github: missing field", Payload::github, std::string("[") + with_github(R"("visibility":)", R"("x":)") + "]",
+       "record 0 field visibility: NO_SUCH_FIELD", 0, "visibility"},
   };
   json::Parser parser;
   for (const Row& row : rows) {
@@ -390,7 +528,7 @@ TEST_CASE("the byte offset of a type error points at the value") {
 TEST_CASE("a body cut at any byte is an error, never a crash or a silent success") {
   json::Parser parser;
   for (const Payload p : kPayloads) {
-    const std::string whole = array_body(p, p == Payload::weather ? 3 : 1);
+    const std::string whole = array_body(p, p == Payload::repos ? 1 : 3);
     for (std::size_t cut = 0; cut < whole.size(); ++cut) {
       INFO(name_of(p) << " cut at " << cut);
       const simdjson::padded_string body(std::string_view(whole).substr(0, cut));

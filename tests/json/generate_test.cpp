@@ -163,3 +163,49 @@ TEST_CASE("records are built with the allocator of the record they are filled in
   for (const auto& topic : record.topics) CHECK(topic.get_allocator().resource() == &arena);
   CHECK(record == json::make_repository(3));
 }
+
+TEST_CASE("github records: 22 flat fields consistent with themselves, from their own stream") {
+  std::size_t null_descriptions = 0, null_homepages = 0, null_languages = 0, private_ones = 0, non_ascii = 0;
+  for (std::size_t i = 0; i < 500; ++i) {
+    const json::GithubRepository r = json::make_github(i);
+    INFO("index " << i);
+    const std::size_t slash = r.full_name.find('/');
+    REQUIRE(slash != std::pmr::string::npos);
+    CHECK(std::string_view(r.full_name).substr(slash + 1) == std::string_view(r.name));
+    CHECK(r.html_url == "https://github.com/" + r.full_name);
+    CHECK(r.url == "https://api.github.com/repos/" + r.full_name);
+    CHECK(base64_decode(r.node_id) == "010:Repository" + std::to_string(r.id));
+    CHECK(r.watchers_count == r.stargazers_count);
+    CHECK(r.created_at <= r.pushed_at);
+    CHECK(r.pushed_at <= r.updated_at);
+    CHECK(r.visibility == (r.is_private ? "private" : "public"));
+    null_descriptions += !r.description;
+    null_homepages += !r.homepage;
+    null_languages += !r.language;
+    private_ones += r.is_private;
+    if (r.description) {
+      non_ascii += std::any_of(r.description->begin(), r.description->end(), [](char c) { return (c & 0x80) != 0; });
+    }
+  }
+  CHECK(null_descriptions > 0);
+  CHECK(null_homepages > 0);
+  CHECK(null_languages > 0);
+  CHECK(private_ones > 0);
+  CHECK(non_ascii > 0);
+  // Not the repository stream: the same index gives other records.
+  CHECK(json::make_github(0).id != json::make_repository(0).id);
+  CHECK(json::make_github(7).name.size() > 0);
+}
+
+TEST_CASE("github records reuse the record they are filled into and take its allocator") {
+  std::pmr::monotonic_buffer_resource arena;
+  json::GithubRepository record{json::GithubRepository::allocator_type(&arena)};
+  for (const std::size_t index : {std::size_t{3}, std::size_t{4}, std::size_t{3}}) {
+    json::fill_github(index, record);
+    CHECK(record == json::make_github(index));
+  }
+  CHECK(record.name.get_allocator().resource() == &arena);
+  if (record.description) CHECK(record.description->get_allocator().resource() == &arena);
+  const json::GithubRepository copy(record, json::GithubRepository::allocator_type(&arena));
+  CHECK(copy == record);
+}

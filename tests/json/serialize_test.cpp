@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -167,4 +168,29 @@ TEST_CASE("serializing into a reserved string does not reallocate it") {
   json::append_repos_json(out, 200);
   json::append_weather_ndjson(out, 500);
   CHECK(out.data() == before);
+}
+
+TEST_CASE("a github record is flat: 22 snake_case keys in field order, null for an absent optional") {
+  json::GithubRepository record = json::make_github(0);
+  record.description.reset();
+  record.homepage.emplace("");
+  record.language.emplace("C++");
+  std::string out;
+  json::append_json(out, record);
+  CHECK(out.starts_with("{\"id\":" + std::to_string(record.id) + ",\"node_id\":\""));
+  CHECK(out.find(",\"private\":") != std::string::npos);
+  CHECK(out.find(",\"description\":null,\"fork\":") != std::string::npos);
+  CHECK(out.find(",\"homepage\":\"\",\"size\":") != std::string::npos);
+  CHECK(out.find(",\"language\":\"C++\",") != std::string::npos);
+  CHECK(out.ends_with(",\"visibility\":\"" + std::string(record.visibility) + "\"}"));
+  CHECK(std::count(out.begin(), out.end(), '{') == 1);  // nothing nested
+  CHECK(out.find('[') == std::string::npos);
+
+  std::string array, lines, more;
+  json::append_github_json(array, 4);
+  json::append_github_ndjson(lines, 4);
+  json::append_github_ndjson(more, 5);
+  CHECK(array.front() == '[');
+  CHECK(std::count(lines.begin(), lines.end(), '\n') == 4);
+  CHECK(more.starts_with(lines));
 }

@@ -37,6 +37,8 @@ TEST_CASE("route_request maps every route and its parameters") {
       {"GET", "/repos?chunked=0", Route::repos, kDefaultCount, J, false, 4096, P, false},
       {"GET", "/repos?chunked=false&chunk=1", Route::repos, kDefaultCount, J, false, 1, P, false},
       {"GET", "/repos?count=2&format=ndjson&chunked=1&chunk=16777216", Route::repos, 2, N, true, 16u << 20, P, false},
+      {"GET", "/github?count=7", Route::github, 7, J, false, 4096, P, false},
+      {"GET", "/github?count=2&format=ndjson", Route::github, 2, N, false, 4096, P, false},
       {"POST", "/echo", Route::echo, kDefaultCount, J, false, 4096, P, false},
       {"POST", "/echo?chunked=1&chunk=7", Route::echo, kDefaultCount, J, true, 7, P, false},
       {"GET", "/plaintext", Route::plaintext, kDefaultCount, J, false, 4096, P, false},
@@ -143,6 +145,7 @@ TEST_CASE("route_request refuses bad targets, paths, methods and parameter value
 TEST_CASE("route and format names are stable") {
   CHECK(route_name(Route::weather) == "weather");
   CHECK(route_name(Route::repos) == "repos");
+  CHECK(route_name(Route::github) == "github");
   CHECK(route_name(Route::echo) == "echo");
   CHECK(route_name(Route::plaintext) == "plaintext");
   CHECK(route_name(Route::health) == "health");
@@ -154,6 +157,7 @@ TEST_CASE("route and format names are stable") {
 TEST_CASE("count_limit keeps one generated answer within --max-answer and --max-count") {
   const CountLimits defaults;
   CHECK(count_limit(Route::repos, defaults) == (64ull << 20) / kMaxRepoRecordBytes);
+  CHECK(count_limit(Route::github, defaults) == (64ull << 20) / kMaxGithubRecordBytes);
   CHECK(count_limit(Route::weather, defaults) == (64ull << 20) / kMaxWeatherRecordBytes);
   CHECK(count_limit(Route::proxy, defaults) == count_limit(Route::weather, defaults));
   CHECK(count_limit(Route::health, defaults) == kMaxCount);
@@ -162,8 +166,10 @@ TEST_CASE("count_limit keeps one generated answer within --max-answer and --max-
 }
 
 TEST_CASE("the per-record bounds of count_limit hold for the generated bodies") {
-  for (Route route : {Route::weather, Route::repos}) {
-    const uint64_t bound = route == Route::weather ? kMaxWeatherRecordBytes : kMaxRepoRecordBytes;
+  for (Route route : {Route::weather, Route::repos, Route::github}) {
+    const uint64_t bound = route == Route::weather ? kMaxWeatherRecordBytes
+                           : route == Route::repos ? kMaxRepoRecordBytes
+                                                   : kMaxGithubRecordBytes;
     constexpr uint32_t kCount = 3000;
     for (Format format : {Format::json, Format::ndjson}) {
       INFO(route_name(route), " ", format_name(format));
@@ -194,6 +200,7 @@ TEST_CASE("the routes help lists every route as route_request accepts it, with t
   const Row rows[] = {
       {"GET  /weather?count=N[&format=ndjson]", "GET", "/weather?count=3&format=ndjson"},
       {"GET  /repos?count=N[&format=ndjson]", "GET", "/repos?count=3&format=ndjson"},
+      {"GET  /github?count=N[&format=ndjson]", "GET", "/github?count=3&format=ndjson"},
       {"POST /echo", "POST", "/echo"},
       {"GET  /plaintext", "GET", "/plaintext"},
       {"GET  /health", "GET", "/health"},
@@ -207,7 +214,7 @@ TEST_CASE("the routes help lists every route as route_request accepts it, with t
   // The numbers it quotes are the ones route_request and count_limit apply.
   CHECK(help.find("from 0 to 1,000,000") != std::string::npos);
   CHECK_FALSE(route_request("GET", "/weather?count=1000001").has_value());
-  CHECK(help.find("/weather and /proxy 524,288, /repos 32,768") != std::string::npos);
+  CHECK(help.find("/weather and /proxy 524,288, /repos 32,768, /github 32,768") != std::string::npos);
   CHECK(count_limit(Route::weather, CountLimits{}) == 524'288);
   CHECK(count_limit(Route::repos, CountLimits{}) == 32'768);
   CHECK(help.find("1 to 16,777,216 (default 4,096)") != std::string::npos);

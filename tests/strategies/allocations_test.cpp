@@ -36,7 +36,7 @@ std::optional<PerOp> measure(const Descriptor& descriptor, const CaseConfig& con
   auto strategy = descriptor.make();
   auto ring = net::Ring::create();
   REQUIRE(ring);
-  if (strategy->skip_reason((*ring)->features())) return std::nullopt;
+  if (strategy->skip_reason((*ring)->features()) || strategy->skip_case(config)) return std::nullopt;
   auto status = strategy->setup(config);
   REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
   for (unsigned i = 0; i < kWarmup; ++i) REQUIRE(strategy->run(nullptr, Check::consume));
@@ -62,7 +62,7 @@ TEST_CASE("allocations per request in steady state") {
                                                  "echo",               "echo_fresh",       "libcurl_echo",
                                                  "libcurl_multi_echo", "cpp_httplib_echo", "beast_echo",
                                                  "cpprest_echo",       "curlpp_echo"};
-  for (const Payload payload : {Payload::weather, Payload::repos}) {
+  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
     for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
       for (const Descriptor& descriptor : registry()) {
         // A proxy op is `count` requests: 1000 of them per op would only repeat what 10 show.

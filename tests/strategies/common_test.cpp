@@ -64,6 +64,9 @@ TEST_CASE("targets, authorities and labels of a case") {
   config.server_mode = ServerMode::cached;
   CHECK(authority(config) == "127.0.0.1:8080");
   CHECK(case_label("presized", config) == "presized repos 1000");
+  config.payload = Payload::github;
+  CHECK(get_target(config, "&format=ndjson") == "/github?count=1000&format=ndjson");
+  CHECK(case_label("three_fields", config) == "three_fields github 1000");
   config.host = "::1";
   CHECK(authority(config) == "[::1]:8080");
 }
@@ -74,6 +77,9 @@ TEST_CASE("the expected checksum is the generator's, and a mismatch says both va
   CHECK(expected_checksum(config) == json::checksum_weather(10));
   config.payload = Payload::repos;
   CHECK(expected_checksum(config) == json::checksum_repos(10));
+  config.payload = Payload::github;
+  CHECK(expected_checksum(config) == json::checksum_github(10));
+  CHECK(expected_checksum(config) != json::checksum_github_three_fields(10));
   const std::string text = checksum_mismatch(0x1234, 0xabcd, 10);
   CHECK(text.find("0x1234") != std::string::npos);
   CHECK(text.find("0xabcd") != std::string::npos);

@@ -139,6 +139,10 @@ inline Outcome run_strategy(const Descriptor& descriptor, const CaseConfig& conf
     outcome.skipped = *reason;
     return outcome;
   }
+  if (auto reason = strategy->skip_case(config)) {
+    outcome.skipped = *reason;
+    return outcome;
+  }
   if (auto status = strategy->setup(config); !status) {
     outcome.error = status.error().message;
     strategy->teardown();

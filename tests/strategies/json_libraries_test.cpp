@@ -23,6 +23,7 @@ struct Library {
   const char* name;
   std::function<json::Status(std::string_view, std::pmr::vector<json::WeatherForecast>&)> weather;
   std::function<json::Status(std::string_view, std::pmr::vector<json::Repository>&)> repos;
+  std::function<json::Status(std::string_view, std::pmr::vector<json::GithubRepository>&)> github;
 };
 
 base::PaddedBuffer padded(std::string_view text) {
@@ -34,8 +35,13 @@ base::PaddedBuffer padded(std::string_view text) {
 std::vector<Library> libraries() {
   return {
       {"nlohmann", [](std::string_view body, auto& out) { return nlohmann_parse(body, out); },
+       [](std::string_view body, auto& out) { return nlohmann_parse(body, out); },
        [](std::string_view body, auto& out) { return nlohmann_parse(body, out); }},
       {"rapidjson",
+       [](std::string_view body, auto& out) {
+         base::PaddedBuffer buffer = padded(body);
+         return rapidjson_parse(buffer, out);
+       },
        [](std::string_view body, auto& out) {
          base::PaddedBuffer buffer = padded(body);
          return rapidjson_parse(buffer, out);
@@ -125,6 +131,32 @@ TEST_CASE("the generator's bodies give the generator's records, equal to json/'s
       REQUIRE(json::parse_repos(parser, repos_text, repos_reference));
       CHECK(repos == repos_reference);
     }
+  }
+}
+
+TEST_CASE("github bodies give the generator's flat records, nulls included; a bad field names record and field") {
+  for (const Library& library : libraries()) {
+    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{300}}) {
+      INFO(std::string_view(library.name) << ", " << count << " github records");
+      std::string body;
+      json::append_github_json(body, count);
+      std::pmr::vector<json::GithubRepository> github;
+      const auto status = library.github(body, github);
+      REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
+      CHECK(json::checksum(std::span<const json::GithubRepository>(github)) == json::checksum_github(count));
+      for (std::size_t i = 0; i < github.size(); ++i) CHECK(github[i] == json::make_github(i));
+    }
+    std::string record;
+    json::append_json(record, json::make_github(1));
+    std::string bad = record;
+    bad.replace(bad.find(R"("open_issues_count":)"), 20, R"("open_issues_count":"many","x":)");
+    std::pmr::vector<json::GithubRepository> github;
+    const auto status = library.github(std::string("[") + record + "," + bad + "]", github);
+    REQUIRE_FALSE(status.has_value());
+    INFO(status.error().message);
+    CHECK(status.error().record == 1);
+    CHECK(status.error().field == "open_issues_count");
+    CHECK(status.error().message.starts_with("record 1 field open_issues_count: INCORRECT_TYPE"));
   }
 }
 

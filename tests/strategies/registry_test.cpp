@@ -12,7 +12,8 @@ namespace {
 
 TEST_CASE("the registry lists every strategy of the issue once, with a description and a seed pattern") {
   const char* expected[] = {"string_copy",      "exact_string",     "buffered_stream", "presized",
-                            "presized_fresh",   "views",            "nlohmann",        "rapidjson",
+                            "presized_fresh",   "views",            "three_fields",    "nlohmann",
+                            "rapidjson",
                             "arena",            "arena_pool",       "mimalloc_heap",   "provided_buffers",
                             "fixed_buffers",    "streaming",        "streaming_array", "chunked",
                             "fresh_connection", "libcurl",          "blocking_sockets", "epoll",
@@ -105,12 +106,13 @@ TEST_CASE("peers are flagged; POST strategies are the three of /echo and the lib
 }
 
 TEST_CASE("payload names read back") {
-  for (const Payload payload : {Payload::weather, Payload::repos}) {
+  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
     INFO(payload_name(payload));
     CHECK(parse_payload(payload_name(payload)) == payload);
   }
   CHECK(payload_name(Payload::weather) == "weather");
   CHECK(payload_name(Payload::repos) == "repos");
+  CHECK(payload_name(Payload::github) == "github");
   CHECK_FALSE(parse_payload("Weather").has_value());
   CHECK_FALSE(parse_payload("").has_value());
 }
@@ -130,6 +132,36 @@ TEST_CASE("skip reasons name the missing kernel feature") {
     if (descriptor.name == "mimalloc_heap") continue;  // depends on the library, not the kernel
     INFO(descriptor.name);
     CHECK_FALSE(descriptor.make()->skip_reason(all).has_value());
+  }
+}
+
+TEST_CASE("three_fields: jos's Version 8, a GET row that reads github (and repos) records and skips weather") {
+  const Descriptor* three = find("three_fields");
+  REQUIRE(three != nullptr);
+  CHECK(three->method == Method::get);
+  CHECK_FALSE(three->baseline);
+  CHECK_FALSE(three->peer);
+  CHECK(three->mirrors.find("Version 8") != std::string_view::npos);
+  CHECK(three->description.find("three fields") != std::string_view::npos);
+  auto strategy = three->make();
+  CaseConfig config;
+  config.payload = Payload::weather;
+  const auto reason = strategy->skip_case(config);
+  REQUIRE(reason.has_value());
+  CHECK(reason->find("three_fields reads jos's github records only") != std::string::npos);
+  config.payload = Payload::github;
+  CHECK_FALSE(strategy->skip_case(config).has_value());
+  config.payload = Payload::repos;
+  CHECK_FALSE(strategy->skip_case(config).has_value());
+  CHECK(strategy->notes().find("stargazers_count, name and url only") != std::string::npos);
+  // Every other row runs every payload.
+  for (const Descriptor& descriptor : registry()) {
+    if (descriptor.name == "three_fields") continue;
+    INFO(descriptor.name);
+    for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
+      config.payload = payload;
+      CHECK_FALSE(descriptor.make()->skip_case(config).has_value());
+    }
   }
 }
 

@@ -51,6 +51,8 @@ std::string body_of(Payload payload, std::size_t count, bool ndjson = false) {
   std::string body;
   if (payload == Payload::repos) {
     ndjson ? json::append_repos_ndjson(body, count) : json::append_repos_json(body, count);
+  } else if (payload == Payload::github) {
+    ndjson ? json::append_github_ndjson(body, count) : json::append_github_json(body, count);
   } else {
     ndjson ? json::append_weather_ndjson(body, count) : json::append_weather_json(body, count);
   }
@@ -58,6 +60,7 @@ std::string body_of(Payload payload, std::size_t count, bool ndjson = false) {
 }
 
 uint64_t truth(Payload payload, std::size_t count) {
+  if (payload == Payload::github) return json::checksum_github(count);
   return payload == Payload::repos ? json::checksum_repos(count) : json::checksum_weather(count);
 }
 
@@ -97,7 +100,8 @@ void check_every_cut(bool ndjson) {
     Payload payload;
     std::size_t count;
   };
-  for (const Row row : {Row{Payload::weather, 0}, Row{Payload::weather, 3}, Row{Payload::repos, 2}}) {
+  for (const Row row :
+       {Row{Payload::weather, 0}, Row{Payload::weather, 3}, Row{Payload::repos, 2}, Row{Payload::github, 3}}) {
     const std::string body = body_of(row.payload, row.count, ndjson);
     for (const bool chunked : {false, true}) {
       INFO(payload_name(row.payload) << " " << row.count

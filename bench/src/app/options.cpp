@@ -62,8 +62,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option("--filter", c.filter, "strategies to run: comma-separated globs (fnmatch)")->capture_default_str();
   app.add_option("--sizes", sizes, "records per response, comma-separated (default: the suite's)");
-  app.add_option("--payload", payload, "weather or repos (default: the suite's)")
-      ->check(CLI::IsMember({"weather", "repos"}));
+  app.add_option("--payload", payload, "weather, repos or github (default: the suite's)")
+      ->check(CLI::IsMember({"weather", "repos", "github"}));
   app.add_option("--connection", c.connection,
                  "pooled (one kept-alive connection per case) or fresh (every strategy opens a new connection per "
                  "request and closes it after the response)")
@@ -186,7 +186,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   } else {
     c.sizes.assign(suite->sizes.begin(), suite->sizes.end());
   }
-  c.payload = payload.empty() ? (suite->payload == strategies::Payload::repos ? "repos" : "weather") : payload;
+  c.payload = payload.empty() ? std::string(strategies::payload_name(suite->payload)) : payload;
   auto format_list = parse_formats(formats);
   if (!format_list) return refuse("--format: " + format_list.error().message);
   o.formats = *format_list;

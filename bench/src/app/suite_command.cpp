@@ -98,8 +98,8 @@ Status check_sizes_accepted(const Target& target, const std::vector<CaseSpec>& c
   std::vector<std::string> asked;
   for (const CaseSpec& spec : cases) {
     if (spec.strategy == nullptr || spec.strategy->method != strategies::Method::get) continue;
-    const std::string route = spec.config.payload == strategies::Payload::repos ? "/repos" : "/weather";
-    const std::string probe = fmt::format("{}?count={}", route, spec.config.count);
+    const std::string probe =
+        fmt::format("/{}?count={}", strategies::payload_name(spec.config.payload), spec.config.count);
     if (std::find(asked.begin(), asked.end(), probe) != asked.end()) continue;
     asked.push_back(probe);
     auto status = http_get_status(target.host, target.port, probe, timeout);
@@ -150,7 +150,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   Selection selection;
   selection.filter = config.filter;
   selection.sizes = config.sizes;
-  selection.payload = config.payload == "repos" ? strategies::Payload::repos : strategies::Payload::weather;
+  selection.payload = strategies::parse_payload(config.payload).value_or(strategies::Payload::weather);
   selection.connection = strategies::parse_connection(config.connection).value_or(strategies::Connection::pooled);
   selection.server_mode = strategies::parse_server_mode(config.server_mode).value_or(strategies::ServerMode::cached);
   // Before any server is started: a filter that selects nothing is an argument error.

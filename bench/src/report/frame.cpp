@@ -76,7 +76,7 @@ std::string render_legend() {
   Method         : the strategy (bench --list says where its bytes land and which .NET pattern it mirrors);
                    "(ref)" marks a reference row, a physical limit rather than a contender (floor_transfer:
                    the transfer alone, no parse; floor_parse: the parse alone, no network)
-  Payload        : the route's records (weather: GET /weather, repos: GET /repos)
+  Payload        : the route's records (weather: GET /weather, repos: GET /repos, github: GET /github)
   Size           : records per response (GET) or per posted body (POST)
   Mean           : arithmetic mean of the per-op time of the measured iterations (upper outliers removed)
   Error          : half of the 99.9 % confidence interval of the mean (Student t, n-1 degrees of freedom)

@@ -21,12 +21,13 @@
 
 namespace ringlab::bench {
 
-// payload_name() lives in the strategies library; the runner spells the two names itself so that
+// payload_name() lives in the strategies library; the runner spells the names itself so that
 // it (and its tests) do not need that library linked.
 inline std::string_view payload_text(strategies::Payload payload) noexcept {
   switch (payload) {
     case strategies::Payload::weather: return "weather";
     case strategies::Payload::repos: return "repos";
+    case strategies::Payload::github: return "github";
   }
   return "?";
 }

@@ -58,6 +58,7 @@ class Runner {
       r.allocator = context_.allocator;
       r.baseline = cases[i].strategy != nullptr && cases[i].strategy->baseline;
       r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;
+      r.partial_checksum = cases[i].strategy != nullptr && cases[i].strategy->partial_checksum;
     }
     memory_ = options_.memory && interposition_works();
     iterations_ = IterationRunner(context_, options_.phases, memory_);
@@ -103,7 +104,7 @@ class Runner {
     progress(s, Stage::failed, 0, 0, 0, s.result.reason);
   }
 
-  // make, skip_reason, setup. False when the case will not be measured.
+  // make, skip_reason, skip_case, setup. False when the case will not be measured.
   bool prepare(CaseState& s) {
     progress(s, Stage::setup);
     if (cancelled()) {
@@ -120,7 +121,9 @@ class Runner {
       fail(s, "strategy factory returned nothing");
       return false;
     }
-    if (auto reason = s.strategy->skip_reason(context_.features)) {
+    auto reason = s.strategy->skip_reason(context_.features);
+    if (!reason) reason = s.strategy->skip_case(s.config);
+    if (reason) {
       s.result.status = CaseStatus::skipped;
       s.result.reason = *reason;
       progress(s, Stage::skipped, 0, 0, 0, s.result.reason);

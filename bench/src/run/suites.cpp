@@ -16,6 +16,8 @@ namespace {
 constexpr std::array<std::size_t, 4> kWeatherSizes{10, 100, 1000, 10000};
 // Up to 10,000 repository records (about 15 MB), as jos measured.
 constexpr std::array<std::size_t, 4> kReposSizes{10, 100, 1000, 10000};
+// jos's GitHub dummy API answered 10, 100, 1,000 and 10,000 of its flat records (about 1 KB each).
+constexpr std::array<std::size_t, 4> kGithubSizes{10, 100, 1000, 10000};
 // Requests per op of the proxy suite: the article's cycles.
 constexpr std::array<std::size_t, 3> kProxyCycles{10, 50, 100};
 // The echo suite posts one 17-byte object per op: its size column says 1.
@@ -26,6 +28,8 @@ constexpr std::array kSuites{
           strategies::Method::get, strategies::Payload::weather, kWeatherSizes},
     Suite{"repos", "GET /repos: every GET strategy at 10, 100, 1000 and 10000 repository records of 1-2 KB",
           strategies::Method::get, strategies::Payload::repos, kReposSizes},
+    Suite{"github", "GET /github: jos's flat 22-field repository records at 10, 100, 1000, 10000",
+          strategies::Method::get, strategies::Payload::github, kGithubSizes},
     Suite{"post", "POST /echo: every POST strategy sending 10, 100, 1000 and 10000 weather records",
           strategies::Method::post, strategies::Payload::weather, kWeatherSizes},
     Suite{"proxy", "GET /proxy 10, 50 and 100 times per op: the server fetches from its upstream, pooled or fresh",
@@ -36,7 +40,7 @@ constexpr std::array kSuites{
 
 std::string_view suites_of(strategies::Method m) {
   switch (m) {
-    case strategies::Method::get: return "get, repos";
+    case strategies::Method::get: return "get, repos, github";
     case strategies::Method::post: return "post";
     case strategies::Method::proxy: return "proxy";
     case strategies::Method::echo: return "echo";

@@ -97,7 +97,7 @@ struct Config {
   std::string suite = "get";
   std::string filter = "*";
   std::vector<std::size_t> sizes;
-  std::string payload;  // "weather" or "repos"
+  std::string payload;  // "weather", "repos" or "github"
   std::string connection = "pooled";  // --connection: "pooled" or "fresh" (a new connection per request)
   std::string server_mode = "cached";  // --server-mode: "cached" or "seed" (bodies serialized per request, chunked)
   double iteration_time_ms = 100;
@@ -214,7 +214,7 @@ using Counters = std::map<std::string, std::optional<double>>;
 struct CaseResult {
   std::string strategy;
   std::string method = "GET";  // "GET" or "POST"
-  std::string payload;         // "weather" or "repos"
+  std::string payload;         // "weather", "repos" or "github"
   std::size_t size = 0;        // records per response (GET) or per posted body (POST)
   std::string connection = "pooled";  // "pooled" (kept alive across requests) or "fresh" (one per request)
   std::string server_mode = "cached";  // "cached" (Content-Length, from the server's cache) or "seed"
@@ -238,6 +238,7 @@ struct CaseResult {
   Diagnostics diagnostics;
   Counters counters;
   uint64_t checksum = 0;
+  bool partial_checksum = false;  // the checksum covers some fields only (three_fields): no baseline check
   std::string notes;
 };
 

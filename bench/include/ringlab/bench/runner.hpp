@@ -3,6 +3,7 @@
 //
 // All cases side by side in rounds (`interleave`, the default), or one after another:
 //   make, skip_reason(features)   a strategy that needs a missing kernel feature is "skipped"
+//   skip_case(config)             so is one that cannot read the case's payload (three_fields on weather)
 //   setup                         untimed
 //   pilot                         ops per iteration: from 1, re-estimated from the measured per-op
 //                                 time until one iteration lasts at least `iteration_time_ms`

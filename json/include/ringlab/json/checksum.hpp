@@ -1,7 +1,7 @@
 #pragma once
 // Checksum: a 64-bit digest of every field of every record, in order. A strategy returns it to prove it
-// read every field; bench compares it with checksum_weather(n) / checksum_repos(n), computed straight
-// from the generator, without parsing anything.
+// read every field; bench compares it with checksum_weather(n) / checksum_repos(n) / checksum_github(n),
+// computed straight from the generator, without parsing anything.
 //
 // Definition (so that every reader of the same records agrees):
 //   state starts at a fixed seed; each value adds 64-bit words, each word w doing state = mix(state, w)
@@ -10,7 +10,8 @@
 //   - string: its *decoded* UTF-8 bytes as little-endian 8-byte words, the last one zero-padded, then
 //     the byte length. The length comes last so a view can decode escapes on the fly, without knowing
 //     the decoded length first; with it ("ab","c") and ("a","bc") differ;
-//   - optional (homepage, language, license): the word 0, or the word 1 then the value;
+//   - optional (homepage, language, license, a github description): the word 0, or the word 1 then the
+//     value;
 //   - array (topics): the element count, then the elements;
 //   fields in the order of the model's declaration (the order the server writes the keys in, whatever
 //   order a body lists them in); value() mixes in the record count last.
@@ -36,6 +37,10 @@ class Checksum {
   void add(const WeatherView& record) noexcept;
   void add(const Repository& record) noexcept;
   void add(const RepositoryView& record) noexcept;
+  void add(const GithubRepository& record) noexcept;
+  void add(const GithubRepositoryView& record) noexcept;
+  void add(const GithubStars& record) noexcept;  // the three fields alone
+  void add(const GithubStarsView& record) noexcept;
 
   [[nodiscard]] uint64_t value() const noexcept;
   [[nodiscard]] std::size_t records() const noexcept { return records_; }
@@ -49,10 +54,21 @@ class Checksum {
 [[nodiscard]] uint64_t checksum(std::span<const WeatherView> records) noexcept;
 [[nodiscard]] uint64_t checksum(std::span<const Repository> records) noexcept;
 [[nodiscard]] uint64_t checksum(std::span<const RepositoryView> records) noexcept;
+[[nodiscard]] uint64_t checksum(std::span<const GithubRepository> records) noexcept;
+[[nodiscard]] uint64_t checksum(std::span<const GithubRepositoryView> records) noexcept;
+[[nodiscard]] uint64_t checksum(std::span<const GithubStars> records) noexcept;
+[[nodiscard]] uint64_t checksum(std::span<const GithubStarsView> records) noexcept;
 
 // The checksum of records 0..count-1 as generated (generate.hpp): ground truth for any parse of a
 // body the server sent for `count`.
 [[nodiscard]] uint64_t checksum_weather(std::size_t count);
 [[nodiscard]] uint64_t checksum_repos(std::size_t count);
+[[nodiscard]] uint64_t checksum_github(std::size_t count);
+// The checksum of the three fields jos's Version 8 reads (GithubStars: stargazers_count, name, url) of
+// records 0..count-1: what a parse of a /github body into GithubStars gives. It proves those three
+// fields only; the other 19 were skipped, not read.
+[[nodiscard]] uint64_t checksum_github_three_fields(std::size_t count);
+// The same three fields of repository records (they have the same keys at their top level).
+[[nodiscard]] uint64_t checksum_repos_three_fields(std::size_t count);
 
 }  // namespace ringlab::json

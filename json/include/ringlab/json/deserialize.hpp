@@ -1,7 +1,7 @@
 #pragma once
-// Deserialization of the two payloads with simdjson On-Demand.
+// Deserialization of the three payloads with simdjson On-Demand.
 //
-// Bodies: a JSON array of records (/weather, /repos), NDJSON (one record per line, parsed with
+// Bodies: a JSON array of records (/weather, /repos, /github), NDJSON (one record per line, parsed with
 // simdjson's iterate_many), or one record of an array body at a time (RecordSplitter, for bodies still
 // arriving). Every body must be padded: simdjson reads up to SIMDJSON_PADDING bytes past the end, so the
 // view's capacity() must exceed its size() by that much (else INSUFFICIENT_PADDING). base::PaddedBuffer
@@ -10,7 +10,14 @@
 // Records: keys may come in any order; unknown keys are skipped; a key given twice counts with its last
 // value; a field missing from a record is an error. Keys are matched on their raw bytes, so a key
 // spelled with an escape ("d\u0061te") counts as unknown, as with simdjson's find_field. Integers must
-// fit the field (temperatureC in int32). homepage, language and license may be null.
+// fit the field (temperatureC in int32). homepage, language and license may be null, and so may a github
+// record's description.
+//
+// Three fields (jos's Version 8): parse_github_three_fields* read a /github body into GithubStars, the
+// keys stargazers_count, name and url of each record; the other 19 keys count as unknown, so On-Demand
+// skips their values without converting them (their text is still validated as JSON). Missing one of
+// the three is an error as above. A /repos body has the same three keys at the top level of its records
+// and parses too (owner, topics and license skipped whole).
 //
 // Outputs: each parse fills `out` from its start, overwriting the records already there in place (so
 // their strings' capacity is reused), and erases the ones left over. A fresh vector behaves the obvious
@@ -85,6 +92,13 @@ inline namespace RINGLAB_JSON_PARSER_ABI {
 [[nodiscard]] Status parse_repos(Parser& parser, simdjson::padded_string_view body,
                                  std::pmr::vector<Repository>& out);
 [[nodiscard]] Status parse_repos_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out);
+[[nodiscard]] Status parse_github(Parser& parser, simdjson::padded_string_view body,
+                                  std::pmr::vector<GithubRepository>& out);
+[[nodiscard]] Status parse_github_views(Parser& parser, PaddedBody body, std::pmr::vector<GithubRepositoryView>& out);
+[[nodiscard]] Status parse_github_three_fields(Parser& parser, simdjson::padded_string_view body,
+                                               std::pmr::vector<GithubStars>& out);
+[[nodiscard]] Status parse_github_three_fields_views(Parser& parser, PaddedBody body,
+                                                     std::pmr::vector<GithubStarsView>& out);
 
 // --- NDJSON bodies ---------------------------------------------------------------------------------
 // `window_bytes` is simdjson's batch size: the longest record it can hold. These turn the parser's
@@ -99,6 +113,12 @@ inline namespace RINGLAB_JSON_PARSER_ABI {
                                         std::size_t window_bytes = kNdjsonWindowBytes);
 [[nodiscard]] Status parse_repos_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out,
                                               std::size_t window_bytes = kNdjsonWindowBytes);
+[[nodiscard]] Status parse_github_ndjson(Parser& parser, simdjson::padded_string_view body,
+                                         std::pmr::vector<GithubRepository>& out,
+                                         std::size_t window_bytes = kNdjsonWindowBytes);
+[[nodiscard]] Status parse_github_ndjson_views(Parser& parser, PaddedBody body,
+                                               std::pmr::vector<GithubRepositoryView>& out,
+                                               std::size_t window_bytes = kNdjsonWindowBytes);
 
 // --- One record of an array body (RecordSplitter) --------------------------------------------------
 // `body` is the body received so far; `record` a span the splitter found in it. Error offsets count
@@ -114,6 +134,10 @@ inline namespace RINGLAB_JSON_PARSER_ABI {
                                              Repository& out);
 [[nodiscard]] Status parse_repository_record_view(Parser& parser, PaddedBody body, RecordSpan record,
                                                   RepositoryView& out);
+[[nodiscard]] Status parse_github_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
+                                         GithubRepository& out);
+[[nodiscard]] Status parse_github_record_view(Parser& parser, PaddedBody body, RecordSpan record,
+                                              GithubRepositoryView& out);
 
 }  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json

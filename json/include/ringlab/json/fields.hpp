@@ -19,6 +19,13 @@ enum class Repository : int {
   pushed_at, homepage, size, stargazers_count, watchers_count, language, forks_count, open_issues_count, archived,
   default_branch, topics, license, score
 };
+enum class Github : int {
+  id, node_id, name, full_name, is_private, html_url, description, fork, url, created_at, updated_at, pushed_at,
+  homepage, size, stargazers_count, watchers_count, language, forks_count, open_issues_count, archived,
+  default_branch, visibility
+};
+// The three fields jos's Version 8 reads out of a github record.
+enum class GithubStars : int { stars, name, url };
 
 // The names of a table whose entries pair each enumerator with its name, in the enumerators' order.
 template <class Field, std::size_t N>
@@ -78,6 +85,36 @@ inline constexpr auto kRepository = names_in_order<Repository, 25>({{
     {Repository::topics, "topics"},
     {Repository::license, "license"},
     {Repository::score, "score"},
+}});
+inline constexpr auto kGithub = names_in_order<Github, 22>({{
+    {Github::id, "id"},
+    {Github::node_id, "node_id"},
+    {Github::name, "name"},
+    {Github::full_name, "full_name"},
+    {Github::is_private, "private"},
+    {Github::html_url, "html_url"},
+    {Github::description, "description"},
+    {Github::fork, "fork"},
+    {Github::url, "url"},
+    {Github::created_at, "created_at"},
+    {Github::updated_at, "updated_at"},
+    {Github::pushed_at, "pushed_at"},
+    {Github::homepage, "homepage"},
+    {Github::size, "size"},
+    {Github::stargazers_count, "stargazers_count"},
+    {Github::watchers_count, "watchers_count"},
+    {Github::language, "language"},
+    {Github::forks_count, "forks_count"},
+    {Github::open_issues_count, "open_issues_count"},
+    {Github::archived, "archived"},
+    {Github::default_branch, "default_branch"},
+    {Github::visibility, "visibility"},
+}});
+// Not the order bodies list them in (name, url, then stargazers_count), but jos's class's.
+inline constexpr auto kGithubStars = names_in_order<GithubStars, 3>({{
+    {GithubStars::stars, "stargazers_count"},
+    {GithubStars::name, "name"},
+    {GithubStars::url, "url"},
 }});
 
 // The "seen" mask of a record whose N fields all came.

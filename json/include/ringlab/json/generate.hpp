@@ -8,7 +8,9 @@
 // Weather follows the .NET minimal API sample: date = 2024-01-01 plus i days (wrapping before year
 // 10000), temperatureC uniform in [-20, 55), summary one of the ten .NET summaries, temperatureF from
 // fahrenheit_of(). Repositories imitate GitHub's repository objects; descriptions carry, now and then,
-// quotes, backslashes, newlines, non-ASCII letters and an emoji, so that parsing must unescape.
+// quotes, backslashes, newlines, non-ASCII letters and an emoji, so that parsing must unescape. GitHub
+// records (jos's flat DTO) are drawn as repositories are, from their own stream, without the owner
+// object, topics, license and score; a tenth of them have a null description; visibility follows private.
 //
 // Allocation: fill_*() overwrite a record in place and reuse its strings' capacity, so generating many
 // records into one scratch record allocates only while that record's strings still grow.
@@ -59,5 +61,8 @@ void fill_weather(std::size_t index, WeatherForecast& out);
 
 void fill_repository(std::size_t index, Repository& out);
 [[nodiscard]] Repository make_repository(std::size_t index);
+
+void fill_github(std::size_t index, GithubRepository& out);
+[[nodiscard]] GithubRepository make_github(std::size_t index);
 
 }  // namespace ringlab::json

@@ -1,14 +1,15 @@
 #pragma once
-// The records of the two payloads, in an owning and a viewing form.
+// The records of the three payloads, in an owning and a viewing form.
 //
-// Owning forms (WeatherForecast, Owner, License, Repository) hold their text in std::pmr::string and
-// std::pmr::vector, so a record can live in an arena: each is allocator-aware (allocator_type plus the
-// allocator-extended constructors), so a std::pmr::vector<Repository> built on a
-// monotonic_buffer_resource puts every string of every record there too. With the default resource they
-// behave like std::string. A record owns all its bytes and outlives the body it was parsed from.
+// Owning forms (WeatherForecast, Owner, License, Repository, GithubRepository, GithubStars) hold their
+// text in std::pmr::string and std::pmr::vector, so a record can live in an arena: each is
+// allocator-aware (allocator_type plus the allocator-extended constructors), so a
+// std::pmr::vector<Repository> built on a monotonic_buffer_resource puts every string of every record
+// there too. With the default resource they behave like std::string. A record owns all its bytes and
+// outlives the body it was parsed from.
 //
-// Viewing forms (WeatherView, OwnerView, LicenseView, RepositoryView) own nothing. Their text fields are
-// JsonStringView: the bytes between a JSON string's quotes *as they are in the body*. A string that
+// Viewing forms (WeatherView, OwnerView, LicenseView, RepositoryView, GithubRepositoryView,
+// GithubStarsView) own nothing. Their text fields are JsonStringView: the bytes between a JSON string's quotes *as they are in the body*. A string that
 // contains escapes (\" \\ \n \u00e9) has no decoded copy anywhere a view could point to, so a view keeps
 // the escaped text and says so (has_escapes); checksum.hpp decodes such text on the fly, unescape.hpp
 // decodes it into a buffer the caller owns. Escapes are validated when the view is parsed.
@@ -27,6 +28,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace ringlab::json {
@@ -278,5 +281,133 @@ struct RepositoryView {
   std::optional<LicenseView> license;
   double score = 0.0;
 };
+
+// ---------------------------------------------------------------------------------------------------
+// GitHub: jos's GitHubRepositoryDto, the flat records of his GitHub dummy API. 22 fields, all scalars or
+// strings (no owner, topics or license object): the shape of GitHub's repository object once its nested
+// parts are dropped. description, homepage and language may be null.
+
+struct GithubRepository {
+  using allocator_type = std::pmr::polymorphic_allocator<>;
+
+  int64_t id = 0;
+  std::pmr::string node_id;
+  std::pmr::string name;
+  std::pmr::string full_name;
+  bool is_private = false;  // JSON key "private"
+  std::pmr::string html_url;
+  std::optional<std::pmr::string> description;  // null now and then; escapes as Repository's
+  bool fork = false;
+  std::pmr::string url;
+  std::pmr::string created_at;  // "2013-05-01T12:34:56Z"
+  std::pmr::string updated_at;
+  std::pmr::string pushed_at;
+  std::optional<std::pmr::string> homepage;
+  int64_t size = 0;
+  int64_t stargazers_count = 0;  // jos's "stars"
+  int64_t watchers_count = 0;
+  std::optional<std::pmr::string> language;
+  int64_t forks_count = 0;
+  int64_t open_issues_count = 0;
+  bool archived = false;
+  std::pmr::string default_branch;
+  std::pmr::string visibility;  // "public" or "private", as is_private says
+
+  GithubRepository() = default;
+  explicit GithubRepository(const allocator_type& alloc);
+  GithubRepository(const GithubRepository& other, const allocator_type& alloc);
+  GithubRepository(GithubRepository&& other, const allocator_type& alloc);
+  GithubRepository(const GithubRepository&) = default;
+  GithubRepository(GithubRepository&&) noexcept = default;
+  GithubRepository& operator=(const GithubRepository&) = default;
+  GithubRepository& operator=(GithubRepository&&) = default;
+  ~GithubRepository() = default;
+
+  [[nodiscard]] allocator_type get_allocator() const noexcept { return node_id.get_allocator(); }
+  friend bool operator==(const GithubRepository&, const GithubRepository&) = default;
+};
+
+struct GithubRepositoryView {
+  int64_t id = 0;
+  JsonStringView node_id;
+  JsonStringView name;
+  JsonStringView full_name;
+  bool is_private = false;
+  JsonStringView html_url;
+  std::optional<JsonStringView> description;
+  bool fork = false;
+  JsonStringView url;
+  JsonStringView created_at;
+  JsonStringView updated_at;
+  JsonStringView pushed_at;
+  std::optional<JsonStringView> homepage;
+  int64_t size = 0;
+  int64_t stargazers_count = 0;
+  int64_t watchers_count = 0;
+  std::optional<JsonStringView> language;
+  int64_t forks_count = 0;
+  int64_t open_issues_count = 0;
+  bool archived = false;
+  JsonStringView default_branch;
+  JsonStringView visibility;
+};
+
+// The members of either GitHub form, in field order (fields::Github, fields::kGithub): the serializer,
+// the checksum and the parsers walk this one list instead of each spelling the 22 fields out.
+template <class Form>
+constexpr auto github_members() noexcept {
+  return std::tuple{&Form::id,         &Form::node_id,     &Form::name,           &Form::full_name,
+                    &Form::is_private, &Form::html_url,    &Form::description,    &Form::fork,
+                    &Form::url,        &Form::created_at,  &Form::updated_at,     &Form::pushed_at,
+                    &Form::homepage,   &Form::size,        &Form::stargazers_count, &Form::watchers_count,
+                    &Form::language,   &Form::forks_count, &Form::open_issues_count, &Form::archived,
+                    &Form::default_branch, &Form::visibility};
+}
+
+// Calls `use` with member number `index` of `record`, `members` listing them as github_members() does,
+// and returns true; false when `index` names no member (a key the record does not have).
+template <class Record, class Members, class Use>
+constexpr bool with_member(Record& record, const Members& members, std::size_t index, Use&& use) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return ((index == I && (use(record.*std::get<I>(members)), true)) || ...);
+  }(std::make_index_sequence<std::tuple_size_v<Members>>{});
+}
+
+// jos's Version 8: a class of the three properties a caller wants (stars, name, url), the other 19 keys
+// of each record left to the JSON library to skip. stars is the record's stargazers_count.
+struct GithubStars {
+  using allocator_type = std::pmr::polymorphic_allocator<>;
+
+  int64_t stars = 0;  // JSON key "stargazers_count"
+  std::pmr::string name;
+  std::pmr::string url;
+
+  GithubStars() = default;
+  explicit GithubStars(const allocator_type& alloc) : name(alloc), url(alloc) {}
+  GithubStars(const GithubStars& other, const allocator_type& alloc)
+      : stars(other.stars), name(other.name, alloc), url(other.url, alloc) {}
+  GithubStars(GithubStars&& other, const allocator_type& alloc)
+      : stars(other.stars), name(std::move(other.name), alloc), url(std::move(other.url), alloc) {}
+  GithubStars(const GithubStars&) = default;
+  GithubStars(GithubStars&&) noexcept = default;
+  GithubStars& operator=(const GithubStars&) = default;
+  GithubStars& operator=(GithubStars&&) = default;
+  ~GithubStars() = default;
+
+  [[nodiscard]] allocator_type get_allocator() const noexcept { return name.get_allocator(); }
+  friend bool operator==(const GithubStars&, const GithubStars&) = default;
+};
+
+struct GithubStarsView {
+  int64_t stars = 0;
+  JsonStringView name;
+  JsonStringView url;
+};
+
+// In field order (fields::GithubStars, fields::kGithubStars).
+template <class Form>
+constexpr auto github_stars_members() noexcept {
+  return std::tuple{&Form::stars, &Form::name, &Form::url};
+}
 
 }  // namespace ringlab::json

@@ -1,6 +1,6 @@
 #pragma once
-// BodyCache: the generated bodies of /weather and /repos, serialized once per (route, count, format)
-// and then served from memory.
+// BodyCache: the generated bodies of /weather, /repos and /github, serialized once per (route, count,
+// format) and then served from memory.
 //
 // Bounds (both have defaults, and flags in the server binary): at most max_entries bodies and
 // max_bytes bytes in total; the least recently used body is evicted first. A body larger than
@@ -27,7 +27,7 @@
 namespace ringlab::server {
 
 struct BodyKey {
-  Route route = Route::weather;  // weather or repos
+  Route route = Route::weather;  // weather, repos or github
   Format format = Format::json;
   uint32_t count = 0;
   friend bool operator==(const BodyKey&, const BodyKey&) = default;
@@ -38,7 +38,7 @@ struct Body {
   std::string_view content_type;  // a string literal
 };
 
-// Serializes the body for `key` with json/ (weather or repos records, JSON array or NDJSON).
+// Serializes the body for `key` with json/ (weather, repos or github records, JSON array or NDJSON).
 [[nodiscard]] Body generate_body(const BodyKey& key);
 
 struct BodyCacheLimits {

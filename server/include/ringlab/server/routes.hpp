@@ -5,6 +5,7 @@
 // Routes (DESIGN.md "Server routes"):
 //   GET  /weather?count=N[&format=ndjson]   N WeatherForecast records
 //   GET  /repos?count=N[&format=ndjson]     N repository records
+//   GET  /github?count=N[&format=ndjson]    N flat github records (jos's GitHubRepositoryDto)
 //   POST /echo                              the request body, same Content-Type
 //   GET  /plaintext                         "Hello, World!"
 //   GET  /health                            {"status":"ok"}
@@ -27,7 +28,7 @@
 
 namespace ringlab::server {
 
-enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy, env };
+enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy, env, github };
 enum class Format : uint8_t { json, ndjson };
 enum class UpstreamConnection : uint8_t { pooled, fresh };
 
@@ -70,7 +71,10 @@ struct CountLimits {
 };
 inline constexpr uint64_t kMaxWeatherRecordBytes = 128;
 inline constexpr uint64_t kMaxRepoRecordBytes = 2048;
-// The largest count `route` answers (weather, repos; proxy fetches weather); kMaxCount for the
+// About 950 bytes on average, 1,360 at most over the first 200,000: the bound of a description of 99
+// words, each at its longest, with the 21 other fields.
+inline constexpr uint64_t kMaxGithubRecordBytes = 2048;
+// The largest count `route` answers (weather, repos, github; proxy fetches weather); kMaxCount for the
 // routes that take no count.
 [[nodiscard]] uint64_t count_limit(Route route, const CountLimits& limits) noexcept;
 

@@ -10,6 +10,8 @@
 // Life of a strategy in a benchmark case:
 //   make()                  untimed
 //   skip_reason(features)   a kernel feature it needs is missing -> the case is shown as skipped
+//   skip_case(config)       a case it has no meaningful way to run (a payload whose records lack the
+//                           fields it reads) -> skipped too, with the reason
 //   setup(config)           untimed: ring, client, buffers, first connection
 //   run(timeline, consume)  timed, many times; must not allocate unless the strategy is about allocating
 //   run(timeline, verify)   untimed, on sampled ops: the same request, then the full checksum
@@ -18,7 +20,8 @@
 //
 // Checks: what runs inside the clock is the request, the deserialization and the consumption; the
 // proof of content runs outside it. setup() computes the checksum the generator's records must give
-// (json::checksum_weather / checksum_repos) and makes one verified request. bench verifies at least one
+// (json::checksum_weather / checksum_repos / checksum_github; a strategy that reads only some fields,
+// three_fields, the checksum of those) and makes one verified request. bench verifies at least one
 // op of every iteration (Check::verify, clock stopped): the strategy deserializes as always, then
 // computes the full checksum of every field (json/checksum.hpp) of the records that op produced and
 // compares it with the generator's. A mismatch is an error naming both values, never a number in the
@@ -49,7 +52,8 @@
 
 namespace ringlab::strategies {
 
-enum class Payload { weather, repos };
+// github: jos's flat 22-field repository records (GET /github), the payload of his benchmarks.
+enum class Payload { weather, repos, github };
 // proxy: GET /proxy, several per op (bench proxy); its own method, so its rows stay out of the get suite.
 // echo: POST of one small JSON object to /echo?chunked=1, the answer read as a string (bench echo).
 enum class Method { get, post, proxy, echo };
@@ -135,6 +139,12 @@ class Strategy {
     (void)features;
     return std::nullopt;
   }
+  // The reason this strategy does not run `config` (three_fields on weather records, which have none of
+  // the three fields it reads); nullopt to run it. Asked after skip_reason(), before setup().
+  [[nodiscard]] virtual std::optional<std::string> skip_case(const CaseConfig& config) const {
+    (void)config;
+    return std::nullopt;
+  }
   virtual Status setup(const CaseConfig& config) = 0;
   // One whole request. `timeline` may be null. With Check::verify a checksum that differs from the
   // generator's is an error.
@@ -161,6 +171,9 @@ struct Descriptor {
   std::unique_ptr<Strategy> (*make)() = nullptr;
   // A physical limit shown for reference (floor_transfer, floor_parse), not a way to read a response.
   bool reference = false;
+  // Its checksum covers some of the records' fields only (three_fields: jos's Version 8 reads three):
+  // checked against its own ground truth, never against the baseline's full checksum.
+  bool partial_checksum = false;
 };
 
 // Every registered strategy: the built-in table (baseline first within each method), then those
