@@ -219,7 +219,8 @@ constexpr std::array kRegistry{
                kEchoPeer, Method::echo, false, true, &make_beast_echo},
     Descriptor{"cpprest_echo",
                "as echo with the C++ REST SDK's pooled http_client on its own threads; answer by "
-               "extract_string()",
+               "extract_string(); a connection goes back to the pool from the SDK's threads, so a request may "
+               "open another",
                kEchoPeer, Method::echo, false, true, &make_cpprest_echo},
     Descriptor{"curlpp_echo",
                "as echo with curlpp: PostFields option, answer appended to a std::string by a WriteFunction",

