@@ -70,7 +70,6 @@ class ZeroCopyHandler final : public CompletionHandler {
 
 std::unexpected<Error> op_error(const char* op, int code, const std::string& peer) { return fail(op, code, peer); }
 
-
 // A ring error seen while waiting for an operation of this stream: say which peer it concerned.
 std::unexpected<Error> ring_error(Error error, const std::string& peer) {
   if (error.peer.empty()) error.peer = peer;
@@ -89,6 +88,8 @@ class Stream::IovecCursor {
   explicit IovecCursor(std::span<const iovec> parts) noexcept : parts_(parts) { skip_empty(); }
 
   [[nodiscard]] bool done() const noexcept { return index_ == parts_.size(); }
+  // Whether the batch next_batch() gives now holds every unsent iovec.
+  [[nodiscard]] bool last_batch() const noexcept { return parts_.size() - index_ <= kBatch; }
 
   // The unsent bytes, at most kBatch iovecs of them, described in `batch` and `msg`.
   void next_batch(iovec (&batch)[kBatch], msghdr& msg) const noexcept {
@@ -291,8 +292,6 @@ Result<std::size_t> Stream::send_all_and_receive(std::span<const iovec> request,
   const auto deadline =
       timeout ? std::chrono::steady_clock::now() + *timeout : std::chrono::steady_clock::time_point::max();
 
-  std::size_t request_bytes = 0;
-  for (const iovec& part : request) request_bytes += part.iov_len;
   IovecCursor cursor(request);
   iovec batch[IovecCursor::kBatch];
   msghdr msg;
@@ -302,7 +301,7 @@ Result<std::size_t> Stream::send_all_and_receive(std::span<const iovec> request,
   // The request in one sendmsg (the usual case: an HTTP request is two iovecs): the recv can wait for
   // the answer in the same enter. More iovecs than a batch: the rest goes out before the answer can
   // come, so the first wait is for the send alone.
-  const bool whole_request = batch_bytes == request_bytes;
+  const bool whole_request = cursor.last_batch();
 
   // Linked (ring.hpp): the kernel continues a short send itself and starts the recv only after it; a
   // failed send cancels the recv, so both complete, whatever happens, and the wait can ask for both.
