@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <string>
+#include <vector>
 #include <fmt/format.h>
 
 #include "../core/list.hpp"
@@ -38,14 +40,13 @@ constexpr std::array kSuites{
           strategies::Method::echo, strategies::Payload::weather, kEchoSize, true},
 };
 
-std::string_view suites_of(strategies::Method m) {
-  switch (m) {
-    case strategies::Method::get: return "get, repos, github";
-    case strategies::Method::post: return "post";
-    case strategies::Method::proxy: return "proxy";
-    case strategies::Method::echo: return "echo";
+// "get, repos, github": the suites that run a method's strategies, in the table's order.
+std::string suites_of(strategies::Method method) {
+  std::string names;
+  for (const Suite& s : kSuites) {
+    if (s.method == method) names += (names.empty() ? "" : ", ") + std::string(s.name);
   }
-  return "?";
+  return names;
 }
 
 }  // namespace
@@ -102,12 +103,12 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
                             method_text(suite.method), suite.name, method_text(suite.method),
                             names.empty() ? "none registered" : names));
   }
-  if (suite.fixed_size && selection.sizes && *selection.sizes != std::vector<std::size_t>(suite.sizes.begin(), suite.sizes.end())) {
+  const std::vector<std::size_t> own_sizes(suite.sizes.begin(), suite.sizes.end());
+  if (suite.fixed_size && selection.sizes && *selection.sizes != own_sizes) {
     return fail(fmt::format("suite {} does the same work at every op (size {}): --sizes does not apply", suite.name,
                             suite.sizes.front()));
   }
-  const std::vector<std::size_t> sizes =
-      selection.sizes ? *selection.sizes : std::vector<std::size_t>(suite.sizes.begin(), suite.sizes.end());
+  const std::vector<std::size_t> sizes = selection.sizes ? *selection.sizes : own_sizes;
   std::vector<CaseSpec> cases;
   for (std::size_t size : sizes) {
     for (const strategies::Descriptor* d : chosen) {
@@ -128,8 +129,12 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
 std::string render_list(std::span<const strategies::Descriptor> registry) {
   std::string out = "Suites\n";
   for (const Suite& s : kSuites) out += fmt::format("  {:<6} {}\n", s.name, s.description);
-  for (strategies::Method method :
-       {strategies::Method::get, strategies::Method::post, strategies::Method::proxy, strategies::Method::echo}) {
+  // One section per method, in the order the suite table first names it.
+  std::vector<strategies::Method> listed;
+  for (const Suite& suite : kSuites) {
+    const strategies::Method method = suite.method;
+    if (std::find(listed.begin(), listed.end(), method) != listed.end()) continue;
+    listed.push_back(method);
     out += fmt::format("\n{} strategies (suite {})\n", method_text(method), suites_of(method));
     for (const strategies::Descriptor& d : registry) {
       if (d.method != method) continue;
