@@ -64,23 +64,18 @@ class CppHttplib final : public LibraryPeer {
 
  private:
   Status open_case() override {
-    client_.reset();
-    prepare_request();
-    try {
-      client_ = std::make_unique<httplib::Client>(config().host, config().port);
-      client_->set_keep_alive(!fresh());  // false: "Connection: close", the socket closed after each request
-      client_->set_tcp_nodelay(true);
-      client_->set_connection_timeout(timeout());
-      client_->set_read_timeout(timeout());
-      client_->set_write_timeout(timeout());
-      client_->set_socket_options([sockets = connected_counter()](socket_t) {
+    return open_client(client_, "httplib::Client", [this] {
+      auto client = std::make_unique<httplib::Client>(config().host, config().port);
+      client->set_keep_alive(!fresh());  // false: "Connection: close", the socket closed after each request
+      client->set_tcp_nodelay(true);
+      client->set_connection_timeout(timeout());
+      client->set_read_timeout(timeout());
+      client->set_write_timeout(timeout());
+      client->set_socket_options([sockets = connected_counter()](socket_t) {
         sockets->fetch_add(1, std::memory_order_relaxed);
       });
-    } catch (const std::exception& error) {
-      client_.reset();
-      return fail(label(), std::string("httplib::Client: ") + error.what());
-    }
-    return {};
+      return client;
+    });
   }
 
   Result<Outcome> run_case(http::Timeline* timeline, Check check) override {

@@ -58,21 +58,15 @@ class Cpprest final : public LibraryPeer {
 
  private:
   Status open_case() override {
-    client_.reset();
-    prepare_request();
-    try {
+    return open_client(client_, "cpprest http_client", [this] {
       client::http_client_config settings;
       settings.set_timeout(timeout());
       settings.set_nativehandle_options([connections = connected_counter()](client::native_handle handle) {
         const auto* socket = static_cast<const boost::asio::ip::tcp::socket*>(handle);
         if (socket != nullptr && !socket->is_open()) connections->fetch_add(1, std::memory_order_relaxed);
       });
-      client_ = std::make_unique<client::http_client>(web::uri("http://" + authority(config())), settings);
-    } catch (const std::exception& error) {
-      client_.reset();
-      return fail(label(), std::string("cpprest http_client: ") + error.what());
-    }
-    return {};
+      return std::make_unique<client::http_client>(web::uri("http://" + authority(config())), settings);
+    });
   }
 
   Result<Outcome> run_case(http::Timeline* timeline, Check check) override {

@@ -18,6 +18,7 @@
 // libraries make are their own and unseen (counts_syscalls = false).
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <cstdint>
 #include <optional>
@@ -47,6 +48,21 @@ class LibraryPeer : public CaseStrategy {
  protected:
   // What open_case() does first: the target, the request body (POST) and the models, for the case.
   void prepare_request();
+  // open_case() of a peer that keeps one client object of its library for the case (cpp-httplib's
+  // Client, cpprest's http_client): prepare_request(), then `make()` builds and configures the client.
+  // Those libraries report a bad argument by throwing: the exception becomes an error naming `what`.
+  template <class Client, class Make>
+  Status open_client(std::unique_ptr<Client>& client, std::string_view what, Make&& make) {
+    client.reset();
+    prepare_request();
+    try {
+      client = make();
+    } catch (const std::exception& error) {
+      client.reset();
+      return fail(label(), std::string(what) + ": " + error.what());
+    }
+    return {};
+  }
   // POST rows: records (Method::post) or the echo object (Method::echo).
   [[nodiscard]] bool posts() const noexcept { return method_ == Method::post || method_ == Method::echo; }
   // --connection fresh: a new connection per request, closed after the response, each library its way.
