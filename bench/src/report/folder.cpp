@@ -18,24 +18,38 @@ std::string results_folder_name(long long unix_seconds) {
                      tm.tm_min, tm.tm_sec);
 }
 
-Result<std::vector<std::filesystem::path>> write_reports(const Report& report, const std::filesystem::path& root,
-                                                         const std::vector<Format>& formats, long long unix_seconds) {
+Result<std::filesystem::path> create_results_folder(const std::filesystem::path& root, std::string_view suffix,
+                                                    long long unix_seconds) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return fail(fmt::format("create {}: {}", root.string(), ec.message()));
-  const std::string base = results_folder_name(unix_seconds);
-  fs::path folder;
+  const std::string base = results_folder_name(unix_seconds) + std::string(suffix);
   for (int attempt = 1; attempt < 1000; ++attempt) {
-    folder = root / (attempt == 1 ? base : fmt::format("{}-{}", base, attempt));
-    if (fs::create_directory(folder, ec)) break;
+    fs::path folder = root / (attempt == 1 ? base : fmt::format("{}-{}", base, attempt));
+    if (fs::create_directory(folder, ec)) return folder;
     if (ec) return fail(fmt::format("create {}: {}", folder.string(), ec.message()));
-    folder.clear();  // exists: try the next suffix
   }
-  if (folder.empty()) return fail(fmt::format("create {}/{}: every suffix up to 999 exists", root.string(), base));
+  return fail(fmt::format("create {}/{}: every suffix up to 999 exists", root.string(), base));
+}
+
+Status write_text_file(const std::filesystem::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return fail(errno_message("open", path.string(), errno));
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return fail(errno_message("write", path.string(), errno));
+  return {};
+}
+
+Result<std::vector<std::filesystem::path>> write_reports(const Report& report, const std::filesystem::path& root,
+                                                         const std::vector<Format>& formats, long long unix_seconds) {
+  namespace fs = std::filesystem;
+  auto folder = create_results_folder(root, "", unix_seconds);
+  if (!folder) return std::unexpected(folder.error());
   std::vector<fs::path> written;
   for (Format format : formats) {
-    const fs::path path = folder / format_file_name(format);
+    const fs::path path = *folder / format_file_name(format);
     std::string text;
     switch (format) {
       case Format::md: text = render_markdown(report); break;
@@ -44,11 +58,7 @@ Result<std::vector<std::filesystem::path>> write_reports(const Report& report, c
       case Format::gbench: text = render_gbench(report); break;
       case Format::html: text = render_html(report); break;
     }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return fail(errno_message("open", path.string(), errno));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) return fail(errno_message("write", path.string(), errno));
+    if (auto done = write_text_file(path, text); !done) return std::unexpected(done.error());
     written.push_back(path);
   }
   return written;

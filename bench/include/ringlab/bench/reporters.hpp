@@ -68,7 +68,14 @@ enum class Format { md, csv, json, gbench, html };
 // "2024-05-01_12-00-00" for a UTC time in seconds.
 [[nodiscard]] std::string results_folder_name(long long unix_seconds);
 
-// Creates <root>/<results_folder_name(now)> (with "-2", "-3"... when it exists) and writes
+// Creates <root>/<results_folder_name(now)><suffix> (with "-2", "-3"... when it exists: a run never
+// overwrites another) and returns its path.
+[[nodiscard]] Result<std::filesystem::path> create_results_folder(const std::filesystem::path& root,
+                                                                  std::string_view suffix, long long unix_seconds);
+// Writes `text` to `path` (replacing it); errors name the step and the path.
+[[nodiscard]] Status write_text_file(const std::filesystem::path& path, std::string_view text);
+
+// Creates the results folder (create_results_folder, no suffix) and writes
 // report.<format> for each format. Returns the paths written.
 [[nodiscard]] Result<std::vector<std::filesystem::path>> write_reports(const Report& report,
                                                                       const std::filesystem::path& root,
