@@ -13,6 +13,8 @@
 #include <doctest/doctest.h>
 #include <simdjson.h>
 
+#include "ringlab/server/body_cache.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -380,6 +382,60 @@ std::string pattern_bytes(std::size_t size, unsigned seed) {
     c = static_cast<char>(state >> 24);
   }
   return bytes;
+}
+
+bool accepts_connections(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+  ::close(fd);
+  return ok;
+}
+
+namespace {
+constexpr const char* kNginx = "/usr/sbin/nginx";
+}  // namespace
+
+Nginx::Nginx(std::span<const uint32_t> counts) {
+  REQUIRE_MESSAGE(::access(kNginx, X_OK) == 0, kNginx,
+                  " is missing: the nginx peer tests need nginx (install nginx-light; tools/setup does)");
+  const std::string www = dir_.file("www");
+  REQUIRE(::mkdir(www.c_str(), 0755) == 0);
+  for (uint32_t count : counts) {
+    write_file(www + "/weather_" + std::to_string(count) + ".json",
+               server::generate_body({server::Route::weather, server::Format::json, count}).bytes);
+  }
+  port_ = unused_port();
+  const std::string d = dir_.path();
+  std::string config;
+  // Started as root, nginx drops its worker to an unprivileged user unless told otherwise.
+  if (::geteuid() == 0) config += "user root;\n";
+  config += "daemon off;\nmaster_process on;\nworker_processes 1;\n";
+  config += "pid " + d + "/nginx.pid;\nerror_log " + d + "/error.log warn;\n";
+  config += "events { worker_connections 128; }\n";
+  config += "http {\n  access_log off;\n  default_type application/json;\n  keepalive_requests 100000;\n";
+  for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
+    config += std::string("  ") + temp + "_temp_path " + d + "/" + temp + ";\n";
+  }
+  config += "  server {\n    listen 127.0.0.1:" + std::to_string(port_) + ";\n    root " + www +
+            ";\n    location / { }\n  }\n}\n";
+  write_file(dir_.file("nginx.conf"), config);
+  child_ = std::make_unique<Child>(
+      std::vector<std::string>{kNginx, "-p", d, "-c", dir_.file("nginx.conf"), "-e", dir_.file("error.log")});
+  for (int attempt = 0; attempt < 1000 && !accepts_connections(port_); ++attempt) {
+    if (auto exited = child_->wait(10ms)) {
+      FAIL("nginx exited with ", *exited, ": ", read_file(dir_.file("error.log")));
+    }
+  }
+  REQUIRE_MESSAGE(accepts_connections(port_), "nginx did not start listening on port ", port_);
+}
+
+std::string Nginx::url(std::string_view path) const {
+  return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
 }
 
 }  // namespace ringlab::e2e

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -142,6 +143,26 @@ class SilentListener {
 
 // A port nothing listens on (bound, then closed: the kernel will refuse connections to it).
 uint16_t unused_port();
+
+// True when a TCP connect to 127.0.0.1:port succeeds now.
+bool accepts_connections(uint16_t port);
+
+// nginx (/usr/sbin/nginx) with one worker on a free loopback port, serving weather_N.json for each
+// of `counts` (the bytes our server's /weather?count=N answers) from a temporary folder. Fails the
+// test when nginx is missing or does not start; stopped (SIGTERM to the master, by PID) on
+// destruction.
+class Nginx {
+ public:
+  explicit Nginx(std::span<const uint32_t> counts);
+  [[nodiscard]] std::string url(std::string_view path) const;
+  [[nodiscard]] uint16_t port() const { return port_; }
+  [[nodiscard]] pid_t pid() const { return child_->pid(); }
+
+ private:
+  TempDir dir_;
+  uint16_t port_ = 0;
+  std::unique_ptr<Child> child_;
+};
 
 // Number of elements of a top-level JSON array (simdjson); -1 when it is not a JSON array.
 long json_array_size(const std::string& json);
