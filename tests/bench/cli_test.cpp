@@ -198,3 +198,91 @@ TEST_CASE("the github suite takes its payload from the suite, and --payload gith
   CHECK(payload.options->config.payload == "github");
   CHECK_FALSE(parse({"get", "--payload", "gitlab"}).options.has_value());
 }
+
+TEST_CASE("load is a subcommand: its defaults, units, lists and refusals") {
+  SUBCASE("defaults: closed loop, 32 connections, 5 s after 1 s, the embedded server's /weather?count=10") {
+    const auto parsed = parse({"load"});
+    REQUIRE(parsed.options.has_value());
+    REQUIRE(parsed.options->load.has_value());
+    const rb::LoadCommand& load = *parsed.options->load;
+    CHECK(load.url.empty());
+    CHECK(load.targets == std::vector<std::string>{"/weather?count=10"});
+    CHECK(load.spec.connections == 32);
+    CHECK(load.spec.rate == 0);
+    CHECK(load.spec.duration == std::chrono::seconds(5));
+    CHECK(load.spec.warmup == std::chrono::seconds(1));
+    CHECK(load.spec.timeout == std::chrono::seconds(10));
+    CHECK(load.spec.threads == 1);
+    CHECK(load.spec.recv_buffers == 256);
+    CHECK(load.spec.recv_buffer_bytes == 16384);
+    CHECK(load.spec.cpus.empty());
+    CHECK_FALSE(load.cpus_given);
+    CHECK(load.rounds == 1);
+    CHECK(load.body_strategies.empty());
+    CHECK(load.server_threads == 1);
+    CHECK(load.server_cpu == "auto");
+    CHECK(load.out == "results");
+  }
+  SUBCASE("every option arrives, in its unit") {
+    const auto parsed = parse({"load", "--url", "http://127.0.0.1:8080/x?y=1", "--rate", "2500", "--connections", "8",
+                               "--duration", "250ms", "--warmup", "0", "--timeout", "1.5", "--threads", "2", "--cpu",
+                               "0,2-3", "--recv-buffers", "64", "--recv-buffer-bytes", "4096", "--rounds", "3",
+                               "--server-pid", "42", "--label", "nginx", "--format", "json", "--out", "elsewhere"});
+    REQUIRE(parsed.options.has_value());
+    const rb::LoadCommand& load = *parsed.options->load;
+    CHECK(load.spec.host == "127.0.0.1");
+    CHECK(load.spec.port == 8080);
+    CHECK(load.targets == std::vector<std::string>{"/x?y=1"});
+    CHECK(load.spec.rate == 2500);
+    CHECK(load.spec.connections == 8);
+    CHECK(load.spec.duration == std::chrono::milliseconds(250));
+    CHECK(load.spec.warmup == std::chrono::nanoseconds(0));
+    CHECK(load.spec.timeout == std::chrono::milliseconds(1500));
+    CHECK(load.spec.threads == 2);
+    CHECK(load.spec.cpus == std::vector<int>{0, 2, 3});
+    CHECK(load.cpus_given);
+    CHECK(load.spec.recv_buffers == 64);
+    CHECK(load.spec.recv_buffer_bytes == 4096);
+    CHECK(load.rounds == 3);
+    CHECK(load.spec.server_pid == 42);
+    CHECK(load.label == "nginx");
+    CHECK(load.formats == std::vector<rb::Format>{rb::Format::json});
+    CHECK(load.out == "elsewhere");
+  }
+  SUBCASE("the embedded server's variants and targets") {
+    const auto parsed = parse({"load", "--body-strategy", "copy,writev", "--path", "/a,/b?c=1", "--server-threads", "2"});
+    REQUIRE(parsed.options.has_value());
+    const rb::LoadCommand& load = *parsed.options->load;
+    CHECK(load.body_strategies == std::vector<std::string>{"copy", "writev"});
+    CHECK(load.targets == std::vector<std::string>{"/a", "/b?c=1"});
+    CHECK(load.server_threads == 2);
+  }
+  SUBCASE("refusals, exit code 2, naming the flag") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+        {{"load", "--duration", "soon"}, "--duration"},
+        {{"load", "--duration", "0"}, "--duration"},
+        {{"load", "--warmup", "-1s"}, "--warmup"},
+        {{"load", "--recv-buffers", "3"}, "--recv-buffers"},
+        {{"load", "--recv-buffers", "65536"}, "--recv-buffers"},
+        {{"load", "--recv-buffer-bytes", "10"}, "--recv-buffer-bytes"},
+        {{"load", "--threads", "4", "--connections", "2"}, "--threads"},
+        {{"load", "--connections", "0"}, "--connections"},
+        {{"load", "--rate", "-5"}, "--rate"},
+        {{"load", "--cpu", "x"}, "--cpu"},
+        {{"load", "--cpu", "3-1"}, "--cpu"},
+        {{"load", "--path", "weather"}, "--path"},
+        {{"load", "--url", "ftp://x"}, "--url"},
+        {{"load", "--url", "http://127.0.0.1:1", "--body-strategy", "copy"}, "--body-strategy"},
+        {{"load", "--server-pid", "42"}, "--server-pid"},
+        {{"load", "--server-cpu", "x"}, "--server-cpu"},
+        {{"load", "--format", "html"}, "--format"},
+    };
+    for (const auto& [args, flag] : bad) {
+      CAPTURE(args);
+      const auto parsed = parse(args);
+      CHECK_FALSE(parsed.options.has_value());
+      CHECK(parsed.exit_code == 2);
+      CHECK(parsed.output.find(flag) != std::string::npos);
+    }
+  }
+}

@@ -5,6 +5,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <filesystem>
 #include <iostream>
 
 #include "ringlab/bench/compare.hpp"
@@ -59,6 +63,15 @@ int exit_code_for(const std::vector<CaseResult>& cases) {
   return 0;
 }
 
+// The results root exists (made here if need be) and this process may write in it.
+Status check_out_root(const std::string& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) return fail(fmt::format("--out {}: {}", out, ec.message()));
+  if (::access(out.c_str(), W_OK | X_OK) != 0) return fail(errno_message("--out: access", out, errno));
+  return {};
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string out;
   for (const std::string& item : items) {
@@ -90,6 +103,7 @@ int run_bench(int argc, char** argv) {
   }
   CliOptions& options = *parsed.options;
   if (options.compare) return run_compare(*options.compare, std::cout, std::cerr);
+  if (options.load) return app::run_load_command(options, self_executable(argc > 0 ? argv[0] : "bench"));
   if (options.list) {
     std::cout << render_list(strategies::registry()) << std::flush;
     return 0;

@@ -8,13 +8,35 @@
 // signal handler.
 #include <csignal>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ringlab/bench/cli.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace ringlab::bench::app {
+
+// `bench load`'s flags as typed (load_command.cpp): added to the `load` subcommand by
+// add_load_arguments, turned into a LoadCommand (units, lists, refusals) by finish_load_arguments,
+// which returns the refusal's text, or nothing when the arguments are good.
+struct LoadArguments {
+  LoadCommand command;
+  std::string duration = "5s";
+  std::string warmup = "1s";
+  std::string timeout = "10s";
+  std::string targets;
+  std::string body_strategies;
+  std::string cpus;
+  std::string formats = "md,csv,json";
+  std::string server;
+};
+void add_load_arguments(CLI::App& app, LoadArguments& into);
+[[nodiscard]] std::optional<std::string> finish_load_arguments(LoadArguments& arguments);
 
 // Set to the signal's number by SIGINT/SIGTERM once install_stop_signals() ran; the runner stops
 // between iterations, and the cases finished by then are reported (a partial report), exit status
@@ -30,10 +52,13 @@ int report_error(std::string_view message, int code = kExitUsage);
 void print_written(const std::vector<std::filesystem::path>& written);
 // kExitFailed when a case failed, else 0.
 [[nodiscard]] int exit_code_for(const std::vector<CaseResult>& cases);
+// The results root exists (made here if need be) and this process may write in it.
+[[nodiscard]] Status check_out_root(const std::string& out);
 [[nodiscard]] std::string join(const std::vector<std::string>& items, std::string_view separator);
 
 int run_suite(CliOptions& options, const std::string& executable);
 int run_allocator_jobs(const CliOptions& options, const std::string& executable);
 int run_self_check_command(const CliOptions& options);
+int run_load_command(const CliOptions& options, const std::string& executable);
 
 }  // namespace ringlab::bench::app

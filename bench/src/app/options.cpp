@@ -15,6 +15,7 @@
 #include "ringlab/bench/suites.hpp"
 #include "ringlab/http/url.hpp"
 #include "ringlab/link/spec.hpp"
+#include "commands.hpp"
 
 namespace ringlab::bench {
 
@@ -48,6 +49,10 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   CompareCommand compare;
   CLI::App* compare_command = app.add_subcommand("compare", "compare two report.json files: bench compare OLD.json NEW.json");
   add_compare_arguments(*compare_command, compare);
+  app::LoadArguments load;
+  CLI::App* load_command = app.add_subcommand(
+      "load", "load a server with many requests: req/s, latency percentiles, CPU per request (bench load --help)");
+  app::add_load_arguments(*load_command, load);
   app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
   app.footer("\n" + render_legend());
   std::vector<std::string> suite_names;
@@ -169,6 +174,13 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     parsed.output = "bench: " + std::move(message) + "\n";
     return parsed;
   };
+  if (load_command->parsed()) {
+    if (auto refused = app::finish_load_arguments(load)) return refuse("load: " + *refused);
+    o.server = load.server;
+    o.load = std::move(load.command);
+    parsed.options = std::move(o);
+    return parsed;
+  }
   if (r.max_iterations < r.iterations) {
     return refuse(fmt::format("--max-iterations {} is below --iterations {}", r.max_iterations, r.iterations));
   }

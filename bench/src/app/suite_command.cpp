@@ -81,15 +81,6 @@ struct Target {
   std::string description;
 };
 
-// The results root exists (made here if need be) and this process may write in it.
-Status check_out_root(const std::string& out) {
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec) return fail(fmt::format("--out {}: {}", out, ec.message()));
-  if (::access(out.c_str(), W_OK | X_OK) != 0) return fail(errno_message("--out: access", out, errno));
-  return {};
-}
-
 // One GET per payload and size, status line only: the server refuses a count above its limit with 400,
 // which would otherwise fail every case of that size (after computing the expected checksum of that
 // many records, which for an absurd size never ends).

@@ -5,6 +5,8 @@
 //   bench --list                     suites and strategies, what each does and mirrors
 //   bench --self-check               timer overhead, stability and linearity of the harness
 //   bench compare OLD.json NEW.json  two reports side by side (compare.hpp)
+//   bench load [options]             load a server (the embedded one or --url) with many requests
+//                                    and report req/s, latency percentiles, CPU per request (load.hpp)
 //
 // parse_command_line() is separate from run_bench() so that the parsing (defaults, limits,
 // refusals) is testable without running anything. Exit codes: 0 every case ok or skipped; 1 a case
@@ -18,6 +20,7 @@
 
 #include "ringlab/bench/compare.hpp"
 #include "ringlab/bench/error.hpp"
+#include "ringlab/bench/load.hpp"
 #include "ringlab/bench/reporters.hpp"
 #include "ringlab/bench/results.hpp"
 #include "ringlab/bench/runner.hpp"
@@ -27,6 +30,23 @@ namespace ringlab::bench {
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitInterrupted = 130;  // SIGINT; SIGTERM is 143 (128 + the signal)
+
+// `bench load`: the settings of one invocation. Each row is a server variant (one per body strategy
+// of the embedded server, or the --url server) and a target; every row is loaded once per round,
+// the rows in turn within a round (interleaved, so that drift of the machine reaches them alike).
+struct LoadCommand {
+  LoadSpec spec;                 // connections, rate, durations, threads, client CPUs, buffers
+  std::string url;               // a running server; empty: start the embedded one
+  std::vector<std::string> targets;          // empty: the URL's target, or /weather?count=10
+  std::vector<std::string> body_strategies;  // embedded server: one variant each; empty: its default
+  std::string label;             // the rows' server name; empty: "ours" or the URL
+  unsigned rounds = 1;
+  std::string server_cpu = "auto";  // embedded server: auto, none or a CPU
+  unsigned server_threads = 1;
+  bool cpus_given = false;       // --cpu was given (else: placement decides)
+  std::vector<Format> formats{Format::md, Format::csv, Format::json};
+  std::string out = "results";
+};
 
 struct CliOptions {
   Config config;          // what goes into report.json
@@ -48,6 +68,7 @@ struct CliOptions {
   std::string job_allocator;   // set in an allocator job's child
   std::vector<std::string> arguments;  // argv[1...] as given, for allocator jobs
   std::optional<CompareCommand> compare;  // `bench compare ...`: nothing else of the above applies
+  std::optional<LoadCommand> load;        // `bench load ...`: server, server_*_timeout and request_timeout apply
 };
 
 struct ParsedCommandLine {
