@@ -139,6 +139,23 @@ TEST_CASE("a server paused for 200 ms: the open loop sees it in its p99, the clo
   CHECK(closed.latency.value_at_percentile(99) < 100'000'000);
 }
 
+TEST_CASE("a connection the server closes while idle is opened again, and its next request still goes out") {
+  server::ServerOptions options;
+  // Closed 120-150 ms after its last answer (ticks), reopened at once, and asked again 50-80 ms later:
+  // never near the next close, so no request races the server's close.
+  options.idle_timeout = 120ms;
+  TestServer ours(options);
+  LoadSpec spec = quick_spec(ours.port());
+  spec.connections = 2;
+  spec.rate = 10;  // one request per connection every 200 ms: each waits past the idle timeout
+  spec.warmup = 0ms;
+  spec.duration = 1s;
+  const LoadResult r = run_ok(spec);
+  CHECK(r.errors.total() == 0);
+  CHECK(r.requests == 10);
+  CHECK(r.reconnects >= 4);
+}
+
 TEST_CASE("errors are counted or returned, never retried") {
   SUBCASE("nothing listens: the run fails before it starts, naming the connect") {
     const uint16_t port = unused_port();

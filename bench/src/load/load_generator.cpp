@@ -113,6 +113,9 @@ class LoadConnection final : private http::ResponseHandler {
   bool closing_ = false;     // shut down after a failure: reconnect once the recv has ended
   bool stopped_ = false;     // the run is over
   bool keep_alive_ = true;
+  bool waiting_ = false;     // open loop: this connection's next request is in the thread's queue
+  bool due_pending_ = false; // open loop: a request came due while the connection was being reopened
+  Nanos pending_due_ = 0;
   int status_ = 0;
   std::size_t sent_ = 0;     // bytes of the request in flight already sent
   Nanos started_ = 0;        // due time (open loop) or send time (closed loop) of the request in flight
@@ -212,8 +215,15 @@ void LoadConnection::on_connected(int res, uint32_t) {
   }
   connected_ = true;
   arm_recv();
-  // A reconnect during the run resumes this connection's requests.
-  if (thread_.plan().start != 0 && !thread_.stopping()) schedule_next(now_ns());
+  // A reconnect during the run resumes this connection's requests: first the one that came due
+  // while it was down (its latency includes the reconnect), then the schedule.
+  if (thread_.plan().start == 0 || thread_.stopping()) return;
+  if (due_pending_) {
+    due_pending_ = false;
+    send_due(pending_due_, now_ns());
+  } else {
+    schedule_next(now_ns());
+  }
 }
 
 void LoadConnection::arm_recv() {
@@ -227,7 +237,7 @@ void LoadConnection::begin(Nanos now) {
 }
 
 void LoadConnection::schedule_next(Nanos now) {
-  if (stopped_ || in_flight_ || !connected_ || closing_) return;
+  if (stopped_ || in_flight_ || !connected_ || closing_ || waiting_ || due_pending_) return;
   if (!thread_.open_loop()) {
     if (now < thread_.plan().window_end) {
       started_ = now;
@@ -243,12 +253,21 @@ void LoadConnection::schedule_next(Nanos now) {
   if (due <= now) {
     send_due(due, now);
   } else {
+    waiting_ = true;
     thread_.wait_for(due, *this);
   }
 }
 
 void LoadConnection::send_due(Nanos due, Nanos now) {
-  if (stopped_ || !connected_ || closing_) return;
+  waiting_ = false;
+  if (stopped_ || in_flight_) return;
+  if (!connected_ || closing_) {
+    // Being reopened: the request goes out once connected (a connection that cannot be reopened
+    // has counted its connect error).
+    due_pending_ = true;
+    pending_due_ = due;
+    return;
+  }
   started_ = due;
   send_request(now);
 }
