@@ -1,6 +1,7 @@
 #include "ringlab/bench/link_session.hpp"
 
 #include "ringlab/bench/child_process.hpp"
+#include "ringlab/bench/server_process.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -141,6 +143,9 @@ Result<std::vector<std::string>> remove_stale_namespaces() {
 }
 
 std::string default_wire_path(const std::string& bench_executable) {
+  if (const char* dir = std::getenv(kBinDirVariable); dir != nullptr && *dir != '\0') {
+    return (std::filesystem::path(dir) / "wire").string();
+  }
   const std::filesystem::path dir = std::filesystem::path(bench_executable).parent_path();
   return (dir / "wire").string();
 }

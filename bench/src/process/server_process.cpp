@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -138,6 +139,9 @@ Result<int> http_get_status(const std::string& host, uint16_t port, std::string_
 
 std::string default_server_path(const std::string& bench_executable) {
   namespace fs = std::filesystem;
+  if (const char* dir = std::getenv(kBinDirVariable); dir != nullptr && *dir != '\0') {
+    return (fs::path(dir) / "server").string();
+  }
   const fs::path dir = fs::path(bench_executable).parent_path();
   const auto executable_file = [](const fs::path& p) {
     std::error_code ec;

@@ -83,6 +83,10 @@ class ServerProcess {
 // executable file, else "<dir>/../server/server" and "<dir>/server/server" (the build tree keeps
 // the binary inside the folder of its CMake directory). The first that exists; "<dir>/server" when
 // none does, so the error names the usual place.
+// RINGLAB_BIN_DIR, when set and not empty, is where the server (and the wire, link_session.hpp) are
+// instead: a relocatable bundle runs bench through its own dynamic loader, where bench's own path
+// says nothing of where the bundle's launchers are.
+inline constexpr const char* kBinDirVariable = "RINGLAB_BIN_DIR";
 [[nodiscard]] std::string default_server_path(const std::string& bench_executable);
 
 // Pins the calling thread to `cpu`; error with errno text.
