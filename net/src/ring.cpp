@@ -222,6 +222,17 @@ void Ring::prep_sendmsg_then_recv(int fd, const msghdr* msg, std::span<char> int
   set_handler(recv, &received);
 }
 
+void Ring::prep_send_then_recv(int fd, std::span<const char> bytes, std::span<char> into, CompletionHandler& sent,
+                               CompletionHandler& received) {
+  io_uring_sqe* send = take_sqe(2);  // room for both, as prep_sendmsg_then_recv
+  io_uring_prep_send(send, fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_WAITALL);
+  send->flags |= IOSQE_IO_LINK;
+  set_handler(send, &sent);
+  io_uring_sqe* recv = take_sqe(1);
+  io_uring_prep_recv(recv, fd, into.data(), into.size(), 0);
+  set_handler(recv, &received);
+}
+
 void Ring::prep_send_zc(int fd, std::span<const char> bytes, CompletionHandler& handler, bool report_usage) {
   io_uring_sqe* s = sqe();
   // A kernel without REPORT_USAGE rejects the flag with EINVAL: ask only where it exists.

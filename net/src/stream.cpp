@@ -307,7 +307,13 @@ Result<std::size_t> Stream::send_all_and_receive(std::span<const iovec> request,
   // failed send cancels the recv, so both complete, whatever happens, and the wait can ask for both.
   OpHandler send_op;
   OpHandler recv_op;
-  ring_->prep_sendmsg_then_recv(fd(), &msg, into, send_op, recv_op);
+  if (msg.msg_iovlen == 1) {
+    // A request in one buffer (a GET): a plain send, no msghdr for the kernel to copy in.
+    ring_->prep_send_then_recv(fd(), std::span<const char>(static_cast<const char*>(batch[0].iov_base), batch[0].iov_len),
+                               into, send_op, recv_op);
+  } else {
+    ring_->prep_sendmsg_then_recv(fd(), &msg, into, send_op, recv_op);
+  }
 
   // Both handlers live on this stack: every way out after an error goes through here, which cancels
   // what is still in flight and waits for it.

@@ -136,6 +136,10 @@ class Ring {
   // when the send failed or stopped short. Two completions, always.
   void prep_sendmsg_then_recv(int fd, const msghdr* msg, std::span<char> into, CompletionHandler& sent,
                               CompletionHandler& received);
+  // The same with a plain send of one contiguous buffer (IORING_OP_SEND, MSG_WAITALL): the kernel
+  // has no msghdr and iovec array to copy in, which a request of one buffer does not need.
+  void prep_send_then_recv(int fd, std::span<const char> bytes, std::span<char> into, CompletionHandler& sent,
+                           CompletionHandler& received);
   // Zero-copy send: the handler sees a first CQE (res = bytes, F_MORE) and later the notification
   // CQE (F_NOTIF; with report_usage, res has IORING_NOTIF_USAGE_ZC_COPIED when the kernel copied).
   // The bytes must stay untouched until the notification.
