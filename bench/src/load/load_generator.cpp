@@ -33,16 +33,8 @@ Nanos now_ns() noexcept {
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
-// Routes a completion to a member function of its owner (no allocation per operation).
 template <class Owner, void (Owner::*Method)(int, uint32_t)>
-class Op final : public net::CompletionHandler {
- public:
-  explicit Op(Owner& owner) noexcept : owner_(&owner) {}
-  void on_completion(int res, uint32_t flags) override { (owner_->*Method)(res, flags); }
-
- private:
-  Owner* owner_;
-};
+using Op = net::MemberCompletion<Owner, Method>;
 
 // What every thread reads and nobody writes during the run.
 struct Plan {

@@ -70,6 +70,19 @@ class CompletionHandler {
   ~CompletionHandler() = default;
 };
 
+// The usual handler: a member of the object that keeps the operation in flight, routing its
+// completion to one of that object's member functions. No allocation per operation; the owner must
+// outlive the operation, as for any handler.
+template <class Owner, void (Owner::*Method)(int, uint32_t)>
+class MemberCompletion final : public CompletionHandler {
+ public:
+  explicit MemberCompletion(Owner& owner) noexcept : owner_(&owner) {}
+  void on_completion(int res, uint32_t flags) override { (owner_->*Method)(res, flags); }
+
+ private:
+  Owner* owner_;
+};
+
 struct RingOptions {
   unsigned entries = 256;
   bool single_issuer = true;  // SINGLE_ISSUER|DEFER_TASKRUN when the kernel has them
