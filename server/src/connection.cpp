@@ -789,9 +789,20 @@ void Connection::start_close() {
 }
 
 void Connection::maybe_release() {
-  if (state_ != State::closing || recv_armed_ || send_in_flight_ || send_cqes_ > 0) return;
-  worker_.ring().prep_close(fd_, nullptr);
-  fd_ = -1;
+  if (state_ != State::closing || recv_armed_ || send_in_flight_) return;
+  if (fd_ >= 0) {
+    if (send_cqes_ > 0) {
+      // Zero-copy notifications are still to come: the kernel sends them once the socket holds no
+      // more of their bytes, which a peer that stopped reading may never allow. The answer was cut
+      // short and will not be delivered: a reset (SO_LINGER 0) drops what is queued, so they come now.
+      const linger hard_close{.l_onoff = 1, .l_linger = 0};
+      ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &hard_close, sizeof hard_close);
+    }
+    worker_.ring().prep_close(fd_, nullptr);
+    fd_ = -1;
+  }
+  // The bodies those sends read stay held (by the batches) until the last notification.
+  if (send_cqes_ > 0) return;
   // A pipe with bytes of an answer that will never go out is not reused.
   if (pipe_bytes_ > 0) close_pipe();
   batch_sent_ = false;

@@ -61,6 +61,11 @@ Status validate(const ServerOptions& options) {
   if (options.shutdown_timeout.count() < 0) return fail("--shutdown-timeout must not be negative");
   if (options.max_connections < 1) return fail("--max-connections must be at least 1");
   if (body_strategy_name(options.body_strategy) == "unknown") return fail("--body-strategy: unknown strategy");
+  if (options.body_strategy == BodyStrategy::fixed &&
+      (options.fixed_body_bytes < (4u << 10) || options.fixed_body_bytes > (1u << 30))) {
+    // 1 GiB: the largest buffer io_uring registers.
+    return fail("--fixed-body-bytes must be from 4 KiB to 1 GiB");
+  }
   if (options.max_queued_output_bytes < 1) return fail("--max-queued-output must be at least 1 byte");
   if (!options.upstream.empty()) {
     if (auto url = http::Url::parse(options.upstream); !url) {

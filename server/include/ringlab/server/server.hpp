@@ -30,8 +30,11 @@
 //            be registered (RLIMIT_MEMLOCK): never a silent fall back.
 //   sendfile as nginx does: a body entering the cache is written once to an unlinked file
 //            (O_TMPFILE in $TMPDIR or /tmp); the head goes by sendmsg, the body by IORING_OP_SPLICE
-//            file -> pipe -> socket (one pipe per connection, two splices per pipe-full). A body that
-//            is not cached, or whose file could not be written, goes the writev way
+//            file -> pipe -> socket (one pipe per connection, made at its first such body and kept
+//            while the connection object lives: two more descriptors each; two splices per
+//            pipe-full, up to 1 MiB). Splices run in the kernel's worker threads, where SIGPIPE is
+//            blocked: a peer that went away gives EPIPE. A body that is not cached, whose file could
+//            not be written, or whose connection could not get a pipe goes the writev way
 //            (ServerStats::file_fallbacks). A connection is kept alive unless the client
 // asks otherwise (HTTP/1.0 without keep-alive, "Connection: close") or a request was bad. When the
 // server closes after an answer it first shuts its side down and reads (and drops) what the client
@@ -136,7 +139,8 @@ struct ServerOptions {
   bool recv_multishot = false;
   std::size_t inline_body_bytes = 1024;    // bodies up to this size are copied next to the head
   BodyStrategy body_strategy = BodyStrategy::writev;
-  // fixed: registered memory per worker that cached bodies are copied into.
+  // fixed: registered memory per worker that cached bodies are copied into (4 KiB to 1 GiB; it
+  // counts against RLIMIT_MEMLOCK unless the process may lock memory).
   std::size_t fixed_body_bytes = 64u << 20;
   // Answers queued on one connection beyond which it stops reading requests until they went out.
   uint64_t max_queued_output_bytes = 4ull << 20;
@@ -170,7 +174,7 @@ struct ServerStats {
   uint64_t upstream_idle_dropped = 0;  // idle pooled upstream connections closed: the upstream had closed them
   uint64_t cache_hits = 0;
   uint64_t cache_misses = 0;
-  uint64_t sends = 0;         // sendmsg operations
+  uint64_t sends = 0;         // send operations: sendmsg, and the body strategies' send_zc and splices
   uint64_t read_pauses = 0;   // a connection stopped reading because its answers were not read
   uint64_t zc_sends = 0;      // send_zc, fixed: zero-copy sends the kernel sent without copying
   uint64_t zc_copied = 0;     // send_zc, fixed: zero-copy sends the kernel fell back to copying
