@@ -118,6 +118,7 @@ TEST_CASE("a bad command line exits 2, a server that cannot start exits 1, each 
       {{"--body-strategy", "zerocopy"}, 2, "--body-strategy"},
       {{"--body-strategy", ""}, 2, "--body-strategy"},
       {{"--fixed-body-bytes", "lots"}, 2, "--fixed-body-bytes"},
+      {{"--body-strategy", "fixed", "--fixed-body-bytes", "0"}, 1, "--fixed-body-bytes"},
       {{"--no-such-flag"}, 2, "--no-such-flag"},
       {{"--bogus"}, 2, "--bogus"},
       {{"stray"}, 2, "stray"},

@@ -2,7 +2,9 @@
 // default (writev) answers, over real sockets, and the zero-copy ones count their sends.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support.hpp"
@@ -152,4 +154,23 @@ TEST_CASE("body strategies: names, /env, and a peer that goes away mid-answer") 
   }
   CHECK_FALSE(server::parse_body_strategy("sendfile2").has_value());
   CHECK_FALSE(server::parse_body_strategy("").has_value());
+}
+
+TEST_CASE("body strategies: a client that stops reading mid-body does not hold the server's stop") {
+  for (const BodyStrategy strategy : {BodyStrategy::copy, BodyStrategy::send_zc, BodyStrategy::fixed,
+                                      BodyStrategy::sendfile}) {
+    INFO(server::body_strategy_name(strategy));
+    server::ServerOptions options = options_for(strategy, 1024);
+    options.fixed_body_bytes = 64u << 20;
+    options.shutdown_timeout = 300ms;
+    TestServer tested(options);
+    RawClient stalled(tested.port());
+    // Megabytes that the socket buffers cannot hold: the body's operation waits on the socket.
+    stalled.send(get_request("/weather?count=100000"));
+    std::this_thread::sleep_for(300ms);
+    const auto before = std::chrono::steady_clock::now();
+    const server::ServerStats stats = tested.stop();
+    CHECK(std::chrono::steady_clock::now() - before < 5s);
+    CHECK(stats.idle_closed >= 1);  // closed by the shutdown timeout
+  }
 }
