@@ -10,7 +10,13 @@
 // Connections: requests are parsed as they arrive (split anywhere, pipelined), answered in order,
 // and the answers produced from one receive go out in one sendmsg (head and body as separate
 // iovecs; cached bodies are referenced, not copied, except bodies of at most inline_body_bytes,
-// which are copied next to their head: see output.hpp). That is the default body strategy.
+// which are copied next to their head: see output.hpp; that is the default body strategy, below).
+// A connection is kept alive unless the client asks otherwise (HTTP/1.0 without keep-alive,
+// "Connection: close") or a request was bad. When the server closes after an answer it first shuts
+// its side down and reads (and drops) what the client still sends for a short while, so the client
+// reads the answer instead of a reset. A connection closed before its answers went out (an error, a
+// timeout, the shutdown timeout) while zero-copy sends still await their notifications is reset
+// (SO_LINGER 0), so the kernel lets go of their bytes.
 //
 // Body strategies (ServerOptions::body_strategy, --body-strategy): how the generated bodies of
 // /weather, /repos and /github (not chunked, not HEAD) reach the kernel. Every strategy answers the
@@ -20,9 +26,9 @@
 //   writev   (default) head and body as two iovecs of one sendmsg, the body referenced in the cache.
 //   copy     head and body copied into the connection's send buffer: one contiguous iovec.
 //   send_zc  heads (and whatever precedes the body) by sendmsg, then the body by IORING_OP_SEND_ZC
-//            from the cached bytes, which the batch holds until the kernel's notification;
-//            ServerStats::zc_sends / zc_copied count the notifications (copied: the kernel fell back
-//            to copying, as it does on loopback).
+//            from the cached bytes, which the batch holds until the kernel's notification (the
+//            connection's next batch goes out after it); ServerStats::zc_sends / zc_copied count the
+//            notifications (copied: the kernel fell back to copying, as it does on loopback).
 //   fixed    as send_zc, from registered memory: a body entering the cache is copied once into the
 //            worker's registered area (fixed_body_bytes, io_uring_register_buffers) and sent with
 //            IORING_RECVSEND_FIXED_BUF. A body that does not fit (or is not cached) goes by send_zc
@@ -35,10 +41,7 @@
 //            pipe-full, up to 1 MiB). Splices run in the kernel's worker threads, where SIGPIPE is
 //            blocked: a peer that went away gives EPIPE. A body that is not cached, whose file could
 //            not be written, or whose connection could not get a pipe goes the writev way
-//            (ServerStats::file_fallbacks). A connection is kept alive unless the client
-// asks otherwise (HTTP/1.0 without keep-alive, "Connection: close") or a request was bad. When the
-// server closes after an answer it first shuts its side down and reads (and drops) what the client
-// still sends for a short while, so the client reads the answer instead of a reset.
+//            (ServerStats::file_fallbacks).
 //
 // Receive-buffer policy: the kernel picks a provided buffer for each receive; it is fed to the
 // parser and given back to the kernel before the next completion is handled. Nothing of a request
