@@ -558,8 +558,9 @@ void Connection::on_peer_closed() {
     return;
   }
   // A client may half-close after its last request and still read: answers in progress are sent,
-  // then the connection is closed (on_sent).
-  if (!send_in_flight_ && pending().empty()) start_close();
+  // then the connection is closed (finish_batch; a batch whose zero-copy notifications are still to
+  // come has bytes in the socket that a reset would drop).
+  if (!send_in_flight_ && !batch_sent_ && pending().empty()) start_close();
 }
 
 void Connection::flush() {
@@ -634,6 +635,7 @@ void Connection::on_sent(int res, uint32_t flags) {
     if (state_ == State::closing) {
       maybe_release();
     } else if (batch_sent_ && send_cqes_ == 0) {
+      last_active_ = worker_.now();
       finish_batch();
     }
     return;
@@ -770,7 +772,7 @@ void Connection::on_stop() {
     return;
   }
   if (state_ != State::open) return;
-  if (!parser_.in_message() && !send_in_flight_ && pending().empty() && fetch_ == nullptr) {
+  if (!parser_.in_message() && !send_in_flight_ && !batch_sent_ && pending().empty() && fetch_ == nullptr) {
     start_close();
     return;
   }
