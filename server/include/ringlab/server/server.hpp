@@ -35,7 +35,8 @@
 //            from ordinary memory (ServerStats::fixed_fallbacks). start() fails when the area cannot
 //            be registered (RLIMIT_MEMLOCK): never a silent fall back.
 //   sendfile as nginx does: a body entering the cache is written once to an unlinked file
-//            (O_TMPFILE in $TMPDIR or /tmp); the head goes by sendmsg, the body by IORING_OP_SPLICE
+//            (O_TMPFILE in $TMPDIR or /tmp; synchronously on the worker's thread, like its
+//            generation; the files hold at most cache_bytes per worker); the head goes by sendmsg, the body by IORING_OP_SPLICE
 //            file -> pipe -> socket (one pipe per connection, made at its first such body and kept
 //            while the connection object lives: two more descriptors each; two splices per
 //            pipe-full, up to 1 MiB). Splices run in the kernel's worker threads, where SIGPIPE is
