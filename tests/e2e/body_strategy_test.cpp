@@ -1,6 +1,7 @@
 // The server's body strategies (ServerOptions::body_strategy): every one answers the bytes the
 // default (writev) answers, over real sockets, and the zero-copy ones count their sends.
 #include <doctest/doctest.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <string>
@@ -197,5 +198,25 @@ TEST_CASE("body strategies: bodies evicted from the cache while their answers go
   for (const BodyStrategy strategy : kStrategies) {
     INFO(server::body_strategy_name(strategy));
     CHECK(run(strategy) == expected);
+  }
+}
+
+TEST_CASE("body strategies: a client that half-closes after its requests still reads every answer whole") {
+  auto run = [](BodyStrategy strategy) {
+    TestServer tested(options_for(strategy, 1024));
+    RawClient client(tested.port());
+    client.send(get_request("/weather?count=1000") + get_request("/weather?count=20000"));
+    REQUIRE(::shutdown(client.fd(), SHUT_WR) == 0);
+    std::string all = client.read_until_close();
+    CHECK(tested.stop().connection_errors == 0);
+    return all;
+  };
+  const std::string expected = run(BodyStrategy::writev);
+  CHECK(expected.size() > 1'500'000);
+  for (const BodyStrategy strategy : kStrategies) {
+    INFO(server::body_strategy_name(strategy));
+    const std::string got = run(strategy);
+    CHECK(got.size() == expected.size());
+    CHECK(got == expected);
   }
 }
