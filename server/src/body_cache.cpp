@@ -1,6 +1,7 @@
 #include "ringlab/server/body_cache.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "ringlab/json/serialize.hpp"
 
@@ -51,12 +52,14 @@ std::shared_ptr<const Body> BodyCache::find(const BodyKey& key) {
 std::shared_ptr<const Body> BodyCache::get(const BodyKey& key) {
   if (auto cached = find(key)) return cached;
   ++stats_.misses;
-  auto body = std::make_shared<const Body>(generator_(key));
-  const std::size_t size = body->bytes.size();
+  Body generated = generator_(key);
+  const std::size_t size = generated.bytes.size();
   if (size > limits_.max_bytes || limits_.max_entries == 0) {
     ++stats_.uncached;
-    return body;
+    return std::make_shared<const Body>(std::move(generated));
   }
+  if (placer_) placer_(generated);
+  auto body = std::make_shared<const Body>(std::move(generated));
   while (!entries_.empty() && (entries_.size() >= limits_.max_entries || bytes_ + size > limits_.max_bytes)) {
     evict_one();
   }

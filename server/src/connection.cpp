@@ -1,4 +1,5 @@
 // Connection: one accepted socket, from accept to close (see worker.hpp, server.hpp).
+#include <fcntl.h>
 #include <liburing.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,6 +13,15 @@
 #include <utility>
 
 #include "worker.hpp"
+
+// Newer than the kernel headers of Debian 12 (Linux 6.2); the Ring asks for usage reports only where
+// the kernel has them.
+#ifndef IORING_SEND_ZC_REPORT_USAGE
+#define IORING_SEND_ZC_REPORT_USAGE (1U << 3)
+#endif
+#ifndef IORING_NOTIF_USAGE_ZC_COPIED
+#define IORING_NOTIF_USAGE_ZC_COPIED (1U << 31)
+#endif
 
 namespace ringlab::server {
 namespace {
@@ -53,6 +63,16 @@ Connection::~Connection() { abandon(); }
 void Connection::abandon() noexcept {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  close_pipe();
+}
+
+void Connection::close_pipe() noexcept {
+  for (int& end : pipe_) {
+    if (end >= 0) ::close(end);
+    end = -1;
+  }
+  pipe_capacity_ = 0;
+  pipe_bytes_ = 0;
 }
 
 void Connection::open(int fd) {
@@ -60,6 +80,9 @@ void Connection::open(int fd) {
   state_ = State::open;
   recv_armed_ = false;
   send_in_flight_ = false;
+  batch_sent_ = false;
+  send_cqes_ = 0;
+  splice_fill_ = false;
   close_after_send_ = false;
   peer_closed_ = false;
   paused_ = false;
@@ -335,13 +358,15 @@ void Connection::respond() {
       head.content_type = served->content_type;
       body = served->bytes;
       // Small bodies are copied into the batch; larger ones are referenced and must outlive the
-      // send even if the cache evicts them meanwhile.
+      // send even if the cache evicts them meanwhile. The body strategy says how they are sent.
       if (head.chunked) {
         owner = served;
-      } else if (body.size() > pending().inline_limit()) {
-        pending().hold(served);
+        break;
       }
-      break;
+      const BodySource source = body_source(*served);
+      if (source.kind != BodySource::Kind::copy && body.size() > pending().inline_limit()) pending().hold(served);
+      append_answer(head, body, std::move(owner), false, close, &source);
+      return;
     }
     case Route::plaintext:
       head.content_type = "text/plain";
@@ -376,6 +401,52 @@ void Connection::respond() {
   append_answer(head, body, std::move(owner), false, close);
 }
 
+BodySource Connection::body_source(const Body& body) {
+  BodySource source{.origin = body.bytes.data()};
+  // Only bodies that are referenced take a strategy's own way; small ones are copied (output.hpp).
+  const bool referenced = body.bytes.size() > pending().inline_limit();
+  switch (worker_.options().body_strategy) {
+    case BodyStrategy::writev:
+      break;
+    case BodyStrategy::copy:
+      source.kind = BodySource::Kind::copy;
+      break;
+    case BodyStrategy::send_zc:
+      source.kind = BodySource::Kind::zero_copy;
+      break;
+    case BodyStrategy::fixed:
+      if (body.placement.fixed != nullptr) {
+        source.kind = BodySource::Kind::fixed;
+        source.fixed = body.placement.fixed;
+        source.buf_index = body.placement.buf_index;
+      } else {
+        source.kind = BodySource::Kind::zero_copy;
+        if (referenced) ++worker_.counters().fixed_fallbacks;
+      }
+      break;
+    case BodyStrategy::sendfile:
+      if (body.placement.file_fd >= 0 && referenced && pipe_[0] < 0) {
+        // The connection's pipe, made at its first file body and kept while it lives. A larger pipe
+        // takes more of a body per pair of splices; the default size is fine where that is refused.
+        if (::pipe2(pipe_, O_CLOEXEC) == 0) {
+          ::fcntl(pipe_[1], F_SETPIPE_SZ, 1 << 20);
+          const int capacity = ::fcntl(pipe_[1], F_GETPIPE_SZ);
+          pipe_capacity_ = capacity > 0 ? static_cast<std::size_t>(capacity) : 4096;
+        } else {
+          pipe_[0] = pipe_[1] = -1;
+        }
+      }
+      if (body.placement.file_fd >= 0 && pipe_[0] >= 0) {
+        source.kind = BodySource::Kind::file;
+        source.file_fd = body.placement.file_fd;
+      } else if (referenced) {
+        ++worker_.counters().file_fallbacks;
+      }
+      break;
+  }
+  return source;
+}
+
 void Connection::answer_body_string(ResponseHead head, bool close) {
   const RoutedRequest& routed = *request_.routed;
   std::string_view body;
@@ -397,10 +468,11 @@ void Connection::answer_body_string(ResponseHead head, bool close) {
 }
 
 void Connection::append_answer(const ResponseHead& head, std::string_view body, std::shared_ptr<const void> owner,
-                               bool reuse_body, bool close) {
+                               bool reuse_body, bool close, const BodySource* source) {
   const RoutedRequest& routed = *request_.routed;
   if (owner) pending().hold(owner);
-  std::string_view rest = append_response(pending(), head, body, routed.head_only, routed.chunk_bytes, window_bytes());
+  std::string_view rest =
+      append_response(pending(), head, body, routed.head_only, routed.chunk_bytes, window_bytes(), source);
   if (!rest.empty()) stream_ = ChunkStream{std::move(owner), rest, routed.chunk_bytes};
   if (reuse_body) body_.clear();
   if (close) close_after_send_ = true;
@@ -486,45 +558,121 @@ void Connection::on_peer_closed() {
     return;
   }
   // A client may half-close after its last request and still read: answers in progress are sent,
-  // then the connection is closed (on_sent).
-  if (!send_in_flight_ && pending().empty()) start_close();
+  // then the connection is closed (finish_batch; a batch whose zero-copy notifications are still to
+  // come has bytes in the socket that a reset would drop).
+  if (!send_in_flight_ && !batch_sent_ && pending().empty()) start_close();
 }
 
 void Connection::flush() {
-  if (send_in_flight_ || state_ != State::open || pending().empty()) return;
+  if (send_in_flight_ || batch_sent_ || state_ != State::open || pending().empty()) return;
   pending_index_ ^= 1u;
   in_flight().prepare();
   submit_send();
 }
 
 void Connection::submit_send() {
+  const BodySource* source = in_flight().current_source();
   auto parts = in_flight().iovecs();
-  message_ = msghdr{};
-  message_.msg_iov = const_cast<iovec*>(parts.data());
-  message_.msg_iovlen = std::min<std::size_t>(parts.size(), IOV_MAX);
-  // The Ring adds MSG_NOSIGNAL: a peer that went away gives EPIPE, not a SIGPIPE to the process.
-  worker_.ring().prep_sendmsg(fd_, &message_, send_op_);
+  if (source == nullptr) {
+    message_ = msghdr{};
+    message_.msg_iov = const_cast<iovec*>(parts.data());
+    message_.msg_iovlen = std::min<std::size_t>(parts.size(), IOV_MAX);
+    // The Ring adds MSG_NOSIGNAL: a peer that went away gives EPIPE, not a SIGPIPE to the process.
+    worker_.ring().prep_sendmsg(fd_, &message_, send_op_);
+  } else if (source->kind == BodySource::Kind::file) {
+    submit_splice(*source);
+    return;
+  } else {
+    // One body (or what a short send left of it), from the cached bytes or their registered copy.
+    const char* at = static_cast<const char*>(parts.front().iov_base);
+    const std::size_t length = parts.front().iov_len;
+    if (source->kind == BodySource::Kind::zero_copy) {
+      worker_.ring().prep_send_zc(fd_, {at, length}, send_op_);
+    } else {
+      net::Ring& ring = worker_.ring();
+      const unsigned zc_flags = ring.features().send_zc_report_usage ? IORING_SEND_ZC_REPORT_USAGE : 0;
+      io_uring_sqe* sqe = ring.sqe();
+      io_uring_prep_send_zc_fixed(sqe, fd_, source->fixed + (at - source->origin), length, MSG_NOSIGNAL, zc_flags,
+                                  source->buf_index);
+      net::Ring::set_handler(sqe, &send_op_);
+    }
+  }
   send_in_flight_ = true;
+  ++send_cqes_;
   ++worker_.counters().sends;
 }
 
-void Connection::on_sent(int res, uint32_t /*flags*/) {
+void Connection::submit_splice(const BodySource& source) {
+  io_uring_sqe* sqe = worker_.ring().sqe();
+  if (pipe_bytes_ == 0) {
+    const iovec& part = in_flight().iovecs().front();
+    const auto offset = static_cast<int64_t>(static_cast<const char*>(part.iov_base) - source.origin);
+    const auto length = static_cast<unsigned>(std::min(part.iov_len, pipe_capacity_));
+    io_uring_prep_splice(sqe, source.file_fd, offset, pipe_[1], -1, length, 0);
+    splice_fill_ = true;
+  } else {
+    // Runs in the kernel's worker thread (splices are never done inline), where SIGPIPE is blocked:
+    // a peer that went away gives EPIPE.
+    io_uring_prep_splice(sqe, pipe_[0], -1, fd_, -1, static_cast<unsigned>(pipe_bytes_), 0);
+    splice_fill_ = false;
+  }
+  net::Ring::set_handler(sqe, &send_op_);
+  send_in_flight_ = true;
+  ++send_cqes_;
+  ++worker_.counters().sends;
+}
+
+void Connection::on_sent(int res, uint32_t flags) {
+  // A zero-copy send completes twice: its result (with F_MORE), then the notification (F_NOTIF)
+  // once the kernel no longer reads its bytes.
+  if ((flags & IORING_CQE_F_MORE) == 0) --send_cqes_;
+  if ((flags & IORING_CQE_F_NOTIF) != 0) {
+    if ((static_cast<uint32_t>(res) & IORING_NOTIF_USAGE_ZC_COPIED) != 0) {
+      ++worker_.counters().zc_copied;
+    } else {
+      ++worker_.counters().zc_sends;
+    }
+    if (state_ == State::closing) {
+      maybe_release();
+    } else if (batch_sent_ && send_cqes_ == 0) {
+      last_active_ = worker_.now();
+      finish_batch();
+    }
+    return;
+  }
   send_in_flight_ = false;
   if (state_ == State::closing) {
     maybe_release();
     return;
   }
   if (res <= 0) {
-    // EPIPE/ECONNRESET: the peer is gone. 0 bytes for a non-empty batch cannot make progress.
+    // EPIPE/ECONNRESET: the peer is gone. 0 bytes for a non-empty batch cannot make progress (nor
+    // an end of file where a body file has bytes).
     ++worker_.counters().connection_errors;
     start_close();
     return;
   }
   last_active_ = worker_.now();
+  if (splice_fill_) {
+    splice_fill_ = false;
+    pipe_bytes_ = static_cast<std::size_t>(res);
+    submit_send();  // now from the pipe to the socket
+    return;
+  }
+  if (pipe_bytes_ > 0) pipe_bytes_ -= std::min(pipe_bytes_, static_cast<std::size_t>(res));
   if (!in_flight().consume(static_cast<std::size_t>(res))) {
     submit_send();  // a short send: continue where it stopped
     return;
   }
+  if (send_cqes_ > 0) {
+    batch_sent_ = true;  // finish_batch() when the last notification arrives
+    return;
+  }
+  finish_batch();
+}
+
+void Connection::finish_batch() {
+  batch_sent_ = false;
   // Freed answer memory counts towards the worker's next malloc_trim().
   worker_.note_released(in_flight().queued_bytes());
   in_flight().clear(&spare_bodies_);
@@ -624,7 +772,7 @@ void Connection::on_stop() {
     return;
   }
   if (state_ != State::open) return;
-  if (!parser_.in_message() && !send_in_flight_ && pending().empty() && fetch_ == nullptr) {
+  if (!parser_.in_message() && !send_in_flight_ && !batch_sent_ && pending().empty() && fetch_ == nullptr) {
     start_close();
     return;
   }
@@ -644,8 +792,23 @@ void Connection::start_close() {
 
 void Connection::maybe_release() {
   if (state_ != State::closing || recv_armed_ || send_in_flight_) return;
-  worker_.ring().prep_close(fd_, nullptr);
-  fd_ = -1;
+  if (fd_ >= 0) {
+    if (send_cqes_ > 0) {
+      // Zero-copy notifications are still to come: the kernel sends them once the socket holds no
+      // more of their bytes, which a peer that stopped reading may never allow. The answer was cut
+      // short and will not be delivered: a reset (SO_LINGER 0) drops what is queued, so they come now.
+      const linger hard_close{.l_onoff = 1, .l_linger = 0};
+      ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &hard_close, sizeof hard_close);
+    }
+    worker_.ring().prep_close(fd_, nullptr);
+    fd_ = -1;
+  }
+  // The bodies those sends read stay held (by the batches) until the last notification.
+  if (send_cqes_ > 0) return;
+  // A pipe with bytes of an answer that will never go out is not reused.
+  if (pipe_bytes_ > 0) close_pipe();
+  batch_sent_ = false;
+  splice_fill_ = false;
   batches_[0].clear(&spare_bodies_);
   batches_[1].clear(&spare_bodies_);
   trim();

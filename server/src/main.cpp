@@ -80,6 +80,8 @@ int main(int argc, char** argv) {
   std::string inline_body = "1KiB";
   std::string max_queued_output = "4MiB";
   std::string mmap_threshold = "1MiB";
+  std::string body_strategy = "writev";
+  std::string fixed_body_bytes = "64MiB";
 
   CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /github /echo /plaintext /health /proxy /env"};
   app.footer("\n" + ringlab::server::routes_help() +
@@ -137,6 +139,16 @@ int main(int argc, char** argv) {
   app.add_option("--inline-body", inline_body, "bodies up to this size are copied next to the head, not referenced")
       ->capture_default_str()
       ->check(size);
+  app.add_option("--body-strategy", body_strategy,
+                 "how cached /weather, /repos and /github bodies reach the kernel: writev (head and body "
+                 "as two iovecs), copy (one contiguous buffer), send_zc (IORING_OP_SEND_ZC), fixed "
+                 "(SEND_ZC from registered memory), sendfile (spliced from a file)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"writev", "copy", "send_zc", "fixed", "sendfile"}));
+  app.add_option("--fixed-body-bytes", fixed_body_bytes,
+                 "--body-strategy fixed: registered memory per thread that cached bodies are copied into")
+      ->capture_default_str()
+      ->check(size);
   app.add_option("--cache-entries", options.cache_entries, "generated bodies kept per thread")->capture_default_str();
   app.add_option("--cache-bytes", cache_bytes, "bytes of generated bodies kept per thread")
       ->capture_default_str()
@@ -170,6 +182,8 @@ int main(int argc, char** argv) {
   options.cache_bytes = static_cast<std::size_t>(*parse_size(cache_bytes));
   options.inline_body_bytes = static_cast<std::size_t>(*parse_size(inline_body));
   options.max_queued_output_bytes = *parse_size(max_queued_output);
+  options.body_strategy = *ringlab::server::parse_body_strategy(body_strategy);
+  options.fixed_body_bytes = static_cast<std::size_t>(*parse_size(fixed_body_bytes));
   const uint64_t threshold = *parse_size(mmap_threshold);
   if (auto applied = apply_mmap_threshold(static_cast<std::size_t>(threshold)); !applied) {
     // Another allocator (a sanitizer's, a preloaded one) owns malloc: /env says "dynamic", and a

@@ -9,6 +9,7 @@ OutputBatch::OutputBatch(std::size_t inline_limit) : inline_limit_(inline_limit)
   kept_capacity_ = bytes_.capacity();
   segments_.reserve(16);
   iovecs_.reserve(16);
+  iovec_sources_.reserve(16);
 }
 
 void OutputBatch::append_copy(std::string_view bytes) {
@@ -25,14 +26,14 @@ void OutputBatch::note_written(std::size_t start) {
       segments_.back().offset + segments_.back().length == start) {
     segments_.back().length += length;
   } else {
-    segments_.push_back({nullptr, start, length});
+    segments_.push_back({nullptr, start, length, 0});
   }
   total_bytes_ += length;
 }
 
 void OutputBatch::append_ref(std::string_view bytes) {
   if (bytes.empty()) return;
-  segments_.push_back({bytes.data(), 0, bytes.size()});
+  segments_.push_back({bytes.data(), 0, bytes.size(), 0});
   total_bytes_ += bytes.size();
 }
 
@@ -41,6 +42,18 @@ void OutputBatch::append_body(std::string_view bytes) {
     append_copy(bytes);
   } else {
     append_ref(bytes);
+  }
+}
+
+void OutputBatch::append_body(std::string_view bytes, const BodySource& source) {
+  if (source.kind == BodySource::Kind::copy) {
+    append_copy(bytes);
+  } else if (!source.own_operation() || bytes.size() <= inline_limit_) {
+    append_body(bytes);
+  } else {
+    sources_.push_back(source);
+    segments_.push_back({bytes.data(), 0, bytes.size(), static_cast<uint32_t>(sources_.size())});
+    total_bytes_ += bytes.size();
   }
 }
 
@@ -57,15 +70,26 @@ std::string_view OutputBatch::adopt(std::string&& body) {
 
 void OutputBatch::prepare() {
   iovecs_.clear();
+  iovec_sources_.clear();
   for (const Segment& segment : segments_) {
     const char* base = segment.data != nullptr ? segment.data : bytes_.data() + segment.offset;
     iovecs_.push_back({const_cast<char*>(base), segment.length});
+    iovec_sources_.push_back(segment.source);
   }
   next_iovec_ = 0;
 }
 
 std::span<const iovec> OutputBatch::iovecs() const noexcept {
-  return {iovecs_.data() + next_iovec_, iovecs_.size() - next_iovec_};
+  if (sources_.empty()) return {iovecs_.data() + next_iovec_, iovecs_.size() - next_iovec_};
+  if (next_iovec_ < iovecs_.size() && iovec_sources_[next_iovec_] != 0) return {iovecs_.data() + next_iovec_, 1};
+  std::size_t end = next_iovec_;
+  while (end < iovecs_.size() && iovec_sources_[end] == 0) ++end;
+  return {iovecs_.data() + next_iovec_, end - next_iovec_};
+}
+
+const BodySource* OutputBatch::current_source() const noexcept {
+  if (next_iovec_ >= iovecs_.size() || iovec_sources_[next_iovec_] == 0) return nullptr;
+  return &sources_[iovec_sources_[next_iovec_] - 1];
 }
 
 bool OutputBatch::consume(std::size_t n) noexcept {
@@ -108,6 +132,8 @@ void OutputBatch::clear(std::vector<std::string>* recycled) {
   kept_capacity_ = bytes_.capacity();
   clear_bounded(segments_, kRetainBytes / 8, 16);
   clear_bounded(iovecs_, kRetainBytes / 8, 16);
+  clear_bounded(iovec_sources_, kRetainBytes / 8, 16);
+  sources_.clear();
   clear_bounded(holds_, kRetainBytes / 8, 0);
   next_iovec_ = 0;
   total_bytes_ = 0;

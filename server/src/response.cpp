@@ -98,7 +98,7 @@ void append_chunked_body(OutputBatch& out, std::string_view body, uint32_t chunk
 }
 
 std::string_view append_response(OutputBatch& out, ResponseHead head, std::string_view body, bool head_only,
-                                 uint32_t chunk_bytes, std::size_t budget) {
+                                 uint32_t chunk_bytes, std::size_t budget, const BodySource* source) {
   head.content_length = body.size();
   out.append_written([&](std::string& bytes) { append_head(bytes, head); });
   if (head_only) return {};
@@ -106,7 +106,11 @@ std::string_view append_response(OutputBatch& out, ResponseHead head, std::strin
     append_chunks(out, body, chunk_bytes, budget);
     return body;
   }
-  out.append_body(body);
+  if (source != nullptr) {
+    out.append_body(body, *source);
+  } else {
+    out.append_body(body);
+  }
   return {};
 }
 

@@ -3,6 +3,7 @@
 
 #include <future>
 #include <thread>
+#include <utility>
 
 #include "ringlab/http/url.hpp"
 #include "ringlab/net/socket.hpp"
@@ -23,7 +24,26 @@ Result<net::Fd> listen_on(const std::string& host, uint16_t port, bool reuse_por
   return std::move(*listener);
 }
 
+constexpr std::pair<BodyStrategy, std::string_view> kBodyStrategies[] = {
+    {BodyStrategy::writev, "writev"}, {BodyStrategy::copy, "copy"},         {BodyStrategy::send_zc, "send_zc"},
+    {BodyStrategy::fixed, "fixed"},   {BodyStrategy::sendfile, "sendfile"},
+};
+
 }  // namespace
+
+std::string_view body_strategy_name(BodyStrategy strategy) noexcept {
+  for (const auto& [value, name] : kBodyStrategies) {
+    if (value == strategy) return name;
+  }
+  return "unknown";
+}
+
+std::optional<BodyStrategy> parse_body_strategy(std::string_view name) noexcept {
+  for (const auto& [value, text] : kBodyStrategies) {
+    if (text == name) return value;
+  }
+  return std::nullopt;
+}
 
 Status validate(const ServerOptions& options) {
   if (options.threads < 1 || options.threads > 256) return fail("--threads must be from 1 to 256");
@@ -40,6 +60,12 @@ Status validate(const ServerOptions& options) {
   if (options.upstream_timeout.count() <= 0) return fail("--upstream-timeout must be positive");
   if (options.shutdown_timeout.count() < 0) return fail("--shutdown-timeout must not be negative");
   if (options.max_connections < 1) return fail("--max-connections must be at least 1");
+  if (body_strategy_name(options.body_strategy) == "unknown") return fail("--body-strategy: unknown strategy");
+  if (options.body_strategy == BodyStrategy::fixed &&
+      (options.fixed_body_bytes < (4u << 10) || options.fixed_body_bytes > (1u << 30))) {
+    // 1 GiB: the largest buffer io_uring registers.
+    return fail("--fixed-body-bytes must be from 4 KiB to 1 GiB");
+  }
   if (options.max_queued_output_bytes < 1) return fail("--max-queued-output must be at least 1 byte");
   if (!options.upstream.empty()) {
     if (auto url = http::Url::parse(options.upstream); !url) {
@@ -161,6 +187,10 @@ ServerStats Server::stats() const {
     total.cache_misses += one.cache_misses;
     total.sends += one.sends;
     total.read_pauses += one.read_pauses;
+    total.zc_sends += one.zc_sends;
+    total.zc_copied += one.zc_copied;
+    total.fixed_fallbacks += one.fixed_fallbacks;
+    total.file_fallbacks += one.file_fallbacks;
   }
   return total;
 }

@@ -14,6 +14,7 @@
 #include <new>
 #include <thread>
 
+#include "body_placement.hpp"
 #include "ringlab/base/errno_text.hpp"
 
 namespace ringlab::server {
@@ -74,6 +75,25 @@ Status Worker::set_up() {
     return std::unexpected(Error{"io_uring: this kernel lacks multishot accept/recv or provided-buffer rings "
                                  "(Linux 6.0 or later is needed)"});
   }
+  if ((options_.body_strategy == BodyStrategy::send_zc || options_.body_strategy == BodyStrategy::fixed) &&
+      !features.send_zc) {
+    return std::unexpected(Error{"io_uring: this kernel lacks IORING_OP_SEND_ZC (--body-strategy " +
+                                 std::string(body_strategy_name(options_.body_strategy)) + ")"});
+  }
+  // Bodies of at most inline_body_bytes are copied next to their head whatever the strategy: they
+  // are not placed.
+  if (options_.body_strategy == BodyStrategy::fixed) {
+    auto area = FixedArea::create(*ring_, options_.fixed_body_bytes);
+    if (!area) return std::unexpected(Error{"--body-strategy fixed: " + area.error().message});
+    fixed_area_ = std::move(*area);
+    cache_.set_placer([this](Body& body) {
+      if (body.bytes.size() > options_.inline_body_bytes) fixed_area_->place(body);
+    });
+  } else if (options_.body_strategy == BodyStrategy::sendfile) {
+    cache_.set_placer([this](Body& body) {
+      if (body.bytes.size() > options_.inline_body_bytes) place_in_file(body);
+    });
+  }
   auto buffers = net::BufferRing::create(*ring_, 0, options_.recv_buffer_count, options_.recv_buffer_bytes);
   if (!buffers) return std::unexpected(Error{buffers.error().message()});
   buffers_ = std::move(*buffers);
@@ -124,6 +144,8 @@ void Worker::tear_down() noexcept {
   upstream_.reset();
   buffers_.reset();
   ring_.reset();
+  // Cached bodies keep their ranges (and the area) alive; the registration went with the ring.
+  fixed_area_.reset();
 }
 
 void Worker::request_stop() noexcept {

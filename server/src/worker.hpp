@@ -36,18 +36,12 @@
 namespace ringlab::server {
 
 class Worker;
+class FixedArea;
 using Clock = std::chrono::steady_clock;
 
-// Routes a completion to a member function of its owner.
+// Routes a completion to a member function of its owner (net/ring.hpp).
 template <class Owner, void (Owner::*Method)(int, uint32_t)>
-class Op final : public net::CompletionHandler {
- public:
-  explicit Op(Owner& owner) noexcept : owner_(&owner) {}
-  void on_completion(int res, uint32_t flags) override { (owner_->*Method)(res, flags); }
-
- private:
-  Owner* owner_;
-};
+using Op = net::MemberCompletion<Owner, Method>;
 
 class Connection final : private http::RequestHandler, private UpstreamRequester {
  public:
@@ -113,9 +107,11 @@ class Connection final : private http::RequestHandler, private UpstreamRequester
   // Appends the answer whose body is `body` (owned by `owner`, or body_ when reuse_body); shared by
   // every route once it knows its body.
   void append_answer(const ResponseHead& head, std::string_view body, std::shared_ptr<const void> owner,
-                     bool reuse_body, bool close);
+                     bool reuse_body, bool close, const BodySource* source = nullptr);
   // Echo and /proxy: the answer whose body is body_ (moved into the batch when large).
   void answer_body_string(ResponseHead head, bool close);
+  // How the cached body `body` goes out under the worker's body strategy (server.hpp).
+  BodySource body_source(const Body& body);
   void respond_error(int status, std::string_view message, std::string_view allow, bool head_only, bool close);
   ResponseHead base_head(bool close) const;
   std::string take_spare();
@@ -130,6 +126,11 @@ class Connection final : private http::RequestHandler, private UpstreamRequester
   void trim();
   void flush();
   void submit_send();
+  // sendfile: the next step of a file body: file -> pipe when the pipe is empty, else pipe -> socket.
+  void submit_splice(const BodySource& source);
+  // Every byte of the batch in flight went out (and every zero-copy notification came back).
+  void finish_batch();
+  void close_pipe() noexcept;
   void begin_drain();
   void start_close();
   void maybe_release();
@@ -140,7 +141,19 @@ class Connection final : private http::RequestHandler, private UpstreamRequester
   int fd_ = -1;
   State state_ = State::free;
   bool recv_armed_ = false;
-  bool send_in_flight_ = false;
+  bool send_in_flight_ = false;  // an operation of the batch in flight (send, zero-copy send, splice)
+  // The batch in flight went out whole, and waits for the notifications of its zero-copy sends
+  // before it is cleared (their bytes must stay untouched until then).
+  bool batch_sent_ = false;
+  // Completions still to come at send_op_: one per operation, and one per zero-copy notification
+  // (a zero-copy send's first completion has F_MORE). The connection is released only at 0.
+  unsigned send_cqes_ = 0;
+  // sendfile: the connection's pipe (created at its first file body), its capacity, the bytes in it
+  // not yet spliced to the socket, and whether the splice in flight fills it.
+  int pipe_[2] = {-1, -1};
+  std::size_t pipe_capacity_ = 0;
+  std::size_t pipe_bytes_ = 0;
+  bool splice_fill_ = false;
   bool close_after_send_ = false;  // an answer that ends the connection is queued: read no more requests
   bool peer_closed_ = false;
   bool paused_ = false;  // output queue full: not reading requests (see output_full)
@@ -271,6 +284,8 @@ class Worker {
   std::size_t live_ = 0;
 
   BodyCache cache_;
+  // fixed: the registered memory cached bodies are copied into (body_placement.hpp).
+  std::shared_ptr<FixedArea> fixed_area_;
   ServerStats stats_;
   Status result_;
 

@@ -45,13 +45,15 @@ TEST_CASE("the binary's flags reach the server") {
                                "--cache-bytes", "1MiB", "--recv-buffer-size", "1KiB", "--recv-buffers", "64",
                                "--upstream-timeout", "2s", "--shutdown-timeout", "1s", "--inline-body", "0", "--max-queued-output", "64KiB",
                                "--cpu", "0", "--header-timeout", "5s", "--body-timeout", "5s", "--max-count", "5",
-                               "--max-answer", "1MiB", "--malloc-mmap-threshold", "2MiB", "--recv-multishot"});
+                               "--max-answer", "1MiB", "--malloc-mmap-threshold", "2MiB", "--recv-multishot",
+                               "--body-strategy", "copy"});
   {
     // A sanitizer's allocator refuses mallopt: the server says so and /env says "dynamic".
     RawClient client(running.port);
     client.send(get_request("/env"));
     const std::string env = client.read_response().body;
     CHECK(env.find(R"("recv":"multishot")") != std::string::npos);
+    CHECK(env.find(R"("body_strategy":"copy")") != std::string::npos);
 #if defined(__SANITIZE_ADDRESS__)
     CHECK(env.find(R"("malloc_mmap_threshold":"dynamic")") != std::string::npos);
 #else
@@ -113,6 +115,10 @@ TEST_CASE("a bad command line exits 2, a server that cannot start exits 1, each 
       {{"--upstream", "https://127.0.0.1:1"}, 1, "--upstream"},
       {{"--bind", "example.com"}, 1, "example.com"},
       {{"--port", std::to_string(taken.port()), "--bind", "127.0.0.1"}, 1, "Address already in use"},
+      {{"--body-strategy", "zerocopy"}, 2, "--body-strategy"},
+      {{"--body-strategy", ""}, 2, "--body-strategy"},
+      {{"--fixed-body-bytes", "lots"}, 2, "--fixed-body-bytes"},
+      {{"--body-strategy", "fixed", "--fixed-body-bytes", "0"}, 1, "--fixed-body-bytes"},
       {{"--no-such-flag"}, 2, "--no-such-flag"},
       {{"--bogus"}, 2, "--bogus"},
       {{"stray"}, 2, "stray"},

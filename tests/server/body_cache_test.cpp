@@ -14,7 +14,7 @@ namespace {
 int g_generated = 0;
 Body sized_body(const BodyKey& key) {
   ++g_generated;
-  return Body{std::string(key.count, 'x'), "application/json"};
+  return Body{std::string(key.count, 'x'), "application/json", {}};
 }
 
 BodyKey weather(uint32_t count) { return BodyKey{Route::weather, Format::json, count}; }

@@ -210,3 +210,46 @@ TEST_CASE("append_written formats in place and joins the previous copy") {
   REQUIRE(batch.iovecs().size() == 1);
   CHECK(gather(batch.iovecs()) == "ABC");
 }
+
+TEST_CASE("a body with a source of its own is an iovec of its own, between the runs around it") {
+  OutputBatch batch(4);
+  const std::string body(100, 'z');
+  const std::string small = "tiny";
+  BodySource zero_copy{.kind = BodySource::Kind::zero_copy, .origin = body.data()};
+  batch.append_copy("head1\r\n\r\n");
+  batch.append_body(body, zero_copy);
+  batch.append_copy("head2\r\n\r\n");
+  batch.append_body(small, zero_copy);  // within the inline limit: copied next to its head
+  batch.append_body(body, BodySource{.kind = BodySource::Kind::copy});
+  batch.prepare();
+  CHECK(batch.flatten() == "head1\r\n\r\n" + body + "head2\r\n\r\ntiny" + body);
+
+  CHECK(batch.current_source() == nullptr);
+  CHECK(gather(batch.iovecs()) == "head1\r\n\r\n");
+  CHECK_FALSE(batch.consume(9));
+  REQUIRE(batch.current_source() != nullptr);
+  CHECK(batch.current_source()->kind == BodySource::Kind::zero_copy);
+  REQUIRE(batch.iovecs().size() == 1);
+  CHECK(batch.iovecs().front().iov_base == body.data());
+  // A short send of the body: the rest is still its own iovec, at the right place.
+  CHECK_FALSE(batch.consume(40));
+  REQUIRE(batch.current_source() != nullptr);
+  CHECK(static_cast<const char*>(batch.iovecs().front().iov_base) - batch.current_source()->origin == 40);
+  CHECK_FALSE(batch.consume(60));
+  CHECK(batch.current_source() == nullptr);
+  CHECK(gather(batch.iovecs()) == "head2\r\n\r\ntiny" + body);  // the copy strategy's body is in the run
+  CHECK(batch.consume(13 + body.size()));
+  batch.clear();
+  CHECK(batch.empty());
+  CHECK(batch.current_source() == nullptr);
+}
+
+TEST_CASE("the memory source is append_body") {
+  OutputBatch batch(4);
+  const std::string body(100, 'm');
+  batch.append_body(body, BodySource{.origin = body.data()});
+  batch.prepare();
+  CHECK(batch.current_source() == nullptr);
+  REQUIRE(batch.iovecs().size() == 1);
+  CHECK(batch.iovecs().front().iov_base == body.data());
+}

@@ -17,9 +17,11 @@
 // Lookup is a linear scan: with at most a few dozen entries it costs less than hashing.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ringlab/server/routes.hpp"
@@ -33,9 +35,20 @@ struct BodyKey {
   friend bool operator==(const BodyKey&, const BodyKey&) = default;
 };
 
+// Where the server's body strategy put a cached body besides its bytes (server.hpp): a copy in the
+// worker's registered memory (fixed) or a file (sendfile). Filled by the cache's placer before the
+// body is shared; `keep` gives them back when the last reference to the body goes.
+struct BodyPlacement {
+  const char* fixed = nullptr;  // the copy of bytes.data() in registered memory; null: none
+  uint16_t buf_index = 0;
+  int file_fd = -1;             // the bytes from offset 0; -1: none
+  std::shared_ptr<const void> keep;
+};
+
 struct Body {
   std::string bytes;
   std::string_view content_type;  // a string literal
+  BodyPlacement placement;
 };
 
 // Serializes the body for `key` with json/ (weather, repos or github records, JSON array or NDJSON).
@@ -56,8 +69,11 @@ struct BodyCacheStats {
 class BodyCache {
  public:
   using Generator = Body (*)(const BodyKey&);
+  // Runs on each body about to enter the cache (not on uncached ones), before it is shared.
+  using Placer = std::function<void(Body&)>;
 
   explicit BodyCache(BodyCacheLimits limits = {}, Generator generator = &generate_body);
+  void set_placer(Placer placer) { placer_ = std::move(placer); }
 
   // The body for `key`, generated on a miss.
   [[nodiscard]] std::shared_ptr<const Body> get(const BodyKey& key);
@@ -83,6 +99,7 @@ class BodyCache {
 
   BodyCacheLimits limits_;
   Generator generator_;
+  Placer placer_;
   std::vector<Entry> entries_;
   std::size_t bytes_ = 0;
   uint64_t clock_ = 0;

@@ -11,6 +11,12 @@
 //                    (a string moved into the batch: echo and proxy bodies).
 // Views returned by iovecs() live until the next append, consume() or clear().
 //
+// A referenced body may carry a BodySource (append_body with a source): it then goes to the kernel
+// by its own operation (a zero-copy send, a send from registered memory, a splice from a file), and
+// iovecs() stops before it; while it is next, iovecs() is that one iovec and current_source() says
+// how to send it. Its iovec still points at the body's bytes in memory (flatten() and consume() work
+// the same); the source maps an address in them to the registered copy or the file offset.
+//
 // Memory: clear() keeps every vector's capacity, so a connection that serves the same kind of
 // response again allocates nothing. A batch whose byte buffer or vectors grew beyond kRetainBytes
 // gives the memory back at clear(): a connection that once echoed 16 MiB should not hold 16 MiB
@@ -19,6 +25,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -26,6 +33,26 @@
 #include <vector>
 
 namespace ringlab::server {
+
+// How a referenced body reaches the kernel (ServerOptions::body_strategy, server.hpp).
+struct BodySource {
+  enum class Kind : uint8_t {
+    memory,     // an iovec of the batch's sendmsg (the default)
+    copy,       // copied into the batch's own bytes, whatever its size
+    zero_copy,  // its own IORING_OP_SEND_ZC
+    fixed,      // its own IORING_OP_SEND_ZC from registered memory
+    file,       // spliced from a file
+  };
+  Kind kind = Kind::memory;
+  const char* origin = nullptr;  // the body's first byte in memory: segments are slices of it
+  const char* fixed = nullptr;   // fixed: the copy of `origin` in registered memory
+  uint16_t buf_index = 0;        // fixed: the registered buffer holding it
+  int file_fd = -1;              // file: the body's bytes from offset 0
+
+  [[nodiscard]] bool own_operation() const noexcept {
+    return kind == Kind::zero_copy || kind == Kind::fixed || kind == Kind::file;
+  }
+};
 
 class OutputBatch {
  public:
@@ -52,6 +79,9 @@ class OutputBatch {
   // Copies bodies up to inline_limit() bytes, references larger ones; the caller guarantees the
   // lifetime of referenced bytes as for append_ref().
   void append_body(std::string_view bytes);
+  // The same for a body that `source` says how to send: copy copies it, memory is append_body(), and
+  // the others reference it as a segment of its own (bodies up to inline_limit() are copied).
+  void append_body(std::string_view bytes, const BodySource& source);
   [[nodiscard]] std::size_t inline_limit() const noexcept { return inline_limit_; }
   // Keeps `owner` alive until clear().
   void hold(std::shared_ptr<const void> owner);
@@ -75,8 +105,11 @@ class OutputBatch {
 
   // Resolves the segments to iovecs. Call once before the first send of this batch.
   void prepare();
-  // The iovecs not yet (fully) sent.
+  // The iovecs not yet (fully) sent, up to the next segment with a source of its own; when that one is
+  // next, just its iovec.
   [[nodiscard]] std::span<const iovec> iovecs() const noexcept;
+  // The source of the next iovec to send when it needs its own operation; null otherwise.
+  [[nodiscard]] const BodySource* current_source() const noexcept;
   // Marks n bytes as sent. Returns true when everything has been sent.
   bool consume(std::size_t n) noexcept;
   // Empties the batch. Adopted strings that are worth reusing (capacity at most kSpareBytes) are moved
@@ -104,6 +137,7 @@ class OutputBatch {
     const char* data;     // null: bytes_ at offset
     std::size_t offset;
     std::size_t length;
+    uint32_t source;      // 0: memory; else sources_[source - 1]
   };
   // A segment, its iovec and a share of the vectors' slack.
   static constexpr std::size_t kSegmentOverhead = 2 * (sizeof(Segment) + sizeof(iovec));
@@ -112,6 +146,8 @@ class OutputBatch {
   std::vector<std::shared_ptr<const void>> holds_;
   std::vector<std::string> adopted_;
   std::vector<iovec> iovecs_;
+  std::vector<uint32_t> iovec_sources_;  // per iovec, as Segment::source
+  std::vector<BodySource> sources_;
   std::size_t next_iovec_ = 0;
   std::size_t total_bytes_ = 0;
   std::size_t adopted_slack_ = 0;  // sum of capacity() - size() of adopted_

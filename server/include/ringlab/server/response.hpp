@@ -52,9 +52,11 @@ bool append_chunks(OutputBatch& out, std::string_view& rest, uint32_t chunk_byte
 // Appends a response: head (Content-Length or chunked per `head.chunked`, length taken from
 // body.size()) and, unless `head_only` (HEAD), the body; a chunked body only up to `budget` as for
 // append_chunks. Returns what of a chunked body is left to append (empty when the answer is whole).
-// Body lifetime as for append_chunked_body.
+// Body lifetime as for append_chunked_body. A Content-Length body goes through
+// OutputBatch::append_body(body, *source) when `source` is given (a chunked one ignores it).
 std::string_view append_response(OutputBatch& out, ResponseHead head, std::string_view body, bool head_only,
-                                 uint32_t chunk_bytes, std::size_t budget = SIZE_MAX);
+                                 uint32_t chunk_bytes, std::size_t budget = SIZE_MAX,
+                                 const BodySource* source = nullptr);
 
 // {"error":"<message>"} with the message escaped as a JSON string.
 void append_json_error(std::string& out, std::string_view message);

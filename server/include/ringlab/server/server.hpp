@@ -10,10 +10,39 @@
 // Connections: requests are parsed as they arrive (split anywhere, pipelined), answered in order,
 // and the answers produced from one receive go out in one sendmsg (head and body as separate
 // iovecs; cached bodies are referenced, not copied, except bodies of at most inline_body_bytes,
-// which are copied next to their head: see output.hpp). A connection is kept alive unless the client
-// asks otherwise (HTTP/1.0 without keep-alive, "Connection: close") or a request was bad. When the
-// server closes after an answer it first shuts its side down and reads (and drops) what the client
-// still sends for a short while, so the client reads the answer instead of a reset.
+// which are copied next to their head: see output.hpp; that is the default body strategy, below).
+// A connection is kept alive unless the client asks otherwise (HTTP/1.0 without keep-alive,
+// "Connection: close") or a request was bad. When the server closes after an answer it first shuts
+// its side down and reads (and drops) what the client still sends for a short while, so the client
+// reads the answer instead of a reset. A connection closed before its answers went out (an error, a
+// timeout, the shutdown timeout) while zero-copy sends still await their notifications is reset
+// (SO_LINGER 0), so the kernel lets go of their bytes.
+//
+// Body strategies (ServerOptions::body_strategy, --body-strategy): how the generated bodies of
+// /weather, /repos and /github (not chunked, not HEAD) reach the kernel. Every strategy answers the
+// same bytes; bodies of at most inline_body_bytes are copied next to their head in every strategy
+// but copy (--inline-body 0 sends every body the strategy's way). Chunked answers, echo, /proxy,
+// /plaintext, /health, /env and error answers always take the default path.
+//   writev   (default) head and body as two iovecs of one sendmsg, the body referenced in the cache.
+//   copy     head and body copied into the connection's send buffer: one contiguous iovec.
+//   send_zc  heads (and whatever precedes the body) by sendmsg, then the body by IORING_OP_SEND_ZC
+//            from the cached bytes, which the batch holds until the kernel's notification (the
+//            connection's next batch goes out after it); ServerStats::zc_sends / zc_copied count the
+//            notifications (copied: the kernel fell back to copying, as it does on loopback).
+//   fixed    as send_zc, from registered memory: a body entering the cache is copied once into the
+//            worker's registered area (fixed_body_bytes, io_uring_register_buffers) and sent with
+//            IORING_RECVSEND_FIXED_BUF. A body that does not fit (or is not cached) goes by send_zc
+//            from ordinary memory (ServerStats::fixed_fallbacks). start() fails when the area cannot
+//            be registered (RLIMIT_MEMLOCK): never a silent fall back.
+//   sendfile as nginx does: a body entering the cache is written once to an unlinked file
+//            (O_TMPFILE in $TMPDIR or /tmp; synchronously on the worker's thread, like its
+//            generation; the files hold at most cache_bytes per worker); the head goes by sendmsg, the body by IORING_OP_SPLICE
+//            file -> pipe -> socket (one pipe per connection, made at its first such body and kept
+//            while the connection object lives: two more descriptors each; two splices per
+//            pipe-full, up to 1 MiB). Splices run in the kernel's worker threads, where SIGPIPE is
+//            blocked: a peer that went away gives EPIPE. A body that is not cached, whose file could
+//            not be written, or whose connection could not get a pipe goes the writev way
+//            (ServerStats::file_fallbacks).
 //
 // Receive-buffer policy: the kernel picks a provided buffer for each receive; it is fed to the
 // parser and given back to the kernel before the next completion is handled. Nothing of a request
@@ -73,7 +102,9 @@
 #include <cstdint>
 #include <expected>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -82,6 +113,13 @@
 namespace ringlab::server {
 
 using namespace std::chrono_literals;
+
+// How cached bodies are handed to the kernel (see "Body strategies" above).
+enum class BodyStrategy : uint8_t { writev, copy, send_zc, fixed, sendfile };
+
+// "writev", "copy", ...; and back (nullopt for a name that is not a strategy).
+[[nodiscard]] std::string_view body_strategy_name(BodyStrategy strategy) noexcept;
+[[nodiscard]] std::optional<BodyStrategy> parse_body_strategy(std::string_view name) noexcept;
 
 struct ServerOptions {
   std::string bind = "127.0.0.1";
@@ -104,6 +142,10 @@ struct ServerOptions {
   // io_uring_enter as the pause are still taken and held (copied), up to the worker's whole ring.
   bool recv_multishot = false;
   std::size_t inline_body_bytes = 1024;    // bodies up to this size are copied next to the head
+  BodyStrategy body_strategy = BodyStrategy::writev;
+  // fixed: registered memory per worker that cached bodies are copied into (4 KiB to 1 GiB; it
+  // counts against RLIMIT_MEMLOCK unless the process may lock memory).
+  std::size_t fixed_body_bytes = 64u << 20;
   // Answers queued on one connection beyond which it stops reading requests until they went out.
   uint64_t max_queued_output_bytes = 4ull << 20;
   // Work per request (see routes.hpp count_limit): /weather, /repos and /proxy answer 400 above
@@ -136,8 +178,12 @@ struct ServerStats {
   uint64_t upstream_idle_dropped = 0;  // idle pooled upstream connections closed: the upstream had closed them
   uint64_t cache_hits = 0;
   uint64_t cache_misses = 0;
-  uint64_t sends = 0;         // sendmsg operations
+  uint64_t sends = 0;         // send operations: sendmsg, and the body strategies' send_zc and splices
   uint64_t read_pauses = 0;   // a connection stopped reading because its answers were not read
+  uint64_t zc_sends = 0;      // send_zc, fixed: zero-copy sends the kernel sent without copying
+  uint64_t zc_copied = 0;     // send_zc, fixed: zero-copy sends the kernel fell back to copying
+  uint64_t fixed_fallbacks = 0;  // fixed: bodies sent from ordinary memory (did not fit the area)
+  uint64_t file_fallbacks = 0;   // sendfile: bodies sent from memory (no file for them)
 };
 
 struct Error {
