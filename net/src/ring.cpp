@@ -230,6 +230,9 @@ void Ring::prep_send_then_recv(int fd, std::span<const char> bytes, std::span<ch
   set_handler(send, &sent);
   io_uring_sqe* recv = take_sqe(1);
   io_uring_prep_recv(recv, fd, into.data(), into.size(), 0);
+  // The answer cannot be there yet when the request has just gone out: wait for data first
+  // instead of a receive attempt that would only return EAGAIN.
+  recv->ioprio |= IORING_RECVSEND_POLL_FIRST;
   set_handler(recv, &received);
 }
 
