@@ -250,10 +250,12 @@ TEST_CASE("load is a subcommand: its defaults, units, lists and refusals") {
     CHECK(load.out == "elsewhere");
   }
   SUBCASE("the embedded server's variants and targets") {
-    const auto parsed = parse({"load", "--body-strategy", "copy,writev", "--path", "/a,/b?c=1", "--server-threads", "2"});
+    const auto parsed = parse({"load", "--body-strategy", "copy,writev", "--path", "/a,/b?c=1", "--server-threads", "2",
+                               "--server-args", " --inline-body  0 "});
     REQUIRE(parsed.options.has_value());
     const rb::LoadCommand& load = *parsed.options->load;
     CHECK(load.body_strategies == std::vector<std::string>{"copy", "writev"});
+    CHECK(load.server_arguments == std::vector<std::string>{"--inline-body", "0"});
     CHECK(load.targets == std::vector<std::string>{"/a", "/b?c=1"});
     CHECK(load.server_threads == 2);
   }
@@ -274,6 +276,7 @@ TEST_CASE("load is a subcommand: its defaults, units, lists and refusals") {
         {{"load", "--url", "ftp://x"}, "--url"},
         {{"load", "--url", "http://127.0.0.1:1", "--body-strategy", "copy"}, "--body-strategy"},
         {{"load", "--server-pid", "42"}, "--server-pid"},
+        {{"load", "--url", "http://127.0.0.1:1", "--server-args", "--inline-body 0"}, "--server-args"},
         {{"load", "--server-cpu", "x"}, "--server-cpu"},
         {{"load", "--format", "html"}, "--format"},
     };

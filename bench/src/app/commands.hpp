@@ -31,6 +31,7 @@ struct LoadArguments {
   std::string timeout = "10s";
   std::string targets;
   std::string body_strategies;
+  std::string server_arguments;
   std::string cpus;
   std::string formats = "md,csv,json";
   std::string server;

@@ -128,6 +128,8 @@ void add_load_arguments(CLI::App& app, LoadArguments& into) {
   app.add_option("--body-strategy", into.body_strategies,
                  "embedded server's body strategies, comma-separated: one row each (copy, writev, fixed, send_zc, "
                  "sendfile; default: the server's own)");
+  app.add_option("--server-args", into.server_arguments,
+                 "more flags for the embedded server, split at spaces, e.g. \"--inline-body 0\"");
   app.add_option("--server-threads", into.command.server_threads, "embedded server's --threads")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
@@ -173,11 +175,20 @@ std::optional<std::string> finish_load_arguments(LoadArguments& a) {
     s.port = url->port;
     if (c.targets.empty()) c.targets.emplace_back(url->target);
     if (!a.body_strategies.empty()) return "--body-strategy starts the embedded server: not with --url";
+    if (!a.server_arguments.empty()) return "--server-args are for the embedded server: not with --url";
   } else if (s.server_pid != -1) {
     return "--server-pid is for --url: the embedded server's PID is known";
   }
   if (c.targets.empty()) c.targets.emplace_back("/weather?count=10");
   c.body_strategies = split_list(a.body_strategies);
+  for (std::string_view rest = a.server_arguments; !rest.empty();) {
+    const std::size_t start = rest.find_first_not_of(' ');
+    if (start == std::string_view::npos) break;
+    rest.remove_prefix(start);
+    const std::size_t end = rest.find(' ');
+    c.server_arguments.emplace_back(rest.substr(0, end));
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end);
+  }
   if (!a.cpus.empty()) {
     auto cpus = parse_cpu_list(a.cpus);
     if (!cpus) return fmt::format("--cpu '{}': expected CPU numbers such as 0, 0,2 or 1-3", a.cpus);
@@ -239,8 +250,10 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
                               : fmt::format("closed loop, {} connections", spec.connections);
   report.placement = fmt::format(
       "load threads on {}; {}", spec.cpus.empty() ? std::string("any CPU") : fmt::format("CPU {}", fmt::join(spec.cpus, ",")),
-      embedded ? (server_cpu >= 0 ? fmt::format("embedded server ({} thread(s)) on CPU {}", command.server_threads, server_cpu)
-                                  : fmt::format("embedded server ({} thread(s)) not pinned", command.server_threads))
+      embedded ? fmt::format("embedded server ({} thread(s){}{}) {}", command.server_threads,
+                             command.server_arguments.empty() ? "" : ", ",
+                             fmt::join(command.server_arguments, " "),
+                             server_cpu >= 0 ? fmt::format("on CPU {}", server_cpu) : std::string("not pinned"))
                : "server at " + command.url);
   report.environment = environment_line();
 
@@ -269,6 +282,8 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
         server_options.start_timeout = options.server_start_timeout;
         server_options.stop_timeout = options.server_stop_timeout;
         server_options.extra_arguments = {"--threads", std::to_string(command.server_threads)};
+        server_options.extra_arguments.insert(server_options.extra_arguments.end(), command.server_arguments.begin(),
+                                              command.server_arguments.end());
         if (!variants[v].empty()) {
           server_options.extra_arguments.push_back("--body-strategy");
           server_options.extra_arguments.push_back(variants[v]);

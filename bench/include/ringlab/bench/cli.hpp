@@ -39,6 +39,7 @@ struct LoadCommand {
   std::string url;               // a running server; empty: start the embedded one
   std::vector<std::string> targets;          // empty: the URL's target, or /weather?count=10
   std::vector<std::string> body_strategies;  // embedded server: one variant each; empty: its default
+  std::vector<std::string> server_arguments; // embedded server: more flags, the same for every variant
   std::string label;             // the rows' server name; empty: "ours" or the URL
   unsigned rounds = 1;
   std::string server_cpu = "auto";  // embedded server: auto, none or a CPU
