@@ -632,15 +632,7 @@ Result<LoadResult> run_load(const LoadSpec& spec, const volatile std::sig_atomic
     result.requests_total += part.requests_total;
     result.enters += part.enters;
     result.interrupted = result.interrupted || part.interrupted;
-    LoadErrors& e = result.errors;
-    const LoadErrors& p = part.errors;
-    e.connect += p.connect;
-    e.send += p.send;
-    e.receive += p.receive;
-    e.closed += p.closed;
-    e.malformed += p.malformed;
-    e.status += p.status;
-    e.timeout += p.timeout;
+    result.errors += part.errors;
   }
   result.seconds = std::chrono::duration<double>(spec.duration).count();
   result.requests_per_second = static_cast<double>(result.requests) / result.seconds;

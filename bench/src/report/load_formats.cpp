@@ -58,15 +58,7 @@ std::string errors_text(const LoadErrors& e) {
 
 LoadErrors summed_errors(const LoadRow& row) {
   LoadErrors e;
-  for (const LoadResult& r : row.rounds) {
-    e.connect += r.errors.connect;
-    e.send += r.errors.send;
-    e.receive += r.errors.receive;
-    e.closed += r.errors.closed;
-    e.malformed += r.errors.malformed;
-    e.status += r.errors.status;
-    e.timeout += r.errors.timeout;
-  }
+  for (const LoadResult& r : row.rounds) e += r.errors;
   return e;
 }
 

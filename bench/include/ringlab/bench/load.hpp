@@ -77,6 +77,17 @@ struct LoadErrors {
   [[nodiscard]] uint64_t total() const noexcept {
     return connect + send + receive + closed + malformed + status + timeout;
   }
+  // Adds every count of `other` (threads into a run, rounds into a row).
+  LoadErrors& operator+=(const LoadErrors& other) noexcept {
+    connect += other.connect;
+    send += other.send;
+    receive += other.receive;
+    closed += other.closed;
+    malformed += other.malformed;
+    status += other.status;
+    timeout += other.timeout;
+    return *this;
+  }
 };
 
 struct LoadResult {
