@@ -37,6 +37,8 @@ struct LoadArguments {
   std::string server;
 };
 void add_load_arguments(CLI::App& app, LoadArguments& into);
+// --server-cpu's value: auto, none or a CPU number; the refusal's text when it is none of them.
+[[nodiscard]] std::optional<std::string> check_server_cpu(const std::string& text);
 [[nodiscard]] std::optional<std::string> finish_load_arguments(LoadArguments& arguments);
 
 // Set to the signal's number by SIGINT/SIGTERM once install_stop_signals() ran; the runner stops

@@ -91,6 +91,16 @@ std::string environment_line() {
 
 }  // namespace
 
+std::optional<std::string> check_server_cpu(const std::string& text) {
+  if (text == "auto" || text == "none") return std::nullopt;
+  int cpu = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), cpu);
+  if (ec != std::errc{} || end != text.data() + text.size() || cpu < 0 || cpu >= CPU_SETSIZE) {
+    return "--server-cpu: '" + text + "' is not auto, none or a CPU number";
+  }
+  return std::nullopt;
+}
+
 void add_load_arguments(CLI::App& app, LoadArguments& into) {
   LoadSpec& s = into.command.spec;
   app.footer(
@@ -195,13 +205,7 @@ std::optional<std::string> finish_load_arguments(LoadArguments& a) {
     s.cpus = *cpus;
     c.cpus_given = true;
   }
-  if (c.server_cpu != "auto" && c.server_cpu != "none") {
-    int cpu = -1;
-    const auto [end, ec] = std::from_chars(c.server_cpu.data(), c.server_cpu.data() + c.server_cpu.size(), cpu);
-    if (ec != std::errc{} || end != c.server_cpu.data() + c.server_cpu.size() || cpu < 0 || cpu >= CPU_SETSIZE) {
-      return "--server-cpu: '" + c.server_cpu + "' is not auto, none or a CPU number";
-    }
-  }
+  if (auto refused = check_server_cpu(c.server_cpu)) return refused;
   auto formats = parse_formats(a.formats);
   if (!formats) return "--format: " + formats.error().message;
   for (Format f : *formats) {

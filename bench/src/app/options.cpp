@@ -4,7 +4,6 @@
 #include <sched.h>
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <fmt/format.h>
 #include <sstream>
 
@@ -230,13 +229,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
       return refuse("--link " + c.link + " and --url: an emulated link leads to the embedded server; for a server "
                     "elsewhere, the path to it is the link");
   }
-  if (c.server_cpu != "auto" && c.server_cpu != "none") {
-    int cpu = -1;
-    const auto [end, ec] = std::from_chars(c.server_cpu.data(), c.server_cpu.data() + c.server_cpu.size(), cpu);
-    if (ec != std::errc{} || end != c.server_cpu.data() + c.server_cpu.size() || cpu < 0 || cpu >= CPU_SETSIZE) {
-      return refuse("--server-cpu: '" + c.server_cpu + "' is not auto, none or a CPU number");
-    }
-  }
+  if (auto refused = app::check_server_cpu(c.server_cpu)) return refuse(*refused);
   o.server_start_timeout = std::chrono::milliseconds(server_start_ms);
   o.server_stop_timeout = std::chrono::milliseconds(server_stop_ms);
   o.request_timeout = std::chrono::milliseconds(request_timeout_ms);
