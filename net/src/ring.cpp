@@ -189,9 +189,10 @@ void Ring::prep_recv_multishot(int fd, BufferRing& buffers, CompletionHandler& h
   set_handler(s, &handler);
 }
 
-void Ring::prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler) {
+void Ring::prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler, bool poll_first) {
   io_uring_sqe* s = sqe();
   io_uring_prep_recv(s, fd, nullptr, 0, 0);  // length 0: the selected buffer's whole size
+  if (poll_first) s->ioprio |= IORING_RECVSEND_POLL_FIRST;
   select_from(s, buffers);
   set_handler(s, &handler);
 }

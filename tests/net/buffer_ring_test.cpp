@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <set>
 #include <string>
@@ -128,4 +129,36 @@ TEST_CASE("prep_recv_select takes one buffer of a larger message and leaves the 
     buffers->recycle(bid);
   }
   CHECK(received == message);
+}
+
+TEST_CASE("prep_recv_select with poll_first waits for data, and takes data already there at once" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  auto setup = ring_with_buffers(has_provided_receive, 5, 2, 64);
+  if (!setup) return;
+  auto& [ring, buffers] = *setup;
+  auto [a, b] = socket_pair();
+
+  // An empty socket: the recv waits (no EAGAIN completion), then takes what arrives.
+  Recorder waiting;
+  ring->prep_recv_select(a.get(), *buffers, waiting, /*poll_first=*/true);
+  REQUIRE(ring->run_once(std::chrono::milliseconds(50)));
+  CHECK(waiting.calls_ == 0);
+  const std::string later = "arrived later";
+  REQUIRE(::write(b.get(), later.data(), later.size()) == static_cast<ssize_t>(later.size()));
+  REQUIRE(ring->run_until([&] { return waiting.calls_ > 0; }));
+  REQUIRE(waiting.res_ == static_cast<int>(later.size()));
+  REQUIRE((waiting.flags_ & IORING_CQE_F_BUFFER) != 0);
+  const uint16_t first = BufferRing::buffer_id(waiting.flags_);
+  CHECK(std::string_view(buffers->buffer(first).data(), later.size()) == later);
+  buffers->recycle(first);
+
+  // The hint is only a hint: bytes already queued are received as without it.
+  const std::string queued = "already queued";
+  REQUIRE(::write(b.get(), queued.data(), queued.size()) == static_cast<ssize_t>(queued.size()));
+  Recorder ready;
+  ring->prep_recv_select(a.get(), *buffers, ready, /*poll_first=*/true);
+  REQUIRE(ring->run_until([&] { return ready.calls_ > 0; }));
+  REQUIRE(ready.res_ == static_cast<int>(queued.size()));
+  const uint16_t second = BufferRing::buffer_id(ready.flags_);
+  CHECK(std::string_view(buffers->buffer(second).data(), queued.size()) == queued);
+  buffers->recycle(second);
 }

@@ -139,7 +139,10 @@ class Ring {
   void prep_recv_multishot(int fd, BufferRing& buffers, CompletionHandler& handler);
   // One recv into one buffer the kernel picks from `buffers` (F_BUFFER as above), then the operation
   // ends: the caller decides whether to receive again, so at most one buffer arrives per arm.
-  void prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler);
+  // poll_first: the caller knows the socket was just drained (its last recv did not fill a buffer),
+  // so the kernel waits for data before its first attempt (IORING_RECVSEND_POLL_FIRST) instead of
+  // trying a recv that can only return EAGAIN.
+  void prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler, bool poll_first = false);
   void prep_send(int fd, std::span<const char> bytes, CompletionHandler& handler);
   void prep_sendmsg(int fd, const msghdr* msg, CompletionHandler& handler);
   // A request and the first receive of its answer, queued as one link in the same submission:
