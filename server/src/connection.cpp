@@ -96,13 +96,13 @@ void Connection::open(int fd) {
   arm_recv();
 }
 
-void Connection::arm_recv() {
+void Connection::arm_recv(bool drained) {
   // One buffer per arm by default: what a paused connection holds is then bounded by one buffer,
   // whatever the client keeps sending (ServerOptions::recv_multishot says what the other way costs).
   if (worker_.options().recv_multishot) {
     worker_.ring().prep_recv_multishot(fd_, worker_.buffers(), recv_op_);
   } else {
-    worker_.ring().prep_recv_select(fd_, worker_.buffers(), recv_op_);
+    worker_.ring().prep_recv_select(fd_, worker_.buffers(), recv_op_, drained);
   }
   recv_armed_ = true;
 }
@@ -110,6 +110,9 @@ void Connection::arm_recv() {
 void Connection::on_recv(int res, uint32_t flags) {
   const bool more = (flags & IORING_CQE_F_MORE) != 0;
   if (!more) recv_armed_ = false;
+  // A request that fit its buffer with room to spare was all the socket held (the usual case for
+  // a kept-alive client waiting for its answer).
+  bool drained = false;
 
   if (res > 0) {
     if ((flags & IORING_CQE_F_BUFFER) == 0) {
@@ -118,9 +121,10 @@ void Connection::on_recv(int res, uint32_t flags) {
       start_close();
     } else {
       const uint16_t id = net::BufferRing::buffer_id(flags);
+      auto buffer = worker_.buffers().buffer(id);
+      drained = static_cast<std::size_t>(res) < buffer.size();
       if (state_ == State::open) {
         last_active_ = worker_.now();
-        auto buffer = worker_.buffers().buffer(id);
         try {
           consume({buffer.data(), std::min<std::size_t>(static_cast<std::size_t>(res), buffer.size())});
         } catch (const std::bad_alloc&) {
@@ -148,7 +152,7 @@ void Connection::on_recv(int res, uint32_t flags) {
   if (!recv_armed_ && !peer_closed_ && !paused_ && (state_ == State::open || state_ == State::draining)) {
     // A one-buffer recv ends after each completion by design; a multishot ends early.
     if (worker_.options().recv_multishot || res == -ENOBUFS) ++worker_.counters().recv_rearmed;
-    arm_recv();
+    arm_recv(drained);
   }
   flush();
   maybe_release();
@@ -573,7 +577,12 @@ void Connection::flush() {
 void Connection::submit_send() {
   const BodySource* source = in_flight().current_source();
   auto parts = in_flight().iovecs();
-  if (source == nullptr) {
+  if (source == nullptr && parts.size() == 1) {
+    // One contiguous answer (a head with its inline body, the usual kept-alive case): a plain send,
+    // with no msghdr and iovec array for the kernel to copy in.
+    worker_.ring().prep_send(fd_, {static_cast<const char*>(parts.front().iov_base), parts.front().iov_len},
+                             send_op_);
+  } else if (source == nullptr) {
     message_ = msghdr{};
     message_.msg_iov = const_cast<iovec*>(parts.data());
     message_.msg_iovlen = std::min<std::size_t>(parts.size(), IOV_MAX);

@@ -93,7 +93,9 @@ class Connection final : private http::RequestHandler, private UpstreamRequester
 
   void on_recv(int res, uint32_t flags);
   void on_sent(int res, uint32_t flags);
-  void arm_recv();
+  // drained: the last recv left the socket empty (it did not fill its buffer), so the next one waits
+  // for data before it tries.
+  void arm_recv(bool drained = false);
   void consume(std::string_view bytes);
   // Backpressure: a client that sends requests faster than it reads answers would make the output
   // queue grow without bound. Past max_queued_output_bytes the connection stops reading (cancels
