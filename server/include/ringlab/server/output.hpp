@@ -1,5 +1,6 @@
 #pragma once
-// OutputBatch: the bytes of one or more responses of one connection, gathered for one sendmsg.
+// OutputBatch: the bytes of one or more responses of one connection, gathered for one sendmsg (a
+// plain send when they are one iovec).
 //
 // A connection keeps two: one in flight (handed to the kernel) and one pending (where new responses
 // are appended while the other is sent). Appending to the batch in flight is the caller's bug.

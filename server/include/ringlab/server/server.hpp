@@ -10,7 +10,8 @@
 // Connections: requests are parsed as they arrive (split anywhere, pipelined), answered in order,
 // and the answers produced from one receive go out in one sendmsg (head and body as separate
 // iovecs; cached bodies are referenced, not copied, except bodies of at most inline_body_bytes,
-// which are copied next to their head: see output.hpp; that is the default body strategy, below).
+// which are copied next to their head: see output.hpp; that is the default body strategy, below),
+// or in one plain send when they are one contiguous buffer (a head with its inline body).
 // A connection is kept alive unless the client asks otherwise (HTTP/1.0 without keep-alive,
 // "Connection: close") or a request was bad. When the server closes after an answer it first shuts
 // its side down and reads (and drops) what the client still sends for a short while, so the client
@@ -178,7 +179,7 @@ struct ServerStats {
   uint64_t upstream_idle_dropped = 0;  // idle pooled upstream connections closed: the upstream had closed them
   uint64_t cache_hits = 0;
   uint64_t cache_misses = 0;
-  uint64_t sends = 0;         // send operations: sendmsg, and the body strategies' send_zc and splices
+  uint64_t sends = 0;         // send operations: send, sendmsg, and the body strategies' send_zc and splices
   uint64_t read_pauses = 0;   // a connection stopped reading because its answers were not read
   uint64_t zc_sends = 0;      // send_zc, fixed: zero-copy sends the kernel sent without copying
   uint64_t zc_copied = 0;     // send_zc, fixed: zero-copy sends the kernel fell back to copying
