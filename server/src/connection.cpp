@@ -384,6 +384,13 @@ void Connection::respond() {
       head.content_type = kJson;
       body = worker_.options().environment_json;  // owned by the Server, lives as long as the worker
       break;
+    case Route::stats:
+      // This worker's counters as of now, the others' as of their latest batch of completions.
+      worker_.publish_stats();
+      head.content_type = kJson;
+      body_ = stats_json(worker_.published_total());
+      answer_body_string(head, close);
+      return;
     case Route::echo:
       head.content_type = content_type_;  // copied into the head before content_type_ changes
       answer_body_string(head, close);

@@ -19,7 +19,7 @@ struct RouteEntry {
   std::string_view answer;  // for routes_help()
 };
 
-constexpr std::array<RouteEntry, 8> kRoutes{{
+constexpr std::array<RouteEntry, 9> kRoutes{{
     {"/weather", Route::weather, true, true, true, "count WeatherForecast records {date, temperatureC, summary, temperatureF}"},
     {"/repos", Route::repos, true, true, true, "count GitHub-repository-like records, about 1-2 KB each"},
     {"/github", Route::github, true, true, true, "count flat 22-field repository records (jos's DTO), about 1 KB each"},
@@ -28,6 +28,7 @@ constexpr std::array<RouteEntry, 8> kRoutes{{
     {"/health", Route::health, true, false, false, "{\"status\":\"ok\"}"},
     {"/proxy", Route::proxy, true, true, false, "/weather?count=N fetched from --upstream (default: this server)"},
     {"/env", Route::env, true, false, false, "this server's environment as one flat JSON object of strings (kernel, CPU, build, options)"},
+    {"/stats", Route::stats, true, false, false, "this server's counters since it started, summed over its threads, as one flat JSON object of numbers (requests, sends, zc_sends, zc_copied, ...)"},
 }};
 
 constexpr std::string_view kAllowGet = "GET, HEAD";
@@ -130,7 +131,8 @@ uint64_t count_limit(Route route, const CountLimits& limits) noexcept {
     case Route::echo:
     case Route::plaintext:
     case Route::health:
-    case Route::env: return kMaxCount;
+    case Route::env:
+    case Route::stats: return kMaxCount;
   }
   return std::min({limits.max_count, kMaxCount, limits.max_answer_bytes / record});
 }
@@ -180,6 +182,7 @@ std::string_view route_name(Route route) noexcept {
     case Route::proxy: return "proxy";
     case Route::env: return "env";
     case Route::github: return "github";
+    case Route::stats: return "stats";
   }
   return "?";
 }

@@ -7,6 +7,7 @@
 
 #include "ringlab/http/url.hpp"
 #include "ringlab/net/socket.hpp"
+#include "stats_board.hpp"
 #include "worker.hpp"
 
 namespace ringlab::server {
@@ -113,14 +114,16 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
   // A worker whose ring fails stops the others, so wait() returns instead of serving on one leg.
   Server* self = server.get();
   auto stop_all = [self] { self->stop(); };
+  server->board_ = std::make_unique<StatsBoard>(opts.threads + (upstream_listener.valid() ? 1u : 0u));
+  StatsBoard& board = *server->board_;
   for (unsigned i = 0; i < opts.threads; ++i) {
     const int cpu = opts.cpu >= 0 ? static_cast<int>((static_cast<unsigned>(opts.cpu) + i) % cpus) : -1;
     server->workers_.push_back(
-        std::make_unique<Worker>(opts, std::move(listeners[i]), server->upstream_, cpu, stop_all));
+        std::make_unique<Worker>(opts, std::move(listeners[i]), server->upstream_, cpu, stop_all, board, i));
   }
   if (upstream_listener.valid()) {
-    server->workers_.push_back(
-        std::make_unique<Worker>(opts, std::move(upstream_listener), std::string{}, -1, stop_all));
+    server->workers_.push_back(std::make_unique<Worker>(opts, std::move(upstream_listener), std::string{}, -1,
+                                                        stop_all, board, opts.threads));
   }
 
   std::vector<std::promise<Status>> ready(server->workers_.size());
@@ -167,31 +170,9 @@ Status Server::wait() {
 }
 
 ServerStats Server::stats() const {
+  if (!joined_) return board_->total();
   ServerStats total;
-  if (!joined_) return total;
-  for (const auto& worker : workers_) {
-    ServerStats one = worker->stats();
-    total.accepted += one.accepted;
-    total.refused += one.refused;
-    total.closed += one.closed;
-    total.requests += one.requests;
-    total.bad_requests += one.bad_requests;
-    total.idle_closed += one.idle_closed;
-    total.recv_rearmed += one.recv_rearmed;
-    total.accept_errors += one.accept_errors;
-    total.connection_errors += one.connection_errors;
-    total.upstream_errors += one.upstream_errors;
-    total.upstream_retries += one.upstream_retries;
-    total.upstream_idle_dropped += one.upstream_idle_dropped;
-    total.cache_hits += one.cache_hits;
-    total.cache_misses += one.cache_misses;
-    total.sends += one.sends;
-    total.read_pauses += one.read_pauses;
-    total.zc_sends += one.zc_sends;
-    total.zc_copied += one.zc_copied;
-    total.fixed_fallbacks += one.fixed_fallbacks;
-    total.file_fallbacks += one.file_fallbacks;
-  }
+  for (const auto& worker : workers_) total += worker->stats();
   return total;
 }
 

@@ -27,13 +27,15 @@ std::string errno_text(const char* op, int code) { return base::errno_message(op
 }  // namespace
 
 Worker::Worker(const ServerOptions& options, net::Fd listener, std::string upstream, int cpu,
-               std::function<void()> on_failure)
+               std::function<void()> on_failure, StatsBoard& board, std::size_t board_slot)
     : options_(options),
       listener_(std::move(listener)),
       upstream_text_(std::move(upstream)),
       cpu_(cpu),
       on_failure_(std::move(on_failure)),
-      cache_(BodyCacheLimits{.max_entries = options.cache_entries, .max_bytes = options.cache_bytes}) {
+      cache_(BodyCacheLimits{.max_entries = options.cache_entries, .max_bytes = options.cache_bytes}),
+      board_(board),
+      board_slot_(board_slot) {
   // Made here, before the thread starts, because request_stop() may be called from any thread.
   wake_fd_ = net::Fd(::eventfd(0, EFD_CLOEXEC));
   if (!wake_fd_.valid()) wake_errno_ = errno;
@@ -120,7 +122,9 @@ void Worker::run(std::promise<Status>& ready) {
       result_ = std::unexpected(Error{"worker ring: " + dispatched.error().message()});
       break;
     }
+    publish_stats();
   }
+  publish_stats();
   if (result_) {
     // Closes queued by the last connections are still in the SQ.
     if (auto submitted = ring_->submit(); !submitted) {

@@ -31,6 +31,7 @@
 #include "ringlab/server/response.hpp"
 #include "ringlab/server/routes.hpp"
 #include "ringlab/server/server.hpp"
+#include "stats_board.hpp"
 #include "upstream.hpp"
 
 namespace ringlab::server {
@@ -197,8 +198,10 @@ class Worker {
  public:
   // `upstream` empty: /proxy answers 502 (this worker is the internal upstream itself).
   // `on_failure` runs on the worker's thread when its ring fails (the server then stops the rest).
+  // The worker publishes its counters to slot `board_slot` of `board` (which outlives it) after
+  // every batch of completions.
   Worker(const ServerOptions& options, net::Fd listener, std::string upstream, int cpu,
-         std::function<void()> on_failure);
+         std::function<void()> on_failure, StatsBoard& board, std::size_t board_slot);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -216,6 +219,11 @@ class Worker {
   [[nodiscard]] BodyCache& cache() noexcept { return cache_; }
   [[nodiscard]] const ServerOptions& options() const noexcept { return options_; }
   [[nodiscard]] ServerStats& counters() noexcept { return stats_; }
+  // Copies this worker's counters to its slot of the board (done after every batch of completions;
+  // GET /stats does it first, so that its own worker's figures are current).
+  void publish_stats() noexcept { board_.publish(board_slot_, stats()); }
+  // Every worker's latest published counters, summed (GET /stats).
+  [[nodiscard]] ServerStats published_total() const { return board_.total(); }
   // The worker's clock, read once per tick: stamping activity costs no clock read.
   [[nodiscard]] Clock::time_point now() const noexcept { return now_; }
   [[nodiscard]] bool stopping() const noexcept { return stopping_; }
@@ -289,6 +297,8 @@ class Worker {
   // fixed: the registered memory cached bodies are copied into (body_placement.hpp).
   std::shared_ptr<FixedArea> fixed_area_;
   ServerStats stats_;
+  StatsBoard& board_;
+  std::size_t board_slot_;
   Status result_;
 
   // Destroyed in this order (reverse of declaration) by tear_down(): the upstream's fetches and the

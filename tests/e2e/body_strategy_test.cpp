@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "support.hpp"
 
 using namespace ringlab;
@@ -219,4 +221,98 @@ TEST_CASE("body strategies: a client that half-closes after its requests still r
     CHECK(got.size() == expected.size());
     CHECK(got == expected);
   }
+}
+
+TEST_CASE("GET /stats: every counter by name, summed over the threads, current while the server runs") {
+  server::ServerOptions options = options_for(BodyStrategy::send_zc, 0);
+  options.threads = 2;
+  TestServer tested(options);
+  // Several connections, so that both threads are likely to serve some (reuseport spreads them);
+  // the sum is checked either way.
+  constexpr unsigned kConnections = 6;
+  constexpr unsigned kPerConnection = 3;
+  for (unsigned c = 0; c < kConnections; ++c) {
+    RawClient client(tested.port());
+    for (unsigned i = 0; i < kPerConnection; ++i) {
+      client.send(get_request("/weather?count=100"));
+      CHECK(client.read_response().status == 200);
+    }
+  }
+  const auto read_stats = [&] {
+    RawClient client(tested.port());
+    client.send(get_request("/stats"));
+    const Response response = client.read_response();
+    REQUIRE(response.status == 200);
+    auto parsed = nlohmann::json::parse(response.body, nullptr, false);
+    REQUIRE(parsed.is_object());
+    return parsed;
+  };
+  const auto zero_copy = [](const nlohmann::json& stats) {
+    return stats["zc_sends"].get<uint64_t>() + stats["zc_copied"].get<uint64_t>();
+  };
+  // Another thread's figures are those of its latest batch of completions, and a zero-copy send
+  // is counted at its notification, which may come after the client has the bytes: read again
+  // until they show, for at most 5 s.
+  const auto read_stats_until = [&](auto done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    auto stats = read_stats();
+    while (!done(stats) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      stats = read_stats();
+    }
+    return stats;
+  };
+  const unsigned answers = kConnections * kPerConnection;
+  const auto first = read_stats_until([&](const nlohmann::json& stats) { return zero_copy(stats) >= answers; });
+  CHECK(first.size() == server::kServerCounters.size());
+  for (const server::ServerCounter& counter : server::kServerCounters) {
+    INFO(counter.name);
+    REQUIRE(first.contains(std::string(counter.name)));
+    CHECK(first[std::string(counter.name)].is_number_unsigned());
+  }
+  CHECK(first["requests"].get<uint64_t>() >= answers);
+  CHECK(first["accepted"].get<uint64_t>() >= kConnections + 1);
+  // send_zc with no inline bodies: every /weather body went by a zero-copy send, which the kernel
+  // either sent from our pages or copied (as it does on loopback).
+  CHECK(zero_copy(first) >= answers);
+  CHECK(first["connection_errors"].get<uint64_t>() == 0);
+
+  // Counted as it goes: one more answer shows in the next reading, and Server::stats() agrees
+  // while the server runs.
+  {
+    RawClient client(tested.port());
+    client.send(get_request("/weather?count=100"));
+    CHECK(client.read_response().status == 200);
+  }
+  const auto second = read_stats_until([&](const nlohmann::json& stats) { return zero_copy(stats) > zero_copy(first); });
+  CHECK(second["requests"].get<uint64_t>() >= first["requests"].get<uint64_t>() + 2);  // the answer and /stats
+  CHECK(zero_copy(second) > zero_copy(first));
+  const server::ServerStats running = tested.get().stats();
+  CHECK(running.requests >= second["requests"].get<uint64_t>());
+  const server::ServerStats final_stats = tested.stop();
+  CHECK(final_stats.requests >= running.requests);
+  CHECK(final_stats.zc_sends + final_stats.zc_copied >= answers + 1);
+}
+
+TEST_CASE("ServerStats: += adds every counter, and stats_json names each one once") {
+  server::ServerStats a;
+  server::ServerStats b;
+  uint64_t value = 1;
+  for (const server::ServerCounter& counter : server::kServerCounters) {
+    a.*counter.field = value;
+    b.*counter.field = 100 * value;
+    ++value;
+  }
+  a += b;
+  value = 1;
+  for (const server::ServerCounter& counter : server::kServerCounters) {
+    INFO(counter.name);
+    CHECK(a.*counter.field == 101 * value);
+    ++value;
+  }
+  const auto parsed = nlohmann::json::parse(server::stats_json(a), nullptr, false);
+  REQUIRE(parsed.is_object());
+  CHECK(parsed.size() == server::kServerCounters.size());
+  CHECK(parsed["accepted"].get<uint64_t>() == 101);
+  CHECK(parsed["file_fallbacks"].get<uint64_t>() == 101 * server::kServerCounters.size());
 }

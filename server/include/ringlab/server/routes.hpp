@@ -28,7 +28,7 @@
 
 namespace ringlab::server {
 
-enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy, env, github };
+enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy, env, github, stats };
 enum class Format : uint8_t { json, ndjson };
 enum class UpstreamConnection : uint8_t { pooled, fresh };
 

@@ -99,6 +99,7 @@
 // Errors: start() returns an Error naming what failed ("listen 127.0.0.1:80: Permission denied
 // (EACCES)"); per-connection failures never stop a worker (they are counted in stats()); a worker
 // stops only when its ring fails, and wait() returns that error.
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <expected>
@@ -187,6 +188,19 @@ struct ServerStats {
   uint64_t file_fallbacks = 0;   // sendfile: bodies sent from memory (no file for them)
 };
 
+// Every counter of ServerStats with its name (the key in GET /stats): the one list that summing and
+// the JSON form go through (a counter added above and not here fails to compile: server.cpp
+// checks the sizes).
+struct ServerCounter {
+  std::string_view name;
+  uint64_t ServerStats::*field;
+};
+extern const std::array<ServerCounter, 20> kServerCounters;
+
+ServerStats& operator+=(ServerStats& total, const ServerStats& one) noexcept;
+// {"accepted":N,...}: one flat JSON object of numbers, in kServerCounters' order (GET /stats).
+[[nodiscard]] std::string stats_json(const ServerStats& stats);
+
 struct Error {
   std::string message;
 };
@@ -195,6 +209,7 @@ using Result = std::expected<T, Error>;
 using Status = Result<void>;
 
 class Worker;
+class StatsBoard;
 
 class Server {
  public:
@@ -214,9 +229,10 @@ class Server {
   void stop() noexcept;
   // Joins the workers (once); the first worker error, if any.
   Status wait();
-  // Sum over the workers (the built-in upstream's included), once wait() has returned; zeros before
-  // (the counters belong to the worker threads while they run, and are not atomics: they are
-  // bumped on every request).
+  // Sum over the workers (the built-in upstream's included). Once wait() has returned: exact. While
+  // they run: what each worker published after its latest batch of completions (the counters
+  // belong to the worker threads and are bumped on every request without atomics; each worker
+  // copies them to a board under a mutex of its own once per batch), as GET /stats answers.
   [[nodiscard]] ServerStats stats() const;
 
  private:
@@ -224,6 +240,7 @@ class Server {
   ServerOptions options_;
   net::Endpoint endpoint_;
   std::string upstream_;
+  std::unique_ptr<StatsBoard> board_;  // outlives the workers, which publish into it
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;
   bool joined_ = false;
