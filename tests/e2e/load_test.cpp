@@ -69,6 +69,36 @@ TEST_CASE("closed loop against our server: every answer counted, parsed and time
   }
 }
 
+TEST_CASE("the server's zero-copy sends per request, read from its GET /stats around the window") {
+  for (const server::BodyStrategy strategy : {server::BodyStrategy::writev, server::BodyStrategy::send_zc}) {
+    const std::string_view name = server::body_strategy_name(strategy);
+    CAPTURE(name);
+    server::ServerOptions options;
+    options.body_strategy = strategy;
+    options.inline_body_bytes = 0;  // every body the strategy's way
+    TestServer ours(options);
+    LoadSpec spec = quick_spec(ours.port(), "/weather?count=100");
+    spec.server_stats = true;
+    const LoadResult r = run_ok(spec);
+    check_clean(r, body_size(100));
+    REQUIRE(r.server_zc_sends_per_request.has_value());
+    REQUIRE(r.server_zc_copied_per_request.has_value());
+    const double zero_copy = *r.server_zc_sends_per_request + *r.server_zc_copied_per_request;
+    if (strategy == server::BodyStrategy::writev) {
+      CHECK(zero_copy == 0.0);
+    } else {
+      // One zero-copy send per answer. The window's edges cut a few either way: answers measured
+      // whose notification came after the second reading, notifications of answers before it.
+      CHECK(zero_copy == doctest::Approx(1.0).epsilon(0.1));
+    }
+  }
+  // A spec that does not ask: nothing (nginx, which has no /stats, is below).
+  TestServer ours;
+  const LoadResult r = run_ok(quick_spec(ours.port()));
+  CHECK_FALSE(r.server_zc_sends_per_request.has_value());
+  CHECK_FALSE(r.server_zc_copied_per_request.has_value());
+}
+
 TEST_CASE("open loop sends exactly the requests due in the window") {
   TestServer ours;
   LoadSpec spec = quick_spec(ours.port());
@@ -87,8 +117,11 @@ TEST_CASE("closed loop against nginx serving the same bytes") {
     CAPTURE(count);
     LoadSpec spec = quick_spec(nginx.port(), "/weather_" + std::to_string(count) + ".json");
     spec.server_pid = nginx.pid();
+    spec.server_stats = true;  // nginx answers GET /stats 404: no zero-copy figures, the run goes on
     const LoadResult r = run_ok(spec);
     check_clean(r, body_size(count));
+    CHECK_FALSE(r.server_zc_sends_per_request.has_value());
+    CHECK_FALSE(r.server_zc_copied_per_request.has_value());
     // nginx's master is idle; its CPU is counted when the pid is given (its worker is a child,
     // not counted): a number, not a verdict.
     CHECK(r.server_cpu_us_per_request.has_value());
@@ -198,6 +231,7 @@ TEST_CASE("bench load runs the embedded server and writes its report") {
   const std::string table = read_file(stdout_path);
   CHECK(table.find("| ours |") != std::string::npos);
   CHECK(table.find("`/weather?count=1000`") != std::string::npos);
+  CHECK(table.find("ZC sent / copied per req") != std::string::npos);
   std::string json_path;
   for (const auto& folder : std::filesystem::directory_iterator(out.path())) {
     if (folder.is_directory() && std::filesystem::exists(folder.path() / "load.json")) {
@@ -213,6 +247,9 @@ TEST_CASE("bench load runs the embedded server and writes its report") {
       CHECK(round["requests"].get<uint64_t>() > 0);
       CHECK(round["errors"]["malformed"].get<uint64_t>() == 0);
       CHECK_FALSE(round["server_cpu_us_per_request"].is_null());
+      // Ours answers /stats: its zero-copy counts are there (0 with the default body strategy).
+      CHECK(round["server_zc_sends_per_request"].get<double>() == 0.0);
+      CHECK(round["server_zc_copied_per_request"].get<double>() == 0.0);
       uint64_t bucketed = 0;
       for (const auto& bucket : round["latency_ns"]["buckets"]) bucketed += bucket[2].get<uint64_t>();
       CHECK(bucketed == round["requests"].get<uint64_t>());

@@ -305,10 +305,11 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
         if (auto it = env->find("body_strategy"); it != env->end()) body_strategy = it->second;
         const auto program = env->find("program");
         const auto pid = env->find("pid");
-        if (run_spec.server_pid == -1 && is_loopback(run_spec.host) && program != env->end() &&
-            program->second == "ringlab server" && pid != env->end()) {
+        const bool ours = program != env->end() && program->second == "ringlab server";
+        if (run_spec.server_pid == -1 && is_loopback(run_spec.host) && ours && pid != env->end()) {
           run_spec.server_pid = static_cast<pid_t>(std::atoi(pid->second.c_str()));
         }
+        run_spec.server_stats = ours;
       }
       for (std::size_t t = 0; t < command.targets.size() && g_cancel == 0; ++t) {
         run_spec.target = command.targets[t];

@@ -154,21 +154,27 @@ Status measure_link(const std::string& host, uint16_t port, const link::LinkSpec
   return {};
 }
 
-Result<std::map<std::string, std::string>> fetch_server_environment(const std::string& host, uint16_t port,
-                                                                     std::chrono::milliseconds timeout) {
+Result<std::map<std::string, std::string>> fetch_server_json(const std::string& host, uint16_t port,
+                                                             const std::string& target,
+                                                             std::chrono::milliseconds timeout) {
   auto connection = Connection::open(host, port, timeout);
   if (!connection) return std::unexpected(connection.error());
   std::string body;
-  auto status = connection->get("/env", &body);
+  auto status = connection->get(target, &body);
   if (!status) return std::unexpected(status.error());
-  if (*status != 200) return fail(fmt::format("GET /env answered {}", *status));
+  if (*status != 200) return fail(fmt::format("GET {} answered {}", target, *status));
   const auto parsed = nlohmann::json::parse(body, nullptr, false);
-  if (!parsed.is_object()) return fail("GET /env: the body is not a JSON object");
-  std::map<std::string, std::string> environment;
+  if (!parsed.is_object()) return fail(fmt::format("GET {}: the body is not a JSON object", target));
+  std::map<std::string, std::string> values;
   for (const auto& [key, value] : parsed.items()) {
-    environment[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    values[key] = value.is_string() ? value.get<std::string>() : value.dump();
   }
-  return environment;
+  return values;
+}
+
+Result<std::map<std::string, std::string>> fetch_server_environment(const std::string& host, uint16_t port,
+                                                                     std::chrono::milliseconds timeout) {
+  return fetch_server_json(host, port, "/env", timeout);
 }
 
 }  // namespace ringlab::bench

@@ -8,6 +8,7 @@
 #include <bit>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <fmt/format.h>
 #include <fstream>
 #include <latch>
@@ -15,6 +16,7 @@
 #include <queue>
 #include <thread>
 
+#include "ringlab/bench/link_session.hpp"
 #include "ringlab/bench/load.hpp"
 #include "ringlab/bench/server_process.hpp"
 #include "ringlab/http/parser.hpp"
@@ -518,6 +520,32 @@ struct CpuSample {
   double client = 0;
 };
 
+// The server's zero-copy send counts from its GET /stats; empty when it cannot be read.
+struct ZeroCopySample {
+  uint64_t sent = 0;
+  uint64_t copied = 0;
+};
+
+std::optional<ZeroCopySample> sample_zero_copy(const LoadSpec& spec) {
+  if (!spec.server_stats) return std::nullopt;
+  auto stats = fetch_server_json(spec.host, spec.port, "/stats",
+                                 std::chrono::duration_cast<std::chrono::milliseconds>(spec.timeout));
+  if (!stats) return std::nullopt;
+  const auto count = [&](const char* name) -> std::optional<uint64_t> {
+    const auto it = stats->find(name);
+    if (it == stats->end()) return std::nullopt;
+    uint64_t value = 0;
+    const char* end = it->second.data() + it->second.size();
+    const auto [at, ec] = std::from_chars(it->second.data(), end, value);
+    if (ec != std::errc{} || at != end) return std::nullopt;
+    return value;
+  };
+  const auto sent = count("zc_sends");
+  const auto copied = count("zc_copied");
+  if (!sent || !copied) return std::nullopt;
+  return ZeroCopySample{*sent, *copied};
+}
+
 double self_cpu_seconds() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
@@ -613,11 +641,18 @@ Result<LoadResult> run_load(const LoadSpec& spec, const volatile std::sig_atomic
   LoadResult result;
   CpuSample before;
   CpuSample after;
+  std::optional<ZeroCopySample> zero_copy_before;
+  std::optional<ZeroCopySample> zero_copy_after;
   if (!setup_error) {
     sleep_until_ns(plan.window_begin, cancel);
+    // The /stats readings lie outside the CPU samples: their own requests cost neither side's CPU
+    // per request, and they add one request each to the server's counts (not a zero-copy send:
+    // their bodies are small).
+    zero_copy_before = sample_zero_copy(spec);
     before = sample_cpu(spec.server_pid);
     sleep_until_ns(plan.window_end, cancel);
     after = sample_cpu(spec.server_pid);
+    zero_copy_after = sample_zero_copy(spec);
   }
   running.clear();  // joins
   if (setup_error) return fail(*setup_error);
@@ -640,6 +675,13 @@ Result<LoadResult> run_load(const LoadSpec& spec, const volatile std::sig_atomic
     const double per = 1e6 / static_cast<double>(result.requests);
     result.client_cpu_us_per_request = (after.client - before.client) * per;
     if (before.server && after.server) result.server_cpu_us_per_request = (*after.server - *before.server) * per;
+    // Counts that went down came from another server (restarted on the same port): none then.
+    if (zero_copy_before && zero_copy_after && zero_copy_after->sent >= zero_copy_before->sent &&
+        zero_copy_after->copied >= zero_copy_before->copied) {
+      result.server_zc_sends_per_request = static_cast<double>(zero_copy_after->sent - zero_copy_before->sent) * per / 1e6;
+      result.server_zc_copied_per_request =
+          static_cast<double>(zero_copy_after->copied - zero_copy_before->copied) * per / 1e6;
+    }
   }
   return result;
 }

@@ -98,8 +98,13 @@ class LinkSession {
 [[nodiscard]] Status measure_link(const std::string& host, uint16_t port, const link::LinkSpec& spec,
                                   LinkInfo& info, std::chrono::milliseconds timeout);
 
-// GET /env of the server as a flat map; error when it has none (a peer such as nginx) or the
-// answer is not a flat JSON object.
+// GET `target` of the server, on a connection of its own, as a flat map (a value that is not a
+// string: its JSON text, so numbers come as digits); error when the server does not answer 200
+// (a peer such as nginx has no /env or /stats) or the answer is not a flat JSON object.
+[[nodiscard]] Result<std::map<std::string, std::string>> fetch_server_json(const std::string& host, uint16_t port,
+                                                                         const std::string& target,
+                                                                         std::chrono::milliseconds timeout);
+// fetch_server_json of GET /env: the server's environment.
 [[nodiscard]] Result<std::map<std::string, std::string>> fetch_server_environment(
     const std::string& host, uint16_t port, std::chrono::milliseconds timeout);
 

@@ -64,6 +64,9 @@ struct LoadSpec {
   unsigned recv_buffers = 256;          // per thread: a power of two, at most 32768
   unsigned recv_buffer_bytes = 16 * 1024;
   pid_t server_pid = -1;       // for the server's CPU per request; -1: unknown
+  // The server answers GET /stats (ours): its zero-copy sends per request are read from it at the
+  // window's start and end.
+  bool server_stats = false;
 };
 
 struct LoadErrors {
@@ -103,6 +106,11 @@ struct LoadResult {
   uint64_t enters = 0;            // io_uring_enter calls of every load thread, whole run
   std::optional<double> server_cpu_us_per_request;
   double client_cpu_us_per_request = 0;
+  // From the server's GET /stats over the window (spec.server_stats), per measured request: its
+  // zero-copy sends the kernel sent from our pages, and those it copied (loopback always copies).
+  // Empty when the server has no /stats or one reading failed.
+  std::optional<double> server_zc_sends_per_request;
+  std::optional<double> server_zc_copied_per_request;
   bool interrupted = false;
 };
 
