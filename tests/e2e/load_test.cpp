@@ -1,6 +1,7 @@
 // bench load's generator (bench/include/ringlab/bench/load.hpp) against real servers on loopback:
 // ours in this process and as a binary, nginx; the open loop's answer to a paused server; its limits
 // and errors; and the `bench load` command as a user runs it.
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -41,6 +42,13 @@ LoadResult run_ok(const LoadSpec& spec) {
   auto result = bench::run_load(spec);
   REQUIRE_MESSAGE(result.has_value(), (result ? "" : result.error().message));
   return std::move(*result);
+}
+
+int allowed_cpu_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return CPU_COUNT(&set);
 }
 
 void check_clean(const LoadResult& r, std::size_t body) {
@@ -97,6 +105,23 @@ TEST_CASE("the server's zero-copy sends per request, read from its GET /stats ar
   const LoadResult r = run_ok(quick_spec(ours.port()));
   CHECK_FALSE(r.server_zc_sends_per_request.has_value());
   CHECK_FALSE(r.server_zc_copied_per_request.has_value());
+}
+
+TEST_CASE("the busy time of the server's CPUs, per request, from /proc/stat") {
+  TestServer ours;
+  LoadSpec spec = quick_spec(ours.port());
+  spec.server_cpus = {0};
+  const LoadResult r = run_ok(spec);
+  check_clean(r, body_size(10));
+  REQUIRE(r.server_cpus_busy_us_per_request.has_value());
+  CHECK(*r.server_cpus_busy_us_per_request >= 0);
+  // A CPU this machine does not have: no figure, and the run is not affected.
+  spec.server_cpus = {0, 1 << 20};
+  const LoadResult missing = run_ok(spec);
+  check_clean(missing, body_size(10));
+  CHECK_FALSE(missing.server_cpus_busy_us_per_request.has_value());
+  spec.server_cpus.clear();
+  CHECK_FALSE(run_ok(spec).server_cpus_busy_us_per_request.has_value());
 }
 
 TEST_CASE("open loop sends exactly the requests due in the window") {
@@ -247,6 +272,12 @@ TEST_CASE("bench load runs the embedded server and writes its report") {
       CHECK(round["requests"].get<uint64_t>() > 0);
       CHECK(round["errors"]["malformed"].get<uint64_t>() == 0);
       CHECK_FALSE(round["server_cpu_us_per_request"].is_null());
+      // The embedded server has a CPU to itself where there are two: that CPU's busy time is there.
+      if (allowed_cpu_count() >= 2) {
+        CHECK(round["server_cpus_busy_us_per_request"].get<double>() > 0);
+      } else {
+        CHECK(round["server_cpus_busy_us_per_request"].is_null());
+      }
       // Ours answers /stats: its zero-copy counts are there (0 with the default body strategy).
       CHECK(round["server_zc_sends_per_request"].get<double>() == 0.0);
       CHECK(round["server_zc_copied_per_request"].get<double>() == 0.0);

@@ -3,11 +3,13 @@
 #include <sys/utsname.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <ctime>
 #include <fmt/format.h>
 #include <iostream>
+#include <thread>
 
 #include "commands.hpp"
 #include "ringlab/bench/link_session.hpp"
@@ -247,6 +249,20 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
     for (int cpu : allowed) {
       if (cpu != server_cpu) spec.cpus.push_back(cpu);
     }
+  }
+  if (server_cpu >= 0) {
+    // The embedded server pins worker i to CPU (server_cpu + i) modulo the CPUs (ServerOptions::cpu).
+    // Their busy time is the server's only when no load thread shares them.
+    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<int> server_cpus;
+    for (unsigned i = 0; i < command.server_threads; ++i) {
+      const int cpu = static_cast<int>((static_cast<unsigned>(server_cpu) + i) % cpus);
+      if (std::find(server_cpus.begin(), server_cpus.end(), cpu) == server_cpus.end()) server_cpus.push_back(cpu);
+    }
+    const bool shared = std::any_of(server_cpus.begin(), server_cpus.end(), [&](int cpu) {
+      return spec.cpus.empty() || std::find(spec.cpus.begin(), spec.cpus.end(), cpu) != spec.cpus.end();
+    });
+    if (!shared) spec.server_cpus = std::move(server_cpus);
   }
   LoadReport report;
   report.spec = spec;

@@ -14,6 +14,7 @@
 #include <latch>
 #include <memory>
 #include <queue>
+#include <sstream>
 #include <thread>
 
 #include "ringlab/bench/link_session.hpp"
@@ -517,8 +518,31 @@ void LoadThread::tear_down() noexcept {
 
 struct CpuSample {
   std::optional<double> server;
+  std::optional<double> server_cpus_busy;  // seconds
   double client = 0;
 };
+
+// Busy seconds of `cpus` since boot from /proc/stat ("cpuN user nice system idle iowait irq
+// softirq steal ..." in clock ticks): everything but idle, iowait and steal (the hypervisor's).
+std::optional<double> cpus_busy_seconds(const std::vector<int>& cpus) {
+  if (cpus.empty()) return std::nullopt;
+  std::ifstream in("/proc/stat");
+  std::string line;
+  uint64_t ticks = 0;
+  std::size_t found = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] < '0' || line[3] > '9') continue;
+    std::istringstream fields(line.substr(3));
+    int cpu = -1;
+    uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0;
+    if (!(fields >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq)) return std::nullopt;
+    if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) continue;
+    ticks += user + nice + system + irq + softirq;
+    ++found;
+  }
+  if (found != cpus.size()) return std::nullopt;  // a CPU that is not there (offline)
+  return static_cast<double>(ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
 
 // The server's zero-copy send counts from its GET /stats; empty when it cannot be read.
 struct ZeroCopySample {
@@ -553,12 +577,13 @@ double self_cpu_seconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-CpuSample sample_cpu(pid_t server) {
+CpuSample sample_cpu(pid_t server, const std::vector<int>& server_cpus) {
   CpuSample sample;
   sample.client = self_cpu_seconds();
   if (server > 0) {
     if (auto seconds = process_cpu_seconds(server)) sample.server = *seconds;
   }
+  sample.server_cpus_busy = cpus_busy_seconds(server_cpus);
   return sample;
 }
 
@@ -649,9 +674,9 @@ Result<LoadResult> run_load(const LoadSpec& spec, const volatile std::sig_atomic
     // per request, and they add one request each to the server's counts (not a zero-copy send:
     // their bodies are small).
     zero_copy_before = sample_zero_copy(spec);
-    before = sample_cpu(spec.server_pid);
+    before = sample_cpu(spec.server_pid, spec.server_cpus);
     sleep_until_ns(plan.window_end, cancel);
-    after = sample_cpu(spec.server_pid);
+    after = sample_cpu(spec.server_pid, spec.server_cpus);
     zero_copy_after = sample_zero_copy(spec);
   }
   running.clear();  // joins
@@ -675,6 +700,9 @@ Result<LoadResult> run_load(const LoadSpec& spec, const volatile std::sig_atomic
     const double per = 1e6 / static_cast<double>(result.requests);
     result.client_cpu_us_per_request = (after.client - before.client) * per;
     if (before.server && after.server) result.server_cpu_us_per_request = (*after.server - *before.server) * per;
+    if (before.server_cpus_busy && after.server_cpus_busy) {
+      result.server_cpus_busy_us_per_request = (*after.server_cpus_busy - *before.server_cpus_busy) * per;
+    }
     // Counts that went down came from another server (restarted on the same port): none then.
     if (zero_copy_before && zero_copy_after && zero_copy_after->sent >= zero_copy_before->sent &&
         zero_copy_after->copied >= zero_copy_before->copied) {

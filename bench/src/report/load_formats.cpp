@@ -35,11 +35,12 @@ double median_of(const LoadRow& row, Get get) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-std::string optional_us(const LoadRow& row) {
+// The median of an optional figure over the rounds; n/a unless every round has it.
+std::string optional_us(const LoadRow& row, std::optional<double> LoadResult::*field) {
   for (const LoadResult& r : row.rounds) {
-    if (!r.server_cpu_us_per_request) return "n/a";
+    if (!(r.*field)) return "n/a";
   }
-  return fmt::format("{:.2f}", median_of(row, [](const LoadResult& r) { return *r.server_cpu_us_per_request; }));
+  return fmt::format("{:.2f}", median_of(row, [field](const LoadResult& r) { return *(r.*field); }));
 }
 
 // The server's zero-copy sends per request, "sent / copied" (medians of the rounds); n/a unless
@@ -99,15 +100,18 @@ std::string render_load_markdown(const LoadReport& report) {
          "requests together";
   out += report.spec.rate > 0 ? ", from each request's due time (open loop: coordinated omission corrected).\n"
                               : ", from each request's send (closed loop: a server stall shows in few requests).\n";
-  out += "CPU/req: CPU time over the window divided by the measured requests (server: every thread of it).\n";
+  out += "CPU/req: CPU time over the window divided by the measured requests (server: every thread of it). "
+         "Server CPUs busy/req: the whole busy time of the CPUs the embedded server has to itself (/proc/stat), "
+         "which also counts the softirq work that runs there while the server sleeps (n/a: no such CPUs).\n";
   out += "ZC sent / copied per req: the server's zero-copy sends over the window (its GET /stats), those the "
          "kernel sent from the server's pages and those it copied, per measured request (n/a: no /stats).\n\n";
   out += "| Server | Body strategy | Target | Req/s | Rounds | ";
   for (double p : kLoadPercentiles) out += percentile_name(p) + " | ";
-  out += "Max | Errors | Server CPU/req (µs) | Client CPU/req (µs) | Enters/req | ZC sent / copied per req |\n";
+  out += "Max | Errors | Server CPU/req (µs) | Server CPUs busy/req (µs) | Client CPU/req (µs) | Enters/req | "
+         "ZC sent / copied per req |\n";
   out += "|---|---|---|---:|---|";
   for (std::size_t i = 0; i < std::size(kLoadPercentiles); ++i) out += "---:|";
-  out += "---:|---|---:|---:|---:|---:|\n";
+  out += "---:|---|---:|---:|---:|---:|---:|\n";
   for (const LoadRow& row : report.rows) {
     const Histogram latency = row.merged_latency();
     std::vector<std::string> rounds;
@@ -118,8 +122,9 @@ std::string render_load_markdown(const LoadReport& report) {
     const double enters = median_of(row, [](const LoadResult& r) {
       return r.requests_total == 0 ? 0.0 : static_cast<double>(r.enters) / static_cast<double>(r.requests_total);
     });
-    out += fmt::format("{} | {} | {} | {:.2f} | {:.2f} | {} |\n", duration_text(latency.max()),
-                       errors_text(summed_errors(row)), optional_us(row),
+    out += fmt::format("{} | {} | {} | {} | {:.2f} | {:.2f} | {} |\n", duration_text(latency.max()),
+                       errors_text(summed_errors(row)), optional_us(row, &LoadResult::server_cpu_us_per_request),
+                       optional_us(row, &LoadResult::server_cpus_busy_us_per_request),
                        median_of(row, [](const LoadResult& r) { return r.client_cpu_us_per_request; }), enters,
                        zero_copy_text(row));
   }
@@ -136,7 +141,8 @@ std::string render_load_csv(const LoadReport& report) {
   for (double p : kLoadPercentiles) out += "," + percentile_name(p) + "_ns";
   out += ",max_ns,errors_connect,errors_send,errors_receive,errors_closed,errors_malformed,errors_status,"
          "errors_timeout,reconnects,buffer_shortages,server_cpu_us_per_request,client_cpu_us_per_request,"
-         "enters_per_request,server_zc_sends_per_request,server_zc_copied_per_request\n";
+         "enters_per_request,server_zc_sends_per_request,server_zc_copied_per_request,"
+         "server_cpus_busy_us_per_request\n";
   const auto quoted = [](const std::string& text) {
     std::string q = "\"";
     for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -149,11 +155,12 @@ std::string render_load_csv(const LoadReport& report) {
                          quoted(report.mode), i + 1, r.requests, r.requests_per_second);
       for (double p : kLoadPercentiles) out += fmt::format(",{}", r.latency.value_at_percentile(p));
       const LoadErrors& e = r.errors;
-      out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{}\n", r.latency.max(), e.connect, e.send,
+      out += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{},{}\n", r.latency.max(), e.connect, e.send,
                          e.receive, e.closed, e.malformed, e.status, e.timeout, r.reconnects, r.buffer_shortages,
                          optional_number(r.server_cpu_us_per_request), r.client_cpu_us_per_request,
                          r.requests_total == 0 ? 0.0 : static_cast<double>(r.enters) / static_cast<double>(r.requests_total),
-                         optional_number(r.server_zc_sends_per_request), optional_number(r.server_zc_copied_per_request));
+                         optional_number(r.server_zc_sends_per_request), optional_number(r.server_zc_copied_per_request),
+                         optional_number(r.server_cpus_busy_us_per_request));
     }
   }
   return out;
@@ -205,6 +212,8 @@ std::string render_load_json(const LoadReport& report) {
           {"requests_total", r.requests_total},
           {"enters", r.enters},
           {"server_cpu_us_per_request", r.server_cpu_us_per_request ? json(*r.server_cpu_us_per_request) : json(nullptr)},
+          {"server_cpus_busy_us_per_request",
+           r.server_cpus_busy_us_per_request ? json(*r.server_cpus_busy_us_per_request) : json(nullptr)},
           {"client_cpu_us_per_request", r.client_cpu_us_per_request},
           {"server_zc_sends_per_request",
            r.server_zc_sends_per_request ? json(*r.server_zc_sends_per_request) : json(nullptr)},

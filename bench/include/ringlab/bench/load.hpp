@@ -67,6 +67,12 @@ struct LoadSpec {
   // The server answers GET /stats (ours): its zero-copy sends per request are read from it at the
   // window's start and end.
   bool server_stats = false;
+  // CPUs the server has to itself (the embedded server's, pinned away from the load): their whole
+  // busy time over the window is reported per request too. A process's own CPU time (server_pid)
+  // misses the softirq work that runs on those CPUs while the idle task is current (freeing the
+  // server's sent buffers, ACKs), and charges it to the server when the server is current, so it
+  // moves with how often the server sleeps; the CPUs' busy time does not.
+  std::vector<int> server_cpus;
 };
 
 struct LoadErrors {
@@ -105,6 +111,8 @@ struct LoadResult {
   uint64_t requests_total = 0;    // answered, warm-up and drain included
   uint64_t enters = 0;            // io_uring_enter calls of every load thread, whole run
   std::optional<double> server_cpu_us_per_request;
+  // user + nice + system + irq + softirq of spec.server_cpus (/proc/stat), per measured request.
+  std::optional<double> server_cpus_busy_us_per_request;
   double client_cpu_us_per_request = 0;
   // From the server's GET /stats over the window (spec.server_stats), per measured request: its
   // zero-copy sends the kernel sent from our pages, and those it copied (loopback always copies).
