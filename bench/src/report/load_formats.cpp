@@ -35,22 +35,25 @@ double median_of(const LoadRow& row, Get get) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-// The median of an optional figure over the rounds; n/a unless every round has it.
-std::string optional_us(const LoadRow& row, std::optional<double> LoadResult::*field) {
+// The median of an optional figure over the rounds; none unless every round has it.
+std::optional<double> optional_median(const LoadRow& row, std::optional<double> LoadResult::*field) {
   for (const LoadResult& r : row.rounds) {
-    if (!(r.*field)) return "n/a";
+    if (!(r.*field)) return std::nullopt;
   }
-  return fmt::format("{:.2f}", median_of(row, [field](const LoadResult& r) { return *(r.*field); }));
+  return median_of(row, [field](const LoadResult& r) { return *(r.*field); });
 }
 
-// The server's zero-copy sends per request, "sent / copied" (medians of the rounds); n/a unless
-// every round has them (the server answers GET /stats).
+std::string optional_us(const LoadRow& row, std::optional<double> LoadResult::*field) {
+  const std::optional<double> value = optional_median(row, field);
+  return value ? fmt::format("{:.2f}", *value) : std::string("n/a");
+}
+
+// The server's zero-copy sends per request, "sent / copied"; n/a unless every round has both (the
+// server answers GET /stats).
 std::string zero_copy_text(const LoadRow& row) {
-  for (const LoadResult& r : row.rounds) {
-    if (!r.server_zc_sends_per_request || !r.server_zc_copied_per_request) return "n/a";
-  }
-  return fmt::format("{:.2f} / {:.2f}", median_of(row, [](const LoadResult& r) { return *r.server_zc_sends_per_request; }),
-                     median_of(row, [](const LoadResult& r) { return *r.server_zc_copied_per_request; }));
+  const std::optional<double> sent = optional_median(row, &LoadResult::server_zc_sends_per_request);
+  const std::optional<double> copied = optional_median(row, &LoadResult::server_zc_copied_per_request);
+  return sent && copied ? fmt::format("{:.2f} / {:.2f}", *sent, *copied) : std::string("n/a");
 }
 
 std::string optional_number(const std::optional<double>& value) {
@@ -101,8 +104,8 @@ std::string render_load_markdown(const LoadReport& report) {
   out += report.spec.rate > 0 ? ", from each request's due time (open loop: coordinated omission corrected).\n"
                               : ", from each request's send (closed loop: a server stall shows in few requests).\n";
   out += "CPU/req: CPU time over the window divided by the measured requests (server: every thread of it). "
-         "Server CPUs busy/req: the whole busy time of the CPUs the embedded server has to itself (/proc/stat), "
-         "which also counts the softirq work that runs there while the server sleeps (n/a: no such CPUs).\n";
+         "Server CPUs busy/req: the whole busy time of the CPUs our server has to itself (its /env "
+         "worker_cpus; /proc/stat), which also counts the softirq work that runs there while the server sleeps (n/a: no such CPUs).\n";
   out += "ZC sent / copied per req: the server's zero-copy sends over the window (its GET /stats), those the "
          "kernel sent from the server's pages and those it copied, per measured request (n/a: no /stats).\n\n";
   out += "| Server | Body strategy | Target | Req/s | Rounds | ";
