@@ -385,7 +385,7 @@ void Connection::respond() {
       body = worker_.options().environment_json;  // owned by the Server, lives as long as the worker
       break;
     case Route::stats:
-      // This worker's counters as of now, the others' as of their latest batch of completions.
+      // This worker's counters as of now, the others' as of their latest publication.
       worker_.publish_stats();
       head.content_type = kJson;
       body_ = stats_json(worker_.published_total());

@@ -122,7 +122,7 @@ void Worker::run(std::promise<Status>& ready) {
       result_ = std::unexpected(Error{"worker ring: " + dispatched.error().message()});
       break;
     }
-    publish_stats();
+    if (++batches_since_publish_ == kBatchesPerPublish) publish_stats();
   }
   publish_stats();
   if (result_) {
@@ -239,6 +239,7 @@ void Worker::on_tick(int res, uint32_t /*flags*/) {
     }
     released_bytes_ = 0;
   }
+  publish_stats();
   if (!timer_cancelled_) arm_timer();
   maybe_finish();
 }

@@ -250,9 +250,9 @@ TEST_CASE("GET /stats: every counter by name, summed over the threads, current w
   const auto zero_copy = [](const nlohmann::json& stats) {
     return stats["zc_sends"].get<uint64_t>() + stats["zc_copied"].get<uint64_t>();
   };
-  // Another thread's figures are those of its latest batch of completions, and a zero-copy send
-  // is counted at its notification, which may come after the client has the bytes: read again
-  // until they show, for at most 5 s.
+  // Another thread's figures are those it published last (at its latest tick when it is quiet, at
+  // most 1 s ago), and a zero-copy send is counted at its notification, which may come after the
+  // client has the bytes: read again until they show, for at most 5 s.
   const auto read_stats_until = [&](auto done) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     auto stats = read_stats();

@@ -230,9 +230,9 @@ class Server {
   // Joins the workers (once); the first worker error, if any.
   Status wait();
   // Sum over the workers (the built-in upstream's included). Once wait() has returned: exact. While
-  // they run: what each worker published after its latest batch of completions (the counters
-  // belong to the worker threads and are bumped on every request without atomics; each worker
-  // copies them to a board under a mutex of its own once per batch), as GET /stats answers.
+  // they run: what each worker published last (the counters belong to the worker threads and are
+  // bumped on every request without atomics; each worker copies them to a board under a mutex of
+  // its own every 64 batches of completions and at every tick), as GET /stats answers.
   [[nodiscard]] ServerStats stats() const;
 
  private:
