@@ -1,10 +1,13 @@
 #include "ringlab/server/environment.hpp"
 
+#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <fstream>
 #include <utility>
 #include <vector>
@@ -42,6 +45,27 @@ std::string escaped(std::string_view text) {
   return out;
 }
 
+// "1,0": the CPUs the request workers may run on, each once: those they are pinned to (--cpu), in
+// worker order, or else the CPUs this process may use (an affinity mask set from outside, such as
+// taskset's, is inherited by every thread). The built-in upstream's thread is never pinned.
+std::string worker_cpus_text(const ServerOptions& options) {
+  std::vector<int> cpus;
+  if (options.cpu >= 0) {
+    for (unsigned i = 0; i < options.threads; ++i) {
+      const int cpu = worker_cpu(options, i);
+      if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) cpus.push_back(cpu);
+    }
+  } else {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return "unknown";
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+    }
+  }
+  return fmt::format("{}", fmt::join(cpus, ","));
+}
+
 }  // namespace
 
 std::string describe_environment(const ServerOptions& options) {
@@ -60,7 +84,7 @@ std::string describe_environment(const ServerOptions& options) {
       {"pid", std::to_string(::getpid())},
       {"bind", options.bind},
       {"threads", std::to_string(options.threads)},
-      {"cpu_pin", options.cpu < 0 ? "none" : fmt::format("thread i on CPU {} + i", options.cpu)},
+      {"worker_cpus", worker_cpus_text(options)},
       {"inline_body_bytes", std::to_string(options.inline_body_bytes)},
       {"body_strategy", std::string(body_strategy_name(options.body_strategy))},
       {"fixed_body_bytes", std::to_string(options.fixed_body_bytes)},

@@ -39,6 +39,12 @@ std::string_view body_strategy_name(BodyStrategy strategy) noexcept {
   return "unknown";
 }
 
+int worker_cpu(const ServerOptions& options, unsigned worker) noexcept {
+  if (options.cpu < 0) return -1;
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>((static_cast<unsigned>(options.cpu) + worker) % cpus);
+}
+
 std::optional<BodyStrategy> parse_body_strategy(std::string_view name) noexcept {
   for (const auto& [value, text] : kBodyStrategies) {
     if (text == name) return value;
@@ -110,16 +116,14 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
     server->upstream_ = opts.upstream;
   }
 
-  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   // A worker whose ring fails stops the others, so wait() returns instead of serving on one leg.
   Server* self = server.get();
   auto stop_all = [self] { self->stop(); };
   server->board_ = std::make_unique<StatsBoard>(opts.threads + (upstream_listener.valid() ? 1u : 0u));
   StatsBoard& board = *server->board_;
   for (unsigned i = 0; i < opts.threads; ++i) {
-    const int cpu = opts.cpu >= 0 ? static_cast<int>((static_cast<unsigned>(opts.cpu) + i) % cpus) : -1;
-    server->workers_.push_back(
-        std::make_unique<Worker>(opts, std::move(listeners[i]), server->upstream_, cpu, stop_all, board, i));
+    server->workers_.push_back(std::make_unique<Worker>(opts, std::move(listeners[i]), server->upstream_,
+                                                        worker_cpu(opts, i), stop_all, board, i));
   }
   if (upstream_listener.valid()) {
     server->workers_.push_back(std::make_unique<Worker>(opts, std::move(upstream_listener), std::string{}, -1,

@@ -1,9 +1,13 @@
 // Every route, plain and chunked, over raw sockets: status, headers and the exact bytes.
+#include <sched.h>
+
 #include <doctest/doctest.h>
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "ringlab/server/body_cache.hpp"
 #include "support.hpp"
@@ -260,9 +264,58 @@ TEST_CASE("GET /env answers the server's environment as one flat JSON object of 
   CHECK(value == "127.0.0.1");
   REQUIRE(object["kernel"].get(value) == simdjson::SUCCESS);
   CHECK_FALSE(value.empty());
+  // Not pinned: the CPUs this process may use (the server runs in it).
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  REQUIRE(::sched_getaffinity(0, sizeof allowed, &allowed) == 0);
+  std::string allowed_text;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) allowed_text += (allowed_text.empty() ? "" : ",") + std::to_string(cpu);
+  }
+  REQUIRE(object["worker_cpus"].get(value) == simdjson::SUCCESS);
+  CHECK(value == allowed_text);
   // HEAD: the same head, no body.
   client.send("HEAD /env HTTP/1.1\r\nHost: x\r\n\r\n");
   const Response head = client.read_response(true);
   CHECK(head.status == 200);
   CHECK(head.body.empty());
+}
+
+TEST_CASE("worker_cpu: worker i on CPU (cpu + i) modulo the CPUs; /env lists those CPUs once each") {
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  server::ServerOptions options;
+  CHECK(server::worker_cpu(options, 0) == -1);
+  options.cpu = static_cast<int>(cpus - 1);
+  CHECK(server::worker_cpu(options, 0) == static_cast<int>(cpus - 1));
+  CHECK(server::worker_cpu(options, 1) == 0);  // wraps
+  CHECK(server::worker_cpu(options, cpus) == static_cast<int>(cpus - 1));
+
+  // A real server pinned to the first CPU this process may use, with one more thread than there
+  // are CPUs: each CPU is listed once, in worker order.
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  REQUIRE(::sched_getaffinity(0, sizeof allowed, &allowed) == 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &allowed)) ++first;
+  if (CPU_COUNT(&allowed) < static_cast<int>(cpus)) {
+    // Some CPU of the wrap-around is not ours to pin to (a cpuset): the server could not start.
+    MESSAGE("skipped the pinned server: this process may use only some of the CPUs");
+    return;
+  }
+  options.cpu = first;
+  options.threads = cpus + 1;
+  TestServer server(options);
+  RawClient client(server.port());
+  const Response response = client.get("/env");
+  REQUIRE(response.status == 200);
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  REQUIRE(parser.parse(response.body).get(object) == simdjson::SUCCESS);
+  std::string_view value;
+  REQUIRE(object["worker_cpus"].get(value) == simdjson::SUCCESS);
+  std::string expected;
+  for (unsigned i = 0; i < cpus; ++i) {
+    expected += (i == 0 ? "" : ",") + std::to_string((static_cast<unsigned>(first) + i) % cpus);
+  }
+  CHECK(value == expected);
 }

@@ -250,20 +250,6 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
       if (cpu != server_cpu) spec.cpus.push_back(cpu);
     }
   }
-  if (server_cpu >= 0) {
-    // The embedded server pins worker i to CPU (server_cpu + i) modulo the CPUs (ServerOptions::cpu).
-    // Their busy time is the server's only when no load thread shares them.
-    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<int> server_cpus;
-    for (unsigned i = 0; i < command.server_threads; ++i) {
-      const int cpu = static_cast<int>((static_cast<unsigned>(server_cpu) + i) % cpus);
-      if (std::find(server_cpus.begin(), server_cpus.end(), cpu) == server_cpus.end()) server_cpus.push_back(cpu);
-    }
-    const bool shared = std::any_of(server_cpus.begin(), server_cpus.end(), [&](int cpu) {
-      return spec.cpus.empty() || std::find(spec.cpus.begin(), spec.cpus.end(), cpu) != spec.cpus.end();
-    });
-    if (!shared) spec.server_cpus = std::move(server_cpus);
-  }
   LoadReport report;
   report.spec = spec;
   report.mode = spec.rate > 0 ? fmt::format("open loop, {:g} req/s, {} connections", spec.rate, spec.connections)
@@ -326,6 +312,17 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
           run_spec.server_pid = static_cast<pid_t>(std::atoi(pid->second.c_str()));
         }
         run_spec.server_stats = ours;
+        // The CPUs ours pins its workers to (on this machine): their busy time is the server's only
+        // when no load thread may run there.
+        const auto worker_cpus = env->find("worker_cpus");
+        if (ours && is_loopback(run_spec.host) && worker_cpus != env->end() && !spec.cpus.empty()) {
+          if (auto cpus = parse_cpu_list(worker_cpus->second)) {
+            const bool shared = std::any_of(cpus->begin(), cpus->end(), [&](int cpu) {
+              return std::find(spec.cpus.begin(), spec.cpus.end(), cpu) != spec.cpus.end();
+            });
+            if (!shared) run_spec.server_cpus = std::move(*cpus);
+          }
+        }
       }
       for (std::size_t t = 0; t < command.targets.size() && g_cancel == 0; ++t) {
         run_spec.target = command.targets[t];

@@ -165,6 +165,12 @@ struct ServerOptions {
   int cpu = -1;  // >= 0: worker i is pinned to CPU (cpu + i) modulo the CPUs (the built-in upstream is not)
 };
 
+// The CPU request worker `worker` (0 .. threads-1) is pinned to: (cpu + worker) modulo the CPUs
+// online; -1 when options.cpu < 0. Server::start pins by it, and GET /env lists the CPUs the
+// workers may run on ("worker_cpus": these, or the process's affinity mask when they are not
+// pinned), so that a client measures the busy time of those CPUs without knowing the rule.
+[[nodiscard]] int worker_cpu(const ServerOptions& options, unsigned worker) noexcept;
+
 struct ServerStats {
   uint64_t accepted = 0;
   uint64_t refused = 0;       // closed at once: max_connections reached or stopping
