@@ -81,7 +81,7 @@ def main():
         fail("bench load did not start the embedded server: %s" % report["placement"])
 
     # The peers start from the bundle too; an unknown name is refused.
-    for argv in (["nginx", "-v"], ["h2o", "--version"], ["wrk", "--version"]):
+    for argv in (["nginx", "-v"], ["h2o", "--version"], ["wrk", "--version"], ["taskset", "--version"]):
         peer = subprocess.run([run] + argv, capture_output=True, text=True, env=clean, timeout=60)
         text = peer.stdout + peer.stderr
         if "error while loading shared libraries" in text or not text.strip():
@@ -89,7 +89,32 @@ def main():
     refused = subprocess.run([run, "nothing"], capture_output=True, text=True, env=clean, timeout=60)
     if refused.returncode != 2:
         fail("run nothing exited %d, expected 2" % refused.returncode)
-    print("ok: the bundle runs the server, bench load and the peers from its own libraries")
+
+    # run peers, one short round, with a PATH that holds nothing but the shell and the text tools
+    # it says it needs: no python3, curl or taskset of the machine's.
+    tools_dir = os.path.join(work, "path")
+    os.makedirs(tools_dir)
+    for tool in PEERS_HOST_TOOLS:
+        found = shutil.which(tool)
+        if found is None:
+            fail("this machine lacks %s, which run peers may use" % tool)
+        os.symlink(found, os.path.join(tools_dir, tool))
+    allowed = sorted(os.sched_getaffinity(0))
+    peers_env = dict(clean, PATH=tools_dir, ROUNDS="1", DURATION="1s", WARMUP="1s", CONNECTIONS="4",
+                     SERVER_CPUS=str(allowed[-1]), CLIENT_CPUS=str(allowed[0]))
+    peers = subprocess.run([run, "peers"], capture_output=True, text=True, env=peers_env, timeout=300)
+    if peers.returncode != 0:
+        fail("run peers exited %d: %s" % (peers.returncode, (peers.stdout + peers.stderr)[-2000:]))
+    for loader in ("wrk", "ringlab"):
+        if not any(line.startswith(loader) and "ratios (req/s)" in line for line in peers.stdout.splitlines()):
+            fail("run peers printed no %s ratios: %s" % (loader, peers.stdout[-2000:]))
+    print("ok: the bundle runs the server, bench load, the peers and tools/peers from its own libraries")
+
+
+# What tools/peers may take from the machine when it runs from a bundle.
+PEERS_HOST_TOOLS = ("sh", "bash", "awk", "sed", "grep", "head", "tail", "cat", "seq", "mktemp", "chmod", "rm",
+                    "mkdir", "sleep", "timeout", "id", "cmp", "getconf", "ls", "tr", "sort", "wc", "dirname",
+                    "nproc")
 
 
 if __name__ == "__main__":
