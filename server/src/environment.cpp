@@ -1,6 +1,5 @@
 #include "ringlab/server/environment.hpp"
 
-#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -11,6 +10,8 @@
 #include <fstream>
 #include <utility>
 #include <vector>
+
+#include "ringlab/base/cpus.hpp"
 
 namespace ringlab::server {
 namespace {
@@ -56,12 +57,8 @@ std::string worker_cpus_text(const ServerOptions& options) {
       if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) cpus.push_back(cpu);
     }
   } else {
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return "unknown";
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
-    }
+    cpus = base::allowed_cpus();
+    if (cpus.empty()) return "unknown";
   }
   return fmt::format("{}", fmt::join(cpus, ","));
 }

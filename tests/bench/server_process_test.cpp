@@ -25,6 +25,8 @@
 #include <string>
 #include <thread>
 
+#include "ringlab/base/cpus.hpp"
+
 namespace rb = ringlab::bench;
 using namespace std::chrono_literals;
 
@@ -364,7 +366,7 @@ TEST_CASE("the server binary is looked for next to bench, then in the build tree
 }
 
 TEST_CASE("the allowed CPUs are listed and the thread can be pinned to one of them") {
-  const auto cpus = rb::allowed_cpus();
+  const auto cpus = ringlab::base::allowed_cpus();
   REQUIRE_FALSE(cpus.empty());
   CHECK(rb::pin_current_thread(cpus.front()).has_value());
   const auto bad = rb::pin_current_thread(CPU_SETSIZE - 1);

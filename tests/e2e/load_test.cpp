@@ -1,7 +1,6 @@
 // bench load's generator (bench/include/ringlab/bench/load.hpp) against real servers on loopback:
 // ours in this process and as a binary, nginx; the open loop's answer to a paused server; its limits
 // and errors; and the `bench load` command as a user runs it.
-#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <future>
 #include <thread>
 
+#include "ringlab/base/cpus.hpp"
 #include "ringlab/bench/load.hpp"
 #include "ringlab/server/body_cache.hpp"
 #include "support.hpp"
@@ -42,13 +42,6 @@ LoadResult run_ok(const LoadSpec& spec) {
   auto result = bench::run_load(spec);
   REQUIRE_MESSAGE(result.has_value(), (result ? "" : result.error().message));
   return std::move(*result);
-}
-
-int allowed_cpu_count() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return CPU_COUNT(&set);
 }
 
 void check_clean(const LoadResult& r, std::size_t body) {
@@ -273,7 +266,7 @@ TEST_CASE("bench load runs the embedded server and writes its report") {
       CHECK(round["errors"]["malformed"].get<uint64_t>() == 0);
       CHECK_FALSE(round["server_cpu_us_per_request"].is_null());
       // The embedded server has a CPU to itself where there are two: that CPU's busy time is there.
-      if (allowed_cpu_count() >= 2) {
+      if (ringlab::base::allowed_cpus().size() >= 2) {
         CHECK(round["server_cpus_busy_us_per_request"].get<double>() > 0);
       } else {
         CHECK(round["server_cpus_busy_us_per_request"].is_null());

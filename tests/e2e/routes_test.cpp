@@ -1,6 +1,4 @@
 // Every route, plain and chunked, over raw sockets: status, headers and the exact bytes.
-#include <sched.h>
-
 #include <doctest/doctest.h>
 
 #include <simdjson.h>
@@ -8,7 +6,9 @@
 #include <algorithm>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "ringlab/base/cpus.hpp"
 #include "ringlab/server/body_cache.hpp"
 #include "support.hpp"
 
@@ -265,13 +265,8 @@ TEST_CASE("GET /env answers the server's environment as one flat JSON object of 
   REQUIRE(object["kernel"].get(value) == simdjson::SUCCESS);
   CHECK_FALSE(value.empty());
   // Not pinned: the CPUs this process may use (the server runs in it).
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  REQUIRE(::sched_getaffinity(0, sizeof allowed, &allowed) == 0);
   std::string allowed_text;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &allowed)) allowed_text += (allowed_text.empty() ? "" : ",") + std::to_string(cpu);
-  }
+  for (int cpu : base::allowed_cpus()) allowed_text += (allowed_text.empty() ? "" : ",") + std::to_string(cpu);
   REQUIRE(object["worker_cpus"].get(value) == simdjson::SUCCESS);
   CHECK(value == allowed_text);
   // HEAD: the same head, no body.
@@ -292,12 +287,10 @@ TEST_CASE("worker_cpu: worker i on CPU (cpu + i) modulo the CPUs; /env lists tho
 
   // A real server pinned to the first CPU this process may use, with one more thread than there
   // are CPUs: each CPU is listed once, in worker order.
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  REQUIRE(::sched_getaffinity(0, sizeof allowed, &allowed) == 0);
-  int first = 0;
-  while (!CPU_ISSET(first, &allowed)) ++first;
-  if (CPU_COUNT(&allowed) < static_cast<int>(cpus)) {
+  const std::vector<int> allowed = base::allowed_cpus();
+  REQUIRE_FALSE(allowed.empty());
+  const int first = allowed.front();
+  if (allowed.size() < cpus) {
     // Some CPU of the wrap-around is not ours to pin to (a cpuset): the server could not start.
     MESSAGE("skipped the pinned server: this process may use only some of the CPUs");
     return;

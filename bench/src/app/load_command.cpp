@@ -9,9 +9,9 @@
 #include <ctime>
 #include <fmt/format.h>
 #include <iostream>
-#include <thread>
 
 #include "commands.hpp"
+#include "ringlab/base/cpus.hpp"
 #include "ringlab/bench/link_session.hpp"
 #include "ringlab/bench/load_report.hpp"
 #include "ringlab/bench/server_process.hpp"
@@ -87,7 +87,7 @@ std::string environment_line() {
   std::tm tm{};
   gmtime_r(&now, &tm);
   return fmt::format("Client host: kernel {} {}, {} CPUs; {:04}-{:02}-{:02} {:02}:{:02} UTC.", names.release,
-                     names.machine, allowed_cpus().size(), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                     names.machine, base::allowed_cpus().size(), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
                      tm.tm_min);
 }
 
@@ -225,7 +225,7 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
   const bool embedded = command.url.empty();
 
   // Placement: the embedded server on its own CPU, the load threads on the others.
-  const std::vector<int> allowed = allowed_cpus();
+  const std::vector<int> allowed = base::allowed_cpus();
   int server_cpu = -1;
   if (embedded && command.server_cpu == "auto" && allowed.size() >= 2) {
     for (auto it = allowed.rbegin(); it != allowed.rend(); ++it) {

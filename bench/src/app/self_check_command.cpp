@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "ringlab/base/cpus.hpp"
 #include "ringlab/bench/cycle_counter.hpp"
 #include "ringlab/bench/progress.hpp"
 #include "ringlab/bench/self_check.hpp"
@@ -11,7 +12,7 @@ namespace ringlab::bench::app {
 
 int run_self_check_command(const CliOptions& options) {
   install_stop_signals();
-  const std::vector<int> cpus = allowed_cpus();
+  const std::vector<int> cpus = base::allowed_cpus();
   const int cpu = options.config.cpu >= 0 ? options.config.cpu : (cpus.empty() ? -1 : cpus.front());
   if (cpu >= 0) {
     if (auto pinned = pin_current_thread(cpu); !pinned) return report_error(pinned.error().message);

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "ringlab/base/cpus.hpp"
 #include "ringlab/bench/allocators.hpp"
 #include "ringlab/bench/cycle_counter.hpp"
 #include "ringlab/bench/environment.hpp"
@@ -149,7 +150,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   if (!cases) return report_error(cases.error().message);
 
   // Placement: client and server on different CPUs when there are two to choose from.
-  const std::vector<int> cpus = allowed_cpus();
+  const std::vector<int> cpus = base::allowed_cpus();
   int client_cpu = -1;
   int server_cpu = -1;
   if (config.cpu >= 0) {

@@ -163,17 +163,6 @@ Status pin_current_thread(int cpu) {
   return {};
 }
 
-std::vector<int> allowed_cpus() {
-  std::vector<int> out;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) != 0) return out;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) out.push_back(cpu);
-  }
-  return out;
-}
-
 Result<ServerProcess> ServerProcess::start(const ServerProcessOptions& options) {
   if (::access(options.executable.c_str(), X_OK) != 0) {
     return fail(errno_message("server", options.executable, errno) +

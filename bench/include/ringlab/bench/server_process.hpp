@@ -92,7 +92,4 @@ inline constexpr const char* kBinDirVariable = "RINGLAB_BIN_DIR";
 // Pins the calling thread to `cpu`; error with errno text.
 [[nodiscard]] Status pin_current_thread(int cpu);
 
-// CPUs this process may run on (its affinity mask), ascending.
-[[nodiscard]] std::vector<int> allowed_cpus();
-
 }  // namespace ringlab::bench
