@@ -1,6 +1,7 @@
 #pragma once
 // StatsBoard: where each worker publishes a copy of its counters (every 64 batches of completions
-// and at every tick: Worker::kBatchesPerPublish), so that GET /stats (answered by any worker) and Server::stats() can sum them while the workers run.
+// and at every tick: Worker::kBatchesPerPublish), so that GET /stats (answered by any worker) and
+// Server::stats() can sum them while the workers run.
 //
 // Owned by the Server, created before its workers and destroyed after them. Threads: slot i is
 // written by worker i alone; any thread reads. Each slot has its own mutex on its own cache line: a

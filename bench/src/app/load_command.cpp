@@ -87,8 +87,8 @@ std::string environment_line() {
   std::tm tm{};
   gmtime_r(&now, &tm);
   return fmt::format("Client host: kernel {} {}, {} CPUs; {:04}-{:02}-{:02} {:02}:{:02} UTC.", names.release,
-                     names.machine, base::allowed_cpus().size(), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                     tm.tm_min);
+                     names.machine, base::allowed_cpus().size(), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min);
 }
 
 }  // namespace

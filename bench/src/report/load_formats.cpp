@@ -105,7 +105,8 @@ std::string render_load_markdown(const LoadReport& report) {
                               : ", from each request's send (closed loop: a server stall shows in few requests).\n";
   out += "CPU/req: CPU time over the window divided by the measured requests (server: every thread of it). "
          "Server CPUs busy/req: the whole busy time of the CPUs our server has to itself (its /env "
-         "worker_cpus; /proc/stat), which also counts the softirq work that runs there while the server sleeps (n/a: no such CPUs).\n";
+         "worker_cpus; /proc/stat), which also counts the softirq work that runs there while the server "
+         "sleeps (n/a: no such CPUs).\n";
   out += "ZC sent / copied per req: the server's zero-copy sends over the window (its GET /stats), those the "
          "kernel sent from the server's pages and those it copied, per measured request (n/a: no /stats).\n\n";
   out += "| Server | Body strategy | Target | Req/s | Rounds | ";

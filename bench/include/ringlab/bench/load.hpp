@@ -69,9 +69,9 @@ struct LoadSpec {
   bool server_stats = false;
   // CPUs the server has to itself (ours, kept away from the load: the CPUs its GET /env gives as
   // worker_cpus): their whole busy time over the window is reported per request too. A process's
-  // own CPU time (server_pid) misses the softirq work that runs on those CPUs while the idle task is current (freeing the
-  // server's sent buffers, ACKs), and charges it to the server when the server is current, so it
-  // moves with how often the server sleeps; the CPUs' busy time does not.
+  // own CPU time (server_pid) misses the softirq work that runs on those CPUs while the idle task
+  // is current (freeing the server's sent buffers, ACKs), and charges it to the server when the
+  // server is current, so it moves with how often the server sleeps; the CPUs' busy time does not.
   std::vector<int> server_cpus;
 };
 
