@@ -147,6 +147,46 @@ TEST_CASE("configured libraries: CMake's -NOTFOUND reads as not found") {
   }
 }
 
+TEST_CASE("RINGLAB_ALLOCATOR_DIR replaces the configured libraries with that folder's, by soname") {
+  ::setenv(kAllocatorDirVariable, "/opt/bundle/lib", 1);
+  const LibraryPaths paths = configured_libraries();
+  ::setenv(kAllocatorDirVariable, "", 1);  // empty: the configured paths again
+  const LibraryPaths configured = configured_libraries();
+  ::unsetenv(kAllocatorDirVariable);
+  CHECK(paths.mimalloc == "/opt/bundle/lib/libmimalloc.so.2");
+  CHECK(paths.jemalloc == "/opt/bundle/lib/libjemalloc.so.2");
+  CHECK(paths.tcmalloc == "/opt/bundle/lib/libtcmalloc_minimal.so.4");
+  CHECK(configured.mimalloc == configured_libraries().mimalloc);
+  CHECK_FALSE(contains(configured.mimalloc, "/opt/bundle"));
+  // Not there: reported missing with the errno, never dropped.
+  ::setenv(kAllocatorDirVariable, "/nonexistent", 1);
+  const auto jobs = plan_jobs(std::vector<Allocator>{Allocator::jemalloc});
+  ::unsetenv(kAllocatorDirVariable);
+  REQUIRE(jobs.size() == 1);
+  REQUIRE(jobs[0].missing.has_value());
+  CHECK(contains(*jobs[0].missing, "/nonexistent/libjemalloc.so.2"));
+  CHECK(contains(*jobs[0].missing, "ENOENT"));
+}
+
+TEST_CASE("launch_options: bench itself under LD_PRELOAD, or a bundle's launcher under RINGLAB_PRELOAD") {
+  ::unsetenv("RINGLAB_BIN_DIR");
+  const ChildOptions plain = launch_options("/usr/local/bin/bench");
+  CHECK(plain.executable == "/usr/local/bin/bench");
+  CHECK(plain.preload_variable == "LD_PRELOAD");
+  ::setenv("RINGLAB_BIN_DIR", "/opt/ringlab/bin", 1);
+  const ChildOptions bundled = launch_options("/opt/ringlab/lib/ld-linux-x86-64.so.2");
+  ::unsetenv("RINGLAB_BIN_DIR");
+  CHECK(bundled.executable == "/opt/ringlab/bin/bench");
+  CHECK(bundled.preload_variable == std::string(kLauncherPreloadVariable));
+  // run_job puts the library in that variable, and leaves LD_PRELOAD alone.
+  ChildOptions options = shell("printf '%s|%s' \"${LD_PRELOAD-unset}\" \"$RINGLAB_PRELOAD\" >&3");
+  options.preload_variable = bundled.preload_variable;
+  const Job job{Allocator::mimalloc, "/opt/ringlab/lib/libmimalloc.so.2", std::nullopt};
+  const auto out = run_job(job, options);
+  REQUIRE_MESSAGE(out.has_value(), (out ? std::string() : out.error().message));
+  CHECK(*out == "unset|/opt/ringlab/lib/libmimalloc.so.2");
+}
+
 TEST_CASE("detect_allocator in this process names the library that serves malloc") {
   const Detected detected = detect_allocator();
   INFO(detected.describe());

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tools/bundle: the tarball unpacked in a fresh folder starts the server, bench (which starts the
-bundle's server itself) and the peers through the bundled loader and libraries, with an empty
-LD_LIBRARY_PATH; the libraries the server maps come from the bundle, not from the system.
+bundle's server itself, and its allocator jobs with the bundle's allocators) and the peers through the
+bundled loader and libraries, with an empty LD_LIBRARY_PATH; the libraries the server maps come from
+the bundle, not from the system.
 
 usage: bundle_test.py TOOLS_BUNDLE BUILD_DIR WORK_DIR
 """
@@ -80,6 +81,40 @@ def main():
     if "embedded server" not in report["placement"]:
         fail("bench load did not start the embedded server: %s" % report["placement"])
 
+    # Allocator jobs: bench finds the bundle's allocators (RINGLAB_ALLOCATOR_DIR) and re-executes itself
+    # through its launcher, which hands RINGLAB_PRELOAD to the bundle's loader. First the launcher alone,
+    # with a program that is never sanitized: jemalloc, preloaded so, prints its statistics at exit.
+    jemalloc = os.path.join(lib, "libjemalloc.so.2")
+    if not os.path.exists(jemalloc):
+        fail("the bundle carries no libjemalloc.so.2")
+    preloaded = subprocess.run([run, "taskset", "--version"], capture_output=True, text=True, timeout=60,
+                               env=dict(clean, RINGLAB_PRELOAD=jemalloc, MALLOC_CONF="stats_print:true"))
+    if preloaded.returncode != 0 or "Begin jemalloc statistics" not in preloaded.stderr:
+        fail("RINGLAB_PRELOAD did not preload jemalloc into taskset: %s" % preloaded.stderr[-500:])
+    jobs_out = os.path.join(work, "jobs")
+    jobs = subprocess.run([run, "bench", "get", "--filter", "presized", "--sizes", "10", "--allocators",
+                           "system,mimalloc,jemalloc,tcmalloc", "--iteration-time", "5", "--warmup", "1",
+                           "--iterations", "3", "--max-iterations", "3", "--format", "json", "--out", jobs_out],
+                          capture_output=True, text=True, env=clean, timeout=300)
+    if sanitized(build_dir):
+        # AddressSanitizer's malloc must come first: bench refuses jobs, and says why.
+        if jobs.returncode == 0 or "AddressSanitizer" not in jobs.stderr:
+            fail("a sanitized bench ran allocator jobs (exit %d): %s" % (jobs.returncode, jobs.stderr[-1000:]))
+    else:
+        if jobs.returncode != 0:
+            fail("run bench --allocators exited %d: %s" % (jobs.returncode, jobs.stderr[-2000:]))
+        reports = [os.path.join(jobs_out, d, "report.json") for d in os.listdir(jobs_out)]
+        with open(reports[0]) as f:
+            report = json.load(f)
+        ran = sorted(c["allocator"] for c in report["cases"] if c["status"] == "ok")
+        if ran != ["jemalloc", "mimalloc", "system", "tcmalloc"]:
+            fail("allocator jobs from the bundle ran %s: %s" % (ran, jobs.stderr[-2000:]))
+        # Each job proved its allocator, loaded from the bundle's lib/ (not the machine's).
+        described = report["environment"]["allocator"]
+        for soname in ("libmimalloc.so.2", "libjemalloc.so.2", "libtcmalloc_minimal.so.4", "libc.so.6"):
+            if "ringlab/bin/../lib/" + soname not in described:
+                fail("%s did not come from the bundle: %s" % (soname, described))
+
     # The peers start from the bundle too; an unknown name is refused.
     for argv in (["nginx", "-v"], ["h2o", "--version"], ["wrk", "--version"], ["taskset", "--version"]):
         peer = subprocess.run([run] + argv, capture_output=True, text=True, env=clean, timeout=60)
@@ -108,7 +143,14 @@ def main():
     for loader in ("wrk", "ringlab"):
         if not any(line.startswith(loader) and "ratios (req/s)" in line for line in peers.stdout.splitlines()):
             fail("run peers printed no %s ratios: %s" % (loader, peers.stdout[-2000:]))
-    print("ok: the bundle runs the server, bench load, the peers and tools/peers from its own libraries")
+    print("ok: the bundle runs the server, bench load, allocator jobs, the peers and tools/peers from its own "
+          "libraries")
+
+
+def sanitized(build_dir):
+    """Whether the bundled binaries were built with RINGLAB_SANITIZE (CMakeCache.txt says)."""
+    with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
+        return any(line.strip() in ("RINGLAB_SANITIZE:BOOL=ON", "RINGLAB_SANITIZE:BOOL=TRUE") for line in f)
 
 
 # What tools/peers may take from the machine when it runs from a bundle.

@@ -35,10 +35,9 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
       code = kExitFailed;
       continue;
     }
-    std::cerr << "bench: allocator job " << name << (job.preload.empty() ? "" : " (LD_PRELOAD=" + job.preload + ")")
-              << "\n";
-    alloc::ChildOptions child;
-    child.executable = executable;
+    alloc::ChildOptions child = alloc::launch_options(executable);
+    std::cerr << "bench: allocator job " << name
+              << (job.preload.empty() ? "" : " (" + child.preload_variable + "=" + job.preload + ")") << "\n";
     child.arguments = alloc::child_arguments(options.arguments, job.allocator);
     child.timeout = options.job_timeout;
     child.max_output_bytes = options.job_max_output_mb << 20;

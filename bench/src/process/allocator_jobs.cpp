@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <string>
 
 #include "ringlab/bench/child_process.hpp"
+#include "ringlab/bench/server_process.hpp"
 
 // Paths of the allocator libraries, fixed by CMake at configure time (see bench/CMakeLists.txt).
 #ifndef RINGLAB_MIMALLOC_SO
@@ -61,6 +63,10 @@ std::string head_of(std::string_view output) {
 }  // namespace
 
 LibraryPaths configured_libraries() {
+  if (const char* dir = std::getenv(kAllocatorDirVariable); dir != nullptr && *dir != '\0') {
+    const std::string base = std::string(dir) + "/";
+    return LibraryPaths{base + "libmimalloc.so.2", base + "libjemalloc.so.2", base + "libtcmalloc_minimal.so.4"};
+  }
   return LibraryPaths{configured(RINGLAB_MIMALLOC_SO), configured(RINGLAB_JEMALLOC_SO),
                       configured(RINGLAB_TCMALLOC_SO)};
 }
@@ -78,7 +84,8 @@ std::vector<Job> plan_jobs(std::span<const Allocator> allocators, const LibraryP
     }
     if (allocator != Allocator::system) {
       if (path.empty()) {
-        job.missing = std::string(allocator_name(allocator)) + ": shared library not found when ringlab was configured (install " +
+        job.missing = std::string(allocator_name(allocator)) +
+                      ": shared library not found when ringlab was configured (install " +
                       std::string(package_of(allocator)) + ", then re-run cmake)";
       } else if (::access(path.c_str(), R_OK) != 0) {
         job.missing = std::string(allocator_name(allocator)) + ": " + errno_message("access", path, errno) +
@@ -113,6 +120,16 @@ std::vector<std::string> child_arguments(std::span<const std::string> parent_arg
   return out;
 }
 
+ChildOptions launch_options(const std::string& self) {
+  ChildOptions options;
+  options.executable = self;
+  if (const char* dir = std::getenv(kBinDirVariable); dir != nullptr && *dir != '\0') {
+    options.executable = std::string(dir) + "/bench";
+    options.preload_variable = kLauncherPreloadVariable;
+  }
+  return options;
+}
+
 Result<std::string> run_job(const Job& job, const ChildOptions& options) {
   if (job.missing) return fail(job_name(job.allocator) + ": missing: " + *job.missing);
   auto output_pipe = make_pipe();
@@ -121,8 +138,8 @@ Result<std::string> run_job(const Job& job, const ChildOptions& options) {
   SpawnOptions spawn;
   spawn.executable = options.executable;
   spawn.arguments = options.arguments;
-  spawn.environment = environment_with("LD_PRELOAD", job.preload.empty() ? std::nullopt
-                                                                         : std::optional<std::string_view>(job.preload));
+  spawn.environment = environment_with(options.preload_variable,
+                                       job.preload.empty() ? std::nullopt : std::optional<std::string_view>(job.preload));
   spawn.fds = {{output_pipe->write.get(), kJobOutputFd}};
   // Its own process group, so that a kill at the timeout reaches everything the job started; and
   // killed with the parent (Ctrl-C reaches only the terminal's foreground group, which the job

@@ -57,7 +57,11 @@ std::vector<LoadedObject> loaded_objects() {
 std::string main_program_path() {
   std::error_code error;
   const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::string("main program") : path.string();
+  if (error) return "main program";
+  // Run by a dynamic loader named on the command line (a bundle's launcher), /proc/self/exe is the
+  // loader; the loader passes the program's own path as argv[0].
+  if (path.filename().string().starts_with("ld-") && program_invocation_name != nullptr) return program_invocation_name;
+  return path.string();
 }
 
 // `name` as defined by `object` itself, or nullptr. A handle's dlsym also searches the object's
@@ -214,9 +218,12 @@ Result<Detected> verify_allocator(Allocator expected) {
   if (detected.allocator == expected) return detected;
   std::string message = "allocator job " + std::string(allocator_name(expected)) + " runs on " + detected.describe();
   if (expected != Allocator::system) {
-    const char* preload = std::getenv("LD_PRELOAD");
-    message += ": LD_PRELOAD=";
-    message += preload != nullptr ? preload : "(unset)";
+    // A bundle's launcher hands RINGLAB_PRELOAD to its loader instead (allocator_jobs.cpp).
+    for (const char* variable : {"LD_PRELOAD", kLauncherPreloadVariable}) {
+      const char* preload = std::getenv(variable);
+      if (preload == nullptr && variable != std::string_view("LD_PRELOAD")) continue;
+      message += std::string(": ") + variable + "=" + (preload != nullptr ? preload : "(unset)");
+    }
     message += " did not take";
   }
   return fail(std::move(message));

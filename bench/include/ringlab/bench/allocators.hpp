@@ -6,8 +6,15 @@
 // LD_PRELOAD of that allocator's shared library (run_job) and merges the children's reports. A child
 // proves what it runs on before measuring (verify_allocator) and puts it in its report. The libraries
 // are the ones CMake found at configure time (RINGLAB_MIMALLOC_SO, RINGLAB_JEMALLOC_SO,
-// RINGLAB_TCMALLOC_SO); an allocator whose library is missing is a Job with `missing` set, which the
-// caller reports, never skips silently.
+// RINGLAB_TCMALLOC_SO), or those in RINGLAB_ALLOCATOR_DIR when it is set (a relocatable bundle carries
+// its own); an allocator whose library is missing is a Job with `missing` set, which the caller
+// reports, never skips silently.
+//
+// Through a bundle's launchers (RINGLAB_BIN_DIR, server_process.hpp) bench runs under the bundle's
+// own dynamic loader: /proc/self/exe is that loader, and LD_PRELOAD would also be loaded by the
+// machine's loader into the launcher's shell, whose C library may be older than the allocator needs.
+// There the child is "$RINGLAB_BIN_DIR/bench" and the library travels in RINGLAB_PRELOAD, which the
+// launcher hands to its loader (--preload); launch_options() makes that choice.
 //
 // Detection: the allocator is the first loaded object, in the dynamic linker's binding order (main
 // program, LD_PRELOAD libraries, dependencies), that defines malloc and is an allocator: it has
@@ -102,6 +109,9 @@ struct LibraryPaths {
   std::string jemalloc;
   std::string tcmalloc;
 };
+// RINGLAB_ALLOCATOR_DIR, when set and not empty, replaces the configured paths with
+// DIR/libmimalloc.so.2, DIR/libjemalloc.so.2 and DIR/libtcmalloc_minimal.so.4.
+inline constexpr const char* kAllocatorDirVariable = "RINGLAB_ALLOCATOR_DIR";
 [[nodiscard]] LibraryPaths configured_libraries();
 
 struct Job {
@@ -122,17 +132,25 @@ inline constexpr int kJobOutputFd = 3;  // the fd a child writes its report to
 [[nodiscard]] std::vector<std::string> child_arguments(std::span<const std::string> parent_args,
                                                        Allocator allocator);
 
+// The variable a bundle's launcher turns into its loader's --preload.
+inline constexpr const char* kLauncherPreloadVariable = "RINGLAB_PRELOAD";
+
 struct ChildOptions {
   std::string executable = "/proc/self/exe";  // bench itself
   std::vector<std::string> arguments;         // argv[1...], e.g. from child_arguments()
+  std::string preload_variable = "LD_PRELOAD";  // where the job's library goes in the child's environment
   // Limits, each with a CLI flag in bench (--job-timeout-ms, --job-max-output-mb):
   std::chrono::milliseconds timeout{std::chrono::hours(1)};  // a whole suite runs in the child
   std::size_t max_output_bytes = 256u << 20;                 // the child's report, samples included
 };
 
-// Runs one job as a ChildProcess (child_process.hpp): puts the write end of a pipe on fd kJobOutputFd, sets LD_PRELOAD to
-// job.preload (removes it for system; the rest of the environment is inherited), execs, and reads
-// the pipe until the child exits. Returns what the child wrote when it exited with status 0. Errors:
+// How to start bench again for a job: `self` (this bench's own path) and LD_PRELOAD, or under
+// RINGLAB_BIN_DIR its launcher there and RINGLAB_PRELOAD. Only executable and preload_variable are set.
+[[nodiscard]] ChildOptions launch_options(const std::string& self);
+
+// Runs one job as a ChildProcess (child_process.hpp): puts the write end of a pipe on fd kJobOutputFd,
+// sets options.preload_variable to job.preload (removes it for system; the rest of the environment is
+// inherited), execs, and reads the pipe until the child exits. Returns what the child wrote when it exited with status 0. Errors:
 // the job is missing; fork/exec failed (errno of the exec); timeout (the child is killed with SIGKILL
 // and reaped); more output than max_output_bytes (killed, reaped); the child exited non-zero or died
 // of a signal (with the first 2000 bytes of what it wrote). stdin, stdout and stderr are inherited.
