@@ -143,9 +143,7 @@ Result<std::vector<std::string>> remove_stale_namespaces() {
 }
 
 std::string default_wire_path(const std::string& bench_executable) {
-  if (const char* dir = std::getenv(kBinDirVariable); dir != nullptr && *dir != '\0') {
-    return (std::filesystem::path(dir) / "wire").string();
-  }
+  if (auto bundled = bin_dir_program("wire")) return *bundled;
   const std::filesystem::path dir = std::filesystem::path(bench_executable).parent_path();
   return (dir / "wire").string();
 }

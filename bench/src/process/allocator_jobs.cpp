@@ -122,10 +122,11 @@ std::vector<std::string> child_arguments(std::span<const std::string> parent_arg
 
 ChildOptions launch_options(const std::string& self) {
   ChildOptions options;
-  options.executable = self;
-  if (const char* dir = std::getenv(kBinDirVariable); dir != nullptr && *dir != '\0') {
-    options.executable = std::string(dir) + "/bench";
+  if (auto launcher = bin_dir_program("bench")) {
+    options.executable = std::move(*launcher);
     options.preload_variable = kLauncherPreloadVariable;
+  } else {
+    options.executable = self;
   }
   return options;
 }

@@ -218,11 +218,12 @@ Result<Detected> verify_allocator(Allocator expected) {
   if (detected.allocator == expected) return detected;
   std::string message = "allocator job " + std::string(allocator_name(expected)) + " runs on " + detected.describe();
   if (expected != Allocator::system) {
+    const char* preload = std::getenv("LD_PRELOAD");
+    message += ": LD_PRELOAD=";
+    message += preload != nullptr ? preload : "(unset)";
     // A bundle's launcher hands RINGLAB_PRELOAD to its loader instead (allocator_jobs.cpp).
-    for (const char* variable : {"LD_PRELOAD", kLauncherPreloadVariable}) {
-      const char* preload = std::getenv(variable);
-      if (preload == nullptr && variable != std::string_view("LD_PRELOAD")) continue;
-      message += std::string(": ") + variable + "=" + (preload != nullptr ? preload : "(unset)");
+    if (const char* launcher_preload = std::getenv(kLauncherPreloadVariable); launcher_preload != nullptr) {
+      message += std::string(", ") + kLauncherPreloadVariable + "=" + launcher_preload;
     }
     message += " did not take";
   }

@@ -137,11 +137,15 @@ Result<int> http_get_status(const std::string& host, uint16_t port, std::string_
   return status;
 }
 
+std::optional<std::string> bin_dir_program(std::string_view program) {
+  const char* dir = std::getenv(kBinDirVariable);
+  if (dir == nullptr || *dir == '\0') return std::nullopt;
+  return (std::filesystem::path(dir) / program).string();
+}
+
 std::string default_server_path(const std::string& bench_executable) {
   namespace fs = std::filesystem;
-  if (const char* dir = std::getenv(kBinDirVariable); dir != nullptr && *dir != '\0') {
-    return (fs::path(dir) / "server").string();
-  }
+  if (auto bundled = bin_dir_program("server")) return *bundled;
   const fs::path dir = fs::path(bench_executable).parent_path();
   const auto executable_file = [](const fs::path& p) {
     std::error_code ec;

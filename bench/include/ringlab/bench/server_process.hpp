@@ -87,6 +87,9 @@ class ServerProcess {
 // instead: a relocatable bundle runs bench through its own dynamic loader, where bench's own path
 // says nothing of where the bundle's launchers are.
 inline constexpr const char* kBinDirVariable = "RINGLAB_BIN_DIR";
+// "$RINGLAB_BIN_DIR/<program>" when that variable is set and not empty; nullopt otherwise. The one
+// reading of it: the server, the wire and bench itself (allocator jobs) are found this way.
+[[nodiscard]] std::optional<std::string> bin_dir_program(std::string_view program);
 [[nodiscard]] std::string default_server_path(const std::string& bench_executable);
 
 // Pins the calling thread to `cpu`; error with errno text.
