@@ -8,6 +8,7 @@ usage: bundle_test.py TOOLS_BUNDLE BUILD_DIR WORK_DIR
 """
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -143,6 +144,16 @@ def main():
     for loader in ("wrk", "ringlab"):
         if not any(line.startswith(loader) and "ratios (req/s)" in line for line in peers.stdout.splitlines()):
             fail("run peers printed no %s ratios: %s" % (loader, peers.stdout[-2000:]))
+        # How busy each side was, "ours S/L  nginx S/L  h2o S/L" in %: /proc/stat read around the run.
+        busy = [line for line in peers.stdout.splitlines()
+                if line.startswith(loader) and "median busy % server/load:" in line]
+        pairs = re.findall(r"\b(ours|nginx|h2o) (\d+)/(\d+)", busy[0]) if busy else []
+        if [name for name, _, _ in pairs] != ["ours", "nginx", "h2o"]:
+            fail("run peers printed no %s busy percentages: %s" % (loader, peers.stdout[-2000:]))
+        for name, server_pct, load_pct in pairs:
+            # A loaded server's CPU and the generator's cannot have been idle, nor over 100 % busy.
+            if not (0 < int(server_pct) <= 100 and 0 < int(load_pct) <= 100):
+                fail("run peers: %s against %s was %s/%s %% busy" % (loader, name, server_pct, load_pct))
     print("ok: the bundle runs the server, bench load, allocator jobs, the peers and tools/peers from its own "
           "libraries")
 
