@@ -155,17 +155,29 @@ TEST_CASE("a receive buffer ring smaller than one answer still reads every answe
   check_clean(r, body_size(1000));
 }
 
+namespace {
+
+// Runs `spec` while the server process `pid` is stopped (SIGSTOP) for `pause`, starting `after` the
+// run's warm-up began.
+LoadResult run_pausing(const LoadSpec& spec, pid_t pid, std::chrono::milliseconds after,
+                       std::chrono::milliseconds pause) {
+  auto running = std::async(std::launch::async, [&spec] { return bench::run_load(spec); });
+  std::this_thread::sleep_for(after);
+  REQUIRE(::kill(pid, SIGSTOP) == 0);
+  std::this_thread::sleep_for(pause);
+  REQUIRE(::kill(pid, SIGCONT) == 0);
+  auto result = running.get();
+  REQUIRE_MESSAGE(result.has_value(), (result ? "" : result.error().message));
+  return std::move(*result);
+}
+
+}  // namespace
+
 TEST_CASE("a server paused for 200 ms: the open loop sees it in its p99, the closed loop hides it") {
   ServerBinary server = start_server_binary(RINGLAB_SERVER_BINARY, {"--threads", "1"});
   const auto pause_during = [&](const LoadSpec& spec) {
-    auto running = std::async(std::launch::async, [&spec] { return bench::run_load(spec); });
-    std::this_thread::sleep_for(spec.warmup + 1s);
-    REQUIRE(::kill(server.child.pid(), SIGSTOP) == 0);
-    std::this_thread::sleep_for(200ms);
-    REQUIRE(::kill(server.child.pid(), SIGCONT) == 0);
-    auto result = running.get();
-    REQUIRE_MESSAGE(result.has_value(), (result ? "" : result.error().message));
-    return std::move(*result);
+    const auto warmup = std::chrono::duration_cast<std::chrono::milliseconds>(spec.warmup);
+    return run_pausing(spec, server.child.pid(), warmup + 1s, 200ms);
   };
   LoadSpec spec = quick_spec(server.port);
   spec.duration = 3s;
@@ -188,6 +200,29 @@ TEST_CASE("a server paused for 200 ms: the open loop sees it in its p99, the clo
   // The same pause: only the 4 requests in flight waited for it.
   CHECK(closed.latency.max() >= 150'000'000);
   CHECK(closed.latency.value_at_percentile(99) < 100'000'000);
+}
+
+TEST_CASE("a server paused longer than the timeout: the requests in flight time out, their connections are "
+          "opened again, and the load goes on") {
+  ServerBinary server = start_server_binary(RINGLAB_SERVER_BINARY, {"--threads", "1"});
+  LoadSpec spec = quick_spec(server.port);
+  spec.warmup = 200ms;
+  spec.duration = 1500ms;
+  spec.timeout = 100ms;
+  const LoadResult r = run_pausing(spec, server.child.pid(), 700ms, 400ms);
+  // The 4 requests in flight when it stopped, and those sent on the reopened connections (the
+  // kernel completes their handshakes while the server is stopped), waited past 100 ms.
+  CHECK(r.errors.timeout >= spec.connections);
+  CHECK(r.reconnects >= spec.connections);
+  CHECK(r.errors.total() == r.errors.timeout);
+  // The answers the server wrote after SIGCONT to the abandoned connections were never read as
+  // answers to later requests (that would be malformed, or a latency from the wrong send).
+  CHECK(r.requests > 0);
+  CHECK(r.latency.count() == r.requests);
+  CHECK(r.body_bytes == r.requests * body_size(10));
+  // No recorded latency spans the 400 ms pause: a request that waited that long was not answered
+  // as far as the run is concerned. (A timeout is found up to a scan late, 10 ms here.)
+  CHECK(r.latency.max() < 250'000'000);
 }
 
 TEST_CASE("a connection the server closes while idle is opened again, and its next request still goes out") {
@@ -214,13 +249,26 @@ TEST_CASE("errors are counted or returned, never retried") {
     REQUIRE_FALSE(result.has_value());
     CHECK(result.error().message.find("connect") != std::string::npos);
   }
-  SUBCASE("a server that never answers: every request in flight times out after the window") {
+  SUBCASE("a server that never answers: each request times out `timeout` after its send, and its "
+          "connection is opened again, in the window and after it") {
     SilentListener silent;
     LoadSpec spec = quick_spec(silent.port());
-    spec.timeout = 300ms;
+    spec.warmup = 100ms;
+    spec.duration = 500ms;
+    spec.timeout = 100ms;
+    const auto started = std::chrono::steady_clock::now();
     const LoadResult r = run_ok(spec);
+    const auto took = std::chrono::steady_clock::now() - started;
     CHECK(r.requests == 0);
-    CHECK(r.errors.timeout == spec.connections);
+    CHECK(r.latency.count() == 0);
+    // Every connection sends at 0 and again after each timeout until the window ends at 600 ms: six
+    // requests each, less the scans' lateness (up to 10 ms a round) and the reconnects'.
+    CHECK(r.errors.timeout >= 4 * spec.connections);
+    CHECK(r.errors.timeout <= 6 * spec.connections);
+    CHECK(r.reconnects >= 3 * spec.connections);
+    CHECK(r.errors.total() == r.errors.timeout);
+    // The last ones time out in the drain: the run ends within a timeout (and its scan) of the window.
+    CHECK(took < 600ms + 100ms + 1s);
   }
   SUBCASE("bad settings") {
     LoadSpec spec = quick_spec(1);

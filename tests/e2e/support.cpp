@@ -327,7 +327,9 @@ SilentListener::SilentListener() {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   REQUIRE(::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
-  REQUIRE(::listen(fd_, 16) == 0);
+  // Room for the connections a load run opens again after each timeout: never accepted, each stays
+  // in the queue, and a full queue would turn them into connect timeouts.
+  REQUIRE(::listen(fd_, 128) == 0);
   socklen_t length = sizeof address;
   REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
   port_ = ntohs(address.sin_port);

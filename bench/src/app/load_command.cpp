@@ -122,7 +122,8 @@ void add_load_arguments(CLI::App& app, LoadArguments& into) {
   app.add_option("--duration", into.duration, "measured time per round (5s, 500ms, 2.5)")->capture_default_str();
   app.add_option("--warmup", into.warmup, "load before the measured window, per round")->capture_default_str();
   app.add_option("--timeout", into.timeout,
-                 "connect limit, and how long answers are awaited after the window (then: timeouts)")
+                 "connect limit, and how long a sent request awaits its answer (then: a timeout, and its "
+                 "connection is opened again)")
       ->capture_default_str();
   app.add_option("--threads", s.threads, "load threads, one ring each")->capture_default_str()->check(CLI::Range(1u, 1024u));
   app.add_option("--cpu", into.cpus,

@@ -68,6 +68,9 @@ class LoadConnection final : private http::ResponseHandler {
   void shut_down() noexcept;
   [[nodiscard]] bool quiet() const noexcept { return !recv_armed_ && !send_in_flight_ && !connecting_; }
   [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
+  // A request in flight since before `sent_before` has waited too long: counted as a timeout, and
+  // the connection is reopened (fail()).
+  void time_out_if_sent_before(Nanos sent_before);
   [[nodiscard]] bool connected() const noexcept { return connected_; }
   void close_fd() noexcept;
 
@@ -114,6 +117,7 @@ class LoadConnection final : private http::ResponseHandler {
   int status_ = 0;
   std::size_t sent_ = 0;     // bytes of the request in flight already sent
   Nanos started_ = 0;        // due time (open loop) or send time (closed loop) of the request in flight
+  Nanos sent_at_ = 0;        // when the request in flight was handed to the kernel (its deadline's start)
   uint64_t body_bytes_ = 0;
   uint64_t sequence_ = 0;    // open loop: this connection's next request is number index_ + sequence_ * C
 };
@@ -267,8 +271,9 @@ void LoadConnection::send_due(Nanos due, Nanos now) {
   send_request(now);
 }
 
-void LoadConnection::send_request(Nanos) {
+void LoadConnection::send_request(Nanos now) {
   in_flight_ = true;
+  sent_at_ = now;
   thread_.note_in_flight(1);
   status_ = 0;
   body_bytes_ = 0;
@@ -378,6 +383,10 @@ void LoadConnection::response_done(Nanos now) {
   schedule_next(now);
 }
 
+void LoadConnection::time_out_if_sent_before(Nanos sent_before) {
+  if (in_flight_ && !closing_ && sent_at_ < sent_before) fail(&LoadErrors::timeout);
+}
+
 void LoadConnection::fail(uint64_t LoadErrors::*kind) {
   if (kind != nullptr) thread_.count(kind);
   if (in_flight_) {
@@ -467,12 +476,23 @@ void LoadThread::loop() {
   const Nanos now = now_ns();
   for (auto& connection : connections_) connection->begin(now);
   constexpr Nanos kMaxWait = 50'000'000;  // the cancel flag is read at least this often
+  // Requests' deadlines are checked by a scan of this thread's connections every timeout / 10
+  // (1 to 50 ms): a scan per completion batch would cost O(connections) per answer.
+  const Nanos timeout = static_cast<Nanos>(plan_.spec->timeout.count());
+  const Nanos scan_every = std::clamp<Nanos>(timeout / 10, 1'000'000, kMaxWait);
+  Nanos next_scan = now + scan_every;
   for (;;) {
     Nanos t = now_ns();
     while (!waiting_.empty() && waiting_.top().due <= t) {
       const Waiting next = waiting_.top();
       waiting_.pop();
       next.connection->send_due(next.due, t);
+    }
+    if (t >= next_scan) {
+      next_scan = t + scan_every;
+      if (t > timeout) {
+        for (auto& connection : connections_) connection->time_out_if_sent_before(t - timeout);
+      }
     }
     if (plan_.cancel != nullptr && *plan_.cancel != 0) {
       result_.interrupted = true;
@@ -488,6 +508,7 @@ void LoadThread::loop() {
     }
     Nanos until = t >= plan_.window_end ? plan_.drain_end : plan_.window_end;
     if (!waiting_.empty()) until = std::min(until, waiting_.top().due);
+    if (in_flight_ > 0) until = std::min(until, next_scan);
     const Nanos wait = std::min(until > t ? until - t : 0, kMaxWait);
     auto ran = ring_->run_once(std::chrono::nanoseconds(wait));
     if (!ran) {

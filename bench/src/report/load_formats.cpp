@@ -103,6 +103,9 @@ std::string render_load_markdown(const LoadReport& report) {
          "requests together";
   out += report.spec.rate > 0 ? ", from each request's due time (open loop: coordinated omission corrected).\n"
                               : ", from each request's send (closed loop: a server stall shows in few requests).\n";
+  out += fmt::format("Errors: timeout counts the requests left unanswered {:.3g} s after their send (--timeout); "
+                     "they have no latency, and their connections were opened again.\n",
+                     std::chrono::duration<double>(report.spec.timeout).count());
   out += "CPU/req: CPU time over the window divided by the measured requests (server: every thread of it). "
          "Server CPUs busy/req: the whole busy time of the CPUs our server has to itself (its /env "
          "worker_cpus; /proc/stat), which also counts the softirq work that runs there while the server "

@@ -22,7 +22,14 @@
 // The window. Requests due (open loop) or sent (closed loop) in [start + warmup, start + warmup +
 // duration) are measured: their latencies go into the histogram (nanoseconds, HdrHistogram's
 // log-linear layout, histogram.hpp) and req/s is their number over `duration`. No request is sent
-// after the window; one still unanswered `timeout` after the window's end is counted as a timeout.
+// after the window; the run waits for the answers in flight, at most `timeout` more.
+//
+// Timeouts. A request still unanswered `timeout` after it was sent (in the warm-up, the window or
+// after it) is counted as a timeout, and its connection is closed and opened again: an answer that
+// came later would belong to no request. Its latency is not recorded (it is only known to exceed
+// `timeout`): the percentiles are those of answered requests, and a server that stalls longer than
+// `timeout` shows in the timeout count. Deadlines are checked every `timeout` / 10 (1 to 50 ms), so
+// a timeout is counted up to that much late.
 //
 // Errors are counted by kind and never retried: a connection that fails (connect, send or receive
 // error, the server closing it, a malformed response) is counted, closed, and opened again; a
@@ -58,7 +65,8 @@ struct LoadSpec {
   double rate = 0;             // requests per second in all; 0: closed loop
   std::chrono::nanoseconds duration = std::chrono::seconds(5);
   std::chrono::nanoseconds warmup = std::chrono::seconds(1);
-  std::chrono::nanoseconds timeout = std::chrono::seconds(10);  // connect, and the drain after the window
+  // Connect limit, and how long a sent request waits for its answer (above: Timeouts).
+  std::chrono::nanoseconds timeout = std::chrono::seconds(10);
   unsigned threads = 1;
   std::vector<int> cpus;       // thread i is pinned to cpus[i % size]; empty: not pinned
   unsigned recv_buffers = 256;          // per thread: a power of two, at most 32768
@@ -82,7 +90,7 @@ struct LoadErrors {
   uint64_t closed = 0;     // the server closed a connection with a request in flight
   uint64_t malformed = 0;  // the response did not parse, or bytes came with no request in flight
   uint64_t status = 0;     // a complete response whose status is not 2xx
-  uint64_t timeout = 0;    // unanswered `timeout` after the window
+  uint64_t timeout = 0;    // a request unanswered `timeout` after its send (its connection reopened)
   [[nodiscard]] uint64_t total() const noexcept {
     return connect + send + receive + closed + malformed + status + timeout;
   }
