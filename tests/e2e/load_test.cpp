@@ -262,10 +262,11 @@ TEST_CASE("errors are counted or returned, never retried") {
     CHECK(r.requests == 0);
     CHECK(r.latency.count() == 0);
     // Every connection sends at 0 and again after each timeout until the window ends at 600 ms: six
-    // requests each, less the scans' lateness (up to 10 ms a round) and the reconnects'.
-    CHECK(r.errors.timeout >= 4 * spec.connections);
+    // requests each at most, fewer as the scans (up to 10 ms a round late) and the reconnects take
+    // their time on a busy machine; more than once per connection in any case.
+    CHECK(r.errors.timeout >= 3 * spec.connections);
     CHECK(r.errors.timeout <= 6 * spec.connections);
-    CHECK(r.reconnects >= 3 * spec.connections);
+    CHECK(r.reconnects >= 2 * spec.connections);
     CHECK(r.errors.total() == r.errors.timeout);
     // The last ones time out in the drain: the run ends within a timeout (and its scan) of the window.
     CHECK(took < 600ms + 100ms + 1s);
