@@ -384,7 +384,8 @@ void LoadConnection::response_done(Nanos now) {
 }
 
 void LoadConnection::time_out_if_sent_before(Nanos sent_before) {
-  if (in_flight_ && !closing_ && sent_at_ < sent_before) fail(&LoadErrors::timeout);
+  // fail() clears in_flight_, so a connection being closed is never timed out twice.
+  if (in_flight_ && sent_at_ < sent_before) fail(&LoadErrors::timeout);
 }
 
 void LoadConnection::fail(uint64_t LoadErrors::*kind) {
