@@ -660,7 +660,7 @@ Result<LoadResult> run_load(const LoadSpec& spec, const volatile std::sig_atomic
   plan.cancel = cancel;
   const std::string authority =
       peer->family() == AF_INET6 ? fmt::format("[{}]:{}", spec.host, spec.port) : fmt::format("{}:{}", spec.host, spec.port);
-  plan.request = fmt::format("GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: ringlab-load\r\nAccept: */*\r\n\r\n",
+  plan.request = fmt::format("GET {} HTTP/1.1\r\nHost: {}\r\n\r\n",
                              spec.target, authority);
   plan.interval_ns = spec.rate > 0 ? 1e9 / spec.rate : 0;
 
