@@ -8,7 +8,10 @@
 // fills from its thread's buffer ring; the response is parsed (llhttp, http::ResponseParser) straight
 // out of those buffers, which go back to the kernel at once. A request is one send of bytes built
 // before the run: "GET target HTTP/1.1" and a Host header, nothing else, the request wrk sends, so
-// that a server costs the same per request under either generator. Nothing is allocated per request once the connections are open.
+// that a server costs the same per request under either generator. A thread's io_uring_enter submits
+// the sends it queued and sleeps until something besides their own CQEs arrives (they complete
+// during the submission), so a connection's request and the wait for its answer share one enter.
+// Nothing is allocated per request once the connections are open.
 //
 // Closed loop (rate 0): every connection sends its next request as soon as the previous response is
 // complete, and latency runs from that send to the response's last byte. This is wrk's model: while
