@@ -154,6 +154,19 @@ def main():
             # A loaded server's CPU and the generator's cannot have been idle, nor over 100 % busy.
             if not (0 < int(server_pct) <= 100 and 0 < int(load_pct) <= 100):
                 fail("run peers: %s against %s was %s/%s %% busy" % (loader, name, server_pct, load_pct))
+    # Every cell where neither side was saturated (both under 90 % busy) is named in a note, and only those.
+    expected = set()
+    for line in peers.stdout.splitlines():
+        row = re.match(r"round (\d+) (wrk|ringlab):\s+(.*)", line)
+        if not row:
+            continue
+        for name, server_pct, load_pct in re.findall(r"(ours|nginx|h2o)\s+\d+ \[\s*[\d.]+ us\s+(\d+)/\s*(\d+)%\]",
+                                                      row.group(3)):
+            if int(server_pct) < 90 and int(load_pct) < 90:
+                expected.add("round %s %s against %s" % (row.group(1), row.group(2), name))
+    noted = set(re.findall(r"^note: (round \d+ \w+ against \w+): neither side was saturated", peers.stdout, re.M))
+    if noted != expected:
+        fail("run peers: cells where neither side was saturated %s, noted %s" % (sorted(expected), sorted(noted)))
     print("ok: the bundle runs the server, bench load, allocator jobs, the peers and tools/peers from its own "
           "libraries")
 
