@@ -1,7 +1,6 @@
 // bench load's generator (bench/include/ringlab/bench/load.hpp) against real servers on loopback:
 // ours in this process and as a binary, nginx; the open loop's answer to a paused server; its limits
 // and errors; and the `bench load` command as a user runs it.
-#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include "ringlab/bench/load.hpp"
 #include "ringlab/server/body_cache.hpp"
 #include "support.hpp"
+#include "../support/net.hpp"
 
 using namespace ringlab;
 using namespace ringlab::e2e;
@@ -259,29 +259,26 @@ TEST_CASE("a connection the server closes while idle is opened again, and its ne
 TEST_CASE("every request is the one wrk sends: the request line and Host, no other header") {
   // Two generators compared on one server must cost it the same per request: a header more is more
   // for the server to parse, and tools/peers would charge that to the generator.
-  SilentListener listener;  // nobody answers; the first request is read here by hand
-  LoadSpec spec = quick_spec(listener.port(), "/weather_10.json");
+  // Nobody answers; the first request is read here by hand (accept and recv bounded to 5 s).
+  net::testing::Listener listener = net::testing::listen_loopback();
+  const uint16_t port = listener.endpoint.port();
+  LoadSpec spec = quick_spec(port, "/weather_10.json");
   spec.connections = 1;
   spec.warmup = 0ms;
   spec.duration = 300ms;
   spec.timeout = 100ms;
   auto load = std::async(std::launch::async, [&] { return bench::run_load(spec); });
-  pollfd ready{.fd = listener.fd(), .events = POLLIN, .revents = 0};
-  REQUIRE(::poll(&ready, 1, 5000) == 1);
-  const int fd = ::accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC);
-  REQUIRE(fd >= 0);
+  net::testing::bound_blocking_io(listener.fd.get());
+  const net::Fd connection = net::testing::accept_one(listener);
   std::string request;
   char buffer[512];
   while (request.find("\r\n\r\n") == std::string::npos) {
-    pollfd readable{.fd = fd, .events = POLLIN, .revents = 0};
-    if (::poll(&readable, 1, 5000) != 1) break;
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    const ssize_t n = ::recv(connection.get(), buffer, sizeof buffer, 0);
     if (n <= 0) break;
     request.append(buffer, static_cast<std::size_t>(n));
   }
-  ::close(fd);
   CHECK(load.get().has_value());
-  CHECK(request == "GET /weather_10.json HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(listener.port()) + "\r\n\r\n");
+  CHECK(request == "GET /weather_10.json HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n\r\n");
 }
 
 TEST_CASE("errors are counted or returned, never retried") {

@@ -135,8 +135,6 @@ class SilentListener {
   SilentListener(const SilentListener&) = delete;
   SilentListener& operator=(const SilentListener&) = delete;
   [[nodiscard]] uint16_t port() const { return port_; }
-  // The listening socket, for a test that accepts a connection from it by hand.
-  [[nodiscard]] int fd() const { return fd_; }
 
  private:
   int fd_ = -1;
