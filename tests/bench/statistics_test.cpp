@@ -207,3 +207,39 @@ TEST_CASE("a table's unit comes from its median value, so one small value does n
   CHECK(rb::time_unit_for_table(std::vector<double>{5e6, 7e6, 9e6}).name == "ms");
   CHECK(rb::time_unit_for_table(std::vector<double>{}).name == "ns");
 }
+
+TEST_CASE("the median's 95 % interval: the binomial order statistics, none below six values") {
+  // Ranks from B(n, 1/2): n = 6 -> 1st and 6th (coverage 1 - 2/64 = 0.969), n = 10 -> 2nd and 9th
+  // (0.979), n = 20 -> 6th and 15th (0.959), n = 100 -> 40th and 61st (0.965), as the printed tables.
+  const auto ranks = [](std::size_t n) {
+    std::vector<double> sorted;
+    for (std::size_t i = 1; i <= n; ++i) sorted.push_back(static_cast<double>(i));
+    return rb::median_interval(sorted);
+  };
+  CHECK(std::isnan(ranks(5).low));
+  CHECK(std::isnan(ranks(5).high));
+  CHECK(ranks(6).low == 1);
+  CHECK(ranks(6).high == 6);
+  CHECK(ranks(10).low == 2);
+  CHECK(ranks(10).high == 9);
+  CHECK(ranks(20).low == 6);
+  CHECK(ranks(20).high == 15);
+  CHECK(ranks(100).low == 40);
+  CHECK(ranks(100).high == 61);
+  // Thousands of values: the sums stay finite (2^-n would underflow a plain product).
+  const rb::Interval large = ranks(5000);
+  CHECK(large.low > 2400);
+  CHECK(large.high < 2600);
+  CHECK(std::isnan(rb::median_interval({}).low));
+}
+
+TEST_CASE("paired ratios carry the interval of their median") {
+  const std::vector<double> x{90, 95, 100, 105, 110, 92, 98, 102};
+  const std::vector<double> b(8, 100);
+  const rb::RatioStats r = rb::ratio_paired(x, b);
+  CHECK(r.median == Approx(0.99));
+  CHECK(r.median_low == Approx(0.90));  // n = 8: the 1st and 8th of the sorted ratios
+  CHECK(r.median_high == Approx(1.10));
+  const rb::RatioStats few = rb::ratio_paired(std::vector<double>{1, 2}, std::vector<double>{1, 1});
+  CHECK(std::isnan(few.median_low));
+}

@@ -110,6 +110,8 @@ void describe_stats(V& v, S& s) {
   v("max", s.max);
   v("ratio", s.ratio);
   v("ratio_sd", s.ratio_sd);
+  v("ratio_low", s.ratio_low);
+  v("ratio_high", s.ratio_high);
 }
 
 template <class V, class S>
@@ -179,6 +181,7 @@ void describe_case(V& v, S& c) {
   v("reference", c.reference);
   v("status", c.status);
   v("reason", c.reason);
+  v("not_applicable", c.not_applicable);
   v("ops_per_iteration", c.ops_per_iteration);
   v("warmup_iterations", c.warmup_iterations);
   v("samples_ns", c.samples_ns);

@@ -54,6 +54,8 @@ void compute_ratios(Report& report) {
   for (CaseResult& c : report.cases) {
     c.stats.ratio.reset();
     c.stats.ratio_sd.reset();
+    c.stats.ratio_low.reset();
+    c.stats.ratio_high.reset();
     c.memory.alloc_ratio.reset();
     if (c.status != CaseStatus::ok) continue;
     const auto found = baselines.find(case_key(c));
@@ -71,6 +73,10 @@ void compute_ratios(Report& report) {
         if (std::isfinite(r.median)) {
           c.stats.ratio = r.median;
           c.stats.ratio_sd = r.sd;
+          if (std::isfinite(r.median_low) && std::isfinite(r.median_high)) {
+            c.stats.ratio_low = r.median_low;
+            c.stats.ratio_high = r.median_high;
+          }
         }
       } else {
         const RatioStats r =

@@ -185,6 +185,25 @@ RatioStats ratio_all_pairs(std::span<const double> x, std::span<const double> b)
   return {mean(ratios), stddev(ratios)};
 }
 
+Interval median_interval(std::span<const double> sorted, double level) {
+  const std::size_t n = sorted.size();
+  if (n == 0 || !(level > 0) || !(level < 1)) return {};
+  // P(B(n, 1/2) <= i), summed in log space so that large n does not underflow 2^-n.
+  const double log_half_n = static_cast<double>(n) * std::log(0.5);
+  const double log_n_factorial = std::lgamma(static_cast<double>(n) + 1);
+  double below = 0;  // P(B <= j - 1) for the current j
+  std::size_t best = 0;
+  for (std::size_t j = 1; j <= n / 2; ++j) {
+    const auto k = static_cast<double>(j - 1);
+    below += std::exp(log_n_factorial - std::lgamma(k + 1) - std::lgamma(static_cast<double>(n) - k + 1) + log_half_n);
+    // [x_(j), x_(n-j+1)] covers the median with probability 1 - 2 P(B <= j - 1).
+    if (1 - 2 * below < level) break;
+    best = j;
+  }
+  if (best == 0) return {};
+  return {sorted[best - 1], sorted[n - best]};
+}
+
 RatioStats ratio_paired(std::span<const double> x, std::span<const double> b) {
   const std::size_t n = std::min(x.size(), b.size());
   if (n == 0) return {kNaN, kNaN, kNaN};
@@ -197,6 +216,9 @@ RatioStats ratio_paired(std::span<const double> x, std::span<const double> b) {
   RatioStats stats{mean(ratios), stddev(ratios), 0};
   std::sort(ratios.begin(), ratios.end());
   stats.median = quantile_sorted(ratios, 0.5);
+  const Interval interval = median_interval(ratios);
+  stats.median_low = interval.low;
+  stats.median_high = interval.high;
   return stats;
 }
 

@@ -51,7 +51,8 @@ std::string render_csv(const Report& report) {
       "phase_connect_ns", "phase_send_ns", "phase_wait_ns", "phase_head_ns", "phase_body_ns",
       "phase_deserialize_ns", "phase_other_ns", "checksum", "reference", "cv", "m_value", "bimodal",
       "target_error_missed", "error_above_mean", "too_few_iterations", "baseline_unstable", "latency_count",
-      "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns"};
+      "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns", "ratio_low",
+      "ratio_high", "not_applicable"};
   for (const std::string& name : counter_names) header.push_back("counter:" + name);
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) {
@@ -83,7 +84,8 @@ std::string render_csv(const Report& report) {
         c.latency ? std::to_string(c.latency->count) : std::string(),
         c.latency ? csv_number(c.latency->p50) : std::string(), c.latency ? csv_number(c.latency->p90) : std::string(),
         c.latency ? csv_number(c.latency->p99) : std::string(), c.latency ? csv_number(c.latency->p999) : std::string(),
-        c.latency ? csv_number(c.latency->max) : std::string()};
+        c.latency ? csv_number(c.latency->max) : std::string(), csv_number(c.stats.ratio_low),
+        csv_number(c.stats.ratio_high), bool_text(c.not_applicable)};
     for (const std::string& name : counter_names) {
       const auto it = c.counters.find(name);
       f.push_back(it == c.counters.end() ? std::string() : csv_number(it->second));

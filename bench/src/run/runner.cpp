@@ -122,7 +122,10 @@ class Runner {
       return false;
     }
     auto reason = s.strategy->skip_reason(context_.features);
-    if (!reason) reason = s.strategy->skip_case(s.config);
+    if (!reason) {
+      reason = s.strategy->skip_case(s.config);
+      s.result.not_applicable = reason.has_value();
+    }
     if (reason) {
       s.result.status = CaseStatus::skipped;
       s.result.reason = *reason;

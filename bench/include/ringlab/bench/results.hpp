@@ -94,7 +94,7 @@ struct Environment {
 
 // The options the run was made with (the CLI's, after defaults).
 struct Config {
-  std::string suite = "get";
+  std::string suite = "headline";
   std::string filter = "*";
   std::vector<std::size_t> sizes;
   std::string payload;  // "weather", "repos" or "github"
@@ -138,6 +138,11 @@ struct Stats {
   // there is none (or it failed). See statistics.hpp for how the ratio distribution is formed.
   std::optional<double> ratio;
   std::optional<double> ratio_sd;
+  // The 95 % confidence interval of Ratio, the median of the per-round ratios (statistics.hpp's
+  // median_interval): interleaved runs with at least 6 rounds only; null otherwise, and for the
+  // baseline itself.
+  std::optional<double> ratio_low;
+  std::optional<double> ratio_high;
 };
 
 struct Memory {
@@ -225,6 +230,9 @@ struct CaseResult {
   bool reference = false;
   CaseStatus status = CaseStatus::ok;
   std::string reason;  // why it was skipped or failed; empty when ok
+  // Skipped because the strategy does not apply to this payload (three_fields reads fields only the
+  // github records have), not because something is missing: the console leaves such rows out.
+  bool not_applicable = false;
   uint64_t ops_per_iteration = 0;
   unsigned warmup_iterations = 0;
   // ns per op of every measured iteration, in order (with --interleave, sample i is round i).

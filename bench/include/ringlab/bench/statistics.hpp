@@ -26,6 +26,7 @@
 //     the rounds where either side was an outlier is no cure: it drops the rounds where the baseline
 //     was slow, that is the low ratios, and biases the mean upwards.
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,15 @@ namespace ringlab::bench {
 [[nodiscard]] double stddev(std::span<const double> values) noexcept;
 // Type-7 quantile of an already sorted, non-empty sample; p in [0, 1].
 [[nodiscard]] double quantile_sorted(std::span<const double> sorted, double p) noexcept;
+// The distribution-free confidence interval of the median of `sorted` (ascending): the order
+// statistics j and k around the middle between which the true median lies with probability at least
+// `level`, from the binomial distribution B(n, 1/2) (exact sums, no normal approximation). Both NaN
+// when n is too small for that level (n < 6 at 95 %): a pair of rounds cannot bound a median.
+struct Interval {
+  double low = std::numeric_limits<double>::quiet_NaN();
+  double high = std::numeric_limits<double>::quiet_NaN();
+};
+[[nodiscard]] Interval median_interval(std::span<const double> sorted, double level = 0.95);
 
 // Regularized incomplete beta function I_x(a, b), a, b > 0, x in [0, 1].
 [[nodiscard]] double incomplete_beta(double a, double b, double x) noexcept;
@@ -81,11 +91,15 @@ struct RatioStats {
   double mean = 0;
   double sd = 0;
   double median = 0;
+  // ratio_paired only: the distribution-free 95 % confidence interval of the median (median_interval);
+  // NaN when there are too few pairs for one.
+  double median_low = std::numeric_limits<double>::quiet_NaN();
+  double median_high = std::numeric_limits<double>::quiet_NaN();
 };
 // Every pairing x_i / b_j (see the header comment). Both non-empty and b all positive, else NaN.
 [[nodiscard]] RatioStats ratio_all_pairs(std::span<const double> x, std::span<const double> b);
-// Paired x_i / b_i over the first min(n_x, n_b) entries: mean, sd and median. NaN when there is no
-// pair or a b_i is not positive.
+// Paired x_i / b_i over the first min(n_x, n_b) entries: mean, sd, median and the median's 95 %
+// interval. NaN when there is no pair or a b_i is not positive.
 [[nodiscard]] RatioStats ratio_paired(std::span<const double> x, std::span<const double> b);
 
 // A unit for a column of values: the largest unit in which the smallest value is still below 1000
