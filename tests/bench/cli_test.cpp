@@ -12,15 +12,15 @@ namespace {
 rb::ParsedCommandLine parse(std::vector<std::string> args) { return rb::parse_command_line(args); }
 }  // namespace
 
-TEST_CASE("no arguments: the get suite with the documented defaults") {
+TEST_CASE("no arguments: the headline suite with the documented defaults") {
   const auto parsed = parse({});
   REQUIRE(parsed.options.has_value());
   const rb::CliOptions& o = *parsed.options;
-  CHECK(o.config.suite == "get");
+  CHECK(o.config.suite == "headline");
   CHECK(o.config.payload == "weather");
   CHECK(o.config.connection == "pooled");
   CHECK(o.config.server_mode == "cached");
-  CHECK(o.config.sizes == std::vector<std::size_t>{10, 100, 1000, 10000});
+  CHECK(o.config.sizes == std::vector<std::size_t>{10, 1000, 10000});
   CHECK(o.config.filter == "*");
   CHECK(o.runner.iteration_time_ms == 100);
   CHECK(o.runner.warmup == 3);
@@ -123,7 +123,7 @@ TEST_CASE("--help explains every column and exits 0") {
   const auto parsed = parse({"--help"});
   CHECK_FALSE(parsed.options.has_value());
   CHECK(parsed.exit_code == 0);
-  for (const char* column : {"Mean", "Error", "StdDev", "Median", "P95", "Ratio", "RatioSD", "Allocated", "Allocs/op",
+  for (const char* column : {"Mean", "Error", "StdDev", "Median", "P95", "Ratio", "RatioSD", "Ratio 95% CI", "Allocated", "Allocs/op",
                              "Alloc Ratio", "Page faults/op", "Syscalls/op", "SQEs/op", "CQEs/op", "(ref)",
                              "Warnings", "--iteration-time", "--interleave", "--columns", "--version"}) {
     INFO(column);

@@ -87,6 +87,20 @@ TEST_CASE("in a pipe only the lines worth keeping are written, one per line, wit
   CHECK(out.find('\033') == std::string::npos);
 }
 
+TEST_CASE("in a pipe, interleaved rounds write one line per case and stage, not one per round") {
+  const std::string out = captured(false, [](rb::FdProgress& p) {
+    for (std::size_t round = 1; round <= 50; ++round) {
+      for (std::size_t index : {2u, 3u}) {
+        rb::ProgressEvent e = event(rb::Stage::measure, round, 100, 113'000);
+        e.case_index = index;
+        p.on_progress(e);
+      }
+    }
+  });
+  INFO(out);
+  CHECK(std::count(out.begin(), out.end(), '\n') == 2);
+}
+
 TEST_CASE("a closed progress fd does not stop anything") {
   int fds[2];
   REQUIRE(pipe(fds) == 0);

@@ -167,7 +167,7 @@ TEST_CASE("the table has BenchmarkDotNet's columns, a unit per column and a blan
     if (!t.empty()) names.push_back(t);
   }
   const std::vector<std::string> expected{"Method", "Payload", "Size", "Mean", "Error", "StdDev", "Median", "P95",
-                                          "Ratio", "RatioSD", "Allocated", "Allocs/op", "Alloc Ratio",
+                                          "Ratio", "RatioSD", "Ratio 95% CI", "Allocated", "Allocs/op", "Alloc Ratio",
                                           "Page faults/op", "Syscalls/op", "SQEs/op", "CQEs/op"};
   CHECK(names == expected);
   // Mean column: μs chosen from the smallest mean (113.1 μs), one decimal for four digits.

@@ -166,3 +166,18 @@ TEST_CASE("--list shows suites and every strategy with description and mirror") 
     CHECK(list.find(line) != std::string::npos);
   }
 }
+
+TEST_CASE("the headline suite is the default: its own strategies in its order, at 10, 1000 and 10000") {
+  const rb::Suite& first = rb::suites().front();
+  CHECK(first.name == "headline");
+  CHECK(std::vector<std::size_t>(first.sizes.begin(), first.sizes.end()) == std::vector<std::size_t>{10, 1000, 10000});
+  // Every name it lists is in the real registry, and its cases follow its order.
+  const auto cases = rb::build_cases(first, rs::registry(), rb::Selection{});
+  REQUIRE(cases.has_value());
+  CHECK(cases->size() == first.strategies.size() * 3);
+  for (std::size_t i = 0; i < first.strategies.size(); ++i) CHECK((*cases)[i].strategy->name == first.strategies[i]);
+  // A registry that lacks one of them is an error naming it, not a shorter table.
+  const auto missing = rb::build_cases(first, kRegistry, rb::Selection{});
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().message == "suite headline names provided_buffers, which is no registered GET strategy");
+}

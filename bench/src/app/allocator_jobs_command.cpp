@@ -1,5 +1,6 @@
 // `bench SUITE --allocators LIST`: the parent of allocator jobs (allocators.hpp), one child bench per
 // allocator, then one merged report.
+#include <chrono>
 #include <ctime>
 #include <iostream>
 
@@ -27,6 +28,7 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
 
   int code = 0;
   std::vector<std::string> job_allocators;
+  const auto measuring_start = std::chrono::steady_clock::now();
   for (const alloc::Job& job : jobs) {
     const std::string name(alloc::allocator_name(job.allocator));
     if (g_cancel != 0) return report_error("interrupted", kExitInterrupted);
@@ -69,10 +71,9 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
   }
   if (!job_allocators.empty()) report.environment.allocator = "one per job: " + join(job_allocators, "; ");
   report.environment.load_average_end = read_load_average();
-  std::cout << render_markdown(report) << std::flush;
-  auto written = write_reports(report, options.config.out, options.formats, std::time(nullptr));
-  if (!written) return report_error(written.error().message);
-  print_written(*written);
+  const double measuring_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring_start).count();
+  if (const int presented = present_run(report, options, measuring_seconds); presented != 0) return presented;
   return code != 0 ? code : exit_code_for(report.cases);
 }
 

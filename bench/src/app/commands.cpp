@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 
@@ -50,10 +52,47 @@ int report_error(std::string_view message, int code) {
 }
 
 void print_written(const std::vector<std::filesystem::path>& written) {
-  for (const auto& path : written) std::cout << "Written: " << path.string() << "\n";
+  if (written.empty()) return;
+  // One line for the files of one folder: results/<run>/report.{md,csv,json}.
+  std::vector<std::string> names;
+  for (const auto& path : written) names.push_back(path.filename().string());
+  const std::string folder = written.front().parent_path().string();
+  std::cout << "Reports: " << folder << "/"
+            << (names.size() == 1 ? names.front() : "{" + join(names, ",") + "}")
+            << " (every column, every warning, the phases and the legend)\n";
   for (const auto& path : written) {
-    if (path.filename() == "report.json") std::cout << "Plot with: tools/plot " << path.string() << "\n";
+    if (path.filename() == "report.json") {
+      std::cout << "Plots: tools/plot " << path.string() << "; a results page: tools/bench report " << path.string()
+                << "\n";
+    }
   }
+}
+
+int present_run(const Report& report, const CliOptions& options, double measuring_seconds) {
+  std::cout << render_console(report) << "\n" << std::flush;
+  auto written = write_reports(report, options.config.out, options.formats, std::time(nullptr));
+  if (!written) return report_error(written.error().message);
+  print_written(*written);
+  const Suite* full = find_suite("get");
+  if (report.config.suite == "headline" && full != nullptr && !report.cases.empty()) {
+    // The full table's size and, at this run's pace, its duration: a figure of this machine, not a guess.
+    Selection selection;
+    const auto cases = build_cases(*full, strategies::registry(), selection);
+    const double per_case = measuring_seconds / static_cast<double>(report.cases.size());
+    if (cases) {
+      std::cout << fmt::format("The full table: tools/bench get, every GET strategy at 10, 100, 1000 and 10000 records "
+                               "({} cases, about {:.0f} min at this run's {:.{}f} s per case)\n",
+                               cases->size(), std::ceil(per_case * static_cast<double>(cases->size()) / 60), per_case,
+                               per_case < 10 ? 1 : 0);
+    }
+  }
+  std::vector<std::string> others;
+  for (const Suite& suite : suites()) {
+    if (suite.name != report.config.suite) others.emplace_back(suite.name);
+  }
+  std::cout << "Other suites: " << join(others, ", ") << " (tools/bench --list); every column in the terminal: --columns all\n"
+            << std::flush;
+  return 0;
 }
 
 int exit_code_for(const std::vector<CaseResult>& cases) {
@@ -103,6 +142,7 @@ int run_bench(int argc, char** argv) {
   }
   CliOptions& options = *parsed.options;
   if (options.compare) return run_compare(*options.compare, std::cout, std::cerr);
+  if (options.results_page) return app::run_results_page_command(*options.results_page);
   if (options.load) return app::run_load_command(options, self_executable(argc > 0 ? argv[0] : "bench"));
   if (options.list) {
     std::cout << render_list(strategies::registry()) << std::flush;

@@ -51,8 +51,13 @@ void install_stop_signals();
 
 // Prints "bench: <message>" on stderr and returns `code`.
 int report_error(std::string_view message, int code = kExitUsage);
-// The paths of the reports, and the command that plots the JSON one.
+// The paths of the reports, and the commands that plot the JSON one and make a results page of it.
 void print_written(const std::vector<std::filesystem::path>& written);
+// The end of a suite run in the parent: the console report (reporters.hpp's render_console), the
+// report files, and the ways on (the full table with its duration at this run's pace, the other
+// suites). `measuring_seconds`: the wall time of the cases. Returns 0, or report_error's code when
+// the files could not be written.
+[[nodiscard]] int present_run(const Report& report, const CliOptions& options, double measuring_seconds);
 // kExitFailed when a case failed, else 0.
 [[nodiscard]] int exit_code_for(const std::vector<CaseResult>& cases);
 // The results root exists (made here if need be) and this process may write in it.
@@ -63,5 +68,6 @@ int run_suite(CliOptions& options, const std::string& executable);
 int run_allocator_jobs(const CliOptions& options, const std::string& executable);
 int run_self_check_command(const CliOptions& options);
 int run_load_command(const CliOptions& options, const std::string& executable);
+int run_results_page_command(const ResultsPageCommand& command);
 
 }  // namespace ringlab::bench::app

@@ -52,6 +52,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   CLI::App* load_command = app.add_subcommand(
       "load", "load a server with many requests: req/s, latency percentiles, CPU per request (bench load --help)");
   app::add_load_arguments(*load_command, load);
+  ResultsPageCommand results_page;
+  CLI::App* report_command = app.add_subcommand(
+      "report", "make a results page (machine, commit, command, findings, table) of a report: bench report RUN/report.json");
+  report_command->add_option("report", results_page.report, "RUN/report.json: a report bench wrote")->required();
+  report_command->add_option("--out", results_page.out, "folder the page is written to")->capture_default_str();
   app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
   app.footer("\n" + render_legend());
   std::vector<std::string> suite_names;
@@ -165,6 +170,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   }
   if (compare_command->parsed()) {
     o.compare = std::move(compare);
+    parsed.options = std::move(o);
+    return parsed;
+  }
+  if (report_command->parsed()) {
+    o.results_page = std::move(results_page);
     parsed.options = std::move(o);
     return parsed;
   }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <fmt/format.h>
@@ -319,7 +320,10 @@ int run_suite(CliOptions& options, const std::string& executable) {
   FdProgress progress(STDERR_FILENO, std::nullopt, progress_plan(options.runner));
   context.progress = &progress;
 
+  const auto measuring_start = std::chrono::steady_clock::now();
   report.cases = run_cases(*cases, options.runner, context);
+  const double measuring_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring_start).count();
   progress.finish();
   compute_ratios(report);
   if (server) {
@@ -350,10 +354,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
     return 0;
   }
   report.environment.load_average_end = read_load_average();
-  std::cout << render_markdown(report) << std::flush;
-  auto written = write_reports(report, config.out, options.formats, std::time(nullptr));
-  if (!written) return report_error(written.error().message);
-  print_written(*written);
+  if (const int presented = present_run(report, options, measuring_seconds); presented != 0) return presented;
   if (g_cancel != 0) return report_error("interrupted: the report above is partial", interrupted_exit_code());
   return exit_code_for(report.cases);
 }

@@ -88,6 +88,9 @@ std::string render_legend() {
   Ratio          : against the baseline of the same payload and size: the median of the per-round ratios
                    (paired rounds, the default), or the mean of every pairing of samples (--no-interleave)
   RatioSD        : standard deviation of that distribution of ratios
+  Ratio 95% CI   : the 95 % confidence interval of Ratio, the median of the per-round ratios: between the
+                   order statistics that bound a median with at least 95 % probability (binomial, no
+                   assumption about the distribution); n/a without 6 paired rounds or with --no-interleave
   Sys Ratio      : allocator jobs only: Mean / the same strategy's Mean under the system allocator (glibc)
   Allocated      : heap bytes requested per op (malloc family and operator new; 1 KB = 1024 B)
   Allocs/op      : heap allocation calls per op
@@ -110,7 +113,12 @@ std::string render_legend() {
                    does not say when the request went out; every phase of a case that stamps none)
   Warnings       : above the table, per case: CV (StdDev/Mean), a bimodal distribution (m-value > 3.2, as
                    BenchmarkDotNet), Error above the target error or above the Mean, fewer than 5 iterations
-                   kept; and a baseline whose CV is above 10 %, which makes every ratio against it unreliable
+                   kept; and a baseline whose CV is above 10 %, which makes every ratio against it unreliable.
+                   The console counts them by kind and names only the bimodal cases and unstable baselines
+  Findings       : "What this run says" under the table, generated from the results: per size the fastest
+                   contender and its Ratio with the interval, how far it is from the floors (their sum and
+                   the larger one), the largest saving in allocations, the baseline's page faults under its
+                   allocator, and which differences are within the noise (the interval includes 1.0)
   Precision      : one unit per column, chosen from its smallest value (the phase table: one unit for
                    the whole table, from its median value); no digit finer than the timer (its
                    resolution for iteration times, its overhead for single ops)

@@ -13,6 +13,7 @@
 #include "../core/list.hpp"
 #include "ringlab/bench/allocators.hpp"
 #include "ringlab/bench/diagnostics.hpp"
+#include "ringlab/bench/findings.hpp"
 #include "ringlab/bench/statistics.hpp"
 #include "ringlab/bench/table.hpp"
 
@@ -51,6 +52,11 @@ std::string known_columns() {
 
 Result<std::vector<std::string>> parse_columns(std::string_view list) {
   std::vector<std::string> out;
+  // "all": every extra column, and so the full table in the console too.
+  if (list == "all") {
+    for (const ExtraColumn& column : kExtraColumns) out.emplace_back(column.name);
+    return out;
+  }
   for (std::string_view item : split_list(list)) {
     if (find_extra_column(item) == nullptr) {
       return fail(fmt::format("unknown column '{}' ({})", item, known_columns()));
@@ -173,6 +179,66 @@ std::string dash_unless_ok(const CaseResult& c, const std::function<std::string(
   return is_ok(c) ? text(c) : "-";
 }
 
+Column ratio_column(const Report& report, const std::vector<std::size_t>& rows) {
+  return plain_column("Ratio", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) {
+      return k.stats.ratio ? format_number(*k.stats.ratio, 2) : std::string("?");
+    });
+  });
+}
+
+Column allocated_column(const Report& report, const std::vector<std::size_t>& rows) {
+  std::vector<double> sizes;
+  for (std::size_t i : rows) {
+    if (i == kBlank) continue;
+    const CaseResult& c = report.cases[i];
+    if (is_ok(c) && c.memory.bytes_per_op && *c.memory.bytes_per_op > 0) sizes.push_back(*c.memory.bytes_per_op);
+  }
+  // One unit for the whole column, zero included ("0 KB" next to "5.67 KB", not "0 B").
+  const Unit unit = size_unit_for(sizes);
+  return plain_column("Allocated", true, report, rows, [unit](const CaseResult& c) {
+    return dash_unless_ok(c, [unit](const CaseResult& k) {
+      if (!k.memory.bytes_per_op) return std::string(kNa);
+      const int decimals = unit.scale == 1 || *k.memory.bytes_per_op == 0 ? 0 : 2;
+      return format_number(*k.memory.bytes_per_op / unit.scale, decimals) + " " + std::string(unit.name);
+    });
+  });
+}
+
+Column allocs_column(const Report& report, const std::vector<std::size_t>& rows) {
+  return plain_column("Allocs/op", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) {
+      return k.memory.allocs_per_op ? count_text(*k.memory.allocs_per_op) : std::string(kNa);
+    });
+  });
+}
+
+// Shown by default: page faults explain most of the run-to-run spread of the allocating strategies.
+Column page_faults_column(const Report& report, const std::vector<std::size_t>& rows) {
+  return plain_column("Page faults/op", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.memory.minor_faults_per_op); });
+  });
+}
+
+Column syscalls_column(const Report& report, const std::vector<std::size_t>& rows) {
+  return plain_column("Syscalls/op", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) {
+      return k.io.syscalls_per_op ? count_text(*k.io.syscalls_per_op) : std::string(kNa);
+    });
+  });
+}
+
+// The spread of Ratio: the 95 % interval of the median of the per-round ratios.
+Column ratio_interval_column(const Report& report, const std::vector<std::size_t>& rows) {
+  return plain_column("Ratio 95% CI", true, report, rows, [](const CaseResult& c) {
+    return dash_unless_ok(c, [](const CaseResult& k) {
+      if (k.baseline) return std::string("-");
+      if (!k.stats.ratio_low || !k.stats.ratio_high) return std::string(kNa);
+      return format_number(*k.stats.ratio_low, 2) + "-" + format_number(*k.stats.ratio_high, 2);
+    });
+  });
+}
+
 // What identifies a row in both tables: Method, Allocator (only when several ran), Payload, Size.
 std::vector<Column> identity_columns(const Report& report, const std::vector<std::size_t>& rows) {
   std::vector<Column> columns;
@@ -215,16 +281,13 @@ std::string render_table(const Report& report) {
                                   },
                                   dash));
   }
-  columns.push_back(plain_column("Ratio", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) {
-      return k.stats.ratio ? format_number(*k.stats.ratio, 2) : std::string("?");
-    });
-  }));
+  columns.push_back(ratio_column(report, rows));
   columns.push_back(plain_column("RatioSD", true, report, rows, [](const CaseResult& c) {
     return dash_unless_ok(c, [](const CaseResult& k) {
       return k.stats.ratio_sd ? format_number(*k.stats.ratio_sd, 2) : std::string("?");
     });
   }));
+  columns.push_back(ratio_interval_column(report, rows));
   if (several_allocators(report)) {
     // Allocator jobs: the same strategy under glibc's malloc is the other yardstick.
     columns.push_back(plain_column("Sys Ratio", true, report, rows, [&report](const CaseResult& c) {
@@ -234,43 +297,16 @@ std::string render_table(const Report& report) {
       });
     }));
   }
-  {
-    std::vector<double> sizes;
-    for (std::size_t i : rows) {
-      if (i == kBlank) continue;
-      const CaseResult& c = report.cases[i];
-      if (is_ok(c) && c.memory.bytes_per_op && *c.memory.bytes_per_op > 0) sizes.push_back(*c.memory.bytes_per_op);
-    }
-    // One unit for the whole column, zero included ("0 KB" next to "5.67 KB", not "0 B").
-    const Unit unit = size_unit_for(sizes);
-    columns.push_back(plain_column("Allocated", true, report, rows, [unit](const CaseResult& c) {
-      return dash_unless_ok(c, [unit](const CaseResult& k) {
-        if (!k.memory.bytes_per_op) return std::string(kNa);
-        const int decimals = unit.scale == 1 || *k.memory.bytes_per_op == 0 ? 0 : 2;
-        return format_number(*k.memory.bytes_per_op / unit.scale, decimals) + " " + std::string(unit.name);
-      });
-    }));
-  }
-  columns.push_back(plain_column("Allocs/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) {
-      return k.memory.allocs_per_op ? count_text(*k.memory.allocs_per_op) : std::string(kNa);
-    });
-  }));
+  columns.push_back(allocated_column(report, rows));
+  columns.push_back(allocs_column(report, rows));
   columns.push_back(plain_column("Alloc Ratio", true, report, rows, [](const CaseResult& c) {
     return dash_unless_ok(c, [](const CaseResult& k) {
       if (!k.memory.bytes_per_op) return std::string(kNa);
       return k.memory.alloc_ratio ? format_number(*k.memory.alloc_ratio, 2) : std::string("?");
     });
   }));
-  // Shown by default: page faults explain most of the run-to-run spread of the allocating strategies.
-  columns.push_back(plain_column("Page faults/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.memory.minor_faults_per_op); });
-  }));
-  columns.push_back(plain_column("Syscalls/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) {
-      return k.io.syscalls_per_op ? count_text(*k.io.syscalls_per_op) : std::string(kNa);
-    });
-  }));
+  columns.push_back(page_faults_column(report, rows));
+  columns.push_back(syscalls_column(report, rows));
   columns.push_back(plain_column("SQEs/op", true, report, rows, [](const CaseResult& c) {
     return dash_unless_ok(c, [](const CaseResult& k) { return used_ring(k) ? count_text(k.io.sqes_per_op) : "-"; });
   }));
@@ -291,6 +327,37 @@ std::string render_table(const Report& report) {
       });
     }));
   }
+  return render_table_columns(columns);
+}
+
+std::string render_compact_table(const Report& report) {
+  // Rows of strategies that do not apply to the payload say nothing: left out (the console lists them once).
+  const auto rows = table_rows(report, [](const CaseResult& c) { return !c.not_applicable; });
+  if (rows.empty()) return "(no cases)\n";
+  std::vector<Column> columns;
+  columns.push_back(plain_column("Method", false, report, rows, method_text));
+  if (several_allocators(report)) {
+    columns.push_back(plain_column("Allocator", false, report, rows, [](const CaseResult& c) { return c.allocator; }));
+  }
+  std::set<std::string> payloads;
+  for (const CaseResult& c : report.cases) payloads.insert(c.payload);
+  if (payloads.size() > 1) {
+    columns.push_back(plain_column("Payload", false, report, rows, [](const CaseResult& c) { return c.payload; }));
+  }
+  columns.push_back(plain_column("Size", true, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
+  columns.push_back(time_column(
+      "Median", report, rows, iteration_granularity(report),
+      [](const CaseResult& c) -> std::optional<double> {
+        if (!is_ok(c)) return std::nullopt;
+        return c.stats.median;
+      },
+      status_text));
+  columns.push_back(ratio_column(report, rows));
+  columns.push_back(ratio_interval_column(report, rows));
+  columns.push_back(allocated_column(report, rows));
+  columns.push_back(allocs_column(report, rows));
+  columns.push_back(page_faults_column(report, rows));
+  columns.push_back(syscalls_column(report, rows));
   return render_table_columns(columns);
 }
 
@@ -401,6 +468,10 @@ std::string render_markdown(const Report& report) {
     out += "\n";
   }
   out += render_table(report);
+  if (const std::vector<std::string> findings = run_findings(report); !findings.empty()) {
+    out += "\nWhat this run says\n";
+    for (const std::string& f : findings) out += f.starts_with("  ") ? "  - " + f.substr(2) + "\n" : "- " + f + "\n";
+  }
   if (std::string phases = render_phase_table(report); !phases.empty()) {
     out += "\nRequest phases (median per op)\n\n";
     out += phases;

@@ -205,13 +205,13 @@ void FdProgress::on_progress(const ProgressEvent& e) {
     write_all("\r\033[2K" + line + (final ? "\n" : ""));
     line_open_ = !final;
   } else {
-    const bool new_stage = e.case_index != last_case_ || e.stage != last_stage_;
+    if (stages_.size() <= e.case_index) stages_.resize(e.case_index + 1);
+    const bool new_stage = stages_[e.case_index] != e.stage;
+    stages_[e.case_index] = e.stage;
     // The pilot's last line says the ops it settled on; print it when the warm-up begins.
     const bool worth = final || (new_stage && (e.stage == Stage::measure || e.stage == Stage::warmup));
     if (worth) write_all(line + "\n");
   }
-  last_case_ = e.case_index;
-  last_stage_ = e.stage;
 }
 
 void FdProgress::finish() {

@@ -1,10 +1,11 @@
 #pragma once
 // The bench command line: what `bench` does with its arguments.
 //
-//   bench [SUITE] [options]          run a suite (default: get) and report it
+//   bench [SUITE] [options]          run a suite (default: headline) and report it
 //   bench --list                     suites and strategies, what each does and mirrors
 //   bench --self-check               timer overhead, stability and linearity of the harness
 //   bench compare OLD.json NEW.json  two reports side by side (compare.hpp)
+//   bench report RUN/report.json     a results page of a report for docs/results/ (reporters.hpp)
 //   bench load [options]             load a server (the embedded one or --url) with many requests
 //                                    and report req/s, latency percentiles, CPU per request (load.hpp)
 //
@@ -49,6 +50,12 @@ struct LoadCommand {
   std::string out = "results";
 };
 
+// `bench report`: which report, and the folder its page goes to.
+struct ResultsPageCommand {
+  std::string report;               // RUN/report.json
+  std::string out = "docs/results";  // the page is OUT/<results_page_name>
+};
+
 struct CliOptions {
   Config config;          // what goes into report.json
   RunnerOptions runner;   // the runner's limits
@@ -70,6 +77,7 @@ struct CliOptions {
   std::vector<std::string> arguments;  // argv[1...] as given, for allocator jobs
   std::optional<CompareCommand> compare;  // `bench compare ...`: nothing else of the above applies
   std::optional<LoadCommand> load;        // `bench load ...`: server, server_*_timeout and request_timeout apply
+  std::optional<ResultsPageCommand> results_page;  // `bench report ...`: nothing else applies
 };
 
 struct ParsedCommandLine {

@@ -102,8 +102,9 @@ class FdProgress final : public ProgressSink {
   std::optional<Eta> eta_;
   std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
   bool line_open_ = false;
-  Stage last_stage_ = Stage::done;
-  std::size_t last_case_ = static_cast<std::size_t>(-1);
+  // In a pipe: the stage each case was last seen in. Interleaved rounds visit every case in turn, so
+  // "a new stage" is a case's own change of stage, not a change of the case the event is about.
+  std::vector<std::optional<Stage>> stages_;
 };
 
 }  // namespace ringlab::bench

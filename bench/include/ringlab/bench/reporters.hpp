@@ -12,6 +12,7 @@
 // shows "skipped", with the reasons listed under the table; Ratio is "?" where the group has no
 // baseline; "n/a" where a value was not measured; reference rows (the floors) are suffixed "(ref)".
 // Each time column has one unit (from its smallest value) and no digit finer than the timer.
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -30,8 +31,9 @@ enum class Format { md, csv, json, gbench, html };
 [[nodiscard]] Result<std::vector<Format>> parse_formats(std::string_view list);
 
 // Extra columns of the main table, off by default (bench --columns, kept in Config::columns): the
-// per-op latency percentiles of the sampled ops. "p50,p99" -> {"p50", "p99"}; an unknown or
-// repeated name is an error naming it and the known ones.
+// per-op latency percentiles of the sampled ops. "p50,p99" -> {"p50", "p99"}; "all" -> every one; an
+// unknown or repeated name is an error naming it and the known ones. Any of them makes the console show
+// the full table.
 [[nodiscard]] Result<std::vector<std::string>> parse_columns(std::string_view list);
 // "p50,p90,p99,p999,max"
 [[nodiscard]] std::string known_columns();
@@ -43,15 +45,25 @@ enum class Format { md, csv, json, gbench, html };
 [[nodiscard]] std::string render_environment(const Report& report);
 // The stability warnings (diagnostics.hpp) as a block for above the table; empty when none.
 [[nodiscard]] std::string render_warnings(const Report& report);
-// The main table, in markdown (what the console shows too).
+// The main table, in markdown, every column (report.md, and the console with --columns).
 [[nodiscard]] std::string render_table(const Report& report);
+// The table that fits a terminal (at most kConsoleWidth columns for the default suites): Method,
+// Size, Median, Ratio and its 95 % interval, Allocated, Allocs/op, Page faults/op, Syscalls/op (Payload
+// and Allocator only when several ran); rows of strategies that do not apply to the payload left out.
+[[nodiscard]] std::string render_compact_table(const Report& report);
 // Median time of each request phase per op, one row per ok case; empty when no case has phases.
 [[nodiscard]] std::string render_phase_table(const Report& report);
 // Skipped and failed cases with reasons, outliers removed, strategy notes; empty when none.
 [[nodiscard]] std::string render_notes(const Report& report);
 // What each column means (also printed by --help).
 [[nodiscard]] std::string render_legend();
-// Everything above, in order: report.md and the console.
+// The width the console output keeps to: lines of prose are wrapped to it.
+inline constexpr std::size_t kConsoleWidth = 160;
+// What a suite run prints on the terminal: a short header, the warnings summarized by kind
+// (findings.hpp), the compact table (the full one and the phases when config.columns asks for
+// columns), failed and skipped cases, one line for the rows that do not apply, and "What this run says".
+[[nodiscard]] std::string render_console(const Report& report);
+// Everything above, in order, with every warning case by case: report.md.
 [[nodiscard]] std::string render_markdown(const Report& report);
 [[nodiscard]] std::string render_csv(const Report& report);
 [[nodiscard]] std::string render_json(const Report& report);
@@ -64,6 +76,16 @@ enum class Format { md, csv, json, gbench, html };
 // and phase tables (the markdown ones as HTML tables), the notes, per group of cases a box plot of
 // the samples and a stacked bar of the phases as inline SVG, and the legend.
 [[nodiscard]] std::string render_html(const Report& report);
+
+// The command that made the report, as typed at the project's root: "tools/bench get --sizes 1000".
+[[nodiscard]] std::string run_command_text(const Config& config);
+// A results page (bench report): a markdown page for docs/results/ that names the command, the commit
+// (and whether the tree had uncommitted changes), the machine, the compiler and the allocator, then
+// the findings, the warnings, the compact table, the notes, every column and the phases.
+// `page_command` is the command that made the page. Machine paths are left out.
+[[nodiscard]] std::string render_results_page(const Report& report, std::string_view page_command);
+// "2026-12-04-headline-ccf9a3f.md": the run's date, suite and commit.
+[[nodiscard]] std::string results_page_name(const Report& report);
 
 // "2024-05-01_12-00-00" for a UTC time in seconds.
 [[nodiscard]] std::string results_folder_name(long long unix_seconds);

@@ -1,7 +1,10 @@
 #pragma once
 // Suites: named sets of cases (strategy x payload x size) built from the strategy registry.
 //
-//   get    every GET strategy x sizes 10, 100, 1000, 10000 x weather (the default suite)
+//   headline  the default: the copying baseline, the strategies that remove one copy or allocation
+//             each, one library peer, blocking sockets and the two floors x 10, 1000, 10000 x weather;
+//             it answers "which copies matter" in minutes
+//   get    every GET strategy x sizes 10, 100, 1000, 10000 x weather (the full table)
 //   repos  every GET strategy x sizes 10, 100, 1000, 10000 x repos (records of 1-2 KB each)
 //   post   every POST strategy x sizes 10, 100, 1000, 10000 x weather bodies
 //   proxy  every proxy row x 10, 50, 100 GETs of /proxy per op (the size is the requests per op)
@@ -32,6 +35,9 @@ struct Suite {
   // Every op does the same work whatever the size (echo: one small object): the suite's one size is
   // its only one, and --sizes is refused.
   bool fixed_size = false;
+  // The strategies it runs, in this order; empty: every registered strategy of its method, in the
+  // registry's order. A name the registry lacks is an error when the cases are built.
+  std::span<const std::string_view> strategies = {};
 };
 
 [[nodiscard]] std::span<const Suite> suites();

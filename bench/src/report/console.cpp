@@ -1,0 +1,135 @@
+// What a suite run prints on the terminal: a short header, the warnings summarized by kind, a table
+// that fits a terminal (or the full one with --columns), the notes that matter, and the generated
+// "What this run says". report.md keeps everything: the full environment, every warning case by case,
+// every column, the phases, the counters and the legend.
+#include "ringlab/bench/reporters.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "ringlab/bench/findings.hpp"
+#include "ringlab/bench/table.hpp"
+
+namespace ringlab::bench {
+
+namespace {
+
+// Words of `text` in lines of at most `width` columns, continuation lines indented by `indent`. A
+// word longer than a line (a path) gets a line of its own rather than being cut.
+std::string wrap(std::string_view text, std::size_t width, std::string_view first_prefix, std::string_view indent) {
+  std::string out;
+  std::string line(first_prefix);
+  bool line_has_word = false;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && text[pos] == ' ') ++pos;
+    if (pos >= text.size()) break;
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(pos, end - pos);
+    if (line_has_word && display_width(line) + 1 + display_width(word) > width) {
+      out += line + "\n";
+      line = std::string(indent);
+      line_has_word = false;
+    }
+    if (line_has_word) line += ' ';
+    line += word;
+    line_has_word = true;
+    pos = end;
+  }
+  if (line_has_word) out += line + "\n";
+  return out;
+}
+
+std::string load_text(const std::optional<LoadAverage>& l) {
+  return l ? fmt::format("{:.2f}", l->one) : std::string("n/a");
+}
+
+std::string render_header(const Report& report) {
+  const Environment& e = report.environment;
+  const Config& c = report.config;
+  std::string out;
+  const auto line = [&out](const std::string& text) { out += wrap(text, kConsoleWidth, "", "    "); };
+  line(fmt::format("ringlab bench {}, commit {}{}, {} build, {}; simdjson kernel {}", e.version.empty() ? "n/a" : e.version,
+                   e.git_commit.empty() ? "unknown" : e.git_commit.substr(0, 12),
+                   e.git_dirty.value_or(false) ? " (uncommitted changes)" : "", e.build_type, e.compiler,
+                   e.simdjson_kernel));
+  line(fmt::format("{}, {} cores, kernel {}; allocator {}", e.cpu, e.cores, e.kernel, e.allocator));
+  std::string placement = e.client_cpu >= 0 ? fmt::format("client on CPU {}", e.client_cpu) : "client not pinned";
+  if (e.server_cpu >= 0) placement += fmt::format(", server on CPU {}", e.server_cpu);
+  line(fmt::format("{}; {}; {}", placement, e.link ? e.link->description : "loopback",
+                   c.url.empty() ? "embedded server" : "server " + c.url));
+  line(fmt::format("suite {}: {} cases, {}, iterations of at least {} ms, {}..{} per case, target error {} %; "
+                   "load average {} at start, {} at end",
+                   c.suite, report.cases.size(), c.interleave ? "interleaved rounds" : "one case after another",
+                   format_number(c.iteration_time_ms, 0), c.iterations, c.max_iterations,
+                   format_number(c.target_error * 100, 1), load_text(e.load_average_start),
+                   load_text(e.load_average_end)));
+  for (const std::string& w : e.warnings) out += wrap(w, kConsoleWidth, "WARNING: ", "    ");
+  return out;
+}
+
+std::string render_console_notes(const Report& report) {
+  std::string out;
+  std::string not_applicable;
+  for (const CaseResult& c : report.cases) {
+    if (c.status == CaseStatus::failed) {
+      out += wrap(fmt::format("FAILED {}: {}", case_label(c), c.reason), kConsoleWidth, "- ", "  ");
+    } else if (c.status == CaseStatus::skipped && !c.not_applicable) {
+      out += wrap(fmt::format("skipped {}: {}", case_label(c), c.reason), kConsoleWidth, "- ", "  ");
+    }
+  }
+  // One line for every row left out as not applying, by strategy and payload, with the first reason.
+  std::vector<std::string> listed;
+  for (const CaseResult& c : report.cases) {
+    if (!c.not_applicable) continue;
+    const std::string key = c.strategy + " " + c.payload;
+    bool seen = false;
+    for (const std::string& l : listed) seen = seen || l == key;
+    if (seen) continue;
+    listed.push_back(key);
+    not_applicable += (not_applicable.empty() ? "" : "; ") + fmt::format("{} on {} ({})", c.strategy, c.payload, c.reason);
+  }
+  if (!not_applicable.empty()) out += wrap("not shown, not applicable: " + not_applicable, kConsoleWidth, "- ", "  ");
+  return out;
+}
+
+}  // namespace
+
+std::string render_console(const Report& report) {
+  std::string out = render_header(report);
+  out += "\n";
+  if (const std::vector<std::string> warnings = summarize_warnings(report); !warnings.empty()) {
+    out += "Warnings (every case's in report.md)\n";
+    for (const std::string& w : warnings) out += wrap(w, kConsoleWidth, "- ", "  ");
+    out += "\n";
+  }
+  // --columns asks for more than the terminal's default: the full table, as report.md has it.
+  const bool full = !report.config.columns.empty();
+  out += full ? render_table(report) : render_compact_table(report);
+  if (full) {
+    if (std::string phases = render_phase_table(report); !phases.empty()) {
+      out += "\nRequest phases (median per op)\n\n";
+      out += phases;
+    }
+  }
+  if (std::string notes = render_console_notes(report); !notes.empty()) {
+    out += "\n";
+    out += notes;
+  }
+  if (const std::vector<std::string> findings = run_findings(report); !findings.empty()) {
+    out += "\nWhat this run says\n";
+    for (const std::string& f : findings) {
+      // Lines of a group's own detail come indented from run_findings.
+      if (f.starts_with("  ")) {
+        out += wrap(f.substr(2), kConsoleWidth, "    ", "    ");
+      } else {
+        out += wrap(f, kConsoleWidth, "- ", "  ");
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ringlab::bench

@@ -1,0 +1,137 @@
+// The console report and the results page: what a suite run prints on the terminal (a table that fits,
+// warnings by kind, rows that do not apply left out, the findings) and the page `bench report` writes.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../support/bench_cases.hpp"
+#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/results.hpp"
+
+namespace rb = ringlab::bench;
+
+namespace {
+
+rb::CaseResult measured(std::string strategy, std::size_t size, double ns, bool baseline) {
+  rb::CaseResult c = ringlab::testing::weather_case(ringlab::testing::prototype_case("system", 100),
+                                                    std::move(strategy), size, baseline);
+  ringlab::testing::add_copying_costs(c);
+  // Eight paired rounds around `ns`: enough for the Ratio's interval.
+  for (int i = 0; i < 8; ++i) c.samples_ns.push_back(ns * (1 + 0.01 * (i % 3)));
+  return c;
+}
+
+// The headline suite's shape: nine strategies (the two floors among them) at three sizes, plus a
+// strategy that does not apply to the payload at every size.
+rb::Report headline_report() {
+  rb::Report r;
+  r.config.suite = "headline";
+  r.config.interleave = true;
+  r.config.arguments = {};
+  r.environment.cpu = "AMD EPYC 9B14 96-Core Processor with a long model name";
+  r.environment.cores = 2;
+  r.environment.kernel = "6.18.44-fc-v1252";
+  r.environment.compiler = "g++ 12.2.0";
+  r.environment.build_type = "Release";
+  r.environment.git_commit = "ccf9a3f61a89a258dcb78334c9a7bba5c7c09407";
+  r.environment.git_dirty = false;
+  r.environment.timestamp = "2026-12-04T00:33:38Z";
+  r.environment.allocator = "glibc 2.36 (/lib/x86_64-linux-gnu/libc.so.6), called through /somewhere/build/bench";
+  r.environment.simdjson_kernel = "icelake (RINGLAB_SIMD=native)";
+  r.environment.warnings = {"counters: hardware counters are not supported on this machine (perf_event_open: "
+                            "ENOENT), software counters stay, and this sentence is long enough to need wrapping "
+                            "at the console's width of one hundred and sixty columns"};
+  const char* names[] = {"string_copy", "presized", "views", "provided_buffers", "streaming",
+                         "libcurl", "blocking_sockets", "floor_transfer", "floor_parse"};
+  for (std::size_t size : {10u, 1000u, 10000u}) {
+    double ns = 30'000.0 * static_cast<double>(size) / 10;
+    for (const char* name : names) {
+      r.cases.push_back(measured(name, size, ns, std::string(name) == "string_copy"));
+      r.cases.back().reference = std::string(name).starts_with("floor_");
+      ns *= 0.97;
+    }
+    rb::CaseResult skipped = measured("three_fields", size, 0, false);
+    skipped.samples_ns.clear();
+    skipped.status = rb::CaseStatus::skipped;
+    skipped.not_applicable = true;
+    skipped.reason = "three_fields reads the github records only";
+    r.cases.push_back(skipped);
+  }
+  rb::compute_ratios(r);
+  return r;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the console: a table that fits, rows that do not apply left out, warnings by kind, the findings") {
+  rb::Report report = headline_report();
+  for (rb::CaseResult& c : report.cases) {
+    if (c.status != rb::CaseStatus::ok) continue;
+    c.diagnostics.target_error_missed = true;
+    c.diagnostics.cv = 0.12;
+  }
+  const std::string console = rb::render_console(report);
+  INFO(console);
+  const auto lines = lines_of(console);
+  for (const std::string& line : lines) {
+    INFO(line);
+    CHECK(rb::display_width(line) <= rb::kConsoleWidth);
+  }
+  // 3 x 9 rows, 2 separators, header and rule; the header, the warnings and the findings around it.
+  CHECK(lines.size() < 100);
+  CHECK(console.find("| Method ") != std::string::npos);
+  CHECK(console.find("| Ratio 95% CI |") != std::string::npos);
+  CHECK(console.find("| StdDev") == std::string::npos);  // the full table's columns stay in report.md
+  CHECK(console.find("| three_fields") == std::string::npos);
+  CHECK(console.find("not shown, not applicable: three_fields on weather (three_fields reads the github records "
+                     "only)") != std::string::npos);
+  // One warning line for all 27 cases, not one per case.
+  CHECK(console.find("Error above the 2.0 % target in 27 of 27 cases (CV 12 %)") != std::string::npos);
+  CHECK(console.find("string_copy weather 10 (system): Error") == std::string::npos);
+  CHECK(console.find("What this run says") != std::string::npos);
+  CHECK(console.find("- 10000 records: fastest blocking_sockets") != std::string::npos);
+  CHECK(console.find("Legend") == std::string::npos);
+  // The wrapped environment warning keeps every word.
+  CHECK(console.find("one hundred and sixty") != std::string::npos);
+}
+
+TEST_CASE("the console shows every column when --columns asks for any") {
+  rb::Report report = headline_report();
+  report.config.columns = {"p50", "p90", "p99", "p999", "max"};
+  const std::string console = rb::render_console(report);
+  CHECK(console.find("| StdDev") != std::string::npos);
+  CHECK(console.find("| Alloc Ratio") != std::string::npos);
+  auto all = rb::parse_columns("all");
+  REQUIRE(all.has_value());
+  CHECK(all->size() == 5);
+}
+
+TEST_CASE("a results page names the command, the commit, the machine and the page's own command, and no path") {
+  rb::Report report = headline_report();
+  report.config.arguments = {"get", "--filter", "string_copy,views", "--sizes", "1000"};
+  const std::string page = rb::render_results_page(report, "tools/bench report results/2026-12-04_00-33-38/report.json");
+  INFO(page);
+  CHECK(page.starts_with("# Results: suite headline, 2026-12-04\n"));
+  CHECK(page.find("| Command | `tools/bench get --filter string_copy,views --sizes 1000` |") != std::string::npos);
+  CHECK(page.find("| Commit | `ccf9a3f61a89a258dcb78334c9a7bba5c7c09407` |") != std::string::npos);
+  CHECK(page.find("| Allocator | glibc 2.36 |") != std::string::npos);
+  CHECK(page.find("| Page made by | `tools/bench report results/2026-12-04_00-33-38/report.json` |") != std::string::npos);
+  CHECK(page.find("## What this run says") != std::string::npos);
+  CHECK(page.find("## Every column") != std::string::npos);
+  CHECK(page.find("/somewhere") == std::string::npos);
+  CHECK(rb::results_page_name(report) == "2026-12-04-headline-ccf9a3f.md");
+  // An argument a shell would split is quoted as typed.
+  report.config.arguments = {"get", "--filter", "string_copy, views"};
+  CHECK(rb::run_command_text(report.config) == "tools/bench get --filter 'string_copy, views'");
+  report.environment.git_dirty = true;
+  CHECK(rb::render_results_page(report, "x").find("with uncommitted changes") != std::string::npos);
+}

@@ -1,0 +1,135 @@
+// Findings: the warnings summarized by kind and "What this run says", computed from a synthetic report
+// whose numbers are known, so that every sentence can be checked against them.
+#include "ringlab/bench/findings.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "../support/bench_cases.hpp"
+#include "ringlab/bench/diagnostics.hpp"
+
+namespace rb = ringlab::bench;
+
+namespace {
+
+rb::CaseResult timed(std::string strategy, std::size_t size, double median_ns, bool baseline, double bytes = 0,
+                     double allocs = 0) {
+  rb::CaseResult c = ringlab::testing::weather_case(ringlab::testing::prototype_case("system", 100),
+                                                    std::move(strategy), size, baseline);
+  c.stats.n = 20;
+  c.stats.mean = median_ns;
+  c.stats.median = median_ns;
+  c.stats.stddev = median_ns * 0.01;
+  c.stats.error = median_ns * 0.005;
+  c.memory.bytes_per_op = bytes;
+  c.memory.allocs_per_op = allocs;
+  c.memory.minor_faults_per_op = baseline ? 576 : 0;
+  return c;
+}
+
+void ratio(rb::CaseResult& c, double value, double low, double high) {
+  c.stats.ratio = value;
+  c.stats.ratio_low = low;
+  c.stats.ratio_high = high;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+// 10,000 records: the baseline, two contenders, a peer within the noise and the two floors.
+rb::Report headline_like() {
+  rb::Report report;
+  report.config.interleave = true;
+  report.environment.allocator = "glibc 2.36 (/lib/x86_64-linux-gnu/libc.so.6)";
+  report.cases.push_back(timed("string_copy", 10000, 900'000, true, 5.9e6, 22));
+  ratio(report.cases.back(), 1.0, 1.0, 1.0);
+  report.cases.back().stats.ratio_low.reset();
+  report.cases.back().stats.ratio_high.reset();
+  report.cases.push_back(timed("presized", 10000, 630'000, false));
+  ratio(report.cases.back(), 0.70, 0.66, 0.78);
+  report.cases.push_back(timed("streaming", 10000, 540'000, false, 985, 7.69));
+  ratio(report.cases.back(), 0.60, 0.58, 0.61);
+  report.cases.push_back(timed("libcurl", 10000, 890'000, false, 19'596, 34));
+  ratio(report.cases.back(), 0.99, 0.95, 1.03);
+  report.cases.push_back(timed("floor_transfer", 10000, 120'000, false));
+  report.cases.back().reference = true;
+  ratio(report.cases.back(), 0.13, 0.12, 0.14);
+  report.cases.push_back(timed("floor_parse", 10000, 400'000, false));
+  report.cases.back().reference = true;
+  ratio(report.cases.back(), 0.44, 0.43, 0.45);
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("findings: the fastest contender, its interval, the floors, the allocations and the noise") {
+  const std::string text = joined(rb::run_findings(headline_like()));
+  INFO(text);
+  // The floors are reference rows, never the fastest, even though floor_transfer is faster.
+  CHECK(text.find("10000 records: fastest streaming at 0.60x string_copy's time (95 % interval 0.58-0.61)") !=
+        std::string::npos);
+  // 540 / (120 + 400) and 540 / 400.
+  CHECK(text.find("1.04x the floors' sum (120 μs transfer + 400 μs parse), 1.35x the larger") != std::string::npos);
+  CHECK(text.find("presized allocates nothing per op, against string_copy's 5.6 MB in 22 allocs/op") != std::string::npos);
+  // A headline ratio against the copying baseline names its allocator and its page faults.
+  CHECK(text.find("string_copy under glibc 2.36: 576 page faults/op") != std::string::npos);
+  CHECK(text.find("within the noise (the Ratio's 95 % interval includes 1.0): libcurl at 10000 records (0.99)") !=
+        std::string::npos);
+  CHECK(text.find("/lib/") == std::string::npos);
+}
+
+TEST_CASE("findings: no interval, no baseline, and a baseline that is fastest are said as such") {
+  rb::Report report = headline_like();
+  for (rb::CaseResult& c : report.cases) {
+    c.stats.ratio_low.reset();
+    c.stats.ratio_high.reset();
+  }
+  std::string text = joined(rb::run_findings(report));
+  INFO(text);
+  CHECK(text.find("fastest streaming at 0.60x string_copy's time;") != std::string::npos);
+  CHECK(text.find("the noise cannot be told from the differences") != std::string::npos);
+
+  report.cases.erase(report.cases.begin());
+  text = joined(rb::run_findings(report));
+  CHECK(text.find("10000 records: no baseline measured, so no ratios") != std::string::npos);
+
+  rb::Report slow = headline_like();
+  ratio(slow.cases[1], 1.20, 1.10, 1.30);
+  ratio(slow.cases[2], 1.10, 1.05, 1.15);
+  ratio(slow.cases[3], 1.30, 1.20, 1.40);
+  text = joined(rb::run_findings(slow));
+  CHECK(text.find("fastest string_copy (the baseline), median 900 μs") != std::string::npos);
+}
+
+TEST_CASE("warnings: one line per kind with counts and the CV range; bimodal cases and unstable baselines by name") {
+  rb::Report report = headline_like();
+  report.config.target_error = 0.02;
+  const double cvs[] = {0.15, 0.05, 0.10, 0.20};
+  for (std::size_t i = 0; i < 4; ++i) {
+    report.cases[i].diagnostics.target_error_missed = true;
+    report.cases[i].diagnostics.cv = cvs[i];
+  }
+  report.cases[2].diagnostics.bimodal = true;
+  report.cases[2].diagnostics.m_value = 3.9;
+  report.cases[0].diagnostics.baseline_unstable = true;
+  report.cases[5].diagnostics.too_few_iterations = true;
+  const std::vector<std::string> lines = rb::summarize_warnings(report);
+  const std::string text = joined(lines);
+  INFO(text);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] ==
+        "Error above the 2.0 % target in 4 of 6 cases (CV 5-20 %): this machine is noisy; ratios are paired by round "
+        "and stay usable");
+  CHECK(lines[1] == "fewer than 5 iterations kept in 1 of 6 cases: floor_parse weather 10000 (system)");
+  CHECK(lines[2] == "streaming weather 10000 (system): the distribution seems bimodal (m-value 3.90 > 3.2)");
+  CHECK(lines[3] == "baseline string_copy weather 10000 (system): CV 15 % > 10 %: every ratio against it moves from run to run");
+
+  report.config.interleave = false;
+  CHECK(rb::summarize_warnings(report)[0].find("the ratios are not paired") != std::string::npos);
+  CHECK(rb::summarize_warnings(headline_like()).empty());
+}
