@@ -1,104 +1,22 @@
 #pragma once
-// Server: the io_uring HTTP/1.1 server behind the `server` binary and the end-to-end tests.
+// Server: the io_uring HTTP/1.1 server behind the `server` binary, bench's embedded server and the
+// end-to-end tests. docs/server.md describes its routes, limits, timers, memory bounds and body
+// strategies; this header says what a caller needs.
 //
-// Threads: `threads` workers, each with its own Ring (SINGLE_ISSUER|DEFER_TASKRUN when granted), its
-// own SO_REUSEPORT listener on the same port (the kernel spreads new connections over them), a
-// multishot accept, and a provided-buffer ring its connections' recvs draw from (one buffer per
-// recv, or one multishot recv per connection: ServerOptions::recv_multishot). Workers share nothing
-// but the options: each has its own body cache and connection pool.
+// Threads: start() runs `threads` workers, each with its own Ring, SO_REUSEPORT listener,
+// provided-buffer ring, body cache and connections; workers share nothing but the options. With no
+// upstream given, one more worker on its own port is /proxy's upstream. stop() (any thread,
+// idempotent) lets the workers finish the requests already started; wait() joins them.
 //
-// Connections: requests are parsed as they arrive (split anywhere, pipelined), answered in order,
-// and the answers produced from one receive go out in one sendmsg (head and body as separate
-// iovecs; cached bodies are referenced, not copied, except bodies of at most inline_body_bytes,
-// which are copied next to their head: see output.hpp; that is the default body strategy, below),
-// or in one plain send when they are one contiguous buffer (a head with its inline body).
-// A connection is kept alive unless the client asks otherwise (HTTP/1.0 without keep-alive,
-// "Connection: close") or a request was bad. When the server closes after an answer it first shuts
-// its side down and reads (and drops) what the client still sends for a short while, so the client
-// reads the answer instead of a reset. A connection closed before its answers went out (an error, a
-// timeout, the shutdown timeout) while zero-copy sends still await their notifications is reset
-// (SO_LINGER 0), so the kernel lets go of their bytes.
+// Ownership: a Server owns its workers, a worker its connections and buffers. Nothing of a request
+// outlives its receive buffer but what is copied out of it; a cached body stays alive while an
+// answer that references it is being sent. HEAD generates no body. Body strategies
+// (ServerOptions::body_strategy): how cached bodies reach the kernel (writev, copy, send_zc, fixed,
+// sendfile).
 //
-// Body strategies (ServerOptions::body_strategy, --body-strategy): how the generated bodies of
-// /weather, /repos and /github (not chunked, not HEAD) reach the kernel. Every strategy answers the
-// same bytes; bodies of at most inline_body_bytes are copied next to their head in every strategy
-// but copy (--inline-body 0 sends every body the strategy's way). Chunked answers, echo, /proxy,
-// /plaintext, /health, /env and error answers always take the default path.
-//   writev   (default) head and body as two iovecs of one sendmsg, the body referenced in the cache.
-//   copy     head and body copied into the connection's send buffer: one contiguous iovec.
-//   send_zc  heads (and whatever precedes the body) by sendmsg, then the body by IORING_OP_SEND_ZC
-//            from the cached bytes, which the batch holds until the kernel's notification (the
-//            connection's next batch goes out after it); ServerStats::zc_sends / zc_copied count the
-//            notifications (copied: the kernel fell back to copying, as it does on loopback).
-//   fixed    as send_zc, from registered memory: a body entering the cache is copied once into the
-//            worker's registered area (fixed_body_bytes, io_uring_register_buffers) and sent with
-//            IORING_RECVSEND_FIXED_BUF. A body that does not fit (or is not cached) goes by send_zc
-//            from ordinary memory (ServerStats::fixed_fallbacks). start() fails when the area cannot
-//            be registered (RLIMIT_MEMLOCK): never a silent fall back.
-//   sendfile as nginx does: a body entering the cache is written once to an unlinked file
-//            (O_TMPFILE in $TMPDIR or /tmp; synchronously on the worker's thread, like its
-//            generation; the files hold at most cache_bytes per worker); the head goes by sendmsg, the body by IORING_OP_SPLICE
-//            file -> pipe -> socket (one pipe per connection, made at its first such body and kept
-//            while the connection object lives: two more descriptors each; two splices per
-//            pipe-full, up to 1 MiB). Splices run in the kernel's worker threads, where SIGPIPE is
-//            blocked: a peer that went away gives EPIPE. A body that is not cached, whose file could
-//            not be written, or whose connection could not get a pipe goes the writev way
-//            (ServerStats::file_fallbacks).
-//
-// Receive-buffer policy: the kernel picks a provided buffer for each receive; it is fed to the
-// parser and given back to the kernel before the next completion is handled. Nothing of a request
-// outlives its buffer except (a) what the route needs, copied when the head completes (route,
-// parameters, echo Content-Type), (b) an echo body, copied into the connection's body string as it
-// arrives, and (c) a head still incomplete when its buffer is given back: the parser copies that
-// partial head into its own per-connection scratch (RequestParser::detach) first. So a head split
-// over several buffers costs one copy of its bytes; one that fits in a buffer costs none.
-//
-// Limits, each with a default, a flag in the binary and a test: max_header_bytes (431),
-// max_body_bytes (413), max_count and max_answer_bytes (400, the limit in the error), the three
-// timeouts, max_connections, max_queued_output_bytes, the body cache bounds, the upstream timeout,
-// the shutdown timeout.
-//
-// Memory: what one connection holds is bounded. Everything queued for output (answer bytes and the
-// bodies they reference or own, OutputBatch::queued_bytes()) counts against max_queued_output_bytes;
-// past it the connection stops reading requests until its answers drain, so a client that pipelines
-// without reading holds at most that plus what its last receives brought. A chunked answer is
-// appended a window (half of max_queued_output_bytes) at a time as the previous window goes out,
-// so small chunks cost no more memory than large ones. A request body grows as its bytes arrive,
-// never reserved from Content-Length alone. Spare strings and idle connection objects are trimmed
-// to a small pool (see worker.hpp). An allocation failure while serving a request answers 503 and
-// closes that connection; it never ends the process.
-//
-// HEAD generates no body: a generated body (/weather, /repos) in the cache gives the head its
-// Content-Length; otherwise the head carries none (RFC 9110 9.3.2).
-//
-// Timers: one io_uring timeout per worker ticks every eighth of the shortest timeout (at least 1 ms,
-// at most 1 s) and reads the clock; activity is stamped with that clock, so it costs no clock read.
-// At each tick, as nginx does: a head not complete header_timeout after its first byte is answered
-// 408 and the connection closed; a body that received nothing for body_timeout the same; a
-// connection between requests (or whose answers do not move) with no progress for idle_timeout is
-// closed. Each fires up to two ticks late. A connection draining after its last answer is closed
-// after min(idle_timeout, 1 s). At max_connections a new connection is closed at once (never left
-// waiting), and slow heads free their slots after header_timeout.
-//
-// /proxy: the worker fetches /weather from the upstream on its own ring (server/src/upstream.hpp:
-// connect, send and receive are completions like any other), so it goes on answering its other
-// connections meanwhile; each step is bounded by upstream_timeout (504 when it passes). The
-// connection that asked reads no further request until its answer is queued, so answers stay in
-// order. A pooled fetch that fails with a reset or a close before any response byte (a kept-alive
-// connection the upstream closed while idle) is retried once on a new connection. The upstream's
-// body is bounded by max_answer_bytes like a generated one. With no upstream given, the server
-// starts one extra worker with its own listener as the upstream ("itself"); that worker serves every
-// route but /proxy.
-//
-// Stop: stop() (any thread, idempotent) makes every worker cancel its accept, close idle
-// connections, answer the requests already started with "Connection: close", and exit when every
-// connection is gone, or after shutdown_timeout at the latest. While stopping, the timer ticks at
-// least every 100 ms and a draining connection lingers at most about 100 ms. wait() joins the
-// workers.
-//
-// Errors: start() returns an Error naming what failed ("listen 127.0.0.1:80: Permission denied
-// (EACCES)"); per-connection failures never stop a worker (they are counted in stats()); a worker
-// stops only when its ring fails, and wait() returns that error.
+// Errors: start() returns an Error naming what failed; per-connection failures never stop a worker
+// (they are counted in stats()); a worker stops only when its ring fails, and wait() returns that
+// error.
 #include <array>
 #include <chrono>
 #include <cstdint>
