@@ -702,7 +702,7 @@ TEST_CASE("request parser: strict line rules (CR must be followed by LF, no obso
        "obsolete line folding (a line starting with a space or tab) is not accepted", 16},
       {"Transfer-Encoding in HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", {},
        Errc::malformed, "Transfer-Encoding in an HTTP/1.0 request"},
-      // Valid per RFC 9112 7.1.1, refused by llhttp 8.1: a documented limit (parser.hpp, README).
+      // Valid per RFC 9112 7.1.1, refused by llhttp 8.1: a documented limit (parser.hpp, docs/server.md).
       {"a second chunk extension (llhttp 8.1's limit)", chunked_head + "2;a=b;c=d\r\nab\r\n0\r\n\r\n",
        {request("POST", "/", {.headers = te, .chunked = true, .complete = false})}, Errc::malformed,
        "llhttp: Invalid character in chunk size (HPE_INVALID_CHUNK_SIZE)", 53},
