@@ -41,7 +41,7 @@ def main():
     wide = [line for line in console.splitlines() if len(line) > CONSOLE_WIDTH]
     if wide:
         fail("%d console lines wider than %d columns, the first: %r" % (len(wide), CONSOLE_WIDTH, wide[0]))
-    for expected in ("What this run says", "| Method", "Ratio 95% CI", "Reports: ", "tools/bench report ",
+    for expected in ("What this run says", "| Method", "Ratio 95% CI", "Reports (", "tools/bench report ",
                      "not shown, not applicable: three_fields on weather"):
         if expected not in console:
             fail("the console lacks %r" % expected)

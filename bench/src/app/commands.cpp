@@ -57,13 +57,13 @@ void print_written(const std::vector<std::filesystem::path>& written) {
   std::vector<std::string> names;
   for (const auto& path : written) names.push_back(path.filename().string());
   const std::string folder = written.front().parent_path().string();
-  std::cout << "Reports: " << folder << "/"
-            << (names.size() == 1 ? names.front() : "{" + join(names, ",") + "}")
-            << " (every column, every warning, the phases and the legend)\n";
+  // One path a line: a path cannot be wrapped, and the console keeps to kConsoleWidth.
+  std::cout << "Reports (every column, every warning, the legend): " << folder << "/"
+            << (names.size() == 1 ? names.front() : "{" + join(names, ",") + "}") << "\n";
   for (const auto& path : written) {
     if (path.filename() == "report.json") {
-      std::cout << "Plots: tools/plot " << path.string() << "; a results page: tools/bench report " << path.string()
-                << "\n";
+      std::cout << "Plots: tools/plot " << path.string() << "\n"
+                << "A results page for docs/results: tools/bench report " << path.string() << "\n";
     }
   }
 }
