@@ -9,6 +9,7 @@
 #include "../support/bench_cases.hpp"
 #include "ringlab/bench/reporters.hpp"
 #include "ringlab/bench/results.hpp"
+#include "ringlab/bench/table.hpp"
 
 namespace rb = ringlab::bench;
 

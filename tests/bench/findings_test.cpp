@@ -126,8 +126,9 @@ TEST_CASE("warnings: one line per kind with counts and the CV range; bimodal cas
         "Error above the 2.0 % target in 4 of 6 cases (CV 5-20 %): this machine is noisy; ratios are paired by round "
         "and stay usable");
   CHECK(lines[1] == "fewer than 5 iterations kept in 1 of 6 cases: floor_parse weather 10000 (system)");
-  CHECK(lines[2] == "streaming weather 10000 (system): the distribution seems bimodal (m-value 3.90 > 3.2)");
-  CHECK(lines[3] == "baseline string_copy weather 10000 (system): CV 15 % > 10 %: every ratio against it moves from run to run");
+  CHECK(lines[2] == "the distribution seems bimodal (m-value > 3.2) in 1 of 6 cases: streaming weather 10000 (system) (3.90)");
+  CHECK(lines[3] == "unstable baseline (CV > 10 %), every ratio against it moves from run to run: string_copy weather "
+                    "10000 (system) (CV 15 %)");
 
   report.config.interleave = false;
   CHECK(rb::summarize_warnings(report)[0].find("the ratios are not paired") != std::string::npos);

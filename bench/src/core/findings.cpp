@@ -173,18 +173,32 @@ std::vector<std::string> summarize_warnings(const Report& report) {
     }
     out.push_back(std::move(line));
   }
-  // Named one by one: each is a case to look at, not a property of the machine.
+  // Named one by one, each a case to look at rather than a property of the machine; in one line per
+  // kind, since on a noisy machine most cases can be bimodal.
+  std::vector<std::string> bimodal;
+  std::vector<std::string> unstable;
   for (const CaseResult& c : report.cases) {
-    if (is_ok(c) && c.diagnostics.bimodal && c.diagnostics.m_value) {
-      out.push_back(fmt::format("{}: the distribution seems bimodal (m-value {:.2f} > {})", case_label(c),
-                                *c.diagnostics.m_value, kBimodalMValue));
+    if (!is_ok(c)) continue;
+    if (c.diagnostics.bimodal && c.diagnostics.m_value) {
+      bimodal.push_back(fmt::format("{} ({:.2f})", case_label(c), *c.diagnostics.m_value));
+    }
+    if (c.baseline && c.diagnostics.baseline_unstable && c.diagnostics.cv) {
+      unstable.push_back(fmt::format("{} (CV {})", case_label(c), percent(*c.diagnostics.cv)));
     }
   }
-  for (const CaseResult& c : report.cases) {
-    if (c.baseline && is_ok(c) && c.diagnostics.baseline_unstable && c.diagnostics.cv) {
-      out.push_back(fmt::format("baseline {}: CV {} > {}: every ratio against it moves from run to run", case_label(c),
-                                percent(*c.diagnostics.cv), percent(kUnstableBaselineCv)));
-    }
+  const auto listed = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i) text += (i > 0 ? ", " : "") + names[i];
+    return text;
+  };
+  if (!bimodal.empty()) {
+    out.push_back(fmt::format("the distribution seems bimodal (m-value > {}) in {}: {}", kBimodalMValue,
+                              count_of(bimodal.size(), ok_cases), listed(bimodal)));
+  }
+  if (!unstable.empty()) {
+    out.push_back(fmt::format("unstable baseline{} (CV > {}), every ratio against {} moves from run to run: {}",
+                              unstable.size() == 1 ? "" : "s", percent(kUnstableBaselineCv),
+                              unstable.size() == 1 ? "it" : "them", listed(unstable)));
   }
   return out;
 }
@@ -203,7 +217,7 @@ std::vector<std::string> run_findings(const Report& report) {
   const auto allocator_text = [&report, several_allocators](const CaseResult& c) {
     std::string name = c.allocator;
     if (!several_allocators && !report.environment.allocator.empty()) {
-      name = report.environment.allocator.substr(0, report.environment.allocator.find(" ("));
+      name = allocator_short_name(report.environment.allocator);
     }
     return name.empty() ? std::string("an unnamed allocator") : name;
   };

@@ -32,6 +32,10 @@ std::string case_label(const CaseResult& c) {
   return label;
 }
 
+std::string allocator_short_name(std::string_view description) {
+  return std::string(description.substr(0, description.find(" (")));
+}
+
 void summarize_samples(CaseResult& c) {
   c.outliers = upper_outliers(c.samples_ns);
   const Summary summary = summarize(without(c.samples_ns, c.outliers));

@@ -55,7 +55,7 @@ std::string render_header(const Report& report) {
                    e.git_commit.empty() ? "unknown" : e.git_commit.substr(0, 12),
                    e.git_dirty.value_or(false) ? " (uncommitted changes)" : "", e.build_type, e.compiler,
                    e.simdjson_kernel));
-  line(fmt::format("{}, {} cores, kernel {}; allocator {}", e.cpu, e.cores, e.kernel, e.allocator));
+  line(fmt::format("{}, {} cores, kernel {}; allocator {}", e.cpu, e.cores, e.kernel, allocator_short_name(e.allocator)));
   std::string placement = e.client_cpu >= 0 ? fmt::format("client on CPU {}", e.client_cpu) : "client not pinned";
   if (e.server_cpu >= 0) placement += fmt::format(", server on CPU {}", e.server_cpu);
   line(fmt::format("{}; {}; {}", placement, e.link ? e.link->description : "loopback",

@@ -22,9 +22,6 @@ std::string shell_word(const std::string& word) {
   return quoted + "'";
 }
 
-// "glibc 2.36" of "glibc 2.36 (/lib/x86_64-linux-gnu/libc.so.6), called through ...": the page names
-// the allocator, not where it was found on the machine that ran.
-std::string without_paths(const std::string& text) { return text.substr(0, text.find(" (")); }
 
 }  // namespace
 
@@ -55,7 +52,7 @@ std::string render_results_page(const Report& report, std::string_view page_comm
   row("Machine", fmt::format("{}, {} cores, kernel {}", e.cpu, e.cores, e.kernel));
   row("Compiler", fmt::format("{}, {} build, simdjson On-Demand kernel {}; liburing {}, llhttp {}", e.compiler,
                               e.build_type, e.simdjson_kernel, e.liburing_version, e.llhttp_version));
-  row("Allocator", without_paths(e.allocator));
+  row("Allocator", allocator_short_name(e.allocator));
   std::string placement = e.client_cpu >= 0 ? fmt::format("client on CPU {}", e.client_cpu) : "client not pinned";
   if (e.server_cpu >= 0) placement += fmt::format(", server on CPU {}", e.server_cpu);
   placement += e.link ? "; link " + e.link->description : "; loopback";
@@ -75,7 +72,7 @@ std::string render_results_page(const Report& report, std::string_view page_comm
   const std::vector<std::string> warnings = summarize_warnings(report);
   if (!warnings.empty() || !e.warnings.empty()) {
     out += "\n## Warnings\n\n";
-    for (const std::string& w : e.warnings) out += "- " + without_paths(w) + "\n";
+    for (const std::string& w : e.warnings) out += "- " + w + "\n";
     for (const std::string& w : warnings) out += "- " + w + "\n";
   }
   out += "\n## Table\n\n";

@@ -3,8 +3,9 @@
 // results page. Every sentence is computed from the report; nothing here is written by hand.
 //
 //   summarize_warnings  the diagnostics (diagnostics.hpp) grouped by kind: one line per kind with how
-//                       many cases and the range of their CV, except the kinds worth reading case by
-//                       case (a bimodal distribution, an unstable baseline), which stay named one by one.
+//                       many cases and the range of their CV; the kinds worth reading case by case (a
+//                       bimodal distribution with its m-value, an unstable baseline with its CV) name
+//                       every case, in one line per kind.
 //   run_findings        per group (payload, size, allocator): the fastest contender and its Ratio with
 //                       the Ratio's 95 % interval, how far it is from the floors (their sum and the
 //                       larger of the two), the largest saving in allocations against the baseline and

@@ -266,6 +266,11 @@ struct Report {
 // "string_copy weather 1000 (glibc)": how the notes and warnings name a case.
 [[nodiscard]] std::string case_label(const CaseResult& c);
 
+// "glibc 2.36" of the environment's "glibc 2.36 (/lib/x86_64-linux-gnu/libc.so.6), called through ...":
+// the allocator's name without where it was found on the machine that ran (the console's header, the
+// findings and results pages name it so; report.json keeps the whole description).
+[[nodiscard]] std::string allocator_short_name(std::string_view description);
+
 // Fills stats.ratio/ratio_sd and memory.alloc_ratio of every case from the baseline case with the
 // same method, payload, size and allocator. Paired (per-round) ratios when the run interleaved.
 // Then recomputes every case's diagnostics (diagnostics.hpp), which judge the same baseline pairing.
