@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "columns.hpp"
+
 namespace ringlab::bench {
 
 namespace {
@@ -72,40 +74,16 @@ std::string render_environment(const Report& report) {
 }
 
 std::string render_legend() {
-  return R"legend(Legend
+  std::string out = R"legend(Legend
   Method         : the strategy (bench --list says where its bytes land and which .NET pattern it mirrors);
                    "(ref)" marks a reference row, a physical limit rather than a contender (floor_transfer:
                    the transfer alone, no parse; floor_parse: the parse alone, no network)
   Payload        : the route's records (weather: GET /weather, repos: GET /repos, github: GET /github)
   Size           : records per response (GET) or per posted body (POST)
-  Mean           : arithmetic mean of the per-op time of the measured iterations (upper outliers removed)
-  Error          : half of the 99.9 % confidence interval of the mean (Student t, n-1 degrees of freedom)
-  StdDev         : standard deviation of the per-op times of the iterations
-  Median         : 50th percentile of the per-op times of the iterations
-  P95            : 95th percentile of the per-op times of the iterations (linear interpolation)
-  Op P50 .. Max  : with --columns p50,p90,p99,p999,max: percentiles and maximum of the latency of single
-                   ops (those whose phases were sampled), from a log-linear histogram exact to 3 digits
-  Ratio          : against the baseline of the same payload and size: the median of the per-round ratios
-                   (paired rounds, the default), or the mean of every pairing of samples (--no-interleave)
-  RatioSD        : standard deviation of that distribution of ratios
-  Ratio 95% CI   : the 95 % confidence interval of Ratio, the median of the per-round ratios: between the
-                   order statistics that bound a median with at least 95 % probability (binomial, no
-                   assumption about the distribution); n/a without 6 paired rounds or with --no-interleave
-  Sys Ratio      : allocator jobs only: Mean / the same strategy's Mean under the system allocator (glibc)
-  Allocated      : heap bytes requested per op (malloc family and operator new; 1 KB = 1024 B)
-  Allocs/op      : heap allocation calls per op
-  Alloc Ratio    : Allocated / the baseline's Allocated
-  Page faults/op : minor page faults of the measuring thread per op (getrusage), the usual cause of the
-                   run-to-run spread of strategies that allocate megabytes per op
-  Syscalls/op    : system calls on the request path per op: io_uring_enter for ringlab's io_uring
-                   strategies; connect, send, recv, poll/epoll_wait for the socket peers; n/a for libcurl,
-                   which does not report its own
-  SQEs/op        : submission queue entries submitted per op ("-": the case uses no io_uring ring)
-  CQEs/op        : completion queue entries reaped per op ("-": no io_uring ring)
-  ZC sends/op    : only when a case used SEND_ZC: zero-copy sends per op, and ZC copied/op: how many of
-                   them the kernel copied anyway (IORING_SEND_ZC_REPORT_USAGE); over loopback or veth
-                   every one is copied, since the receiver is on the same machine
-  Phases         : median per op of start->connected (Connect), ->request sent (Send), ->first response
+)legend";
+  // Each column of the tables says what it is in its row of the column table (columns.cpp).
+  for (const columns::Column& column : columns::all()) out += column.legend;
+  out += R"legend(  Phases         : median per op of start->connected (Connect), ->request sent (Send), ->first response
                    byte (Wait), ->headers parsed (Head), ->body complete (Body), ->deserialized (Deserialize),
                    and the time run() took outside that stamped span (Other). Medians: with a tail of slow
                    requests (a wake-up on the other CPU) they add up to less than the Mean. n/a: not seen
@@ -125,6 +103,7 @@ std::string render_legend() {
   ?              : no baseline in the group;  n/a : not measured;  FAILED/skipped : see the notes
   1 ns           : 1 nanosecond (0.000000001 s);  1 μs : 1 microsecond (0.000001 s);  1 ms : 0.001 s
 )legend";
+  return out;
 }
 
 }  // namespace ringlab::bench

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ringlab/bench/reporters.hpp"
+#include "columns.hpp"
 
 namespace ringlab::bench {
 
@@ -73,25 +74,12 @@ void put(ordered_json& entry, const std::string& name, const std::optional<doubl
   if (value && std::isfinite(*value)) entry[name] = *value;
 }
 
-// The case's per-op values as google-benchmark user counters (plain numbers next to the fixed keys).
-void put_counters(ordered_json& entry, const CaseResult& c) {
-  put(entry, "bytes_per_op", c.memory.bytes_per_op);
-  put(entry, "allocs_per_op", c.memory.allocs_per_op);
-  put(entry, "minor_faults_per_op", c.memory.minor_faults_per_op);
-  put(entry, "peak_rss_bytes", static_cast<double>(c.memory.peak_rss));
-  put(entry, "ring_enters_per_op", c.io.ring_enters_per_op);
-  put(entry, "sqes_per_op", c.io.sqes_per_op);
-  put(entry, "cqes_per_op", c.io.cqes_per_op);
-  put(entry, "connections_per_op", c.io.connections_per_op);
-  put(entry, "syscalls_per_op", c.io.syscalls_per_op);
-  put(entry, "phase_connect_ns", c.phases.connect);
-  put(entry, "phase_send_ns", c.phases.send);
-  put(entry, "phase_wait_ns", c.phases.wait);
-  put(entry, "phase_head_ns", c.phases.head);
-  put(entry, "phase_body_ns", c.phases.body);
-  put(entry, "phase_deserialize_ns", c.phases.deserialize);
-  put(entry, "phase_other_ns", c.phases.other);
-  put(entry, "ratio", c.stats.ratio);
+// The case's per-op values as google-benchmark user counters (plain numbers next to the fixed keys):
+// the column table's rows marked kGbench, then the perf counters.
+void put_counters(ordered_json& entry, const Report& report, const CaseResult& c) {
+  for (const columns::Column& column : columns::all()) {
+    if ((column.views & columns::kGbench) && column.number != nullptr) put(entry, std::string(column.key), column.number(report, c));
+  }
   for (const auto& [name, value] : c.counters) put(entry, name, value);
 }
 
@@ -165,7 +153,7 @@ std::string render_gbench(const Report& report) {
       entry["real_time"] = c.samples_ns[i];
       entry["cpu_time"] = cpu_or(c.samples_ns[i]);
       entry["time_unit"] = "ns";
-      put_counters(entry, c);
+      put_counters(entry, report, c);
       benchmarks.push_back(std::move(entry));
     }
     struct Aggregate {
@@ -192,7 +180,7 @@ std::string render_gbench(const Report& report) {
       entry["real_time"] = a.real;
       entry["cpu_time"] = a.cpu;
       entry["time_unit"] = "ns";
-      if (a.counters) put_counters(entry, c);
+      if (a.counters) put_counters(entry, report, c);
       benchmarks.push_back(std::move(entry));
     }
   }

@@ -2,8 +2,8 @@
 // inline SVG) with the environment, the warnings, the main and phase tables, the notes, a box plot of
 // the samples and a stacked bar of the phases per group, and the legend.
 //
-// The tables are the markdown ones (render_table, render_phase_table) turned into HTML, so that the
-// page and the console cannot disagree. The plots follow tools/plot's conventions: Okabe-Ito colours,
+// The tables are built from the same columns of cells as the markdown ones (main_table, phase_table in
+// columns.hpp), so that the page and report.md cannot disagree. The plots follow tools/plot's conventions: Okabe-Ito colours,
 // the baseline filled, outliers as crosses, a logarithmic axis only where the values span a decade
 // (and its label says so), one unit per plot from its middle case.
 #include <fmt/format.h>
@@ -18,6 +18,7 @@
 #include "ringlab/bench/diagnostics.hpp"
 #include "ringlab/bench/reporters.hpp"
 #include "ringlab/bench/statistics.hpp"
+#include "columns.hpp"
 
 namespace ringlab::bench {
 
@@ -38,65 +39,25 @@ std::string escape(std::string_view text) {
   return out;
 }
 
-std::vector<std::string> split_lines(std::string_view text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    lines.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
-std::string trim(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(' ');
-  if (first == std::string_view::npos) return {};
-  const std::size_t last = text.find_last_not_of(' ');
-  return std::string(text.substr(first, last - first + 1));
-}
-
-// "| a | b |" -> {"a", "b"}. The tables' cells never hold a '|'.
-std::vector<std::string> cells_of(std::string_view line) {
-  std::vector<std::string> cells;
-  if (line.size() < 2 || line.front() != '|') return cells;
-  line.remove_prefix(1);
-  while (!line.empty()) {
-    const std::size_t bar = line.find('|');
-    if (bar == std::string_view::npos) break;
-    cells.push_back(trim(line.substr(0, bar)));
-    line.remove_prefix(bar + 1);
-  }
-  return cells;
-}
-
-// A markdown table of the reporters (header, alignment row, rows; a row of empty cells between
-// groups) as an HTML table; anything else in `markdown` is left out.
-std::string html_table(std::string_view markdown) {
-  const std::vector<std::string> lines = split_lines(markdown);
-  std::vector<std::vector<std::string>> rows;
-  for (const std::string& line : lines) {
-    auto cells = cells_of(line);
-    if (!cells.empty()) rows.push_back(std::move(cells));
-  }
-  if (rows.size() < 2) return {};
-  std::vector<bool> right;
-  for (const std::string& a : rows[1]) right.push_back(!a.empty() && a.back() == ':');
+// A table of the reporters (the columns of finished cells main_table and phase_table build; a row of
+// empty cells between groups) as an HTML table, from the same model the markdown is rendered from.
+std::string html_table(const std::vector<TableColumn>& columns) {
+  if (columns.empty()) return {};
+  const std::size_t rows = columns.front().cells.size();
   std::string out = "<table>\n<thead><tr>";
-  for (std::size_t i = 0; i < rows[0].size(); ++i) {
-    out += fmt::format("<th{}>{}</th>", i < right.size() && right[i] ? " class=\"r\"" : "", escape(rows[0][i]));
+  for (const TableColumn& column : columns) {
+    out += fmt::format("<th{}>{}</th>", column.right ? " class=\"r\"" : "", escape(column.header));
   }
   out += "</tr></thead>\n<tbody>\n";
-  for (std::size_t r = 2; r < rows.size(); ++r) {
-    const bool gap = std::all_of(rows[r].begin(), rows[r].end(), [](const std::string& c) { return c.empty(); });
+  for (std::size_t r = 0; r < rows; ++r) {
+    const bool gap = std::all_of(columns.begin(), columns.end(), [r](const TableColumn& c) { return c.cells[r].empty(); });
     if (gap) {
-      out += fmt::format("<tr class=\"gap\"><td colspan=\"{}\"></td></tr>\n", rows[0].size());
+      out += fmt::format("<tr class=\"gap\"><td colspan=\"{}\"></td></tr>\n", columns.size());
       continue;
     }
     out += "<tr>";
-    for (std::size_t i = 0; i < rows[r].size(); ++i) {
-      out += fmt::format("<td{}>{}</td>", i < right.size() && right[i] ? " class=\"r\"" : "", escape(rows[r][i]));
+    for (const TableColumn& column : columns) {
+      out += fmt::format("<td{}>{}</td>", column.right ? " class=\"r\"" : "", escape(column.cells[r]));
     }
     out += "</tr>\n";
   }
@@ -350,8 +311,8 @@ std::string render_html(const Report& report) {
     for (const std::string& w : warnings) out += "<li>" + escape(w) + "</li>\n";
     out += "</ul>\n";
   }
-  out += "<h2>Results</h2>\n" + html_table(render_table(report));
-  if (const std::string phases = render_phase_table(report); !phases.empty()) {
+  out += "<h2>Results</h2>\n" + html_table(main_table(report, columns::kFull));
+  if (const std::vector<TableColumn> phases = phase_table(report); !phases.empty()) {
     out += "<h2>Request phases (median per op)</h2>\n" + html_table(phases);
   }
   if (const std::string notes = render_notes(report); !notes.empty()) {

@@ -16,36 +16,28 @@
 #include "ringlab/bench/findings.hpp"
 #include "ringlab/bench/statistics.hpp"
 #include "ringlab/bench/table.hpp"
+#include "columns.hpp"
 
 namespace ringlab::bench {
 
 namespace {
 
-struct ExtraColumn {
-  std::string_view name;    // as --columns takes it
-  std::string_view header;  // as the table shows it
-  double Latency::*field;
-};
-constexpr std::array<ExtraColumn, 5> kExtraColumns{{{"p50", "Op P50", &Latency::p50},
-                                                    {"p90", "Op P90", &Latency::p90},
-                                                    {"p99", "Op P99", &Latency::p99},
-                                                    {"p999", "Op P99.9", &Latency::p999},
-                                                    {"max", "Op Max", &Latency::max}}};
-
-const ExtraColumn* find_extra_column(std::string_view name) {
-  for (const ExtraColumn& column : kExtraColumns) {
-    if (column.name == name) return &column;
+// The table's optional columns by their --columns names: the rows of the column table that have one.
+std::vector<std::string_view> optional_columns() {
+  std::vector<std::string_view> names;
+  for (const columns::Column& column : columns::all()) {
+    if (!column.option.empty()) names.push_back(column.option);
   }
-  return nullptr;
+  return names;
 }
 
 }  // namespace
 
 std::string known_columns() {
   std::string out;
-  for (const ExtraColumn& column : kExtraColumns) {
+  for (std::string_view name : optional_columns()) {
     if (!out.empty()) out += ',';
-    out += column.name;
+    out += name;
   }
   return out;
 }
@@ -54,11 +46,12 @@ Result<std::vector<std::string>> parse_columns(std::string_view list) {
   std::vector<std::string> out;
   // "all": every extra column, and so the full table in the console too.
   if (list == "all") {
-    for (const ExtraColumn& column : kExtraColumns) out.emplace_back(column.name);
+    for (std::string_view name : optional_columns()) out.emplace_back(name);
     return out;
   }
   for (std::string_view item : split_list(list)) {
-    if (find_extra_column(item) == nullptr) {
+    const std::vector<std::string_view> known = optional_columns();
+    if (std::find(known.begin(), known.end(), item) == known.end()) {
       return fail(fmt::format("unknown column '{}' ({})", item, known_columns()));
     }
     if (std::find(out.begin(), out.end(), item) != out.end()) {
@@ -164,176 +157,15 @@ bool is_ok(const CaseResult& c) { return c.status == CaseStatus::ok; }
 // Reference rows (the floors) are marked where their name is shown.
 std::string method_text(const CaseResult& c) { return c.reference ? c.strategy + " (ref)" : c.strategy; }
 
-// A case that ran no io_uring ring (a socket peer, libcurl, floor_parse) has no SQEs or CQEs to count.
-bool used_ring(const CaseResult& c) {
-  return c.io.ring_enters_per_op > 0 || c.io.sqes_per_op > 0 || c.io.cqes_per_op > 0;
-}
-
 std::string status_text(const CaseResult& c) {
   if (c.status == CaseStatus::failed) return "FAILED";
   if (c.status == CaseStatus::skipped) return "skipped";
   return {};
 }
 
-std::string dash_unless_ok(const CaseResult& c, const std::function<std::string(const CaseResult&)>& text) {
-  return is_ok(c) ? text(c) : "-";
-}
-
-Column ratio_column(const Report& report, const std::vector<std::size_t>& rows) {
-  return plain_column("Ratio", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) {
-      return k.stats.ratio ? format_number(*k.stats.ratio, 2) : std::string("?");
-    });
-  });
-}
-
-Column allocated_column(const Report& report, const std::vector<std::size_t>& rows) {
-  std::vector<double> sizes;
-  for (std::size_t i : rows) {
-    if (i == kBlank) continue;
-    const CaseResult& c = report.cases[i];
-    if (is_ok(c) && c.memory.bytes_per_op && *c.memory.bytes_per_op > 0) sizes.push_back(*c.memory.bytes_per_op);
-  }
-  // One unit for the whole column, zero included ("0 KB" next to "5.67 KB", not "0 B").
-  const Unit unit = size_unit_for(sizes);
-  return plain_column("Allocated", true, report, rows, [unit](const CaseResult& c) {
-    return dash_unless_ok(c, [unit](const CaseResult& k) {
-      if (!k.memory.bytes_per_op) return std::string(kNa);
-      const int decimals = unit.scale == 1 || *k.memory.bytes_per_op == 0 ? 0 : 2;
-      return format_number(*k.memory.bytes_per_op / unit.scale, decimals) + " " + std::string(unit.name);
-    });
-  });
-}
-
-Column allocs_column(const Report& report, const std::vector<std::size_t>& rows) {
-  return plain_column("Allocs/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) {
-      return k.memory.allocs_per_op ? count_text(*k.memory.allocs_per_op) : std::string(kNa);
-    });
-  });
-}
-
-// Shown by default: page faults explain most of the run-to-run spread of the allocating strategies.
-Column page_faults_column(const Report& report, const std::vector<std::size_t>& rows) {
-  return plain_column("Page faults/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.memory.minor_faults_per_op); });
-  });
-}
-
-Column syscalls_column(const Report& report, const std::vector<std::size_t>& rows) {
-  return plain_column("Syscalls/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) {
-      return k.io.syscalls_per_op ? count_text(*k.io.syscalls_per_op) : std::string(kNa);
-    });
-  });
-}
-
-// The spread of Ratio: the 95 % interval of the median of the per-round ratios.
-Column ratio_interval_column(const Report& report, const std::vector<std::size_t>& rows) {
-  return plain_column("Ratio 95% CI", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) {
-      if (k.baseline) return std::string("-");
-      if (!k.stats.ratio_low || !k.stats.ratio_high) return std::string(kNa);
-      return format_number(*k.stats.ratio_low, 2) + "-" + format_number(*k.stats.ratio_high, 2);
-    });
-  });
-}
-
-// What identifies a row in both tables: Method, Allocator (only when several ran), Payload, Size.
-std::vector<Column> identity_columns(const Report& report, const std::vector<std::size_t>& rows) {
-  std::vector<Column> columns;
-  columns.push_back(plain_column("Method", false, report, rows, method_text));
-  if (several_allocators(report)) {
-    columns.push_back(plain_column("Allocator", false, report, rows, [](const CaseResult& c) { return c.allocator; }));
-  }
-  columns.push_back(plain_column("Payload", false, report, rows, [](const CaseResult& c) { return c.payload; }));
-  columns.push_back(plain_column("Size", false, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
-  return columns;
-}
-
-}  // namespace
-
-std::string render_table(const Report& report) {
-  const auto rows = table_rows(report, [](const CaseResult&) { return true; });
-  if (rows.empty()) return "(no cases)\n";
-  std::vector<Column> columns = identity_columns(report, rows);
-  const auto stat = [](double Stats::*field) {
-    return [field](const CaseResult& c) -> std::optional<double> {
-      if (!is_ok(c)) return std::nullopt;
-      return c.stats.*field;
-    };
-  };
-  const auto dash = [](const CaseResult& c) -> std::string { return is_ok(c) ? std::string() : "-"; };
-  const double granularity = iteration_granularity(report);
-  columns.push_back(time_column("Mean", report, rows, granularity, stat(&Stats::mean), status_text));
-  columns.push_back(time_column("Error", report, rows, granularity, stat(&Stats::error), dash));
-  columns.push_back(time_column("StdDev", report, rows, granularity, stat(&Stats::stddev), dash));
-  columns.push_back(time_column("Median", report, rows, granularity, stat(&Stats::median), dash));
-  columns.push_back(time_column("P95", report, rows, granularity, stat(&Stats::p95), dash));
-  for (const std::string& name : report.config.columns) {
-    const ExtraColumn* extra = find_extra_column(name);
-    if (extra == nullptr) continue;  // a newer report's column this bench does not know
-    const auto field = extra->field;
-    columns.push_back(time_column(std::string(extra->header), report, rows, single_op_granularity(report),
-                                  [field](const CaseResult& c) -> std::optional<double> {
-                                    if (!is_ok(c) || !c.latency || c.latency->count == 0) return std::nullopt;
-                                    return (*c.latency).*field;
-                                  },
-                                  dash));
-  }
-  columns.push_back(ratio_column(report, rows));
-  columns.push_back(plain_column("RatioSD", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) {
-      return k.stats.ratio_sd ? format_number(*k.stats.ratio_sd, 2) : std::string("?");
-    });
-  }));
-  columns.push_back(ratio_interval_column(report, rows));
-  if (several_allocators(report)) {
-    // Allocator jobs: the same strategy under glibc's malloc is the other yardstick.
-    columns.push_back(plain_column("Sys Ratio", true, report, rows, [&report](const CaseResult& c) {
-      return dash_unless_ok(c, [&report](const CaseResult& k) {
-        const auto ratio = alloc::ratio_to_system(report, k);
-        return ratio ? format_number(*ratio, 2) : std::string("?");
-      });
-    }));
-  }
-  columns.push_back(allocated_column(report, rows));
-  columns.push_back(allocs_column(report, rows));
-  columns.push_back(plain_column("Alloc Ratio", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) {
-      if (!k.memory.bytes_per_op) return std::string(kNa);
-      return k.memory.alloc_ratio ? format_number(*k.memory.alloc_ratio, 2) : std::string("?");
-    });
-  }));
-  columns.push_back(page_faults_column(report, rows));
-  columns.push_back(syscalls_column(report, rows));
-  columns.push_back(plain_column("SQEs/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) { return used_ring(k) ? count_text(k.io.sqes_per_op) : "-"; });
-  }));
-  columns.push_back(plain_column("CQEs/op", true, report, rows, [](const CaseResult& c) {
-    return dash_unless_ok(c, [](const CaseResult& k) { return used_ring(k) ? count_text(k.io.cqes_per_op) : "-"; });
-  }));
-  // Only where a case sent with SEND_ZC: how many of those sends the kernel copied anyway (all of
-  // them over loopback and veth, where the receiver is on the same machine).
-  const bool any_zero_copy = std::any_of(report.cases.begin(), report.cases.end(),
-                                         [](const CaseResult& c) { return is_ok(c) && c.io.zero_copy_sends_per_op > 0; });
-  if (any_zero_copy) {
-    columns.push_back(plain_column("ZC sends/op", true, report, rows, [](const CaseResult& c) {
-      return dash_unless_ok(c, [](const CaseResult& k) { return count_text(k.io.zero_copy_sends_per_op); });
-    }));
-    columns.push_back(plain_column("ZC copied/op", true, report, rows, [](const CaseResult& c) {
-      return dash_unless_ok(c, [](const CaseResult& k) {
-        return k.io.zero_copy_sends_per_op > 0 ? count_text(k.io.zero_copy_copied_per_op) : std::string("-");
-      });
-    }));
-  }
-  return render_table_columns(columns);
-}
-
-std::string render_compact_table(const Report& report) {
-  // Rows of strategies that do not apply to the payload say nothing: left out (the console lists them once).
-  const auto rows = table_rows(report, [](const CaseResult& c) { return !c.not_applicable; });
-  if (rows.empty()) return "(no cases)\n";
+// What identifies a row: Method, Allocator (only when several ran), Payload, Size. The compact table
+// names the payload only when several ran, and aligns the sizes as the numbers they are.
+std::vector<Column> identity_columns(const Report& report, const std::vector<std::size_t>& rows, bool compact = false) {
   std::vector<Column> columns;
   columns.push_back(plain_column("Method", false, report, rows, method_text));
   if (several_allocators(report)) {
@@ -341,27 +173,104 @@ std::string render_compact_table(const Report& report) {
   }
   std::set<std::string> payloads;
   for (const CaseResult& c : report.cases) payloads.insert(c.payload);
-  if (payloads.size() > 1) {
+  if (!compact || payloads.size() > 1) {
     columns.push_back(plain_column("Payload", false, report, rows, [](const CaseResult& c) { return c.payload; }));
   }
-  columns.push_back(plain_column("Size", true, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
-  columns.push_back(time_column(
-      "Median", report, rows, iteration_granularity(report),
-      [](const CaseResult& c) -> std::optional<double> {
-        if (!is_ok(c)) return std::nullopt;
-        return c.stats.median;
-      },
-      status_text));
-  columns.push_back(ratio_column(report, rows));
-  columns.push_back(ratio_interval_column(report, rows));
-  columns.push_back(allocated_column(report, rows));
-  columns.push_back(allocs_column(report, rows));
-  columns.push_back(page_faults_column(report, rows));
-  columns.push_back(syscalls_column(report, rows));
-  return render_table_columns(columns);
+  columns.push_back(plain_column("Size", compact, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
+  return columns;
 }
 
-std::string render_phase_table(const Report& report) {
+// One column of the main table from its row of the column table: the unit and precision of a time
+// or size column chosen from the values it shows; the first time column of a table says FAILED or
+// skipped for a case without numbers, every other column "-".
+Column table_column(const columns::Column& spec, const Report& report, const std::vector<std::size_t>& rows,
+                    bool first_time_column) {
+  std::vector<double> values;
+  for (std::size_t i : rows) {
+    if (i == kBlank || !is_ok(report.cases[i]) || spec.number == nullptr) continue;
+    const auto v = spec.number(report, report.cases[i]);
+    if (v && std::isfinite(*v)) values.push_back(*v);
+  }
+  const auto text_of = [&](const CaseResult& c) -> std::string {
+    if (!is_ok(c)) return first_time_column ? status_text(c) : std::string("-");
+    if (spec.text != nullptr) return spec.text(c);
+    const auto v = spec.number != nullptr ? spec.number(report, c) : std::nullopt;
+    if (!v || !std::isfinite(*v)) return std::string(spec.missing != nullptr ? spec.missing(c) : kNa);
+    return format_number(*v, 2);
+  };
+  switch (spec.kind) {
+    case columns::Kind::time:
+    case columns::Kind::op_time: {
+      const double granularity =
+          spec.kind == columns::Kind::time ? iteration_granularity(report) : single_op_granularity(report);
+      return time_column(std::string(spec.header), report, rows, granularity,
+                         [&](const CaseResult& c) -> std::optional<double> {
+                           if (!is_ok(c)) return std::nullopt;
+                           return spec.number(report, c);
+                         },
+                         [&](const CaseResult& c) -> std::string {
+                           return is_ok(c) ? std::string() : (first_time_column ? status_text(c) : std::string("-"));
+                         });
+    }
+    case columns::Kind::bytes: {
+      std::vector<double> positive;
+      for (double v : values) {
+        if (v > 0) positive.push_back(v);
+      }
+      // One unit for the whole column, zero included ("0 KB" next to "5.67 KB", not "0 B").
+      const Unit unit = size_unit_for(positive);
+      return plain_column(std::string(spec.header), true, report, rows, [&](const CaseResult& c) {
+        if (!is_ok(c)) return std::string("-");
+        const auto v = spec.number(report, c);
+        if (!v) return std::string(spec.missing != nullptr ? spec.missing(c) : kNa);
+        const int decimals = unit.scale == 1 || *v == 0 ? 0 : 2;
+        return format_number(*v / unit.scale, decimals) + " " + std::string(unit.name);
+      });
+    }
+    case columns::Kind::count:
+      return plain_column(std::string(spec.header), true, report, rows, [&](const CaseResult& c) {
+        if (!is_ok(c)) return std::string("-");
+        const auto v = spec.number(report, c);
+        if (!v) return std::string(spec.missing != nullptr ? spec.missing(c) : kNa);
+        return count_text(*v);
+      });
+    case columns::Kind::ratio:
+    case columns::Kind::text:
+      return plain_column(std::string(spec.header), true, report, rows, text_of);
+  }
+  return plain_column(std::string(spec.header), true, report, rows, text_of);
+}
+
+}  // namespace
+
+std::vector<TableColumn> main_table(const Report& report, columns::View view) {
+  const bool compact = view == columns::kCompact;
+  // Rows of strategies that do not apply to the payload say nothing in the compact table: left out
+  // (the console lists them once).
+  const auto rows = table_rows(report, [compact](const CaseResult& c) { return !compact || !c.not_applicable; });
+  if (rows.empty()) return {};
+  std::vector<Column> out = identity_columns(report, rows, compact);
+  bool time_seen = false;
+  for (const columns::Column& spec : columns::all()) {
+    if (!columns::in_table(spec, report, view)) continue;
+    const bool is_time = spec.kind == columns::Kind::time;
+    out.push_back(table_column(spec, report, rows, is_time && !time_seen));
+    time_seen = time_seen || is_time;
+  }
+  return out;
+}
+
+std::string render_table(const Report& report) {
+  const std::vector<TableColumn> table = main_table(report, columns::kFull);
+  return table.empty() ? std::string("(no cases)\n") : render_table_columns(table);
+}
+
+std::string render_compact_table(const Report& report) {
+  const std::vector<TableColumn> table = main_table(report, columns::kCompact);
+  return table.empty() ? std::string("(no cases)\n") : render_table_columns(table);
+}
+
+std::vector<TableColumn> phase_table(const Report& report) {
   const bool any_sampled = std::any_of(report.cases.begin(), report.cases.end(),
                                        [](const CaseResult& c) { return is_ok(c) && c.phases.ops_sampled > 0; });
   if (!any_sampled) return {};
@@ -401,7 +310,12 @@ std::string render_phase_table(const Report& report) {
   columns.push_back(plain_column("Ops sampled", true, report, rows, [](const CaseResult& c) {
     return format_number(static_cast<double>(c.phases.ops_sampled), 0);
   }));
-  return render_table_columns(columns);
+  return columns;
+}
+
+std::string render_phase_table(const Report& report) {
+  const std::vector<TableColumn> table = phase_table(report);
+  return table.empty() ? std::string() : render_table_columns(table);
 }
 
 namespace {
