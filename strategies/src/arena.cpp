@@ -8,7 +8,6 @@
 #include <cstring>
 #include <memory>
 
-#include "factories.hpp"
 #include "resource_strategy.hpp"
 
 namespace ringlab::strategies::detail {
@@ -82,6 +81,6 @@ class Arena final : public ResourceStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_arena() { return std::make_unique<Arena>("arena"); }
+std::unique_ptr<Strategy> make_arena(const Recipe& recipe) { return std::make_unique<Arena>(recipe.name); }
 
 }  // namespace ringlab::strategies::detail

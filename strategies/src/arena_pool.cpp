@@ -6,7 +6,6 @@
 // slack), so the body buffer too is served from a pool rather than passed through to the heap.
 #include <algorithm>
 
-#include "factories.hpp"
 #include "resource_strategy.hpp"
 #include "ringlab/base/padded_buffer.hpp"
 
@@ -45,6 +44,6 @@ class ArenaPool final : public ResourceStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_arena_pool() { return std::make_unique<ArenaPool>("arena_pool"); }
+std::unique_ptr<Strategy> make_arena_pool(const Recipe& recipe) { return std::make_unique<ArenaPool>(recipe.name); }
 
 }  // namespace ringlab::strategies::detail

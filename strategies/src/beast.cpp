@@ -27,7 +27,6 @@
 
 #include <optional>
 
-#include "factories.hpp"
 #include "library_peer.hpp"
 #include "ringlab/http/parser.hpp"
 
@@ -196,9 +195,9 @@ class Beast final : public LibraryPeer {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_beast() { return std::make_unique<Beast>("beast"); }
-std::unique_ptr<Strategy> make_beast_post() { return std::make_unique<Beast>("beast_post", Method::post); }
-
-std::unique_ptr<Strategy> make_beast_echo() { return std::make_unique<Beast>("beast_echo", Method::echo); }
+// Every row of this library (registry.cpp): the method is the row's.
+std::unique_ptr<Strategy> make_beast(const Recipe& recipe) {
+  return std::make_unique<Beast>(recipe.name, recipe.method);
+}
 
 }  // namespace ringlab::strategies::detail

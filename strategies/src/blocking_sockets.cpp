@@ -10,7 +10,6 @@
 
 #include <cerrno>
 
-#include "factories.hpp"
 #include "socket_peer.hpp"
 
 namespace ringlab::strategies::detail {
@@ -74,6 +73,8 @@ class BlockingSockets final : public SocketPeer {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_blocking_sockets() { return std::make_unique<BlockingSockets>("blocking_sockets"); }
+std::unique_ptr<Strategy> make_blocking_sockets(const Recipe& recipe) {
+  return std::make_unique<BlockingSockets>(recipe.name);
+}
 
 }  // namespace ringlab::strategies::detail

@@ -1,6 +1,8 @@
 #pragma once
 // ClientStrategy: the frame of every strategy that goes through ringlab's own stack (net::Ring +
-// http::Client). A strategy derived from it says only what makes it different:
+// http::Client). RecipeStrategy (recipe_strategy.hpp) derives from it to run the rows of the table that
+// are recipes; a strategy with code of its own derives from it too. Either says only what makes it
+// different:
 //   client_options()   connection policy, receive mode (provided buffers), receive buffer size;
 //   target()           the request target ("/weather?count=N", "&chunked=1", "/echo");
 //   request()          method, body and send mode (POST strategies);
@@ -31,10 +33,10 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <type_traits>
 
 #include "case_strategy.hpp"
 #include "common.hpp"
+#include "recipe.hpp"
 #include "ringlab/http/client.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/http/url.hpp"
@@ -93,76 +95,13 @@ class ClientStrategy : public CaseStrategy {
   uint64_t zero_copy_copied_ = 0;
 };
 
-// Fresh owning models at every request, as .NET's deserializers build them: the previous request's
-// models are freed when the next request starts, and the models are built anew from the body (the
-// vector grows, long strings are allocated one by one). The body lands through `Sink` in a `Body`
-// (std::string or base::PaddedBuffer); kFreshBody frees it too, so that every request grows it anew
-// from nothing. A std::string body is copied once into a simdjson padded string to be parsed (it has
-// no padding); a PaddedBuffer is parsed in place.
-//   string_copy      std::string, StringSink (appended, regrown), freed
-//   exact_string     std::string, a sink that reserves Content-Length at the head, freed
-//   buffered_stream  PaddedBuffer, GrowingSink (doubling), freed
-//   presized_fresh   PaddedBuffer, PresizedSink (Content-Length, in place), kept: only the models are new
-template <class Body, class Sink, bool kFreshBody>
-class FreshModelsStrategy final : public ClientStrategy {
- public:
-  using ClientStrategy::ClientStrategy;
-
- private:
-  Status before_request() override {
-    if constexpr (kFreshBody && std::is_same_v<Body, std::string>) {
-      // Swap, not assignment: libstdc++'s move assignment from an empty, small-string temporary copies
-      // its characters and keeps the old buffer, so the string would never grow again.
-      std::string().swap(body_);
-    } else if constexpr (kFreshBody) {
-      body_ = Body();
-    }
-    models_.reset();
-    return {};
-  }
-  http::BodySink& sink() override { return sink_; }
-  json::Result<uint64_t> deserialize() override {
-    if constexpr (std::is_same_v<Body, std::string>) {
-      const simdjson::padded_string padded(body_);
-      return models_.emplace().parse(config().payload, parser(), padded);
-    } else {
-      return models_.emplace().parse(config().payload, parser(), json::padded_view(body_));
-    }
-  }
-  uint64_t checksum() override { return models_->checksum(config().payload); }
-
-  Body body_;
-  Sink sink_{body_};
-  std::optional<OwningModels> models_;  // fresh at every request; kept until the next one starts
-};
-
-// The body lands in one padded buffer kept across requests (PresizedSink: received in place, grown only
-// for a body larger than any before) and is parsed in place into `Models` overwritten at every
-// request: owning models for presized, chunked, provided_buffers and fresh_connection (each with
-// another target, receive mode or connection policy), viewing models for views. A subclass that
-// overrides prepare() calls this one.
-template <class Models>
-class PresizedStrategy : public ClientStrategy {
- public:
-  using ClientStrategy::ClientStrategy;
-
- protected:
-  Status prepare() override {
-    models_.reserve(config().payload, config().count);
-    return {};
-  }
-
- private:
-  http::BodySink& sink() final { return sink_; }
-  json::Result<uint64_t> deserialize() final {
-    return models_.parse(config().payload, parser(), json::padded_view(body_));
-  }
-  uint64_t checksum() final { return models_.checksum(config().payload); }
-
-  base::PaddedBuffer body_;
-  http::PresizedSink sink_{body_};
-  Models models_;  // viewing models point into body_: valid until the next request
-};
-using PresizedOwningStrategy = PresizedStrategy<OwningModels>;
+// The ClientStrategy rows with code of their own (registry.cpp names them; each maker gets its row):
+//   floors.cpp   floor_transfer, floor_parse: the physical limits, nothing or no request measured
+//   proxy.cpp    the four proxy rows: N requests per op, each answer compared with what it must be
+// The rows of the generic client are RecipeStrategy's (recipe_strategy.hpp); streaming's, the memory
+// resources' and the JSON libraries' are declared with their classes.
+std::unique_ptr<Strategy> make_floor_transfer(const Recipe& recipe);
+std::unique_ptr<Strategy> make_floor_parse(const Recipe& recipe);
+std::unique_ptr<Strategy> make_proxy_cycles(const Recipe& recipe);
 
 }  // namespace ringlab::strategies::detail

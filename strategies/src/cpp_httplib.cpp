@@ -22,7 +22,6 @@
 #include <atomic>
 #include <memory>
 
-#include "factories.hpp"
 #include "library_peer.hpp"
 
 namespace ringlab::strategies::detail {
@@ -117,13 +116,9 @@ class CppHttplib final : public LibraryPeer {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_cpp_httplib() { return std::make_unique<CppHttplib>("cpp_httplib"); }
-std::unique_ptr<Strategy> make_cpp_httplib_post() {
-  return std::make_unique<CppHttplib>("cpp_httplib_post", Method::post);
-}
-
-std::unique_ptr<Strategy> make_cpp_httplib_echo() {
-  return std::make_unique<CppHttplib>("cpp_httplib_echo", Method::echo);
+// Every row of this library (registry.cpp): the method is the row's.
+std::unique_ptr<Strategy> make_cpp_httplib(const Recipe& recipe) {
+  return std::make_unique<CppHttplib>(recipe.name, recipe.method);
 }
 
 }  // namespace ringlab::strategies::detail

@@ -31,7 +31,6 @@
 #include <memory>
 #include <vector>
 
-#include "factories.hpp"
 #include "library_peer.hpp"
 
 namespace ringlab::strategies::detail {
@@ -116,9 +115,9 @@ class Cpprest final : public LibraryPeer {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_cpprest() { return std::make_unique<Cpprest>("cpprest"); }
-std::unique_ptr<Strategy> make_cpprest_post() { return std::make_unique<Cpprest>("cpprest_post", Method::post); }
-
-std::unique_ptr<Strategy> make_cpprest_echo() { return std::make_unique<Cpprest>("cpprest_echo", Method::echo); }
+// Every row of this library (registry.cpp): the method is the row's.
+std::unique_ptr<Strategy> make_cpprest(const Recipe& recipe) {
+  return std::make_unique<Cpprest>(recipe.name, recipe.method);
+}
 
 }  // namespace ringlab::strategies::detail

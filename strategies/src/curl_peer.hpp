@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "library_peer.hpp"
+#include "recipe.hpp"
 
 namespace ringlab::strategies::detail {
 
@@ -59,5 +60,10 @@ class CurlPeer : public LibraryPeer {
   std::string body_;
   bool head_started_ = false;
 };
+
+// The rows of libcurl's two interfaces (registry.cpp), the method being the row's: libcurl.cpp (GET and
+// echo), libcurl_multi.cpp (GET, POST and echo).
+std::unique_ptr<Strategy> make_libcurl(const Recipe& recipe);
+std::unique_ptr<Strategy> make_libcurl_multi(const Recipe& recipe);
 
 }  // namespace ringlab::strategies::detail

@@ -25,7 +25,6 @@
 #include <memory>
 #include <mutex>
 
-#include "factories.hpp"
 #include "library_peer.hpp"
 #include "ringlab/http/parser.hpp"
 
@@ -149,9 +148,9 @@ class Curlpp final : public LibraryPeer {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_curlpp() { return std::make_unique<Curlpp>("curlpp"); }
-std::unique_ptr<Strategy> make_curlpp_post() { return std::make_unique<Curlpp>("curlpp_post", Method::post); }
-
-std::unique_ptr<Strategy> make_curlpp_echo() { return std::make_unique<Curlpp>("curlpp_echo", Method::echo); }
+// Every row of this library (registry.cpp): the method is the row's.
+std::unique_ptr<Strategy> make_curlpp(const Recipe& recipe) {
+  return std::make_unique<Curlpp>(recipe.name, recipe.method);
+}
 
 }  // namespace ringlab::strategies::detail

@@ -11,7 +11,6 @@
 
 #include <cerrno>
 
-#include "factories.hpp"
 #include "socket_peer.hpp"
 
 namespace ringlab::strategies::detail {
@@ -124,6 +123,6 @@ class Epoll final : public SocketPeer {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_epoll() { return std::make_unique<Epoll>("epoll"); }
+std::unique_ptr<Strategy> make_epoll(const Recipe& recipe) { return std::make_unique<Epoll>(recipe.name); }
 
 }  // namespace ringlab::strategies::detail

@@ -13,7 +13,6 @@
 // Verified runs prove the body all the same: floor_transfer parses it then, with the clock stopped,
 // into views whose checksum must equal the generator's; floor_parse checksums the views it made.
 #include "client_strategy.hpp"
-#include "factories.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/base/padded_buffer.hpp"
 
@@ -61,7 +60,9 @@ class FloorParse final : public ClientStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_floor_transfer() { return std::make_unique<FloorTransfer>("floor_transfer"); }
-std::unique_ptr<Strategy> make_floor_parse() { return std::make_unique<FloorParse>("floor_parse"); }
+std::unique_ptr<Strategy> make_floor_transfer(const Recipe& recipe) {
+  return std::make_unique<FloorTransfer>(recipe.name);
+}
+std::unique_ptr<Strategy> make_floor_parse(const Recipe& recipe) { return std::make_unique<FloorParse>(recipe.name); }
 
 }  // namespace ringlab::strategies::detail

@@ -24,6 +24,7 @@
 
 #include "client_strategy.hpp"
 #include "common.hpp"
+#include "recipe.hpp"
 #include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/json/error.hpp"
@@ -90,5 +91,9 @@ class LibraryStrategy : public ClientStrategy {
   http::PresizedSink sink_{body_};
   OwningModels models_;
 };
+
+// The rows of the two libraries (registry.cpp): nlohmann.cpp, rapidjson.cpp.
+std::unique_ptr<Strategy> make_nlohmann(const Recipe& recipe);
+std::unique_ptr<Strategy> make_rapidjson(const Recipe& recipe);
 
 }  // namespace ringlab::strategies::detail

@@ -2,7 +2,6 @@
 // request on the easy handle made at setup (curl_peer.hpp has the rest: connection reuse, where the body
 // lands, copies, deadlines, what is counted).
 #include "curl_peer.hpp"
-#include "factories.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -16,8 +15,9 @@ class Libcurl final : public CurlPeer {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_libcurl() { return std::make_unique<Libcurl>("libcurl"); }
-
-std::unique_ptr<Strategy> make_libcurl_echo() { return std::make_unique<Libcurl>("libcurl_echo", Method::echo); }
+// Every row of this library (registry.cpp): the method is the row's.
+std::unique_ptr<Strategy> make_libcurl(const Recipe& recipe) {
+  return std::make_unique<Libcurl>(recipe.name, recipe.method);
+}
 
 }  // namespace ringlab::strategies::detail

@@ -10,7 +10,6 @@
 #include <chrono>
 
 #include "curl_peer.hpp"
-#include "factories.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -79,13 +78,9 @@ class LibcurlMulti final : public CurlPeer {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_libcurl_multi() { return std::make_unique<LibcurlMulti>("libcurl_multi"); }
-std::unique_ptr<Strategy> make_libcurl_multi_post() {
-  return std::make_unique<LibcurlMulti>("libcurl_multi_post", Method::post);
-}
-
-std::unique_ptr<Strategy> make_libcurl_multi_echo() {
-  return std::make_unique<LibcurlMulti>("libcurl_multi_echo", Method::echo);
+// Every row of this library (registry.cpp): the method is the row's.
+std::unique_ptr<Strategy> make_libcurl_multi(const Recipe& recipe) {
+  return std::make_unique<LibcurlMulti>(recipe.name, recipe.method);
 }
 
 }  // namespace ringlab::strategies::detail

@@ -5,11 +5,11 @@
 // buffer (simdjson needs padding that the libraries' strings and vectors lack), parse it into reused
 // owning models, consume, and on verified runs compare the full checksum with the generator's.
 //
-// Each library peer comes in three rows: GET of the case's records; POST /echo (the `post` suite) of a
-// body of N serialized records (made once per case by json/'s serializer, the bytes the PostStrategy
-// rows send), handed to the library its own way, the echoed body read as the GET body is; and the echo
-// row (the `echo` suite): the 17-byte object of common.hpp POSTed to /echo?chunked=1, the answer taken
-// as the library hands it over and compared, nothing parsed.
+// Each library peer comes in three rows (registry.cpp's peer_rows()): GET of the case's records; POST
+// /echo (the `post` suite) of a body of N serialized records (made once per case by json/'s serializer,
+// the bytes the POST rows of ringlab's stack send), handed to the library its own way, the echoed body
+// read as the GET body is; and the echo row (the `echo` suite): the 17-byte object of common.hpp POSTed
+// to /echo?chunked=1, the answer taken as the library hands it over and compared, nothing parsed.
 //
 // What the frame adds to CaseStrategy: the method, target and request body of the row, the stamps of the
 // phase timeline, the connections the library reports opening, the case's deadline as the libraries
@@ -27,6 +27,7 @@
 
 #include "case_strategy.hpp"
 #include "common.hpp"
+#include "recipe.hpp"
 #include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/http/timeline.hpp"
 
@@ -125,5 +126,12 @@ class LibraryPeer : public CaseStrategy {
   http::Timeline* timeline_ = nullptr;
   std::shared_ptr<std::atomic<uint64_t>> connections_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
+
+// The rows of each library (registry.cpp's peer_rows(): GET, POST and echo, the method being the row's),
+// one maker per library in its source file. libcurl's are curl_peer.hpp's.
+std::unique_ptr<Strategy> make_cpp_httplib(const Recipe& recipe);
+std::unique_ptr<Strategy> make_beast(const Recipe& recipe);
+std::unique_ptr<Strategy> make_cpprest(const Recipe& recipe);
+std::unique_ptr<Strategy> make_curlpp(const Recipe& recipe);
 
 }  // namespace ringlab::strategies::detail

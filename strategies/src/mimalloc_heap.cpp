@@ -13,7 +13,6 @@
 #include <new>
 #include <string>
 
-#include "factories.hpp"
 #include "resource_strategy.hpp"
 
 namespace ringlab::strategies::detail {
@@ -108,6 +107,8 @@ class MimallocHeap final : public ResourceStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_mimalloc_heap() { return std::make_unique<MimallocHeap>("mimalloc_heap"); }
+std::unique_ptr<Strategy> make_mimalloc_heap(const Recipe& recipe) {
+  return std::make_unique<MimallocHeap>(recipe.name);
+}
 
 }  // namespace ringlab::strategies::detail

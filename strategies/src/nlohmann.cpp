@@ -15,7 +15,6 @@
 #include <tuple>
 #include <utility>
 
-#include "factories.hpp"
 #include "json_libraries.hpp"
 #include "ringlab/json/fields.hpp"
 
@@ -288,6 +287,6 @@ json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::Github
   return parse_body(body, out);
 }
 
-std::unique_ptr<Strategy> make_nlohmann() { return std::make_unique<Nlohmann>("nlohmann"); }
+std::unique_ptr<Strategy> make_nlohmann(const Recipe& recipe) { return std::make_unique<Nlohmann>(recipe.name); }
 
 }  // namespace ringlab::strategies::detail

@@ -19,7 +19,6 @@
 #include <string>
 
 #include "client_strategy.hpp"
-#include "factories.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/json/serialize.hpp"
 
@@ -28,13 +27,12 @@ namespace {
 
 constexpr std::size_t kProxyRecords = 10;  // records the upstream answers each fetch with
 
-enum class Upstream { pooled, fresh };
-enum class Answer { status, body };
-
 class ProxyCycles final : public ClientStrategy {
  public:
-  ProxyCycles(std::string_view name, Upstream upstream, Answer answer)
-      : ClientStrategy(name), upstream_(upstream), answer_kind_(answer) {}
+  // `query` (the row's) says how the server reaches its upstream ("&conn=pooled" or "&conn=fresh") and
+  // what it answers ("&answer=status" or "&answer=body"): what every answer must be follows from it.
+  ProxyCycles(std::string_view name, std::string_view query)
+      : ClientStrategy(name), query_(query), answers_body_(query.contains("&answer=body")) {}
 
   [[nodiscard]] std::string notes() const override {
     return "sockets in TIME_WAIT, every port: " + std::to_string(count_time_wait(0)) + " (" +
@@ -43,9 +41,7 @@ class ProxyCycles final : public ClientStrategy {
 
  private:
   [[nodiscard]] std::string target() const override {
-    return std::string("/proxy?count=") + std::to_string(kProxyRecords) +
-           (upstream_ == Upstream::fresh ? "&conn=fresh" : "&conn=pooled") +
-           (answer_kind_ == Answer::status ? "&answer=status" : "&answer=body");
+    return std::string("/proxy?count=") + std::to_string(kProxyRecords) + std::string(query_);
   }
   // The case's size is the number of requests per op, not a record count.
   [[nodiscard]] unsigned requests_per_run() const override { return static_cast<unsigned>(config().count); }
@@ -54,7 +50,7 @@ class ProxyCycles final : public ClientStrategy {
   Status prepare() override {
     if (config().count == 0) return fail(label(), "a proxy op needs at least one request");
     expected_answer_.clear();
-    if (answer_kind_ == Answer::body) json::append_weather_json(expected_answer_, kProxyRecords);
+    if (answers_body_) json::append_weather_json(expected_answer_, kProxyRecords);
     time_wait_before_ = count_time_wait(0);
     return {};
   }
@@ -82,8 +78,8 @@ class ProxyCycles final : public ClientStrategy {
   }
   uint64_t checksum() override { return last_answers_; }
 
-  Upstream upstream_;
-  Answer answer_kind_;
+  std::string_view query_;  // the row's: a string literal
+  bool answers_body_;
   std::string answer_;
   http::StringSink sink_{answer_};
   std::string expected_answer_;  // what every answer must be: empty, or the upstream's ten records
@@ -95,17 +91,9 @@ class ProxyCycles final : public ClientStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_proxy_pooled() {
-  return std::make_unique<ProxyCycles>("proxy_pooled", Upstream::pooled, Answer::status);
-}
-std::unique_ptr<Strategy> make_proxy_fresh() {
-  return std::make_unique<ProxyCycles>("proxy_fresh", Upstream::fresh, Answer::status);
-}
-std::unique_ptr<Strategy> make_proxy_pooled_body() {
-  return std::make_unique<ProxyCycles>("proxy_pooled_body", Upstream::pooled, Answer::body);
-}
-std::unique_ptr<Strategy> make_proxy_fresh_body() {
-  return std::make_unique<ProxyCycles>("proxy_fresh_body", Upstream::fresh, Answer::body);
+// The four rows (registry.cpp) differ in their query alone.
+std::unique_ptr<Strategy> make_proxy_cycles(const Recipe& recipe) {
+  return std::make_unique<ProxyCycles>(recipe.name, recipe.client.query);
 }
 
 }  // namespace ringlab::strategies::detail

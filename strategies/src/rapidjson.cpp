@@ -21,7 +21,6 @@
 #include <string>
 #include <type_traits>
 
-#include "factories.hpp"
 #include "json_libraries.hpp"
 #include "ringlab/json/fields.hpp"
 
@@ -567,6 +566,6 @@ json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::Gi
   return parse_body(reader, body, out);
 }
 
-std::unique_ptr<Strategy> make_rapidjson() { return std::make_unique<RapidJson>("rapidjson"); }
+std::unique_ptr<Strategy> make_rapidjson(const Recipe& recipe) { return std::make_unique<RapidJson>(recipe.name); }
 
 }  // namespace ringlab::strategies::detail

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "client_strategy.hpp"
+#include "recipe.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/base/padded_buffer.hpp"
 
@@ -51,5 +52,11 @@ class ResourceStrategy : public ClientStrategy {
   http::PresizedSink sink_{body_};
   std::optional<OwningModels> models_;
 };
+
+// The rows on a memory resource (registry.cpp), each defined with its resource's code: arena.cpp,
+// arena_pool.cpp, mimalloc_heap.cpp.
+std::unique_ptr<Strategy> make_arena(const Recipe& recipe);
+std::unique_ptr<Strategy> make_arena_pool(const Recipe& recipe);
+std::unique_ptr<Strategy> make_mimalloc_heap(const Recipe& recipe);
 
 }  // namespace ringlab::strategies::detail

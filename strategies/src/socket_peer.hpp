@@ -20,6 +20,7 @@
 
 #include "case_strategy.hpp"
 #include "common.hpp"
+#include "recipe.hpp"
 #include "ringlab/http/response_receiver.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/endpoint.hpp"
@@ -83,5 +84,9 @@ class SocketPeer : public CaseStrategy {
 
 // A net::Error for the failed system call just made (reads errno).
 [[nodiscard]] std::unexpected<net::Error> syscall_failed(const char* op, const std::string& peer);
+
+// The two socket peers' rows (registry.cpp): blocking_sockets.cpp, epoll.cpp.
+std::unique_ptr<Strategy> make_blocking_sockets(const Recipe& recipe);
+std::unique_ptr<Strategy> make_epoll(const Recipe& recipe);
 
 }  // namespace ringlab::strategies::detail

@@ -31,11 +31,15 @@
 // truncated 127.0.0.1:8080: peer closed after 512 of 77123 body bytes"). After an error the strategy
 // stays usable (its connection is closed; the next run() opens a new one); nothing is retried.
 //
-// Registration: an explicit table in strategies/src/registry.cpp, one row per strategy, each pointing
-// at the make_*() factory its own source file defines (strategies/src/factories.hpp). No static
-// initialisers and no linker tricks: the table is constant data, and a strategy that is not in it does
-// not exist for bench. Code outside the tree adds its own with register_strategy() before bench runs
-// (examples/my_strategy: its main() registers, then hands over to bench::run_bench).
+// Registration: an explicit constant table in strategies/src/registry.cpp, one row per strategy with
+// named fields (strategies/src/recipe.hpp). A strategy of ringlab's own stack is its row alone: the
+// client's connection policy, receive and send modes and io_uring enters, the sink the body lands in and
+// the models it is parsed into, run by one generic client strategy; a row whose code differs (streaming,
+// the floors, proxy, the memory resources, the JSON libraries, the peers) names the maker of its class,
+// defined in that class's source file. The Descriptor rows below are made from that table at compile
+// time. No static initialisers and no linker tricks: the table is constant data, and a strategy that is
+// not in it does not exist for bench. Code outside the tree adds its own with register_strategy() before
+// bench runs (examples/my_strategy: its main() registers, then hands over to bench::run_bench).
 //
 // Threads: a strategy (its ring, client, buffers) is used by the thread that called setup() only.
 #include <chrono>

@@ -1,0 +1,325 @@
+#pragma once
+// RecipeStrategy: the one client strategy that runs every recipe of ringlab's own stack (recipe.hpp).
+// The sink and the models are template parameters, so that a row's measured path holds only the code of
+// its own sink and models (no run-time choice among them); the client's fields become ClientOptions and
+// the request, as ClientStrategy's hooks say.
+//
+// What each part does in a request:
+//   sink string, exact_string, growing_buffer: the body is made anew at every request, in before_request()
+//     (a fresh std::string or padded buffer, grown from nothing as the body arrives); a std::string is
+//     copied once into a simdjson padded string to be parsed (it has no padding), a padded buffer is
+//     parsed in place.
+//   sink presized_buffer: one padded buffer kept across requests (PresizedSink: received in place, grown
+//     only for a body larger than any before), parsed in place.
+//   sink fixed_buffers: the same, in a buffer registered with the ring at setup and sized then from one
+//     real body (rounded up to whole pages): a later body that does not fit is Errc::body_too_large,
+//     never a silent reallocation out of registered memory.
+//   models fresh_owning: freed when the next request starts, built anew from the body.
+//   models reused_owning, views, three_fields: reserved at setup for the case's record count, then
+//     overwritten in place at every request.
+//   models answer_only: nothing parsed; the echo's answer size is consumed and its checksum compared.
+//
+// Errors and threads: as ClientStrategy. A feature the row needs and the kernel lacks (provided-buffer
+// rings, multishot recv, SEND_ZC, registered buffers) is a skip_reason(), and an error of setup() when
+// asked to run anyway.
+//
+// Lifetime: the strategy keeps a reference to its row, which is constant data of the program.
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <memory_resource>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <variant>
+
+#include "client_strategy.hpp"
+#include "common.hpp"
+#include "recipe.hpp"
+#include "ringlab/base/padded_buffer.hpp"
+#include "ringlab/http/body_sink.hpp"
+#include "ringlab/http/sinks.hpp"
+#include "ringlab/json/checksum.hpp"
+#include "ringlab/json/deserialize.hpp"
+#include "ringlab/net/fixed_buffers.hpp"
+
+namespace ringlab::strategies::detail {
+
+// Why the kernel cannot run `recipe` (a feature its client or sink needs); nullopt when it can.
+[[nodiscard]] std::optional<std::string> missing_feature(const Recipe& recipe, const net::RingFeatures& features);
+
+// exact_string's sink: appends every piece to `out`, reserved at begin() to the head's Content-Length
+// when there is one (one allocation, never regrown); without one (chunked) the string grows by its own
+// policy, as string_copy's.
+class ExactStringSink final : public http::BodySink {
+ public:
+  explicit ExactStringSink(std::string& out) noexcept : out_(&out) {}
+  http::Status begin(const http::ResponseHead& head) override {
+    out_->clear();
+    if (head.content_length) out_->reserve(static_cast<std::size_t>(*head.content_length));
+    return {};
+  }
+  http::Status on_body(std::string_view bytes) override {
+    out_->append(bytes);
+    return {};
+  }
+  http::Status end() override { return {}; }
+
+ private:
+  std::string* out_;
+};
+
+// fixed_buffers: hands out one registered buffer (with its padding), once: the PaddedBuffer built on it
+// then lives in registered memory. It never reallocates (PresizedSink with a fixed index refuses to), so a
+// second allocation is a bug and fails loudly.
+class RegisteredMemory final : public std::pmr::memory_resource {
+ public:
+  explicit RegisteredMemory(std::span<char> buffer) noexcept : buffer_(buffer) {}
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override {
+    const auto address = reinterpret_cast<std::uintptr_t>(buffer_.data());
+    if (given_ || bytes > buffer_.size() + base::kPadding || address % alignment != 0) throw std::bad_alloc();
+    given_ = true;
+    return buffer_.data();
+  }
+  void do_deallocate(void*, std::size_t, std::size_t) override {}
+  [[nodiscard]] bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+  std::span<char> buffer_;
+  bool given_ = false;
+};
+
+// Where the body lands, one specialization per Sink: the body, the sink over it, and whether the body is
+// made anew at every request.
+template <class BodyType, class SinkType, bool kFresh>
+struct BodyAndSink {
+  static constexpr bool kFreshBody = kFresh;
+  BodyType body;
+  SinkType sink{body};
+};
+template <Sink kSink>
+struct Landing;
+template <>
+struct Landing<Sink::string> : BodyAndSink<std::string, http::StringSink, true> {};
+template <>
+struct Landing<Sink::exact_string> : BodyAndSink<std::string, ExactStringSink, true> {};
+template <>
+struct Landing<Sink::growing_buffer> : BodyAndSink<base::PaddedBuffer, http::GrowingSink, true> {};
+template <>
+struct Landing<Sink::presized_buffer> : BodyAndSink<base::PaddedBuffer, http::PresizedSink, false> {};
+// Made by prepare() once the ring exists; release() takes it apart in the reverse order, before the ring
+// goes (the registered buffer is unregistered then).
+template <>
+struct Landing<Sink::fixed_buffers> {
+  static constexpr bool kFreshBody = false;
+  std::unique_ptr<net::FixedBuffers> buffers;
+  std::optional<RegisteredMemory> memory;
+  std::optional<base::PaddedBuffer> body;
+  std::optional<http::PresizedSink> sink;
+};
+
+// What the body is parsed into, one type per Models.
+template <Models kModels>
+using ModelsOf = std::conditional_t<
+    kModels == Models::fresh_owning, std::optional<OwningModels>,
+    std::conditional_t<kModels == Models::reused_owning, OwningModels,
+                       std::conditional_t<kModels == Models::views, ViewModels,
+                                          std::conditional_t<kModels == Models::three_fields,
+                                                             std::pmr::vector<json::GithubStars>, std::monostate>>>>;
+
+inline constexpr std::string_view kThreeFieldsWeatherSkip =
+    "three_fields reads jos's github records only (and repos, which share the three keys): weather records have "
+    "no stars, name or url";
+
+template <Sink kSink, Models kModels>
+class RecipeStrategy final : public ClientStrategy {
+ public:
+  explicit RecipeStrategy(const Recipe& recipe) : ClientStrategy(recipe.name), recipe_(&recipe) {}
+  ~RecipeStrategy() override { release(); }
+
+  [[nodiscard]] std::optional<std::string> skip_reason(const net::RingFeatures& features) const override {
+    return missing_feature(*recipe_, features);
+  }
+  [[nodiscard]] std::optional<std::string> skip_case(const CaseConfig& config) const override {
+    if constexpr (kModels == Models::three_fields) {
+      if (config.payload == Payload::weather) return std::string(kThreeFieldsWeatherSkip);
+    }
+    (void)config;
+    return std::nullopt;
+  }
+  [[nodiscard]] std::string notes() const override {
+    if constexpr (kModels == Models::three_fields) {
+      return "three_fields: checksum covers stargazers_count, name and url only (jos V8 reads 3 of 22 fields)";
+    }
+    if (recipe_->counts_time_wait) {
+      const std::size_t now = count_time_wait(config().port);
+      return "sockets in TIME_WAIT on port " + std::to_string(config().port) + ": " + std::to_string(now) + " (" +
+             std::to_string(time_wait_before_) + " before the case)";
+    }
+    return {};
+  }
+
+ private:
+  using Body = decltype(Landing<kSink>::body);
+
+  [[nodiscard]] http::ClientOptions client_options() const override {
+    http::ClientOptions options;
+    options.connection = recipe_->client.connection;
+    options.receive = recipe_->client.receive;
+    options.receive_with_send = recipe_->client.enters == Enters::one;
+    return options;
+  }
+  [[nodiscard]] std::string target() const override {
+    switch (recipe_->method) {
+      case Method::post: return "/echo";
+      case Method::echo: return std::string(kEchoTarget);
+      case Method::get:
+      case Method::proxy: break;
+    }
+    return get_target(config(), recipe_->client.query);
+  }
+  [[nodiscard]] http::Request request() const override {
+    switch (recipe_->method) {
+      case Method::post:
+        return http::Request{
+            .method = "POST", .body = request_body_, .content_type = "application/json", .send = recipe_->client.send};
+      case Method::echo:
+        return http::Request{
+            .method = "POST", .body = kEchoBody, .content_type = "application/json", .send = recipe_->client.send};
+      case Method::get:
+      case Method::proxy: break;
+    }
+    return {};
+  }
+  [[nodiscard]] uint64_t expected_of(const CaseConfig& config) const override {
+    if (recipe_->method == Method::echo) return echo_checksum(kEchoBody);
+    if constexpr (kModels == Models::three_fields) {
+      return config.payload == Payload::repos ? json::checksum_repos_three_fields(config.count)
+                                              : json::checksum_github_three_fields(config.count);
+    }
+    return expected_checksum(config);
+  }
+
+  Status prepare() override {
+    if (auto reason = missing_feature(*recipe_, ring().features())) return fail(label(), *reason);
+    if (recipe_->counts_time_wait) time_wait_before_ = count_time_wait(config().port);
+    if (recipe_->method == Method::post) {
+      request_body_.clear();
+      append_payload_json(request_body_, config());
+    }
+    if constexpr (kSink == Sink::fixed_buffers) {
+      if (auto registered = register_body(); !registered) return registered;
+    }
+    if constexpr (kModels == Models::three_fields) {
+      // setup() without skip_case()
+      if (config().payload == Payload::weather) return fail(label(), kThreeFieldsWeatherSkip);
+      models_.reserve(config().count);
+    } else if constexpr (kModels == Models::reused_owning || kModels == Models::views) {
+      models_.reserve(config().payload, config().count);
+    }
+    return {};
+  }
+
+  // fixed_buffers: one registered buffer the size of one real body, rounded up to whole pages.
+  Status register_body()
+    requires(kSink == Sink::fixed_buffers)
+  {
+    constexpr std::size_t kPage = 4096;
+    auto body_bytes = probe_body_bytes();
+    if (!body_bytes) return std::unexpected(body_bytes.error());
+    const std::size_t size = (std::max<std::size_t>(*body_bytes, 1) + kPage - 1) / kPage * kPage;
+    auto buffers = net::FixedBuffers::create(ring(), 1, size);
+    if (!buffers) return fail(label(), buffers.error().message());
+    landing_.buffers = std::move(*buffers);
+    landing_.memory.emplace(landing_.buffers->buffer(0));
+    landing_.body.emplace(landing_.buffers->buffer_size(), &*landing_.memory);
+    landing_.sink.emplace(*landing_.body, 0);
+    return {};
+  }
+
+  Status before_request() override {
+    if constexpr (Landing<kSink>::kFreshBody && std::is_same_v<Body, std::string>) {
+      // Swap, not assignment: libstdc++'s move assignment from an empty, small-string temporary copies
+      // its characters and keeps the old buffer, so the string would never grow again.
+      std::string().swap(landing_.body);
+    } else if constexpr (Landing<kSink>::kFreshBody) {
+      landing_.body = Body();
+    }
+    if constexpr (kModels == Models::fresh_owning) models_.reset();
+    return {};
+  }
+
+  http::BodySink& sink() override {
+    if constexpr (kSink == Sink::fixed_buffers) {
+      return *landing_.sink;
+    } else {
+      return landing_.sink;
+    }
+  }
+  [[nodiscard]] const auto& body() const noexcept {
+    if constexpr (kSink == Sink::fixed_buffers) {
+      return *landing_.body;
+    } else {
+      return landing_.body;
+    }
+  }
+
+  json::Result<uint64_t> deserialize() override {
+    const Payload payload = config().payload;
+    if constexpr (kModels == Models::answer_only) {
+      return body().size();
+    } else if constexpr (kModels == Models::three_fields) {
+      if (auto status = json::parse_github_three_fields(parser(), json::padded_view(body()), models_); !status) {
+        return std::unexpected(std::move(status.error()));
+      }
+      return consume_all(models_);
+    } else if constexpr (kModels == Models::fresh_owning && std::is_same_v<Body, std::string>) {
+      const simdjson::padded_string padded(body());
+      return models_.emplace().parse(payload, parser(), padded);
+    } else if constexpr (kModels == Models::fresh_owning) {
+      return models_.emplace().parse(payload, parser(), json::padded_view(body()));
+    } else {
+      return models_.parse(payload, parser(), json::padded_view(body()));
+    }
+  }
+  uint64_t checksum() override {
+    if constexpr (kModels == Models::answer_only) {
+      return echo_checksum(body());
+    } else if constexpr (kModels == Models::three_fields) {
+      return json::checksum(std::span<const json::GithubStars>(models_));
+    } else if constexpr (kModels == Models::fresh_owning) {
+      return models_->checksum(config().payload);
+    } else {
+      return models_.checksum(config().payload);
+    }
+  }
+
+  void release() override {
+    if constexpr (kSink == Sink::fixed_buffers) {
+      landing_.sink.reset();
+      landing_.body.reset();
+      landing_.memory.reset();
+      landing_.buffers.reset();  // unregisters: before the ring goes
+    }
+  }
+
+  const Recipe* recipe_;
+  std::string request_body_;  // POST rows: serialized once at setup, sent unchanged by every run()
+  std::size_t time_wait_before_ = 0;
+  Landing<kSink> landing_;
+  ModelsOf<kModels> models_;  // viewing models point into the body: valid until the next request
+};
+
+// The strategy of a row without code of its own.
+template <Sink kSink, Models kModels>
+[[nodiscard]] std::unique_ptr<Strategy> make_recipe_strategy(const Recipe& recipe) {
+  return std::make_unique<RecipeStrategy<kSink, kModels>>(recipe);
+}
+
+}  // namespace ringlab::strategies::detail
