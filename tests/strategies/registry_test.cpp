@@ -3,41 +3,79 @@
 
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 
+#include "recipe.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
 namespace ringlab::strategies {
 namespace {
 
-TEST_CASE("the registry lists every strategy of the issue once, with a description and a seed pattern") {
-  const char* expected[] = {"string_copy",      "exact_string",     "buffered_stream", "presized",
-                            "presized_fresh",   "views",            "three_fields",    "nlohmann",
-                            "rapidjson",
-                            "arena",            "arena_pool",       "mimalloc_heap",   "provided_buffers",
-                            "fixed_buffers",    "streaming",        "streaming_array", "chunked",
-                            "fresh_connection", "libcurl",          "blocking_sockets", "epoll",
-                            "libcurl_multi",    "cpp_httplib",      "beast",           "cpprest",
-                            "curlpp",           "floor_transfer",   "floor_parse",     "send_copy",
-                            "writev",           "send_zc",          "libcurl_multi_post", "cpp_httplib_post",
-                            "beast_post",       "cpprest_post",     "curlpp_post",     "proxy_pooled",
-                            "proxy_fresh",      "proxy_pooled_body", "proxy_fresh_body", "echo",
-                            "echo_fresh",       "libcurl_echo",     "libcurl_multi_echo", "cpp_httplib_echo",
-                            "beast_echo",       "cpprest_echo",     "curlpp_echo",     "single_enter"};
+// The built-in rows are the recipe table's (strategies/src/registry.cpp), one Descriptor per recipe in
+// the same order: the table is read here, never copied into a list of names.
+TEST_CASE("the registry lists every recipe once, in table order, with a description and a seed pattern") {
+  const std::span<const detail::Recipe> recipes = detail::recipes();
+  REQUIRE(registry().size() >= recipes.size());
+  CHECK(recipes.size() > 40);
   std::set<std::string_view> names;
-  for (const Descriptor& descriptor : registry()) {
-    INFO(descriptor.name);
+  for (std::size_t i = 0; i < recipes.size(); ++i) {
+    const detail::Recipe& recipe = recipes[i];
+    const Descriptor& descriptor = registry()[i];
+    INFO(recipe.name);
+    CHECK(descriptor.name == recipe.name);
+    CHECK(descriptor.description == recipe.description);
+    CHECK(descriptor.mirrors == recipe.mirrors);
+    CHECK(descriptor.method == recipe.method);
+    CHECK(descriptor.baseline == recipe.baseline);
+    CHECK(descriptor.peer == recipe.peer);
+    CHECK(descriptor.reference == recipe.reference);
+    CHECK(descriptor.partial_checksum == recipe.partial_checksum);
     CHECK(names.insert(descriptor.name).second);
+    CHECK_FALSE(descriptor.name.empty());
     CHECK_FALSE(descriptor.description.empty());
     CHECK_FALSE(descriptor.mirrors.empty());
     REQUIRE(static_cast<bool>(descriptor.make));
     CHECK(descriptor.make() != nullptr);
   }
-  for (const char* name : expected) {
-    INFO(std::string_view(name));
-    CHECK(names.contains(name));
+}
+
+TEST_CASE("table order: by method, then ringlab's stack, the peers and the reference rows") {
+  auto rank = [](const Descriptor& descriptor) {
+    const int group = descriptor.reference ? 2 : descriptor.peer ? 1 : 0;
+    return static_cast<int>(descriptor.method) * 3 + group;
+  };
+  const std::span<const detail::Recipe> recipes = detail::recipes();
+  for (std::size_t i = 1; i < recipes.size(); ++i) {
+    INFO(registry()[i].name);
+    CHECK(rank(registry()[i - 1]) <= rank(registry()[i]));
   }
-  CHECK(names.size() == std::size(expected));
+}
+
+TEST_CASE("a library peer's rows are one library's GET, POST and echo, made by the same maker") {
+  for (const std::string_view library : {"libcurl_multi", "cpp_httplib", "beast", "cpprest", "curlpp"}) {
+    INFO(library);
+    const detail::Recipe* rows[3] = {};
+    for (const detail::Recipe& recipe : detail::recipes()) {
+      if (recipe.name == library) rows[0] = &recipe;
+      if (recipe.name.starts_with(library) && recipe.name.substr(library.size()) == "_post") rows[1] = &recipe;
+      if (recipe.name.starts_with(library) && recipe.name.substr(library.size()) == "_echo") rows[2] = &recipe;
+    }
+    REQUIRE((rows[0] != nullptr && rows[1] != nullptr && rows[2] != nullptr));
+    CHECK(rows[0]->method == Method::get);
+    CHECK(rows[1]->method == Method::post);
+    CHECK(rows[2]->method == Method::echo);
+    CHECK((rows[0]->make != nullptr));
+    CHECK((rows[1]->make == rows[0]->make));
+    CHECK((rows[2]->make == rows[0]->make));
+  }
+}
+
+TEST_CASE("only three_fields has a partial checksum") {
+  for (const Descriptor& descriptor : registry()) {
+    INFO(descriptor.name);
+    CHECK(descriptor.partial_checksum == (descriptor.name == "three_fields"));
+  }
 }
 
 TEST_CASE("the floors are GET reference rows, and nothing else is") {
