@@ -105,6 +105,23 @@ TEST_CASE("the console: a table that fits, rows that do not apply left out, warn
   CHECK(console.find("one hundred and sixty") != std::string::npos);
 }
 
+TEST_CASE("over an emulated link the console's header says what the link measured") {
+  rb::Report report = headline_report();
+  rb::LinkInfo link;
+  link.description = "1g: 1 Gbit/s, 100 us one way";
+  link.measured_rtt_us = 231.5;
+  link.measured_rtt_min_us = 212.3;
+  link.rtt_samples = 200;
+  link.configured_rtt_us = 200;
+  link.measured_rate_mbit = 941;
+  report.environment.link = link;
+  const std::string console = rb::render_console(report);
+  INFO(console);
+  CHECK(console.find("1g: 1 Gbit/s, 100 us one way") != std::string::npos);
+  CHECK(console.find("Link measured: RTT 231.5 us median (212.3 min, 200 ping-pongs; configured 200.0 us), rate 941 "
+                     "Mbit/s") != std::string::npos);
+}
+
 TEST_CASE("the console shows every column when --columns asks for any") {
   rb::Report report = headline_report();
   report.config.columns = {"p50", "p90", "p99", "p999", "max"};

@@ -60,6 +60,13 @@ std::string render_header(const Report& report) {
   if (e.server_cpu >= 0) placement += fmt::format(", server on CPU {}", e.server_cpu);
   line(fmt::format("{}; {}; {}", placement, e.link ? e.link->description : "loopback",
                    c.url.empty() ? "embedded server" : "server " + c.url));
+  if (e.link) {
+    // What the link gave, not only what was asked of it: the emulator's timers and the stacks add delay.
+    const LinkInfo& l = *e.link;
+    line(fmt::format("Link measured: RTT {} us median ({} min, {} ping-pongs; configured {} us), rate {} Mbit/s",
+                     format_number(l.measured_rtt_us, 1), format_number(l.measured_rtt_min_us, 1), l.rtt_samples,
+                     format_number(l.configured_rtt_us, 1), format_number(l.measured_rate_mbit, 0)));
+  }
   line(fmt::format("suite {}: {} cases, {}, iterations of at least {} ms, {}..{} per case, target error {} %; "
                    "load average {} at start, {} at end",
                    c.suite, report.cases.size(), c.interleave ? "interleaved rounds" : "one case after another",
