@@ -11,6 +11,7 @@
 #include "ringlab/base/cpus.hpp"
 #include "ringlab/server/body_cache.hpp"
 #include "support.hpp"
+#include "../support/feature_gate.hpp"
 
 using namespace ringlab;
 using namespace ringlab::e2e;
@@ -276,7 +277,7 @@ TEST_CASE("GET /env answers the server's environment as one flat JSON object of 
   CHECK(head.body.empty());
 }
 
-TEST_CASE("worker_cpu: worker i on CPU (cpu + i) modulo the CPUs; /env lists those CPUs once each") {
+TEST_CASE("worker_cpu: worker i on CPU (cpu + i) modulo the CPUs") {
   const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   server::ServerOptions options;
   CHECK(server::worker_cpu(options, 0) == -1);
@@ -284,17 +285,22 @@ TEST_CASE("worker_cpu: worker i on CPU (cpu + i) modulo the CPUs; /env lists tho
   CHECK(server::worker_cpu(options, 0) == static_cast<int>(cpus - 1));
   CHECK(server::worker_cpu(options, 1) == 0);  // wraps
   CHECK(server::worker_cpu(options, cpus) == static_cast<int>(cpus - 1));
+}
 
+TEST_CASE("a server with more threads than CPUs pins them round the CPUs; /env lists each CPU once" *
+          doctest::test_suite(ringlab::testing::kFeatureGated)) {
   // A real server pinned to the first CPU this process may use, with one more thread than there
   // are CPUs: each CPU is listed once, in worker order.
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   const std::vector<int> allowed = base::allowed_cpus();
   REQUIRE_FALSE(allowed.empty());
   const int first = allowed.front();
-  if (allowed.size() < cpus) {
-    // Some CPU of the wrap-around is not ours to pin to (a cpuset): the server could not start.
-    MESSAGE("skipped the pinned server: this process may use only some of the CPUs");
+  // Were some CPU of the wrap-around not ours to pin to (a cpuset), the server could not start.
+  if (!ringlab::testing::feature_available("all_cpus", allowed.size() >= cpus,
+                                           "this process may use only some of the CPUs (a cpuset)")) {
     return;
   }
+  server::ServerOptions options;
   options.cpu = first;
   options.threads = cpus + 1;
   TestServer server(options);

@@ -1,7 +1,8 @@
 // Every registered strategy, against the real server binary, for both payloads and sizes 0, 1, 10 and
 // 1000 (and weather in the seed server mode): its checksum equals the generator's ground truth and string_copy's (send_copy's for POST), on
-// the first response (setup) and on every run after it. Strategies the kernel cannot run are skipped
-// with their reason shown, never dropped silently.
+// the first response (setup) and on every run after it. The strategies that need a kernel feature are
+// covered by feature-gated cases (fixtures.hpp's strategies()): where the kernel lacks it, ctest shows
+// the case as skipped, with the strategy's reason.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -61,11 +62,15 @@ std::vector<Body> bodies() {
   return out;
 }
 
-TEST_CASE("every strategy reads the generator's records from the server, for every payload, size and server mode") {
+// (method, body) -> the baseline's checksum
+using Baselines = std::map<std::pair<Method, Body>, uint64_t>;
+
+// The records of every body, read by each strategy of `group`, against the ground truth and, with
+// `baselines`, against the baseline of the strategy's method.
+void check_records(Needs group, Baselines* baselines) {
   ServerProcess server;
-  // (method, body) -> the baseline's checksum
-  std::map<std::pair<Method, Body>, uint64_t> baseline;
-  for (const Descriptor& descriptor : registry()) {
+  for (const Descriptor* strategy : strategies(group)) {
+    const Descriptor& descriptor = *strategy;
     // No records: the proxy and echo tests below.
     if (descriptor.method == Method::proxy || descriptor.method == Method::echo) continue;
     for (const Body& body : bodies()) {
@@ -77,29 +82,39 @@ TEST_CASE("every strategy reads the generator's records from the server, for eve
       INFO("strategy " << descriptor.name << ", " << payload_name(body.payload) << ", " << body.count
                        << " records, server mode " << server_mode_name(body.mode));
       const Outcome outcome = run_strategy(descriptor, config, kRuns);
-      if (outcome.skipped) {
-        MESSAGE(descriptor.name << " skipped: " << *outcome.skipped);
-        continue;
-      }
+      if (outcome.skipped) continue;  // a payload it has no way to read (skip_case)
       REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
       REQUIRE(outcome.checksums.size() == kRuns);
       for (const uint64_t checksum : outcome.checksums) {
         CHECK(checksum == ground_truth(descriptor, body.payload, body.count));
       }
+      if (baselines == nullptr) continue;
       const auto key = std::make_pair(descriptor.method, body);
       if (descriptor.baseline) {
-        baseline[key] = outcome.checksums.front();
+        (*baselines)[key] = outcome.checksums.front();
       } else if (descriptor.name != "three_fields") {  // proves three fields, not the baseline's 22
-        REQUIRE_MESSAGE(baseline.contains(key), "the registry lists the baseline first");
-        CHECK(outcome.checksums.front() == baseline[key]);
+        REQUIRE_MESSAGE(baselines->contains(key), "the registry lists the baseline first");
+        CHECK(outcome.checksums.front() == (*baselines)[key]);
       }
     }
   }
 }
 
-TEST_CASE("with Connection::fresh every strategy opens a connection per request, and still reads the records") {
+TEST_CASE("every strategy reads the generator's records from the server, for every payload, size and server mode") {
+  Baselines baselines;
+  check_records(Needs::nothing_of_the_kernel, &baselines);
+}
+
+TEST_CASE("every strategy that needs a kernel feature reads the generator's records, for every payload, size and "
+          "server mode" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  // The ground truth is what the baselines were checked against above.
+  check_records(Needs::a_kernel_feature, nullptr);
+}
+
+void check_fresh_connections(Needs group) {
   ServerProcess server;
-  for (const Descriptor& descriptor : registry()) {
+  for (const Descriptor* strategy : strategies(group)) {
+    const Descriptor& descriptor = *strategy;
     // floor_parse parses a body fetched once at setup: its runs make no request. A proxy op is N requests.
     if (descriptor.name == "floor_parse" || descriptor.method == Method::proxy) continue;
     CaseConfig config;
@@ -109,16 +124,22 @@ TEST_CASE("with Connection::fresh every strategy opens a connection per request,
     config.connection = Connection::fresh;
     INFO("strategy " << descriptor.name);
     const Outcome outcome = run_strategy(descriptor, config, kRuns);
-    if (outcome.skipped) {
-      MESSAGE(descriptor.name << " skipped: " << *outcome.skipped);
-      continue;
-    }
+    if (outcome.skipped) continue;  // a payload it has no way to read (skip_case)
     REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
     const uint64_t expected = descriptor.method == Method::echo ? detail::echo_checksum(detail::kEchoBody)
                                                                 : ground_truth(descriptor, Payload::github, 10);
     for (const uint64_t checksum : outcome.checksums) CHECK(checksum == expected);
     CHECK(outcome.counters.connections_opened - outcome.counters_after_setup.connections_opened == kRuns);
   }
+}
+
+TEST_CASE("with Connection::fresh every strategy opens a connection per request, and still reads the records") {
+  check_fresh_connections(Needs::nothing_of_the_kernel);
+}
+
+TEST_CASE("with Connection::fresh every strategy that needs a kernel feature opens a connection per request" *
+          doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  check_fresh_connections(Needs::a_kernel_feature);
 }
 
 TEST_CASE("a proxy op is N requests of /proxy, every one answered 200 with what its row says") {
@@ -173,16 +194,14 @@ TEST_CASE("an echo op posts the 17-byte object and reads back exactly it, whatev
   CHECK(rows == 8);  // echo, echo_fresh and the six client libraries' rows
 }
 
-TEST_CASE("setup() again starts over, and teardown() twice is harmless") {
+void check_setup_again(Needs group) {
   ServerProcess server;
-  for (const Descriptor& descriptor : registry()) {
+  for (const Descriptor* strategy_row : strategies(group)) {
+    const Descriptor& descriptor = *strategy_row;
     // No records to set up for.
     if (descriptor.method == Method::proxy || descriptor.method == Method::echo) continue;
     INFO(descriptor.name);
     auto strategy = descriptor.make();
-    auto ring = net::Ring::create();
-    REQUIRE(ring);
-    if (strategy->skip_reason((*ring)->features())) continue;
     CaseConfig config;
     config.port = server.port();
     config.count = 10;
@@ -202,6 +221,15 @@ TEST_CASE("setup() again starts over, and teardown() twice is harmless") {
     strategy->teardown();
     strategy->teardown();
   }
+}
+
+TEST_CASE("setup() again starts over, and teardown() twice is harmless") {
+  check_setup_again(Needs::nothing_of_the_kernel);
+}
+
+TEST_CASE("setup() again starts over, and teardown() twice is harmless, for the strategies that need a kernel "
+          "feature" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  check_setup_again(Needs::a_kernel_feature);
 }
 
 TEST_CASE("counters: ring strategies count io_uring_enter calls, peers their system calls") {

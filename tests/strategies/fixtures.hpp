@@ -14,9 +14,11 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ringlab/strategies/strategy.hpp"
+#include "../support/feature_gate.hpp"
 #include "../support/net_loopback_acceptor.hpp"
 #include "support.hpp"
 
@@ -129,13 +131,61 @@ struct Outcome {
   std::string notes;
 };
 
+// Why the kernel here cannot run `strategy`, in the strategy's words; nullopt when it can. The
+// features are a fresh ring's, less those RINGLAB_TEST_WITHOUT forces off (support/feature_gate.hpp),
+// so that the skipped path shows on a machine that has them all.
+inline std::optional<std::string> kernel_skip_reason(const Strategy& strategy) {
+  auto ring = net::Ring::create();
+  REQUIRE(ring);
+  net::RingFeatures features = (*ring)->features();
+  if (auto reason = strategy.skip_reason(features)) return reason;
+  using Flag = bool net::RingFeatures::*;
+  const std::pair<std::string_view, Flag> named[] = {
+      {"send_zc", &net::RingFeatures::send_zc},
+      {"send_zc_report_usage", &net::RingFeatures::send_zc_report_usage},
+      {"recv_multishot", &net::RingFeatures::recv_multishot},
+      {"accept_multishot", &net::RingFeatures::accept_multishot},
+      {"provided_buffer_ring", &net::RingFeatures::provided_buffer_ring},
+      {"fixed_buffers", &net::RingFeatures::fixed_buffers},
+  };
+  for (const auto& [name, flag] : named) {
+    if (ringlab::testing::forced_off(name)) features.*flag = false;
+  }
+  if (auto reason = strategy.skip_reason(features)) return *reason + " (forced off by RINGLAB_TEST_WITHOUT)";
+  return std::nullopt;
+}
+
+// Which strategies a case covers. A strategy that names a reason to skip on a ring without any
+// feature needs one: the feature-gated cases cover those, so that where the kernel lacks it ctest
+// shows a skip instead of a pass; the plain cases cover the rest, which must run everywhere.
+enum class Needs { nothing_of_the_kernel, a_kernel_feature };
+
+inline bool needs_kernel_feature(const Descriptor& descriptor) {
+  return descriptor.make()->skip_reason(net::RingFeatures{}).has_value();
+}
+
+// The registered strategies of `group`. Of those that need a kernel feature, one the kernel here
+// lacks is left out and recorded as skipped, with its reason: call it once per test case.
+inline std::vector<const Descriptor*> strategies(Needs group) {
+  std::vector<const Descriptor*> out;
+  for (const Descriptor& descriptor : registry()) {
+    const bool needs = needs_kernel_feature(descriptor);
+    if (needs != (group == Needs::a_kernel_feature)) continue;
+    if (needs) {
+      const auto reason = kernel_skip_reason(*descriptor.make());
+      const std::string strategy = "strategy " + std::string(descriptor.name);
+      if (!ringlab::testing::feature_available(strategy, !reason, reason.value_or(""))) continue;
+    }
+    out.push_back(&descriptor);
+  }
+  return out;
+}
+
 inline Outcome run_strategy(const Descriptor& descriptor, const CaseConfig& config, unsigned runs) {
   Outcome outcome;
   auto strategy = descriptor.make();
   REQUIRE(strategy != nullptr);
-  auto ring = net::Ring::create();
-  REQUIRE(ring);
-  if (auto reason = strategy->skip_reason((*ring)->features())) {
+  if (auto reason = kernel_skip_reason(*strategy)) {
     outcome.skipped = *reason;
     return outcome;
   }
