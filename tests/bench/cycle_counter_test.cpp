@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace rb = ringlab::bench;
@@ -78,23 +79,45 @@ uint64_t monotonic_raw_ns() {
   clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
 }
+
+// A counter reading and the clock_gettime readings either side of it, the tightest of a few: the
+// bracket's width bounds how far apart in time the two clocks were read, on this machine, now (an
+// interrupt or a preemption between the readings widens it).
+rb::CalibrationReading bracketed_reading(uint64_t (*read_ticks)()) {
+  rb::CalibrationReading best{0, 0, std::numeric_limits<uint64_t>::max()};
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    rb::CalibrationReading reading;
+    reading.ns_before = monotonic_raw_ns();
+    reading.ticks = read_ticks();
+    reading.ns_after = monotonic_raw_ns();
+    if (reading.ns_after - reading.ns_before < best.ns_after - best.ns_before) best = reading;
+  }
+  return best;
+}
 }  // namespace
 
-TEST_CASE("the counter converted to ns agrees with clock_gettime over a 50 ms sleep within 1 %") {
+TEST_CASE("the counter converted to ns agrees with clock_gettime over a 50 ms sleep within 1 %, plus the time "
+          "it takes to read both") {
   const rb::TickClock& clock = rb::tick_clock();
   INFO("source " << clock.source << ", " << clock.hz << " Hz (" << clock.hz_source << ")");
   REQUIRE(clock.hz > 0);
-  const uint64_t ns0 = monotonic_raw_ns();
-  const uint64_t t0 = rb::now_ticks();
+  const rb::CalibrationReading start = bracketed_reading(rb::now_ticks);
   timespec pause{0, 50'000'000};
   while (nanosleep(&pause, &pause) != 0) {
   }
-  const uint64_t t1 = rb::now_ticks_end();
-  const uint64_t ns1 = monotonic_raw_ns();
-  const double by_clock = static_cast<double>(ns1 - ns0);
-  const double by_ticks = clock.to_ns(t1 - t0);
-  INFO("clock_gettime " << by_clock << " ns, counter " << by_ticks << " ns");
-  CHECK(std::fabs(by_ticks - by_clock) / by_clock < 0.01);
+  const rb::CalibrationReading end = bracketed_reading(rb::now_ticks_end);
+  const auto midpoint = [](const rb::CalibrationReading& r) { return (r.ns_before + r.ns_after) / 2.0; };
+  const double by_clock = midpoint(end) - midpoint(start);
+  const double by_ticks = clock.to_ns(end.ticks - start.ticks);
+  // Each tick reading lies somewhere in its bracket: the two spans can differ by half of each width
+  // without any error of the frequency.
+  const double reading_uncertainty =
+      (static_cast<double>(start.ns_after - start.ns_before) + static_cast<double>(end.ns_after - end.ns_before)) / 2;
+  INFO("clock_gettime " << by_clock << " ns, counter " << by_ticks << " ns, readings uncertain by "
+                        << reading_uncertainty << " ns");
+  // The frequency's own error is about 1e-4 (cycle_counter.hpp); 1 % is far above it and far below a
+  // wrong unit or a wrong source.
+  CHECK(std::fabs(by_ticks - by_clock) <= 0.01 * by_clock + reading_uncertainty);
   // The start-up measurement found a cost and a step for a reading.
   CHECK(clock.overhead_ns > 0);
   CHECK(clock.resolution_ns > 0);

@@ -15,11 +15,13 @@
 
 #include "ringlab/server/body_cache.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace ringlab::e2e {
 namespace {
@@ -384,6 +386,16 @@ std::string pattern_bytes(std::size_t size, unsigned seed) {
     c = static_cast<char>(state >> 24);
   }
   return bytes;
+}
+
+std::chrono::nanoseconds longest_oversleep(std::chrono::milliseconds step, int samples) {
+  std::chrono::nanoseconds longest{0};
+  for (int i = 0; i < samples; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(step);
+    longest = std::max(longest, std::chrono::steady_clock::now() - start - step);
+  }
+  return longest;
 }
 
 bool accepts_connections(uint16_t port) {

@@ -172,4 +172,9 @@ std::optional<std::string> json_error(const std::string& json);
 // Deterministic bytes of a given size (for echo bodies).
 std::string pattern_bytes(std::size_t size, unsigned seed = 1);
 
+// The longest that `samples` sleeps of `step` overran it: how late this machine wakes a sleeping thread
+// now. For tests whose pauses between sends must stay below a server's timeout, so that the timeout
+// is chosen against the machine instead of a guess.
+std::chrono::nanoseconds longest_oversleep(std::chrono::milliseconds step, int samples = 20);
+
 }  // namespace ringlab::e2e

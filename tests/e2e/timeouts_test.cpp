@@ -1,9 +1,13 @@
 // Idle timeout, connection limit and graceful stop. Waits are bounded; nothing asserts a duration.
+// Where a client must keep its gaps below a server timeout, the timeout is chosen against how late this
+// machine wakes a sleeping thread, measured first (longest_oversleep).
 #include <poll.h>
 #include <sys/socket.h>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
 #include <thread>
 
 #include "support.hpp"
@@ -35,9 +39,14 @@ struct RequestInProgress {
 }  // namespace
 
 TEST_CASE("an idle connection is closed by --idle-timeout, one in use is not") {
+  // The busy connection below asks every 25 ms, each ask as late as this machine wakes a sleeping
+  // thread: the idle timeout is 300 ms, or four such gaps where the machine wakes later.
+  const auto gap = 25ms + longest_oversleep(25ms);
   server::ServerOptions options;
-  options.idle_timeout = 300ms;
-  options.header_timeout = 300ms;  // a head that stops halfway is the header timeout's case
+  options.idle_timeout =
+      std::max<std::chrono::milliseconds>(300ms, std::chrono::ceil<std::chrono::milliseconds>(4 * gap));
+  options.header_timeout = options.idle_timeout;  // a head that stops halfway is the header timeout's case
+  INFO("longest gap " << gap.count() << " ns, idle timeout " << options.idle_timeout.count() << " ms");
   TestServer server(options);
 
   SUBCASE("a connection that never sends") {
@@ -56,8 +65,9 @@ TEST_CASE("an idle connection is closed by --idle-timeout, one in use is not") {
   }
   SUBCASE("a connection kept busy past the timeout stays open") {
     RawClient client(server.port());
-    for (int i = 0; i < 24; ++i) {
-      CHECK(client.get("/health").status == 200);
+    const auto until = std::chrono::steady_clock::now() + 2 * options.idle_timeout;
+    while (std::chrono::steady_clock::now() < until) {
+      REQUIRE(client.get("/health").status == 200);
       std::this_thread::sleep_for(25ms);
     }
   }
@@ -66,10 +76,15 @@ TEST_CASE("an idle connection is closed by --idle-timeout, one in use is not") {
 }
 
 TEST_CASE("--header-timeout bounds the whole head and --body-timeout the wait between body bytes: 408") {
+  // A body that keeps coming sends a byte every 100 ms, each as late as this machine wakes a sleeping
+  // thread: the body timeout is 300 ms, or three such gaps where the machine wakes later.
+  const auto gap = 100ms + longest_oversleep(25ms);
   server::ServerOptions options;
   options.idle_timeout = 30s;  // not the one that acts here
   options.header_timeout = 400ms;
-  options.body_timeout = 300ms;
+  options.body_timeout =
+      std::max<std::chrono::milliseconds>(300ms, std::chrono::ceil<std::chrono::milliseconds>(3 * gap));
+  INFO("longest gap " << gap.count() << " ns, body timeout " << options.body_timeout.count() << " ms");
   TestServer server(options);
   SUBCASE("a head that keeps coming, too slowly") {
     RawClient client(server.port());
@@ -94,15 +109,17 @@ TEST_CASE("--header-timeout bounds the whole head and --body-timeout the wait be
     CHECK(client.closed_by_peer(5s));
   }
   SUBCASE("a body that keeps coming is not cut") {
+    // Twice the body timeout in all, each gap below it.
+    const auto bytes = static_cast<std::size_t>(2 * options.body_timeout / 100ms) + 1;
     RawClient client(server.port());
-    client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n");
-    for (int i = 0; i < 10; ++i) {
-      std::this_thread::sleep_for(100ms);  // 1 s in all, each gap below --body-timeout
+    client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(bytes) + "\r\n\r\n");
+    for (std::size_t i = 0; i < bytes; ++i) {
+      std::this_thread::sleep_for(100ms);
       client.send("b");
     }
     Response response = client.read_response();
     CHECK(response.status == 200);
-    CHECK(response.body == "bbbbbbbbbb");
+    CHECK(response.body == std::string(bytes, 'b'));
   }
 }
 
