@@ -83,7 +83,11 @@ int main(int argc, char** argv) {
   std::string body_strategy = "writev";
   std::string fixed_body_bytes = "64MiB";
 
-  CLI::App app{"ringlab's io_uring HTTP/1.1 server: /weather /repos /github /echo /plaintext /health /proxy /env"};
+  std::string description = "ringlab's io_uring HTTP/1.1 server:";
+  for (const ringlab::server::RouteEntry& entry : ringlab::server::route_table()) {
+    description += " " + std::string(entry.path);
+  }
+  CLI::App app{description};
   app.footer("\n" + ringlab::server::routes_help() +
              "\nExit status: 0 after SIGINT or SIGTERM; 1 when the server cannot start or fails; 2 for a bad\n"
              "command line.");

@@ -10,15 +10,6 @@
 namespace ringlab::server {
 namespace {
 
-struct RouteEntry {
-  std::string_view path;
-  Route route;
-  bool is_get;  // GET (and HEAD) route; otherwise POST
-  bool uses_count;
-  bool uses_format;
-  std::string_view answer;  // for routes_help()
-};
-
 constexpr std::array<RouteEntry, 9> kRoutes{{
     {"/weather", Route::weather, true, true, true, "count WeatherForecast records {date, temperatureC, summary, temperatureF}"},
     {"/repos", Route::repos, true, true, true, "count GitHub-repository-like records, about 1-2 KB each"},
@@ -56,6 +47,8 @@ bool parse_choice(std::optional<std::string_view> text, const std::pair<std::str
 }
 
 }  // namespace
+
+std::span<const RouteEntry> route_table() noexcept { return kRoutes; }
 
 std::expected<RoutedRequest, RouteError> route_request(std::string_view method, std::string_view target) noexcept {
   auto split = split_target(target);
@@ -144,7 +137,9 @@ std::string routes_help(const CountLimits& limits) {
     if (r.uses_count) target += "?count=N";
     if (r.uses_format) target += "[&format=ndjson]";
     if (r.route == Route::proxy) target += "[&conn=pooled|fresh][&answer=body|status]";
-    std::string line = std::string(r.is_get ? "  GET  " : "  POST ") + target;
+    std::string method(route_method(r));
+    method.resize(4, ' ');  // the paths line up under GET and POST
+    std::string line = "  " + method + " " + target;
     line.append(line.size() < 48 ? 48 - line.size() : 1, ' ');
     out += line + std::string(r.answer) + "\n";
   }

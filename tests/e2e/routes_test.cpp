@@ -22,6 +22,16 @@ std::string expected_body(server::Route route, server::Format format, uint32_t c
   return server::generate_body(server::BodyKey{route, format, count}).bytes;
 }
 
+// GET `target`: a 200 whose body is a JSON object, parsed by `parser` (which owns what it returns).
+simdjson::dom::object get_json_object(RawClient& client, std::string_view target, simdjson::dom::parser& parser) {
+  const Response response = client.get(target);
+  CHECK(response.status == 200);
+  CHECK(response.header("Content-Type") == "application/json");
+  simdjson::dom::object object;
+  REQUIRE(parser.parse(response.body).get(object) == simdjson::SUCCESS);
+  return object;
+}
+
 }  // namespace
 
 TEST_CASE("GET routes answer the expected bytes, plain and chunked, on one kept-alive connection") {
@@ -84,6 +94,37 @@ TEST_CASE("GET routes answer the expected bytes, plain and chunked, on one kept-
     }
   }
   CHECK(json_array_size(expected_body(server::Route::weather, server::Format::json, 1000)) == 1000);
+  // The rows cover every GET route of the server's table whose answer is fixed bytes; /env and
+  // /stats, which describe the server, have cases of their own below.
+  for (const server::RouteEntry& entry : server::route_table()) {
+    if (!entry.is_get || entry.route == Route::env || entry.route == Route::stats) continue;
+    INFO(entry.path);
+    CHECK(std::ranges::any_of(rows, [&](const Row& row) {
+      return row.target.substr(0, row.target.find('?')) == entry.path;
+    }));
+  }
+}
+
+TEST_CASE("every route of the server's table answers 200 to its method, and a GET route its head to HEAD") {
+  TestServer server;
+  RawClient client(server.port());
+  for (const server::RouteEntry& entry : server::route_table()) {
+    const std::string path(entry.path);
+    INFO(server::route_method(entry), " ", path);
+    if (!entry.is_get) {
+      client.send(post_request(path, "{}", "application/json"));
+      CHECK(client.read_response().status == 200);
+      continue;
+    }
+    const Response full = client.get(path);
+    CHECK(full.status == 200);
+    CHECK_FALSE(full.body.empty());
+    client.send("HEAD " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    const Response head = client.read_response(true);
+    CHECK(head.status == 200);
+    CHECK(head.body.empty());
+    CHECK(head.header("Content-Type") == full.header("Content-Type"));
+  }
 }
 
 TEST_CASE("POST /echo returns the body byte for byte with its Content-Type, plain and chunked") {
@@ -243,12 +284,8 @@ TEST_CASE("GET /env answers the server's environment as one flat JSON object of 
   options.threads = 2;
   TestServer server(options);
   RawClient client(server.port());
-  const Response response = client.get("/env");
-  CHECK(response.status == 200);
-  CHECK(response.header("Content-Type") == "application/json");
   simdjson::dom::parser parser;
-  simdjson::dom::object object;
-  REQUIRE(parser.parse(response.body).get(object) == simdjson::SUCCESS);
+  const simdjson::dom::object object = get_json_object(client, "/env", parser);
   std::size_t fields = 0;
   for (const auto field : object) {
     INFO(field.key);
@@ -275,6 +312,21 @@ TEST_CASE("GET /env answers the server's environment as one flat JSON object of 
   const Response head = client.read_response(true);
   CHECK(head.status == 200);
   CHECK(head.body.empty());
+}
+
+TEST_CASE("GET /stats answers the server's counters as one flat JSON object of numbers") {
+  TestServer server;
+  RawClient client(server.port());
+  CHECK(client.get("/health").status == 200);
+  simdjson::dom::parser parser;
+  const simdjson::dom::object object = get_json_object(client, "/stats", parser);
+  for (const auto field : object) {
+    INFO(field.key);
+    CHECK(field.value.is_number());
+  }
+  uint64_t requests = 0;
+  REQUIRE(object["requests"].get(requests) == simdjson::SUCCESS);
+  CHECK(requests >= 1);  // the /health before it (the thread that answers publishes its own first)
 }
 
 TEST_CASE("worker_cpu: worker i on CPU (cpu + i) modulo the CPUs") {

@@ -5,7 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 using namespace ringlab::server;
 
@@ -211,6 +214,16 @@ TEST_CASE("the routes help lists every route as route_request accepts it, with t
     CHECK(help.find(row.listed) != std::string::npos);
     CHECK(route_request(row.method, row.target).has_value());
   }
+  // Every route of the table, with its method, its path and what it answers; and each is routed.
+  for (const RouteEntry& entry : route_table()) {
+    INFO(entry.path);
+    CHECK(help.find(std::string(route_method(entry)) + (entry.is_get ? "  " : " ") + std::string(entry.path)) !=
+          std::string::npos);
+    CHECK(help.find(entry.answer) != std::string::npos);
+    const auto routed = route_request(route_method(entry), entry.path);
+    REQUIRE(routed.has_value());
+    CHECK(routed->route == entry.route);
+  }
   // The numbers it quotes are the ones route_request and count_limit apply.
   CHECK(help.find("from 0 to 1,000,000") != std::string::npos);
   CHECK_FALSE(route_request("GET", "/weather?count=1000001").has_value());
@@ -223,4 +236,56 @@ TEST_CASE("the routes help lists every route as route_request accepts it, with t
   // Other limits change the quoted defaults.
   CHECK(routes_help(CountLimits{1000, 64ull << 20}).find("/weather and /proxy 1,000, /repos 1,000") !=
         std::string::npos);
+}
+
+namespace {
+
+// The "METHOD /path" of each row of the first table under docs/server.md's "## Routes" heading; the
+// query a row shows (`GET /weather?count=N`) is left out.
+std::vector<std::string> documented_routes() {
+  std::ifstream file(RINGLAB_SOURCE_DIR "/docs/server.md");
+  REQUIRE(file.is_open());
+  std::vector<std::string> routes;
+  bool in_section = false;
+  bool in_table = false;
+  for (std::string line; std::getline(file, line);) {
+    if (line.starts_with("## ")) {
+      in_section = line == "## Routes";
+      continue;
+    }
+    if (!in_section) continue;
+    if (!line.starts_with("|")) {
+      if (in_table) break;  // the route table ended
+      continue;
+    }
+    in_table = true;
+    if (!line.starts_with("| `")) continue;  // its header and rule
+    const std::size_t end = line.find('`', 3);
+    REQUIRE(end != std::string::npos);
+    const std::string cell = line.substr(3, end - 3);
+    routes.push_back(cell.substr(0, cell.find('?')));
+  }
+  return routes;
+}
+
+}  // namespace
+
+TEST_CASE("docs/server.md's route table lists exactly the routes of the table route_request reads") {
+  std::vector<std::string> served;
+  for (const RouteEntry& entry : route_table()) {
+    served.push_back(std::string(route_method(entry)) + " " + std::string(entry.path));
+  }
+  std::vector<std::string> documented = documented_routes();
+  std::ranges::sort(served);
+  std::ranges::sort(documented);
+  const auto listed = [](const std::vector<std::string>& routes) {
+    std::string text;
+    for (const std::string& route : routes) text += (text.empty() ? "" : ", ") + route;
+    return text;
+  };
+  INFO("docs/server.md: " << listed(documented));
+  INFO("route table: " << listed(served));
+  CHECK(documented == served);
+  // Each route once in the table.
+  CHECK(std::ranges::adjacent_find(served) == served.end());
 }

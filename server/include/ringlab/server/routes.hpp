@@ -2,16 +2,10 @@
 // Routing: from a request's method and target to what the server will answer, or to the error
 // status it must give instead. Pure functions, no I/O, so the whole table is unit-tested.
 //
-// Routes (DESIGN.md "Server routes"):
-//   GET  /weather?count=N[&format=ndjson]   N WeatherForecast records
-//   GET  /repos?count=N[&format=ndjson]     N repository records
-//   GET  /github?count=N[&format=ndjson]    N flat github records (jos's GitHubRepositoryDto)
-//   POST /echo                              the request body, same Content-Type
-//   GET  /plaintext                         "Hello, World!"
-//   GET  /health                            {"status":"ok"}
-//   GET  /proxy?count=N[&conn=pooled|fresh] /weather?count=N fetched from the upstream
-// Every route also takes chunked=1|0|true|false and chunk=BYTES (1..16 MiB, default 4096). HEAD is
-// accepted wherever GET is (the head of the GET answer, no body).
+// Routes: route_table() below is their one list (path, method, what each answers); `server --help`
+// prints it, and tests hold docs/server.md's route table to it. Every route also takes
+// chunked=1|0|true|false and chunk=BYTES (1..16 MiB, default 4096). HEAD is accepted wherever GET is
+// (the head of the GET answer, no body).
 //
 // Parameters: count defaults to 10 when absent; a present count must be a decimal in 0..1,000,000.
 // Parameters a route does not use are ignored, even when their value would be invalid elsewhere.
@@ -23,6 +17,7 @@
 // forever) and go into a JSON body {"error": "..."}.
 #include <cstdint>
 #include <expected>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -61,6 +56,20 @@ struct RouteError {
 
 [[nodiscard]] std::expected<RoutedRequest, RouteError> route_request(std::string_view method,
                                                                      std::string_view target) noexcept;
+
+// One row of the table route_request() reads.
+struct RouteEntry {
+  std::string_view path;
+  Route route;
+  bool is_get;  // GET (and HEAD) route; otherwise POST
+  bool uses_count;
+  bool uses_format;
+  std::string_view answer;  // what it answers, as `server --help` says it
+};
+[[nodiscard]] std::span<const RouteEntry> route_table() noexcept;
+[[nodiscard]] constexpr std::string_view route_method(const RouteEntry& entry) noexcept {
+  return entry.is_get ? "GET" : "POST";
+}
 
 // Bounds of the work one request may ask for. A record of the generated bodies is at most
 // kMax*RecordBytes long, separators included (tests/server/routes_test.cpp checks the generator
