@@ -242,9 +242,19 @@ TEST_CASE("a server paused longer than the timeout: the requests in flight time 
   ServerBinary server = start_server_binary(RINGLAB_SERVER_BINARY, {"--threads", "1"});
   LoadSpec spec = quick_spec(server.port);
   spec.warmup = 200ms;
-  spec.duration = 1500ms;
   spec.timeout = 100ms;
-  const LoadResult r = run_pausing(spec, server.child.pid(), 700ms, 400ms);
+  // A request is timed out up to a scan (10 ms here) after its timeout, and later by as much as this
+  // machine is late to wake the generator's thread: the longest latency the run may record is
+  // 250 ms, or the timeout and four such delays on a machine that wakes later. The pause is twice that.
+  const auto late = longest_oversleep(10ms);
+  const auto timed_out_by = std::chrono::ceil<std::chrono::milliseconds>(spec.timeout + 10ms + 4 * late);
+  const auto longest_recorded = std::max<std::chrono::milliseconds>(250ms, timed_out_by);
+  const auto pause = 2 * longest_recorded;
+  INFO("woken up to " << late.count() << " ns late; latencies bounded by " << longest_recorded.count() << " ms, pause "
+                      << pause.count() << " ms");
+  // 500 ms into the window, and 600 ms of window after it.
+  spec.duration = 1100ms + pause;
+  const LoadResult r = run_pausing(spec, server.child.pid(), 700ms, pause);
   // The 4 requests in flight when it stopped, and those sent on the reopened connections (the
   // kernel completes their handshakes while the server is stopped), waited past 100 ms.
   CHECK(r.errors.timeout >= spec.connections);
@@ -255,9 +265,9 @@ TEST_CASE("a server paused longer than the timeout: the requests in flight time 
   CHECK(r.requests > 0);
   CHECK(r.latency.count() == r.requests);
   CHECK(r.body_bytes == r.requests * body_size(10));
-  // No recorded latency spans the 400 ms pause: a request that waited that long was not answered
-  // as far as the run is concerned. (A timeout is found up to a scan late, 10 ms here.)
-  CHECK(r.latency.max() < 250'000'000);
+  // No recorded latency spans the pause: a request that waited that long was not answered as far as
+  // the run is concerned.
+  CHECK(r.latency.max() < static_cast<uint64_t>(std::chrono::nanoseconds(longest_recorded).count()));
 }
 
 TEST_CASE("a connection the server closes while idle is opened again, and its next request still goes out") {
