@@ -27,6 +27,11 @@
 #include "socket_peer.hpp"
 #include "streaming_sink.hpp"
 
+namespace ringlab::strategies::detail {
+// floor_minimal.cpp: the yardstick of json/'s reader, a reference row next to floor_parse.
+std::unique_ptr<Strategy> make_floor_parse_minimal(const Recipe& recipe);
+}  // namespace ringlab::strategies::detail
+
 namespace ringlab::strategies {
 namespace {
 
@@ -379,7 +384,7 @@ constexpr auto kCurlpp = peer_rows<"curlpp">(
              "std::string by a WriteFunction, then a padded copy",
      .echo = "as echo with curlpp: PostFields option, answer appended to a std::string by a WriteFunction"});
 
-// ---- reference rows: physical limits (floors.cpp) ----------------------------------------------------
+// ---- reference rows: physical limits (floors.cpp, floor_minimal.cpp) ---------------------------------
 constexpr std::array kReferences{
     Recipe{.name = "floor_transfer",
            .description = "reference: kept-alive GET through the same ring into a presized padded buffer, nothing "
@@ -393,6 +398,12 @@ constexpr std::array kReferences{
            .mirrors = "(physical limit)",
            .reference = true,
            .make = &make_floor_parse},
+    Recipe{.name = "floor_parse_minimal",
+           .description = "reference: floor_parse's warm body parsed by a minimal On-Demand loop of the four "
+                          "weather fields into plain structs: the yardstick of json/'s reader (weather only)",
+           .mirrors = "(physical limit)",
+           .reference = true,
+           .make = &make_floor_parse_minimal},
 };
 
 // ---- the table ---------------------------------------------------------------------------------------
