@@ -192,9 +192,9 @@ TEST_CASE("three_fields: jos's Version 8, a GET row that reads github (and repos
   config.payload = Payload::repos;
   CHECK_FALSE(strategy->skip_case(config).has_value());
   CHECK(strategy->notes().find("stargazers_count, name and url only") != std::string::npos);
-  // Every other row runs every payload.
+  // Every other row runs every payload, but floor_parse_minimal, the reader's yardstick, which reads weather only.
   for (const Descriptor& descriptor : registry()) {
-    if (descriptor.name == "three_fields") continue;
+    if (descriptor.name == "three_fields" || descriptor.name == "floor_parse_minimal") continue;
     INFO(descriptor.name);
     for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
       config.payload = payload;
