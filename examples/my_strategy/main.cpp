@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "my_strategy.hpp"
-#include "ringlab/bench/cli.hpp"
+#include "ringlab/bench/app/cli.hpp"
 
 int main(int argc, char** argv) {
   if (auto registered = ringlab::strategies::register_strategy(my::my_strategy_descriptor()); !registered) {

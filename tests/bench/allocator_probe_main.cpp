@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ringlab/bench/allocators.hpp"
-#include "ringlab/bench/memory_diagnoser.hpp"
-#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/core/results.hpp"
+#include "ringlab/bench/measure/memory_diagnoser.hpp"
+#include "ringlab/bench/process/allocators.hpp"
 
 namespace alloc = ringlab::bench::alloc;
 

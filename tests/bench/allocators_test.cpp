@@ -1,7 +1,7 @@
 // Tests for bench/src/process/allocators.cpp: parsing and planning (pure), then real child processes: the
 // allocator probe under LD_PRELOAD of every installed allocator, and children that misbehave
 // (hang, flood, crash, fail, cannot be executed).
-#include "ringlab/bench/allocators.hpp"
+#include "ringlab/bench/process/allocators.hpp"
 #include "../support/feature_gate.hpp"
 
 #include <doctest/doctest.h>

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/core/results.hpp"
 #include "../support/bench_runs.hpp"
 #include "support.hpp"
 

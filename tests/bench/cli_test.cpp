@@ -1,5 +1,5 @@
 // The command line: defaults, every limit's flag, and refusals with a message and exit code 2.
-#include "ringlab/bench/cli.hpp"
+#include "ringlab/bench/app/cli.hpp"
 
 #include <doctest/doctest.h>
 

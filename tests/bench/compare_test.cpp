@@ -1,8 +1,8 @@
 // Tests for bench/src/core/compare.cpp: Welch's test against reference values, pairing and verdicts on
 // synthetic reports, the --fail-over regression check, and the subcommand on real files.
-#include "ringlab/bench/compare.hpp"
+#include "ringlab/bench/core/compare.hpp"
 
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "../support/bench_cases.hpp"
-#include "ringlab/bench/reporters.hpp"
-#include "ringlab/bench/results.hpp"
-#include "ringlab/bench/table.hpp"
+#include "ringlab/bench/core/results.hpp"
+#include "ringlab/bench/core/table.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 
 namespace rb = ringlab::bench;
 

@@ -1,5 +1,5 @@
 // Cycle counter: the tick arithmetic on fixed numbers, then the real counter against clock_gettime.
-#include "ringlab/bench/cycle_counter.hpp"
+#include "ringlab/bench/measure/cycle_counter.hpp"
 
 #include <doctest/doctest.h>
 #include <time.h>

@@ -1,5 +1,5 @@
 // Stability diagnostics on synthetic samples: what must be flagged is, what is tight is not.
-#include "ringlab/bench/diagnostics.hpp"
+#include "ringlab/bench/core/diagnostics.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
 
 namespace rb = ringlab::bench;
 

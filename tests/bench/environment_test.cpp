@@ -1,5 +1,5 @@
 // Environment: parsing of the kernel's text files, and what gather_environment fills.
-#include "ringlab/bench/environment.hpp"
+#include "ringlab/bench/measure/environment.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // Findings: the warnings summarized by kind and "What this run says", computed from a synthetic report
 // whose numbers are known, so that every sentence can be checked against them.
-#include "ringlab/bench/findings.hpp"
+#include "ringlab/bench/core/findings.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../support/bench_cases.hpp"
-#include "ringlab/bench/diagnostics.hpp"
+#include "ringlab/bench/core/diagnostics.hpp"
 
 namespace rb = ringlab::bench;
 

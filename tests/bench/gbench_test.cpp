@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 #include "../support/bench_cases.hpp"
 
 namespace rb = ringlab::bench;

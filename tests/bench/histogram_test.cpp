@@ -1,5 +1,5 @@
 // The log-linear histogram against distributions whose percentiles are known exactly.
-#include "ringlab/bench/histogram.hpp"
+#include "ringlab/bench/core/histogram.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // Memory diagnoser: exact counts for code whose allocations are known. These run in the sanitizer
 // build too: the diagnoser then forwards to ASan's allocator, and the counts must not change.
-#include "ringlab/bench/memory_diagnoser.hpp"
+#include "ringlab/bench/measure/memory_diagnoser.hpp"
 
 #include <doctest/doctest.h>
 #include <malloc.h>

@@ -1,7 +1,7 @@
 // Tests for bench/src/measure/perf_control.cpp: the control-FIFO protocol against a stand-in for perf that
 // answers well, late, in pieces, wrongly or not at all; then against the real perf record when the
 // machine has it.
-#include "ringlab/bench/perf_control.hpp"
+#include "ringlab/bench/measure/perf_control.hpp"
 #include "../support/feature_gate.hpp"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // Tests for bench/src/measure/perf_counters.cpp: the pure counter arithmetic first (exact), then the real
 // perf_event_open counters of this thread, then refusals injected through the opener seam.
-#include "ringlab/bench/perf_counters.hpp"
+#include "ringlab/bench/measure/perf_counters.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/mman.h>

@@ -1,5 +1,5 @@
 // Progress: the line text, and what reaches a terminal and a pipe.
-#include "ringlab/bench/progress.hpp"
+#include "ringlab/bench/run/progress.hpp"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // Reporters: the markdown, CSV and JSON of one synthetic report must say the same thing.
-#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/core/results.hpp"
+#include "ringlab/bench/core/table.hpp"
 #include "../support/bench_cases.hpp"
 
 namespace rb = ringlab::bench;

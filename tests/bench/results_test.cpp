@@ -1,5 +1,5 @@
 // The results model: ratios against baselines, merging allocator jobs, and the JSON contract.
-#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/core/results.hpp"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // Runner with fake strategies on a fake clock: every stage's arithmetic is exact and no test
 // depends on the speed of the machine.
-#include "ringlab/bench/runner.hpp"
+#include "ringlab/bench/run/runner.hpp"
 
 #include <doctest/doctest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "ringlab/bench/memory_diagnoser.hpp"
+#include "ringlab/bench/measure/memory_diagnoser.hpp"
 
 namespace rb = ringlab::bench;
 namespace rs = ringlab::strategies;

@@ -1,13 +1,13 @@
 // Self-check: the spin work is real work, and the check produces its three figures. The figures'
 // values are the machine's business (no timing assertion here); `bench --self-check` reports them.
-#include "ringlab/bench/self_check.hpp"
+#include "ringlab/bench/run/self_check.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "ringlab/bench/cycle_counter.hpp"
+#include "ringlab/bench/measure/cycle_counter.hpp"
 
 namespace rb = ringlab::bench;
 

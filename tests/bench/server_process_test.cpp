@@ -1,7 +1,7 @@
 // The server child: start, readiness, stop, and no orphan whatever happens. The "server" here is
 // this test executable itself, re-executed in a fake-server mode chosen by an environment variable,
 // so every misbehaviour can be produced on purpose.
-#include "ringlab/bench/server_process.hpp"
+#include "ringlab/bench/process/server_process.hpp"
 
 #include <arpa/inet.h>
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 // Statistics against textbook values: no clock, no randomness.
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
 
 #include <doctest/doctest.h>
 

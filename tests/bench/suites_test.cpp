@@ -1,5 +1,5 @@
 // Suites: which cases a suite, a filter and a size list make, in which order.
-#include "ringlab/bench/suites.hpp"
+#include "ringlab/bench/run/suites.hpp"
 
 #include <doctest/doctest.h>
 

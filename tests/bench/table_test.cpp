@@ -1,5 +1,5 @@
 // The markdown table renderer shared by every table bench prints.
-#include "ringlab/bench/table.hpp"
+#include "ringlab/bench/core/table.hpp"
 
 #include <doctest/doctest.h>
 

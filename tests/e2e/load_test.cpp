@@ -1,4 +1,4 @@
-// bench load's generator (bench/include/ringlab/bench/load.hpp) against real servers on loopback:
+// bench load's generator (bench/src/load/include/ringlab/bench/load/load.hpp) against real servers on loopback:
 // ours in this process and as a binary, nginx; the open loop's answer to a paused server; its limits
 // and errors; and the `bench load` command as a user runs it.
 #include <signal.h>
@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "ringlab/base/cpus.hpp"
-#include "ringlab/bench/load.hpp"
+#include "ringlab/bench/load/load.hpp"
 #include "ringlab/server/body_cache.hpp"
 #include "support.hpp"
 #include "../support/net.hpp"

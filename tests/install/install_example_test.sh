@@ -7,8 +7,8 @@ mkdir -p "$work"
 fail() { echo "install_example: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" || { cat "$work/install.log"; fail "cmake --install failed"; }
-for f in lib/cmake/ringlab/ringlabConfig.cmake include/ringlab/strategies/strategy.hpp include/ringlab/bench/cli.hpp \
-         lib/libringlab_bench.a lib/libringlab_strategies.a bin/server bin/bench; do
+for f in lib/cmake/ringlab/ringlabConfig.cmake include/ringlab/strategies/strategy.hpp include/ringlab/bench/app/cli.hpp \
+         lib/libringlab_bench_core.a lib/libringlab_bench_app.a lib/libringlab_strategies.a bin/server bin/bench; do
   [ -e "$work/prefix/$f" ] || fail "not installed: $f"
 done
 

@@ -19,9 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "ringlab/bench/link_session.hpp"
-#include "ringlab/bench/results.hpp"
-#include "ringlab/bench/server_process.hpp"
+#include "ringlab/bench/core/results.hpp"
+#include "ringlab/bench/link/link_session.hpp"
+#include "ringlab/bench/process/server_process.hpp"
 #include "../support/bench_runs.hpp"
 #include "support.hpp"
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
-#include "ringlab/bench/memory_diagnoser.hpp"
+#include "ringlab/bench/measure/memory_diagnoser.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {

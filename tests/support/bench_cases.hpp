@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/core/results.hpp"
 
 namespace ringlab::testing {
 

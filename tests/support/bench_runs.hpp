@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/core/results.hpp"
 
 namespace ringlab::testing {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ringlab/bench/child_process.hpp"
+#include "ringlab/bench/process/child_process.hpp"
 #include "ringlab/net/socket.hpp"
 
 namespace ringlab::testing {

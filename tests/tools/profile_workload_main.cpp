@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "ringlab/bench/perf_control.hpp"
+#include "ringlab/bench/measure/perf_control.hpp"
 
 namespace {
 

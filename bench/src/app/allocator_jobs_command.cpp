@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "ringlab/bench/allocators.hpp"
-#include "ringlab/bench/environment.hpp"
+#include "ringlab/bench/measure/environment.hpp"
+#include "ringlab/bench/process/allocators.hpp"
 #include "ringlab/net/ring.hpp"
 
 namespace ringlab::bench::app {

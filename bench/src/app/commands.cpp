@@ -13,10 +13,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "ringlab/bench/compare.hpp"
-#include "ringlab/bench/cycle_counter.hpp"
-#include "ringlab/bench/reporters.hpp"
-#include "ringlab/bench/suites.hpp"
+#include "ringlab/bench/core/compare.hpp"
+#include "ringlab/bench/measure/cycle_counter.hpp"
+#include "ringlab/bench/report/reporters.hpp"
+#include "ringlab/bench/run/suites.hpp"
 
 namespace ringlab::bench {
 

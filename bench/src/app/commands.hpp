@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ringlab/bench/cli.hpp"
+#include "ringlab/bench/app/cli.hpp"
 
 namespace CLI {
 class App;

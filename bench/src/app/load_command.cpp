@@ -12,9 +12,9 @@
 
 #include "commands.hpp"
 #include "ringlab/base/cpus.hpp"
-#include "ringlab/bench/link_session.hpp"
-#include "ringlab/bench/load_report.hpp"
-#include "ringlab/bench/server_process.hpp"
+#include "ringlab/bench/link/link_session.hpp"
+#include "ringlab/bench/process/server_process.hpp"
+#include "ringlab/bench/report/load_report.hpp"
 #include "ringlab/http/url.hpp"
 
 namespace ringlab::bench::app {

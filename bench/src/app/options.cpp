@@ -1,5 +1,5 @@
 // `bench`'s options: parsing, defaults, limits and refusals (cli.hpp). Nothing here runs anything.
-#include "ringlab/bench/cli.hpp"
+#include "ringlab/bench/app/cli.hpp"
 
 #include <sched.h>
 
@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 #include <sstream>
 
-#include "ringlab/bench/allocators.hpp"
-#include "ringlab/bench/compare.hpp"
-#include "ringlab/bench/environment.hpp"
-#include "ringlab/bench/perf_control.hpp"
-#include "ringlab/bench/suites.hpp"
+#include "ringlab/bench/core/compare.hpp"
+#include "ringlab/bench/measure/environment.hpp"
+#include "ringlab/bench/measure/perf_control.hpp"
+#include "ringlab/bench/process/allocators.hpp"
+#include "ringlab/bench/run/suites.hpp"
 #include "ringlab/http/url.hpp"
 #include "ringlab/link/spec.hpp"
 #include "commands.hpp"

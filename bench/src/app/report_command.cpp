@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 
 namespace ringlab::bench::app {
 

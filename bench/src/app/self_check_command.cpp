@@ -3,10 +3,10 @@
 
 #include "commands.hpp"
 #include "ringlab/base/cpus.hpp"
-#include "ringlab/bench/cycle_counter.hpp"
-#include "ringlab/bench/progress.hpp"
-#include "ringlab/bench/self_check.hpp"
-#include "ringlab/bench/server_process.hpp"
+#include "ringlab/bench/measure/cycle_counter.hpp"
+#include "ringlab/bench/process/server_process.hpp"
+#include "ringlab/bench/run/progress.hpp"
+#include "ringlab/bench/run/self_check.hpp"
 
 namespace ringlab::bench::app {
 

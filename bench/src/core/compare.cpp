@@ -1,4 +1,4 @@
-#include "ringlab/bench/compare.hpp"
+#include "ringlab/bench/core/compare.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -12,9 +12,8 @@
 #include <tuple>
 #include <type_traits>
 
-#include "ringlab/bench/reporters.hpp"
-#include "ringlab/bench/statistics.hpp"
-#include "ringlab/bench/table.hpp"
+#include "ringlab/bench/core/statistics.hpp"
+#include "ringlab/bench/core/table.hpp"
 
 namespace ringlab::bench {
 

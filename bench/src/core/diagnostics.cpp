@@ -1,4 +1,4 @@
-#include "ringlab/bench/diagnostics.hpp"
+#include "ringlab/bench/core/diagnostics.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
 
 namespace ringlab::bench {
 

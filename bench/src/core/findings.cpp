@@ -1,4 +1,4 @@
-#include "ringlab/bench/findings.hpp"
+#include "ringlab/bench/core/findings.hpp"
 
 #include <fmt/format.h>
 
@@ -7,8 +7,8 @@
 #include <optional>
 #include <set>
 
-#include "ringlab/bench/diagnostics.hpp"
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/diagnostics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
 
 namespace ringlab::bench {
 

@@ -1,4 +1,4 @@
-#include "ringlab/bench/histogram.hpp"
+#include "ringlab/bench/core/histogram.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -8,7 +8,7 @@
 // struct or the const struct: the writer visits const objects, the reader mutable ones. Add a field
 // here and to the struct; never rename a key (readers of older files rely on it), and bump
 // kReportSchemaVersion when the meaning of the file changes.
-#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/core/results.hpp"
 
 namespace ringlab::bench::report_fields {
 

@@ -19,7 +19,7 @@
 #include <type_traits>
 
 #include "report_fields.hpp"
-#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/core/results.hpp"
 
 namespace ringlab::bench {
 

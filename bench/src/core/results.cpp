@@ -1,4 +1,4 @@
-#include "ringlab/bench/results.hpp"
+#include "ringlab/bench/core/results.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "ringlab/base/enum_names.hpp"
-#include "ringlab/bench/diagnostics.hpp"
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/diagnostics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
 
 namespace ringlab::bench {
 

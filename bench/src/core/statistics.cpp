@@ -1,4 +1,4 @@
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,9 @@
-#include "ringlab/bench/table.hpp"
+#include "ringlab/bench/core/table.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ringlab::bench {
 
@@ -44,6 +47,25 @@ std::string render_table_columns(const std::vector<TableColumn>& columns) {
     for (std::size_t i = 0; i < columns.size(); ++i) cell(out, columns[i].cells[r], widths[i], columns[i].right);
     out += "\n";
   }
+  return out;
+}
+
+std::string format_number(double value, int decimals) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
+  std::string digits = fmt::format("{:.{}f}", std::fabs(value), std::max(0, decimals));
+  const std::size_t point = digits.find('.');
+  const std::size_t int_end = point == std::string::npos ? digits.size() : point;
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3 + 1);
+  // A value that rounds to zero has no sign.
+  const bool negative = value < 0 && digits.find_first_not_of("0.") != std::string::npos;
+  if (negative) out += '-';
+  for (std::size_t i = 0; i < int_end; ++i) {
+    if (i > 0 && (int_end - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  out.append(digits, int_end, std::string::npos);
   return out;
 }
 

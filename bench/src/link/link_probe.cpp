@@ -16,7 +16,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "ringlab/bench/link_session.hpp"
+#include "ringlab/bench/link/link_session.hpp"
 #include "ringlab/http/response_receiver.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/http/timeline.hpp"

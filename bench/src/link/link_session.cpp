@@ -1,7 +1,7 @@
-#include "ringlab/bench/link_session.hpp"
+#include "ringlab/bench/link/link_session.hpp"
 
-#include "ringlab/bench/child_process.hpp"
-#include "ringlab/bench/server_process.hpp"
+#include "ringlab/bench/process/child_process.hpp"
+#include "ringlab/bench/process/server_process.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -17,9 +17,9 @@
 #include <sstream>
 #include <thread>
 
-#include "ringlab/bench/link_session.hpp"
-#include "ringlab/bench/load.hpp"
-#include "ringlab/bench/server_process.hpp"
+#include "ringlab/bench/link/link_session.hpp"
+#include "ringlab/bench/load/load.hpp"
+#include "ringlab/bench/process/server_process.hpp"
 #include "ringlab/http/parser.hpp"
 #include "ringlab/net/buffer_ring.hpp"
 #include "ringlab/net/endpoint.hpp"

@@ -1,4 +1,4 @@
-#include "ringlab/bench/cycle_counter.hpp"
+#include "ringlab/bench/measure/cycle_counter.hpp"
 
 #include <time.h>
 

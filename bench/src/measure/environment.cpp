@@ -1,4 +1,4 @@
-#include "ringlab/bench/environment.hpp"
+#include "ringlab/bench/measure/environment.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ringlab/bench/cycle_counter.hpp"
+#include "ringlab/bench/measure/cycle_counter.hpp"
 #include "ringlab/json/kernel.hpp"
 #include "text_lines.hpp"
 

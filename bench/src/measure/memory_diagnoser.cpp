@@ -5,7 +5,7 @@
 // before any constructor has run), no sanitizer instrumentation (bench/CMakeLists.txt compiles this
 // file with -fno-sanitize=all: the first calls arrive while ASan is still initialising, before its
 // shadow memory is mapped).
-#include "ringlab/bench/memory_diagnoser.hpp"
+#include "ringlab/bench/measure/memory_diagnoser.hpp"
 
 #include <dlfcn.h>
 #include <malloc.h>

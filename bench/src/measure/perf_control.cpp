@@ -1,4 +1,4 @@
-#include "ringlab/bench/perf_control.hpp"
+#include "ringlab/bench/measure/perf_control.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,6 +1,6 @@
-#include "ringlab/bench/perf_counters.hpp"
+#include "ringlab/bench/measure/perf_counters.hpp"
 
-#include "ringlab/bench/error.hpp"
+#include "ringlab/bench/core/error.hpp"
 
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>

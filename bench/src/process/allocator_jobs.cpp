@@ -1,6 +1,6 @@
 // The parent side of allocator jobs: which jobs can run, the child's arguments, running one
 // (a ChildProcess) and checking what it reports. Detection, which the child runs, is allocators.cpp.
-#include "ringlab/bench/allocators.hpp"
+#include "ringlab/bench/process/allocators.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "ringlab/bench/child_process.hpp"
-#include "ringlab/bench/server_process.hpp"
+#include "ringlab/bench/process/child_process.hpp"
+#include "ringlab/bench/process/server_process.hpp"
 
 // Paths of the allocator libraries, fixed by CMake at configure time (see bench/CMakeLists.txt).
 #ifndef RINGLAB_MIMALLOC_SO

@@ -1,7 +1,7 @@
 // Allocators by name and which one serves malloc in this process: what an allocator job's child
 // runs to prove its allocator (the allocator_probe test program compiles this file alone). The
 // parent side, which starts the jobs, is allocator_jobs.cpp.
-#include "ringlab/bench/allocators.hpp"
+#include "ringlab/bench/process/allocators.hpp"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -1,4 +1,4 @@
-#include "ringlab/bench/child_process.hpp"
+#include "ringlab/bench/process/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "ringlab/bench/server_process.hpp"
+#include "ringlab/bench/process/server_process.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 #include <array>
 #include <cmath>
 
-#include "ringlab/bench/allocators.hpp"
+#include "ringlab/bench/process/allocators.hpp"
 
 namespace ringlab::bench::columns {
 

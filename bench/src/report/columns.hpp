@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ringlab/bench/results.hpp"
-#include "ringlab/bench/table.hpp"
+#include "ringlab/bench/core/results.hpp"
+#include "ringlab/bench/core/table.hpp"
 
 namespace ringlab::bench::columns {
 

@@ -2,14 +2,14 @@
 // that fits a terminal (or the full one with --columns), the notes that matter, and the generated
 // "What this run says". report.md keeps everything: the full environment, every warning case by case,
 // every column, the phases, the counters and the legend.
-#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "ringlab/bench/findings.hpp"
-#include "ringlab/bench/table.hpp"
+#include "ringlab/bench/core/findings.hpp"
+#include "ringlab/bench/core/table.hpp"
 
 namespace ringlab::bench {
 

@@ -1,5 +1,5 @@
 // The CSV and JSON reports: exact values in base units, empty (CSV) or null (JSON) where n/a.
-#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 
 #include <fmt/format.h>
 

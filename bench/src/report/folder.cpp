@@ -1,5 +1,5 @@
 // The results folder: results/<UTC timestamp>/report.<format>, never overwriting a run.
-#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 
 #include <fmt/format.h>
 

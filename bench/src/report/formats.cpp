@@ -1,12 +1,11 @@
-// Report formats by name, the lists the command line takes, and numbers as the tables print them.
-#include "ringlab/bench/reporters.hpp"
+// Report formats by name and the lists the command line takes.
+#include "ringlab/bench/report/reporters.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
-#include "../core/list.hpp"
+#include "ringlab/bench/core/list.hpp"
 
 namespace ringlab::bench {
 
@@ -49,25 +48,6 @@ Result<std::vector<Format>> parse_formats(std::string_view list) {
     }
     out.push_back(f);
   }
-  return out;
-}
-
-std::string format_number(double value, int decimals) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "∞" : "-∞";
-  std::string digits = fmt::format("{:.{}f}", std::fabs(value), std::max(0, decimals));
-  const std::size_t point = digits.find('.');
-  const std::size_t int_end = point == std::string::npos ? digits.size() : point;
-  std::string out;
-  out.reserve(digits.size() + digits.size() / 3 + 1);
-  // A value that rounds to zero has no sign.
-  const bool negative = value < 0 && digits.find_first_not_of("0.") != std::string::npos;
-  if (negative) out += '-';
-  for (std::size_t i = 0; i < int_end; ++i) {
-    if (i > 0 && (int_end - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  out.append(digits, int_end, std::string::npos);
   return out;
 }
 

@@ -1,6 +1,6 @@
 // What frames the markdown table: the environment block above it (as BenchmarkDotNet prints it) and the
 // legend below it (also bench --help's footer).
-#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 
 #include <fmt/format.h>
 

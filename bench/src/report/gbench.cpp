@@ -20,7 +20,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 #include "columns.hpp"
 
 namespace ringlab::bench {

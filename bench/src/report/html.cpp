@@ -15,9 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "ringlab/bench/diagnostics.hpp"
-#include "ringlab/bench/reporters.hpp"
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/diagnostics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
+#include "ringlab/bench/core/table.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 #include "columns.hpp"
 
 namespace ringlab::bench {

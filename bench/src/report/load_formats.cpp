@@ -5,7 +5,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
-#include "ringlab/bench/load_report.hpp"
+#include "ringlab/bench/report/load_report.hpp"
 
 namespace ringlab::bench {
 namespace {

@@ -1,6 +1,6 @@
 // The markdown/console report: environment block, warnings, the main table (with the --columns extras),
 // the phase and counter tables, notes and the legend.
-#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 
 #include <fmt/format.h>
 
@@ -10,12 +10,12 @@
 #include <functional>
 #include <set>
 
-#include "../core/list.hpp"
-#include "ringlab/bench/allocators.hpp"
-#include "ringlab/bench/diagnostics.hpp"
-#include "ringlab/bench/findings.hpp"
-#include "ringlab/bench/statistics.hpp"
-#include "ringlab/bench/table.hpp"
+#include "ringlab/bench/core/diagnostics.hpp"
+#include "ringlab/bench/core/findings.hpp"
+#include "ringlab/bench/core/list.hpp"
+#include "ringlab/bench/core/statistics.hpp"
+#include "ringlab/bench/core/table.hpp"
+#include "ringlab/bench/process/allocators.hpp"
 #include "columns.hpp"
 
 namespace ringlab::bench {

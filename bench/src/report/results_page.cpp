@@ -1,11 +1,12 @@
 // A results page: one report as a dated markdown page for docs/results/, with what a reader needs to
 // trust or redo its figures (the command, the commit, the machine, the compiler, the allocator) above
 // the generated findings and the tables.
-#include "ringlab/bench/reporters.hpp"
+#include "ringlab/bench/report/reporters.hpp"
 
 #include <fmt/format.h>
 
-#include "ringlab/bench/findings.hpp"
+#include "ringlab/bench/core/findings.hpp"
+#include "ringlab/bench/core/table.hpp"
 
 namespace ringlab::bench {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ringlab/bench/cycle_counter.hpp"
-#include "ringlab/bench/histogram.hpp"
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/histogram.hpp"
+#include "ringlab/bench/core/statistics.hpp"
+#include "ringlab/bench/measure/cycle_counter.hpp"
 
 namespace ringlab::bench {
 

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ringlab/bench/memory_diagnoser.hpp"
-#include "ringlab/bench/results.hpp"
-#include "ringlab/bench/runner.hpp"
+#include "ringlab/bench/core/results.hpp"
+#include "ringlab/bench/measure/memory_diagnoser.hpp"
+#include "ringlab/bench/run/runner.hpp"
 #include "ringlab/http/timeline.hpp"
 #include "ringlab/strategies/strategy.hpp"
 

@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "case_state.hpp"
-#include "ringlab/bench/runner.hpp"
+#include "ringlab/bench/run/runner.hpp"
 
 namespace ringlab::bench {
 

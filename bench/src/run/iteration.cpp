@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "ringlab/bench/memory_diagnoser.hpp"
+#include "ringlab/bench/measure/memory_diagnoser.hpp"
 
 namespace ringlab::bench {
 

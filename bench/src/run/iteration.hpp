@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "case_state.hpp"
-#include "ringlab/bench/runner.hpp"
+#include "ringlab/bench/run/runner.hpp"
 
 namespace ringlab::bench {
 

@@ -1,4 +1,4 @@
-#include "ringlab/bench/progress.hpp"
+#include "ringlab/bench/run/progress.hpp"
 
 #include <unistd.h>
 
@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <vector>
 
-#include "ringlab/bench/reporters.hpp"
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
+#include "ringlab/bench/core/table.hpp"
 
 namespace ringlab::bench {
 namespace {

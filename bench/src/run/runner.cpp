@@ -1,4 +1,4 @@
-#include "ringlab/bench/runner.hpp"
+#include "ringlab/bench/run/runner.hpp"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 
 #include "case_state.hpp"
 #include "iteration.hpp"
-#include "ringlab/bench/cycle_counter.hpp"
-#include "ringlab/bench/memory_diagnoser.hpp"
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
+#include "ringlab/bench/measure/cycle_counter.hpp"
+#include "ringlab/bench/measure/memory_diagnoser.hpp"
 
 namespace ringlab::bench {
 

@@ -1,12 +1,12 @@
-#include "ringlab/bench/self_check.hpp"
+#include "ringlab/bench/run/self_check.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
-#include "ringlab/bench/cycle_counter.hpp"
-#include "ringlab/bench/reporters.hpp"
-#include "ringlab/bench/statistics.hpp"
+#include "ringlab/bench/core/statistics.hpp"
+#include "ringlab/bench/core/table.hpp"
+#include "ringlab/bench/measure/cycle_counter.hpp"
 
 namespace ringlab::bench {
 

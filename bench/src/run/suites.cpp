@@ -1,4 +1,4 @@
-#include "ringlab/bench/suites.hpp"
+#include "ringlab/bench/run/suites.hpp"
 
 #include <fnmatch.h>
 
@@ -9,7 +9,7 @@
 #include <vector>
 #include <fmt/format.h>
 
-#include "../core/list.hpp"
+#include "ringlab/bench/core/list.hpp"
 #include "case_state.hpp"
 
 namespace ringlab::bench {

@@ -1,0 +1,94 @@
+#pragma once
+// The bench command line: what `bench` does with its arguments.
+//
+//   bench [SUITE] [options]          run a suite (default: headline) and report it
+//   bench --list                     suites and strategies, what each does and mirrors
+//   bench --self-check               timer overhead, stability and linearity of the harness
+//   bench compare OLD.json NEW.json  two reports side by side (compare.hpp)
+//   bench report RUN/report.json     a results page of a report for docs/results/ (reporters.hpp)
+//   bench load [options]             load a server (the embedded one or --url) with many requests
+//                                    and report req/s, latency percentiles, CPU per request (load.hpp)
+//
+// parse_command_line() is separate from run_bench() so that the parsing (defaults, limits,
+// refusals) is testable without running anything. Exit codes: 0 every case ok or skipped; 1 a case
+// failed, an allocator job failed or a self-check target was missed; 2 bad arguments or a
+// set-up error (no server, unwritable results folder, a size the server refuses); 128 + the signal
+// when SIGINT (130) or SIGTERM (143) stopped the run (the report then is partial).
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ringlab/bench/core/compare.hpp"
+#include "ringlab/bench/core/error.hpp"
+#include "ringlab/bench/core/results.hpp"
+#include "ringlab/bench/load/load.hpp"
+#include "ringlab/bench/report/reporters.hpp"
+#include "ringlab/bench/run/runner.hpp"
+
+namespace ringlab::bench {
+
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInterrupted = 130;  // SIGINT; SIGTERM is 143 (128 + the signal)
+
+// `bench load`: the settings of one invocation. Each row is a server variant (one per body strategy
+// of the embedded server, or the --url server) and a target; every row is loaded once per round,
+// the rows in turn within a round (interleaved, so that drift of the machine reaches them alike).
+struct LoadCommand {
+  LoadSpec spec;                 // connections, rate, durations, threads, client CPUs, buffers
+  std::string url;               // a running server; empty: start the embedded one
+  std::vector<std::string> targets;          // empty: the URL's target, or /weather?count=10
+  std::vector<std::string> body_strategies;  // embedded server: one variant each; empty: its default
+  std::vector<std::string> server_arguments; // embedded server: more flags, the same for every variant
+  std::string label;             // the rows' server name; empty: "ours" or the URL
+  unsigned rounds = 1;
+  std::string server_cpu = "auto";  // embedded server: auto, none or a CPU
+  unsigned server_threads = 1;
+  bool cpus_given = false;       // --cpu was given (else: placement decides)
+  std::vector<Format> formats{Format::md, Format::csv, Format::json};
+  std::string out = "results";
+};
+
+// `bench report`: which report, and the folder its page goes to.
+struct ResultsPageCommand {
+  std::string report;               // RUN/report.json
+  std::string out = "docs/results";  // the page is OUT/<results_page_name>
+};
+
+struct CliOptions {
+  Config config;          // what goes into report.json
+  RunnerOptions runner;   // the runner's limits
+  std::vector<Format> formats{Format::md, Format::csv, Format::json};
+  bool list = false;
+  bool self_check = false;
+  uint64_t self_check_work = 4000;
+  std::string server;     // server binary; empty: next to bench
+  std::string wire;       // link emulator binary for --link; empty: next to bench
+  std::chrono::milliseconds server_start_timeout{10'000};
+  std::chrono::milliseconds server_stop_timeout{10'000};
+  std::chrono::milliseconds request_timeout{10'000};
+  std::string perf_control;  // "CTL,ACK"
+  std::chrono::milliseconds perf_control_timeout{5'000};
+  std::chrono::milliseconds job_timeout{3'600'000};
+  std::size_t job_max_output_mb = 256;
+  int job_output_fd = -1;      // set in an allocator job's child
+  std::string job_allocator;   // set in an allocator job's child
+  std::vector<std::string> arguments;  // argv[1...] as given, for allocator jobs
+  std::optional<CompareCommand> compare;  // `bench compare ...`: nothing else of the above applies
+  std::optional<LoadCommand> load;        // `bench load ...`: server, server_*_timeout and request_timeout apply
+  std::optional<ResultsPageCommand> results_page;  // `bench report ...`: nothing else applies
+};
+
+struct ParsedCommandLine {
+  std::optional<CliOptions> options;  // absent when the process should exit now
+  int exit_code = 0;
+  std::string output;  // --help text or the error, for stdout (exit 0) or stderr (exit != 0)
+};
+
+[[nodiscard]] ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments);
+
+// The whole program; main() calls it.
+int run_bench(int argc, char** argv);
+
+}  // namespace ringlab::bench

@@ -1,0 +1,71 @@
+#pragma once
+// Suites: named sets of cases (strategy x payload x size) built from the strategy registry.
+//
+//   headline  the default: the copying baseline, the strategies that remove one copy or allocation
+//             each, one library peer, blocking sockets and the two floors x 10, 1000, 10000 x weather;
+//             it answers "which copies matter" in minutes
+//   get    every GET strategy x sizes 10, 100, 1000, 10000 x weather (the full table)
+//   repos  every GET strategy x sizes 10, 100, 1000, 10000 x repos (records of 1-2 KB each)
+//   post   every POST strategy x sizes 10, 100, 1000, 10000 x weather bodies
+//   proxy  every proxy row x 10, 50, 100 GETs of /proxy per op (the size is the requests per op)
+//
+// Cases are ordered by size, then by registry order (baseline first), which is the order of the
+// table's groups. --filter keeps the strategies whose name matches one of its comma-separated
+// globs (fnmatch(3): *, ?, [...]); the baseline is not added back, so a filtered run without it
+// shows Ratio "?".
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/bench/core/error.hpp"
+#include "ringlab/bench/run/runner.hpp"
+#include "ringlab/strategies/strategy.hpp"
+
+namespace ringlab::bench {
+
+struct Suite {
+  std::string_view name;
+  std::string_view description;
+  strategies::Method method = strategies::Method::get;
+  strategies::Payload payload = strategies::Payload::weather;
+  std::span<const std::size_t> sizes;
+  // Every op does the same work whatever the size (echo: one small object): the suite's one size is
+  // its only one, and --sizes is refused.
+  bool fixed_size = false;
+  // The strategies it runs, in this order; empty: every registered strategy of its method, in the
+  // registry's order. A name the registry lacks is an error when the cases are built.
+  std::span<const std::string_view> strategies = {};
+};
+
+[[nodiscard]] std::span<const Suite> suites();
+[[nodiscard]] const Suite* find_suite(std::string_view name);
+
+// Whether `name` matches one of the comma-separated globs of `filter` ("*" matches everything).
+[[nodiscard]] bool filter_matches(std::string_view filter, std::string_view name);
+
+// "10,100,1000" -> sizes; each a positive integer, no repeats.
+[[nodiscard]] Result<std::vector<std::size_t>> parse_sizes(std::string_view list);
+
+struct Selection {
+  std::string filter = "*";
+  std::optional<std::vector<std::size_t>> sizes;  // instead of the suite's
+  std::optional<strategies::Payload> payload;     // instead of the suite's
+  strategies::Connection connection = strategies::Connection::pooled;  // every case's
+  strategies::ServerMode server_mode = strategies::ServerMode::cached;  // every case's
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+};
+
+// The suite's cases from `registry`. Error when nothing is left ("filter 'x' matches no POST
+// strategy; POST strategies: send_copy, writev, send_zc").
+[[nodiscard]] Result<std::vector<CaseSpec>> build_cases(const Suite& suite,
+                                                        std::span<const strategies::Descriptor> registry,
+                                                        const Selection& selection);
+
+// What --list prints: the suites, then every strategy with its method, description and mirror.
+[[nodiscard]] std::string render_list(std::span<const strategies::Descriptor> registry);
+
+}  // namespace ringlab::bench
