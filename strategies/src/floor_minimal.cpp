@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "client_strategy.hpp"
@@ -73,7 +74,9 @@ class FloorParseMinimal final : public ClientStrategy {
   http::BodySink& sink() override { return sink_; }
   json::Result<uint64_t> deserialize() override {
     if (const auto e = read_minimal(parser(), json::padded_view(body_), records_)) {
-      return std::unexpected(json::Error{.message = std::string("minimal reader: ") + simdjson::error_message(e)});
+      json::Error error;
+      error.message = std::string("minimal reader: ") + simdjson::error_message(e);
+      return std::unexpected(std::move(error));
     }
     // json::Consumer's fold of a WeatherView, over the plain records.
     uint64_t state = 0;

@@ -12,6 +12,7 @@
 #include "ringlab/bench/report/reporters.hpp"
 
 namespace rb = ringlab::bench;
+using ringlab::testing::lines_of;
 
 namespace {
 
@@ -62,13 +63,6 @@ rb::Report headline_report() {
   }
   rb::compute_ratios(r);
   return r;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "../support/bench_cases.hpp"
 
 namespace rb = ringlab::bench;
+using ringlab::testing::lines_of;
 
 namespace {
 
@@ -111,13 +112,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
     }
   }
   out.push_back(cur);
-  return out;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
 }
 

@@ -6,6 +6,7 @@
 // Threads: any; nothing here is shared.
 #include <cstddef>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,15 @@ inline bench::Report measured_report(const bench::CaseResult& prototype, const s
   }
   bench::compute_ratios(report);
   return report;
+}
+
+// The lines of a rendered report (empty ones kept: a table's blank separator row is one), without
+// their newlines.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
 }
 
 }  // namespace ringlab::testing

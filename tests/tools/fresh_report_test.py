@@ -30,10 +30,12 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     results = os.path.join(work, "results")
-    # Enough paired rounds (8) for the Ratio's interval; three_fields does not apply to weather.
+    # Enough paired rounds (8) for the Ratio's interval; three_fields does not apply to weather. Run
+    # from the work folder with the default, relative results root, as tools/bench runs from the
+    # project's root: the paths printed are then as short as a user sees them (a path is never wrapped).
     made = run([bench, "get", "--filter", "string_copy,views,three_fields,floor_transfer,floor_parse", "--sizes", "10,100",
                 "--server", server, "--iteration-time", "5", "--warmup", "1", "--iterations", "8",
-                "--max-iterations", "8", "--out", results, "--format", "md,csv,json"])
+                "--max-iterations", "8", "--format", "md,csv,json"], cwd=work)
     console = made.stdout
     print(console)
     if made.returncode != 0:
