@@ -205,19 +205,23 @@ void check_setup_again(Needs group) {
     CaseConfig config;
     config.port = server.port();
     config.count = 10;
-    // Set up for the first payload it reads, then again for github, which every GET strategy reads.
+    // Set up for the first payload it reads, then again for another size of github, which nearly every
+    // GET strategy reads; one that does not (floor_parse_minimal: weather only) is set up again for
+    // another size of its own payload.
     for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
       config.payload = payload;
       if (!strategy->skip_case(config)) break;
     }
     REQUIRE(strategy->setup(config));
+    const Payload first = config.payload;
     config.payload = Payload::github;
+    if (strategy->skip_case(config)) config.payload = first;
     config.count = 3;
     const auto again = strategy->setup(config);
     REQUIRE_MESSAGE(again, (again ? "" : again.error().message));
     const auto ran = strategy->run(nullptr, Check::verify);
     REQUIRE(ran);
-    CHECK(ran->checksum == ground_truth(descriptor, Payload::github, 3));
+    CHECK(ran->checksum == ground_truth(descriptor, config.payload, 3));
     strategy->teardown();
     strategy->teardown();
   }
