@@ -36,7 +36,8 @@ def main():
             fail("%s was measured with uncommitted changes: its commit does not say what ran" % name)
     with open(os.path.join(source, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    linked = re.findall(r"docs/results/([^)\s]+\.md)", readme)
+    # Markdown link targets: (docs/results/<page>.md)
+    linked = re.findall(r"\(docs/results/([^)\s/]+\.md)\)", readme)
     if not any(page in pages for page in linked):
         fail("the README links no results page of docs/results (%s)" % ", ".join(linked))
     print("%d results pages name their command, commit and page command" % len(pages))
