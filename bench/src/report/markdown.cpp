@@ -374,6 +374,13 @@ std::string render_warnings(const Report& report) {
   return out;
 }
 
+std::string render_findings(const Report& report) {
+  std::string out;
+  // A group's detail lines come from run_findings indented by two spaces: a nested item here.
+  for (const std::string& f : run_findings(report)) out += f.starts_with("  ") ? "  - " + f.substr(2) + "\n" : "- " + f + "\n";
+  return out;
+}
+
 std::string render_markdown(const Report& report) {
   std::string out = render_environment(report);
   out += "\n";
@@ -382,10 +389,7 @@ std::string render_markdown(const Report& report) {
     out += "\n";
   }
   out += render_table(report);
-  if (const std::vector<std::string> findings = run_findings(report); !findings.empty()) {
-    out += "\nWhat this run says\n";
-    for (const std::string& f : findings) out += f.starts_with("  ") ? "  - " + f.substr(2) + "\n" : "- " + f + "\n";
-  }
+  if (std::string findings = render_findings(report); !findings.empty()) out += "\nWhat this run says\n" + findings;
   if (std::string phases = render_phase_table(report); !phases.empty()) {
     out += "\nRequest phases (median per op)\n\n";
     out += phases;

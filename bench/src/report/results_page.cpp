@@ -66,10 +66,7 @@ std::string render_results_page(const Report& report, std::string_view page_comm
   row("Started", fmt::format("{}; load average {} at start, {} at end", e.timestamp, load(e.load_average_start),
                              load(e.load_average_end)));
   row("Page made by", fmt::format("`{}`", page_command));
-  if (const std::vector<std::string> findings = run_findings(report); !findings.empty()) {
-    out += "\n## What this run says\n\n";
-    for (const std::string& f : findings) out += f.starts_with("  ") ? "  - " + f.substr(2) + "\n" : "- " + f + "\n";
-  }
+  if (std::string findings = render_findings(report); !findings.empty()) out += "\n## What this run says\n\n" + findings;
   const std::vector<std::string> warnings = summarize_warnings(report);
   if (!warnings.empty() || !e.warnings.empty()) {
     out += "\n## Warnings\n\n";

@@ -54,6 +54,9 @@ enum class Format { md, csv, json, gbench, html };
 [[nodiscard]] std::string render_notes(const Report& report);
 // What each column means (also printed by --help).
 [[nodiscard]] std::string render_legend();
+// "What this run says" (core/findings.hpp's run_findings) as a markdown list, a group's details as
+// nested items: report.md and results pages; empty when there is nothing to say.
+[[nodiscard]] std::string render_findings(const Report& report);
 // The width the console output keeps to: lines of prose are wrapped to it.
 inline constexpr std::size_t kConsoleWidth = 160;
 // What a suite run prints on the terminal: a short header, the warnings summarized by kind
