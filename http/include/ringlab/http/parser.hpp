@@ -74,25 +74,21 @@ struct ParserLimits {
   uint64_t max_body_bytes = 64ull * 1024 * 1024;
 };
 
-class ResponseHandler {
+// Receives a parser's events (see above); `Head` is ResponseHead or RequestHead. The caller owns the
+// handler; the parser holds it only for the duration of one feed() or finish() call.
+template <class Head>
+class MessageHandler {
  public:
-  virtual Status on_head(const ResponseHead& head) = 0;
+  virtual Status on_head(const Head& head) = 0;
   virtual Status on_body(std::string_view bytes) = 0;
   virtual Status on_complete() = 0;
 
  protected:
-  ~ResponseHandler() = default;
+  ~MessageHandler() = default;
 };
 
-class RequestHandler {
- public:
-  virtual Status on_head(const RequestHead& head) = 0;
-  virtual Status on_body(std::string_view bytes) = 0;
-  virtual Status on_complete() = 0;
-
- protected:
-  ~RequestHandler() = default;
-};
+using ResponseHandler = MessageHandler<ResponseHead>;
+using RequestHandler = MessageHandler<RequestHead>;
 
 class ResponseParser {
  public:
