@@ -1,5 +1,8 @@
-// Connection: one accepted socket, from accept to close (see worker.hpp, server.hpp).
-#include <fcntl.h>
+// Connection: one accepted socket, from accept to close (see worker.hpp, server.hpp). This file
+// holds its events: a socket taken over, each receive (paused while the output queue is full), each
+// send of a batch of answers, the end of /proxy's fetch, and the close. What each request is
+// answered is made in connection_answers.cpp; deadlines, stop and parse errors are handled in
+// connection_limits.cpp.
 #include <liburing.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -7,7 +10,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <memory>
 #include <new>
 #include <string>
 #include <utility>
@@ -24,29 +26,6 @@
 #endif
 
 namespace ringlab::server {
-namespace {
-
-constexpr std::string_view kPlaintext = "Hello, World!";
-constexpr std::string_view kHealth = "{\"status\":\"ok\"}";
-constexpr std::string_view kJson = "application/json";
-// An echo body is reserved up to this much from its Content-Length, and grows as it arrives beyond:
-// a head alone must not make the server allocate what it announces.
-constexpr std::size_t kBodyReserve = 64u << 10;
-
-int status_for(http::Errc code) noexcept {
-  switch (code) {
-    case http::Errc::header_too_large: return 431;
-    case http::Errc::body_too_large: return 413;
-    case http::Errc::unsupported: return 501;
-    default: return 400;
-  }
-}
-
-CountLimits count_limits(const ServerOptions& options) noexcept {
-  return CountLimits{.max_count = options.max_count, .max_answer_bytes = options.max_answer_bytes};
-}
-
-}  // namespace
 
 Connection::Connection(Worker& worker)
     : worker_(worker),
@@ -188,15 +167,6 @@ bool Connection::output_full() noexcept {
          pending().queued_bytes() + in_flight().queued_bytes() >= worker_.options().max_queued_output_bytes;
 }
 
-std::size_t Connection::window_bytes() const noexcept {
-  return std::max<std::size_t>(worker_.options().max_queued_output_bytes / 2, 16u << 10);
-}
-
-void Connection::continue_stream() {
-  pending().hold(stream_.owner);
-  if (append_chunks(pending(), stream_.rest, stream_.chunk_bytes, window_bytes())) stream_ = ChunkStream{};
-}
-
 void Connection::pause_reading(std::string_view rest) {
   if (!paused_) {
     paused_ = true;
@@ -219,276 +189,6 @@ void Connection::resume_reading() {
   flush();
 }
 
-http::Status Connection::out_of_memory() {
-  out_of_memory_ = true;
-  return std::unexpected(http::Error{http::Errc::sink, "out of memory", {}});
-}
-
-http::Status Connection::on_head(const http::RequestHead& head) try {
-  request_ = Request{};
-  head_seen_ = true;
-  request_.keep_alive = head.keep_alive;
-  request_.http10 = head.version_major == 1 && head.version_minor == 0;
-  request_.head_only = head.method == "HEAD";
-  if (head.version_major != 1) {
-    request_.error_status = 505;
-    request_.error_message = "only HTTP/1.0 and HTTP/1.1 are served";
-    request_.keep_alive = false;
-    return {};
-  }
-  if (head.version_minor >= 1) {
-    // RFC 9112 3.2: exactly one Host in an HTTP/1.1 request, else 400.
-    int hosts = 0;
-    for (const http::Header& header : head.headers) hosts += http::iequals(header.name, "Host") ? 1 : 0;
-    if (hosts != 1) {
-      request_.error_status = 400;
-      request_.error_message = hosts == 0 ? "an HTTP/1.1 request needs a Host header" : "more than one Host header";
-      request_.keep_alive = false;
-      return {};
-    }
-  }
-  auto routed = route_request(head.method, head.target);
-  if (!routed) {
-    request_.error_status = routed.error().status;
-    request_.error_message = routed.error().message;
-    request_.allow = routed.error().allow;
-  } else if (const uint64_t limit = count_limit(routed->route, count_limits(worker_.options())); routed->count > limit) {
-    // The limit goes into the message; scratch_ lives until the answer is formatted.
-    scratch_.assign("count must be an integer from 0 to ");
-    scratch_.append(std::to_string(limit));
-    scratch_.append(" on this route (answers are limited to --max-count records and --max-answer bytes)");
-    request_.error_status = 400;
-    request_.error_message = scratch_;
-  } else {
-    request_.routed = *routed;
-    if (routed->route == Route::echo) {
-      content_type_.assign(head.headers.find("Content-Type").value_or(std::string_view{}));
-      body_.clear();
-      // The parser has already refused a Content-Length above max_body_bytes; beyond kBodyReserve
-      // the body grows as it arrives.
-      if (head.content_length) {
-        body_.reserve(static_cast<std::size_t>(std::min<uint64_t>(*head.content_length, kBodyReserve)));
-      }
-    }
-  }
-  // A client that waits for "100 Continue" before sending its body (curl does, above 1 MiB) gets it
-  // in order with the answers before it; a request it would be refused for is refused after its
-  // body, like any other.
-  if (!request_.http10 && (head.chunked || head.content_length.value_or(0) > 0)) {
-    if (auto expect = head.headers.find("Expect"); expect && http::iequals(*expect, "100-continue")) {
-      pending().append_copy(kContinue);
-    }
-  }
-  return {};
-} catch (const std::bad_alloc&) {
-  return out_of_memory();
-}
-
-http::Status Connection::on_body(std::string_view bytes) try {
-  if (request_.routed && request_.routed->route == Route::echo) body_.append(bytes);
-  return {};
-} catch (const std::bad_alloc&) {
-  return out_of_memory();
-}
-
-http::Status Connection::on_complete() try {
-  ++worker_.counters().requests;
-  head_seen_ = false;
-  respond();
-  return {};
-} catch (const std::bad_alloc&) {
-  return out_of_memory();
-}
-
-ResponseHead Connection::base_head(bool close) const {
-  ResponseHead head;
-  head.close = close;
-  // HTTP/1.0 keeps a connection only when asked, and must then be told it was kept.
-  head.keep_alive = request_.http10 && !close;
-  return head;
-}
-
-void Connection::keep_spare(std::string&& spare) {
-  if (spare.capacity() <= OutputBatch::kSpareBytes && spare_bodies_.size() < OutputBatch::kSpareCount) {
-    spare.clear();
-    spare_bodies_.push_back(std::move(spare));
-  } else {
-    worker_.note_released(spare.capacity());
-    std::string().swap(spare);
-  }
-}
-
-std::string Connection::take_spare() {
-  if (spare_bodies_.empty()) {
-    std::string fresh;
-    fresh.reserve(4096);
-    return fresh;
-  }
-  std::string spare = std::move(spare_bodies_.back());
-  spare_bodies_.pop_back();
-  return spare;
-}
-
-void Connection::respond() {
-  const bool close = !request_.keep_alive || worker_.stopping();
-  if (request_.error_status != 0) {
-    ++worker_.counters().bad_requests;
-    respond_error(request_.error_status, request_.error_message, request_.allow, request_.head_only, close);
-    return;
-  }
-  const RoutedRequest& routed = *request_.routed;
-  ResponseHead head = base_head(close);
-  head.chunked = routed.chunked && !request_.http10;
-  std::string_view body;
-  // Keeps the body alive while a chunked answer goes out window by window (continue_stream).
-  std::shared_ptr<const void> owner;
-  switch (routed.route) {
-    case Route::weather:
-    case Route::repos:
-    case Route::github: {
-      const BodyKey key{routed.route, routed.format, routed.count};
-      if (routed.head_only) {
-        // The head alone does not pay for generating the body (see server.hpp).
-        auto cached = worker_.cache().find(key);
-        head.content_type = key.format == Format::ndjson ? "application/x-ndjson" : "application/json";
-        if (cached) {
-          body = cached->bytes;
-        } else {
-          head.length_unknown = !head.chunked;
-        }
-        break;
-      }
-      auto served = routed.cached ? worker_.cache().get(key) : worker_.cache().generate_uncached(key);
-      head.content_type = served->content_type;
-      body = served->bytes;
-      // Small bodies are copied into the batch; larger ones are referenced and must outlive the
-      // send even if the cache evicts them meanwhile. The body strategy says how they are sent.
-      if (head.chunked) {
-        owner = served;
-        break;
-      }
-      const BodySource source = body_source(*served);
-      if (source.kind != BodySource::Kind::copy && body.size() > pending().inline_limit()) pending().hold(served);
-      append_answer(head, body, std::move(owner), false, close, &source);
-      return;
-    }
-    case Route::plaintext:
-      head.content_type = "text/plain";
-      body = kPlaintext;
-      break;
-    case Route::health:
-      head.content_type = kJson;
-      body = kHealth;
-      break;
-    case Route::env:
-      head.content_type = kJson;
-      body = worker_.options().environment_json;  // owned by the Server, lives as long as the worker
-      break;
-    case Route::stats:
-      // This worker's counters as of now, the others' as of their latest publication.
-      worker_.publish_stats();
-      head.content_type = kJson;
-      body_ = stats_json(worker_.published_total());
-      answer_body_string(head, close);
-      return;
-    case Route::echo:
-      head.content_type = content_type_;  // copied into the head before content_type_ changes
-      answer_body_string(head, close);
-      return;
-    case Route::proxy: {
-      // Fetched on the worker's ring; answered by on_upstream_done. Until then nothing more is read.
-      auto started = worker_.upstream().start(*this, routed.count, routed.upstream);
-      if (!started) {
-        ++worker_.counters().upstream_errors;
-        scratch_.assign("upstream: ");
-        scratch_.append(started.error().message);
-        respond_error(started.error().status, scratch_, {}, routed.head_only, close);
-        return;
-      }
-      fetch_ = *started;
-      return;
-    }
-  }
-  append_answer(head, body, std::move(owner), false, close);
-}
-
-BodySource Connection::body_source(const Body& body) {
-  BodySource source{.origin = body.bytes.data()};
-  // Only bodies that are referenced take a strategy's own way; small ones are copied (output.hpp).
-  const bool referenced = body.bytes.size() > pending().inline_limit();
-  switch (worker_.options().body_strategy) {
-    case BodyStrategy::writev:
-      break;
-    case BodyStrategy::copy:
-      source.kind = BodySource::Kind::copy;
-      break;
-    case BodyStrategy::send_zc:
-      source.kind = BodySource::Kind::zero_copy;
-      break;
-    case BodyStrategy::fixed:
-      if (body.placement.fixed != nullptr) {
-        source.kind = BodySource::Kind::fixed;
-        source.fixed = body.placement.fixed;
-        source.buf_index = body.placement.buf_index;
-      } else {
-        source.kind = BodySource::Kind::zero_copy;
-        if (referenced) ++worker_.counters().fixed_fallbacks;
-      }
-      break;
-    case BodyStrategy::sendfile:
-      if (body.placement.file_fd >= 0 && referenced && pipe_[0] < 0) {
-        // The connection's pipe, made at its first file body and kept while it lives. A larger pipe
-        // takes more of a body per pair of splices; the default size is fine where that is refused.
-        if (::pipe2(pipe_, O_CLOEXEC) == 0) {
-          ::fcntl(pipe_[1], F_SETPIPE_SZ, 1 << 20);
-          const int capacity = ::fcntl(pipe_[1], F_GETPIPE_SZ);
-          pipe_capacity_ = capacity > 0 ? static_cast<std::size_t>(capacity) : 4096;
-        } else {
-          pipe_[0] = pipe_[1] = -1;
-        }
-      }
-      if (body.placement.file_fd >= 0 && pipe_[0] >= 0) {
-        source.kind = BodySource::Kind::file;
-        source.file_fd = body.placement.file_fd;
-      } else if (referenced) {
-        ++worker_.counters().file_fallbacks;
-      }
-      break;
-  }
-  return source;
-}
-
-void Connection::answer_body_string(ResponseHead head, bool close) {
-  const RoutedRequest& routed = *request_.routed;
-  std::string_view body;
-  std::shared_ptr<const void> owner;
-  bool reuse_body = false;
-  if (head.chunked) {
-    // Shared with every window's batch until the last chunk went out.
-    auto shared = std::make_shared<const std::string>(std::exchange(body_, take_spare()));
-    body = *shared;
-    owner = std::move(shared);
-  } else if (body_.size() <= pending().inline_limit() || routed.head_only) {
-    body = body_;  // copied into the batch (or not sent at all): the string stays ours
-    reuse_body = true;
-  } else {
-    body = pending().adopt(std::move(body_));
-    body_ = take_spare();
-  }
-  append_answer(head, body, std::move(owner), reuse_body, close);
-}
-
-void Connection::append_answer(const ResponseHead& head, std::string_view body, std::shared_ptr<const void> owner,
-                               bool reuse_body, bool close, const BodySource* source) {
-  const RoutedRequest& routed = *request_.routed;
-  if (owner) pending().hold(owner);
-  std::string_view rest =
-      append_response(pending(), head, body, routed.head_only, routed.chunk_bytes, window_bytes(), source);
-  if (!rest.empty()) stream_ = ChunkStream{std::move(owner), rest, routed.chunk_bytes};
-  if (reuse_body) body_.clear();
-  if (close) close_after_send_ = true;
-}
-
 void Connection::on_upstream_done(std::expected<void, UpstreamFailure> result, std::string& body) {
   fetch_ = nullptr;
   if (state_ != State::open) return;  // cannot happen: a closing connection abandons its fetch
@@ -505,7 +205,7 @@ void Connection::on_upstream_done(std::expected<void, UpstreamFailure> result, s
       if (request_.routed->status_only) body_.clear();
       ResponseHead head = base_head(close);
       head.chunked = request_.routed->chunked && !request_.http10;
-      head.content_type = kJson;
+      head.content_type = kJsonContentType;
       answer_body_string(head, close);
     }
   } catch (const std::bad_alloc&) {
@@ -516,37 +216,6 @@ void Connection::on_upstream_done(std::expected<void, UpstreamFailure> result, s
   flush();
   // Requests that arrived meanwhile were held (consume); they are read now, in order.
   if (paused_ && !output_full()) resume_reading();
-}
-
-void Connection::respond_error(int status, std::string_view message, std::string_view allow, bool head_only,
-                               bool close) {
-  std::string body;
-  append_json_error(body, message);
-  ResponseHead head = base_head(close);
-  head.status = status;
-  head.content_type = kJson;
-  head.allow = allow;
-  head.content_length = body.size();
-  // Error bodies are copied whatever their size: the message may live in scratch_.
-  pending().append_written([&](std::string& out) { append_head(out, head); });
-  if (!head_only) pending().append_copy(body);
-  if (close) close_after_send_ = true;
-}
-
-void Connection::on_parse_error(const http::Error& error) {
-  ++worker_.counters().bad_requests;
-  const int status = out_of_memory_ ? 503 : status_for(error.code);
-  std::string message;
-  switch (status) {
-    case 503: message = "request not served: "; break;
-    case 431: message = "request head too large: "; break;
-    case 413: message = "request body too large: "; break;
-    case 501: message = "not implemented: "; break;
-    default: message = "malformed request: "; break;
-  }
-  message.append(error.detail);
-  // Whatever was queued before stays in order; the connection ends after this answer.
-  respond_error(status, message, {}, false, true);
 }
 
 void Connection::on_peer_closed() {
@@ -572,13 +241,6 @@ void Connection::on_peer_closed() {
   // then the connection is closed (finish_batch; a batch whose zero-copy notifications are still to
   // come has bytes in the socket that a reset would drop).
   if (!send_in_flight_ && !batch_sent_ && pending().empty()) start_close();
-}
-
-void Connection::flush() {
-  if (send_in_flight_ || batch_sent_ || state_ != State::open || pending().empty()) return;
-  pending_index_ ^= 1u;
-  in_flight().prepare();
-  submit_send();
 }
 
 void Connection::submit_send() {
@@ -718,48 +380,6 @@ void Connection::begin_drain() {
   if (!recv_armed_) start_close();
 }
 
-void Connection::on_tick(Clock::time_point now) {
-  switch (state_) {
-    case State::open: {
-      if (worker_.shutdown_expired()) {
-        ++worker_.counters().idle_closed;
-        start_close();
-        break;
-      }
-      // A request is being read (not paused with bytes held, not ended by an answer already).
-      const bool reading = parser_.in_message() && !paused_ && !close_after_send_;
-      if (reading && !head_seen_ && now - head_since_ > worker_.header_limit()) {
-        time_out("request head not complete within the header timeout");
-      } else if (reading && head_seen_ && now - last_active_ > worker_.body_limit()) {
-        time_out("no request body bytes within the body timeout");
-      } else if (!reading && fetch_ == nullptr && now - last_active_ > worker_.idle_limit()) {
-        // (A /proxy fetch in flight is bounded by --upstream-timeout per step instead.)
-        ++worker_.counters().idle_closed;
-        start_close();
-      }
-      break;
-    }
-    case State::draining:
-      if (now - drain_since_ > worker_.linger_limit() || worker_.shutdown_expired()) start_close();
-      break;
-    case State::free:
-    case State::closing:
-      break;
-  }
-}
-
-void Connection::time_out(std::string_view message) {
-  ++worker_.counters().idle_closed;
-  // nginx answers 408 too; the connection then drains and closes like after any closing answer.
-  try {
-    respond_error(408, message, {}, false, true);
-  } catch (const std::bad_alloc&) {
-    start_close();
-    return;
-  }
-  flush();
-}
-
 void Connection::trim() {
   // What an unusual request grew stays with the pooled object otherwise (a 72 MB chunked body that
   // got 413, megabytes held while paused).
@@ -780,21 +400,6 @@ void Connection::trim() {
     return true;
   });
   stream_ = ChunkStream{};
-}
-
-void Connection::on_stop() {
-  if (state_ == State::draining) {
-    start_close();
-    return;
-  }
-  if (state_ != State::open) return;
-  if (!parser_.in_message() && !send_in_flight_ && !batch_sent_ && pending().empty() && fetch_ == nullptr) {
-    start_close();
-    return;
-  }
-  // A request in progress is answered with "Connection: close" (respond() sees stopping()); answers
-  // already queued go out, then the connection ends.
-  if (!parser_.in_message()) close_after_send_ = true;
 }
 
 void Connection::start_close() {

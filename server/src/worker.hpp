@@ -40,6 +40,10 @@ class Worker;
 class FixedArea;
 using Clock = std::chrono::steady_clock;
 
+// The Content-Type of the JSON answers a Connection writes itself (errors, /health, /env, /stats,
+// /proxy).
+inline constexpr std::string_view kJsonContentType = "application/json";
+
 // Routes a completion to a member function of its owner (net/ring.hpp).
 template <class Owner, void (Owner::*Method)(int, uint32_t)>
 using Op = net::MemberCompletion<Owner, Method>;
@@ -116,7 +120,14 @@ class Connection final : private http::RequestHandler, private UpstreamRequester
   // How the cached body `body` goes out under the worker's body strategy (server.hpp).
   BodySource body_source(const Body& body);
   void respond_error(int status, std::string_view message, std::string_view allow, bool head_only, bool close);
-  ResponseHead base_head(bool close) const;
+  // The head every answer starts from: Connection and Keep-Alive as the request and `close` ask.
+  ResponseHead base_head(bool close) const {
+    ResponseHead head;
+    head.close = close;
+    // HTTP/1.0 keeps a connection only when asked, and must then be told it was kept.
+    head.keep_alive = request_.http10 && !close;
+    return head;
+  }
   std::string take_spare();
   void keep_spare(std::string&& spare);
   // Chunked answers go out a window at a time (response.hpp append_chunks); the window is half the
@@ -127,7 +138,15 @@ class Connection final : private http::RequestHandler, private UpstreamRequester
   void time_out(std::string_view message);
   // Gives back what an unusual request made a connection grow (body, held bytes) on release.
   void trim();
-  void flush();
+  // Sends the pending batch unless a batch is still going out. Every part that queues an answer
+  // calls it (receiving, sending, /proxy's answer, timeouts), per request: defined here so that
+  // each can inline it.
+  void flush() {
+    if (send_in_flight_ || batch_sent_ || state_ != State::open || pending().empty()) return;
+    pending_index_ ^= 1u;
+    in_flight().prepare();
+    submit_send();
+  }
   void submit_send();
   // sendfile: the next step of a file body: file -> pipe when the pipe is empty, else pipe -> socket.
   void submit_splice(const BodySource& source);
