@@ -12,6 +12,7 @@
 #include <expected>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "ringlab/server/options.hpp"
 #include "ringlab/server/routes.hpp"
@@ -93,6 +94,11 @@ int main(int argc, char** argv) {
              "command line.");
   const auto duration = unit_validator(parse_duration, "DURATION (30s, 300ms)");
   const auto size = unit_validator(parse_size, "SIZE (64MiB, 16384)");
+  // A duration or size flag: read as text, checked by `unit` while the command line is parsed, and
+  // converted below.
+  const auto unit_option = [&app](std::string name, std::string& text, std::string help, const CLI::Validator& unit) {
+    return app.add_option(std::move(name), text, std::move(help))->capture_default_str()->check(unit);
+  };
   app.add_option("--port", options.port, "TCP port; 0 picks a free one")->capture_default_str();
   app.add_option("--bind", options.bind, "address to listen on (numeric, or localhost)")->capture_default_str();
   app.add_option("--threads", options.threads, "worker threads, one ring and listener each")
@@ -100,69 +106,53 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256));
   app.add_option("--upstream", options.upstream,
                  "http://host:port that /proxy fetches /weather from (default: this server)");
-  app.add_option("--upstream-timeout", upstream_timeout, "connect and per-read deadline of /proxy's fetch")
-      ->capture_default_str()
-      ->check(duration);
-  app.add_option("--max-body", max_body, "largest request body (413 above)")->capture_default_str()->check(size);
-  app.add_option("--max-header", max_header, "largest request head (431 above)")->capture_default_str()->check(size);
-  app.add_option("--idle-timeout", idle_timeout, "close a connection between requests (or whose answers do not move) after this long without progress")
-      ->capture_default_str()
-      ->check(duration);
-  app.add_option("--header-timeout", header_timeout, "a request head must be complete this long after its first byte (408)")
-      ->capture_default_str()
-      ->check(duration);
-  app.add_option("--body-timeout", body_timeout, "longest wait between two receives of a request body (408)")
-      ->capture_default_str()
-      ->check(duration);
+  unit_option("--upstream-timeout", upstream_timeout, "connect and per-read deadline of /proxy's fetch", duration);
+  unit_option("--max-body", max_body, "largest request body (413 above)", size);
+  unit_option("--max-header", max_header, "largest request head (431 above)", size);
+  unit_option("--idle-timeout", idle_timeout,
+              "close a connection between requests (or whose answers do not move) after this long without progress",
+              duration);
+  unit_option("--header-timeout", header_timeout,
+              "a request head must be complete this long after its first byte (408)", duration);
+  unit_option("--body-timeout", body_timeout, "longest wait between two receives of a request body (408)", duration);
   app.add_option("--max-count", options.max_count, "largest count= of /weather, /repos, /github and /proxy (400 above)")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{0}, uint64_t{1'000'000}));
-  app.add_option("--max-answer", max_answer,
-                 "largest generated answer: lowers the count limit per route so that count records fit (400 above)")
-      ->capture_default_str()
-      ->check(size);
-  app.add_option("--shutdown-timeout", shutdown_timeout, "after SIGINT/SIGTERM, close everything after this long")
-      ->capture_default_str()
-      ->check(duration);
+  unit_option("--max-answer", max_answer,
+              "largest generated answer: lowers the count limit per route so that count records fit (400 above)", size);
+  unit_option("--shutdown-timeout", shutdown_timeout, "after SIGINT/SIGTERM, close everything after this long",
+              duration);
   app.add_option("--max-connections", options.max_connections, "open connections per thread")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 20));
-  app.add_option("--recv-buffer-size", recv_buffer_size, "size of each provided receive buffer")
-      ->capture_default_str()
-      ->check(size);
+  unit_option("--recv-buffer-size", recv_buffer_size, "size of each provided receive buffer", size);
   app.add_flag("--recv-multishot", options.recv_multishot,
                "one multishot recv per connection instead of one recv per buffer; a connection that "
                "stops reading then holds what arrived with its last completions (up to the thread's "
                "receive buffers), not one buffer");
   app.add_option("--recv-buffers", options.recv_buffer_count, "provided receive buffers per thread (power of two)")
       ->capture_default_str();
-  app.add_option("--max-queued-output", max_queued_output,
-                 "memory queued for output per connection (answers and the bodies they hold) beyond which it stops reading requests")
-      ->capture_default_str()
-      ->check(size);
-  app.add_option("--inline-body", inline_body, "bodies up to this size are copied next to the head, not referenced")
-      ->capture_default_str()
-      ->check(size);
+  unit_option("--max-queued-output", max_queued_output,
+              "memory queued for output per connection (answers and the bodies they hold) beyond which it stops "
+              "reading requests",
+              size);
+  unit_option("--inline-body", inline_body, "bodies up to this size are copied next to the head, not referenced", size);
   app.add_option("--body-strategy", body_strategy,
                  "how cached /weather, /repos and /github bodies reach the kernel: writev (head and body "
                  "as two iovecs), copy (one contiguous buffer), send_zc (IORING_OP_SEND_ZC), fixed "
                  "(SEND_ZC from registered memory), sendfile (spliced from a file)")
       ->capture_default_str()
       ->check(CLI::IsMember({"writev", "copy", "send_zc", "fixed", "sendfile"}));
-  app.add_option("--fixed-body-bytes", fixed_body_bytes,
-                 "--body-strategy fixed: registered memory per thread that cached bodies are copied into")
-      ->capture_default_str()
-      ->check(size);
+  unit_option("--fixed-body-bytes", fixed_body_bytes,
+              "--body-strategy fixed: registered memory per thread that cached bodies are copied into", size);
   app.add_option("--cache-entries", options.cache_entries, "generated bodies kept per thread")->capture_default_str();
-  app.add_option("--cache-bytes", cache_bytes, "bytes of generated bodies kept per thread")
-      ->capture_default_str()
-      ->check(size);
-  CLI::Option* mmap_threshold_option = app.add_option("--malloc-mmap-threshold", mmap_threshold,
-                 "glibc: allocations from this size on are mmapped and unmapped when freed, so a large "
-                 "body's memory leaves with it (4KiB..32MiB; 0 keeps glibc's dynamic thresholds)")
-      ->capture_default_str()
-      ->check(size)
-      ->check(mmap_threshold_range());
+  unit_option("--cache-bytes", cache_bytes, "bytes of generated bodies kept per thread", size);
+  CLI::Option* mmap_threshold_option =
+      unit_option("--malloc-mmap-threshold", mmap_threshold,
+                  "glibc: allocations from this size on are mmapped and unmapped when freed, so a large "
+                  "body's memory leaves with it (4KiB..32MiB; 0 keeps glibc's dynamic thresholds)",
+                  size)
+          ->check(mmap_threshold_range());
   app.add_option("--cpu", options.cpu, "pin thread i to CPU (cpu + i); -1 leaves placement to the kernel")
       ->capture_default_str();
   try {
