@@ -16,6 +16,21 @@ std::string describe(std::string_view host, uint16_t port) {
   return text;
 }
 
+// Sets `endpoint` to the numeric address `text` of `family` (AF_INET in a sockaddr_in, AF_INET6 in
+// a sockaddr_in6, whose address, family and port fields the member pointers name) and `port`;
+// false, with `endpoint` cleared, when `text` is no address of that family.
+template <class Address, class Bytes>
+bool set_numeric(Endpoint& endpoint, const char* text, uint16_t port, int family, Bytes Address::*address,
+                 sa_family_t Address::*family_field, in_port_t Address::*port_field) {
+  endpoint.storage = {};
+  auto* socket_address = reinterpret_cast<Address*>(&endpoint.storage);
+  if (::inet_pton(family, text, &(socket_address->*address)) != 1) return false;
+  socket_address->*family_field = static_cast<sa_family_t>(family);
+  socket_address->*port_field = htons(port);
+  endpoint.length = sizeof(Address);
+  return true;
+}
+
 }  // namespace
 
 Result<Endpoint> Endpoint::parse(std::string_view host, uint16_t port) {
@@ -30,19 +45,10 @@ Result<Endpoint> Endpoint::parse(std::string_view host, uint16_t port) {
   text[host.size()] = '\0';
 
   Endpoint endpoint;
-  auto* v4 = reinterpret_cast<sockaddr_in*>(&endpoint.storage);
-  if (::inet_pton(AF_INET, text, &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(port);
-    endpoint.length = sizeof(sockaddr_in);
-    return endpoint;
-  }
-  endpoint.storage = {};
-  auto* v6 = reinterpret_cast<sockaddr_in6*>(&endpoint.storage);
-  if (::inet_pton(AF_INET6, text, &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(port);
-    endpoint.length = sizeof(sockaddr_in6);
+  if (set_numeric(endpoint, text, port, AF_INET, &sockaddr_in::sin_addr, &sockaddr_in::sin_family,
+                  &sockaddr_in::sin_port) ||
+      set_numeric(endpoint, text, port, AF_INET6, &sockaddr_in6::sin6_addr, &sockaddr_in6::sin6_family,
+                  &sockaddr_in6::sin6_port)) {
     return endpoint;
   }
   return fail("resolve", EINVAL, describe(host, port));
