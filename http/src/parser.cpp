@@ -1,5 +1,5 @@
-// ResponseParser and RequestParser (parser.hpp): thin owners of the Machine that does the work
-// (parser_machine.hpp and the files it names).
+// ResponseParser and RequestParser (parser.hpp): both are MessageParser, a thin owner of the
+// Machine that does the work (parser_machine.hpp and the files it names).
 #include "ringlab/http/parser.hpp"
 
 #include <memory>
@@ -11,37 +11,43 @@
 
 namespace ringlab::http {
 
-// ---- ResponseParser
-
-struct ResponseParser::Impl final : Machine<ResponseHead> {
-  using Machine::Machine;
+template <class Head>
+struct MessageParser<Head>::Impl final : Machine<Head> {
+  using Machine<Head>::Machine;
 };
 
-ResponseParser::ResponseParser(const ParserLimits& limits) : impl_(std::make_unique<Impl>(limits)) {}
-ResponseParser::~ResponseParser() = default;
-void ResponseParser::expect_no_body(bool no_body) { impl_->expect_no_body(no_body); }
-Result<std::size_t> ResponseParser::feed(std::string_view bytes, ResponseHandler& handler) {
+template <class Head>
+MessageParser<Head>::MessageParser(const ParserLimits& limits) : impl_(std::make_unique<Impl>(limits)) {}
+template <class Head>
+MessageParser<Head>::~MessageParser() = default;
+template <class Head>
+void MessageParser<Head>::expect_no_body(bool no_body)
+  requires std::is_same_v<Head, ResponseHead>
+{
+  impl_->expect_no_body(no_body);
+}
+template <class Head>
+Result<std::size_t> MessageParser<Head>::feed(std::string_view bytes, MessageHandler<Head>& handler) {
   return impl_->feed(bytes, handler);
 }
-Status ResponseParser::finish(ResponseHandler& handler) { return impl_->finish(handler); }
-Status ResponseParser::detach() { return impl_->detach(); }
-void ResponseParser::reset() { impl_->reset(); }
-bool ResponseParser::in_message() const noexcept { return impl_->in_message(); }
-
-// ---- RequestParser
-
-struct RequestParser::Impl final : Machine<RequestHead> {
-  using Machine::Machine;
-};
-
-RequestParser::RequestParser(const ParserLimits& limits) : impl_(std::make_unique<Impl>(limits)) {}
-RequestParser::~RequestParser() = default;
-Result<std::size_t> RequestParser::feed(std::string_view bytes, RequestHandler& handler) {
-  return impl_->feed(bytes, handler);
+template <class Head>
+Status MessageParser<Head>::finish(MessageHandler<Head>& handler) {
+  return impl_->finish(handler);
 }
-Status RequestParser::finish(RequestHandler& handler) { return impl_->finish(handler); }
-Status RequestParser::detach() { return impl_->detach(); }
-void RequestParser::reset() { impl_->reset(); }
-bool RequestParser::in_message() const noexcept { return impl_->in_message(); }
+template <class Head>
+Status MessageParser<Head>::detach() {
+  return impl_->detach();
+}
+template <class Head>
+void MessageParser<Head>::reset() {
+  impl_->reset();
+}
+template <class Head>
+bool MessageParser<Head>::in_message() const noexcept {
+  return impl_->in_message();
+}
+
+template class MessageParser<ResponseHead>;
+template class MessageParser<RequestHead>;
 
 }  // namespace ringlab::http

@@ -7,8 +7,7 @@
 //
 // Private to http/src and included by parser.cpp alone. Everything here is in an unnamed namespace,
 // local to that one translation unit, so that the compiler may inline any of it into its callers
-// there and split off its cold paths (feed() and the callbacks run for every byte the server and
-// the client parse).
+// there (feed() and the callbacks run for every byte the server and the client parse).
 #include <llhttp.h>
 
 #include <algorithm>

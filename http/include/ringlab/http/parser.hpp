@@ -63,6 +63,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "ringlab/http/error.hpp"
 #include "ringlab/http/headers.hpp"
@@ -90,22 +91,26 @@ class MessageHandler {
 using ResponseHandler = MessageHandler<ResponseHead>;
 using RequestHandler = MessageHandler<RequestHead>;
 
-class ResponseParser {
+// One parser per connection, used from one thread at a time. Instantiated for ResponseHead
+// (ResponseParser, the client) and RequestHead (RequestParser, the server) only.
+template <class Head>
+class MessageParser {
  public:
-  explicit ResponseParser(const ParserLimits& limits = {});
-  ~ResponseParser();
-  ResponseParser(const ResponseParser&) = delete;
-  ResponseParser& operator=(const ResponseParser&) = delete;
+  explicit MessageParser(const ParserLimits& limits = {});
+  ~MessageParser();
+  MessageParser(const MessageParser&) = delete;
+  MessageParser& operator=(const MessageParser&) = delete;
 
-  // Set before each response: a response to HEAD has no body whatever its headers say. The setting
-  // stays (across reset() too) until changed.
-  void expect_no_body(bool no_body);
+  // Responses only. Set before each response: a response to HEAD has no body whatever its headers
+  // say. The setting stays (across reset() too) until changed.
+  void expect_no_body(bool no_body)
+    requires std::is_same_v<Head, ResponseHead>;
   // Consumes bytes until they run out or a message completes; returns bytes consumed.
-  Result<std::size_t> feed(std::string_view bytes, ResponseHandler& handler);
+  Result<std::size_t> feed(std::string_view bytes, MessageHandler<Head>& handler);
   // The peer closed: completes a close-delimited body, or reports Errc::truncated when a message is
-  // incomplete. Closing between messages is not an error. The stream has ended: reset() before
-  // feeding again.
-  Status finish(ResponseHandler& handler);
+  // incomplete (a request body is never close-delimited, so inside a request it always is).
+  // Closing between messages is not an error. The stream has ended: reset() before feeding again.
+  Status finish(MessageHandler<Head>& handler);
   // Copies the head in progress into parser-owned storage, so the caller may reuse the buffers it
   // fed (see above). A no-op outside a head.
   Status detach();
@@ -118,24 +123,10 @@ class ResponseParser {
   std::unique_ptr<Impl> impl_;
 };
 
-class RequestParser {
- public:
-  explicit RequestParser(const ParserLimits& limits = {});
-  ~RequestParser();
-  RequestParser(const RequestParser&) = delete;
-  RequestParser& operator=(const RequestParser&) = delete;
+extern template class MessageParser<ResponseHead>;
+extern template class MessageParser<RequestHead>;
 
-  // As ResponseParser's. A request body is never close-delimited, so finish() inside a request is
-  // always Errc::truncated.
-  Result<std::size_t> feed(std::string_view bytes, RequestHandler& handler);
-  Status finish(RequestHandler& handler);
-  Status detach();
-  void reset();
-  [[nodiscard]] bool in_message() const noexcept;
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
+using ResponseParser = MessageParser<ResponseHead>;
+using RequestParser = MessageParser<RequestHead>;
 
 }  // namespace ringlab::http
