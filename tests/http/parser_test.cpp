@@ -111,6 +111,15 @@ void check_rows(const std::vector<Row>& rows, const ParserLimits& limits = {}) {
 
 const std::string kChunkedHead = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";  // 47 bytes
 const HeaderList kChunkedHeaders = {{"Transfer-Encoding", "chunked"}};
+const std::string kBadChunkSize = "llhttp: Invalid character in chunk size (HPE_INVALID_CHUNK_SIZE)";
+
+// The one chunked response, or chunked "POST /" request, that an error ended after `body`.
+std::vector<Message> cut_chunked_response(std::string body = {}) {
+  return {response(200, "OK", {.headers = kChunkedHeaders, .body = std::move(body), .chunked = true, .complete = false})};
+}
+std::vector<Message> cut_chunked_request(std::string body = {}) {
+  return {request("POST", "/", {.headers = kChunkedHeaders, .body = std::move(body), .chunked = true, .complete = false})};
+}
 
 }  // namespace
 
@@ -175,7 +184,7 @@ TEST_CASE("response parser: valid responses parse the same however they are cut"
 TEST_CASE("response parser: chunked bodies") {
   const std::string h = kChunkedHead;
   const HeaderList te = kChunkedHeaders;
-  check_rows<ResponseParser, ResponseRecorder>({
+  std::vector<Row> rows = {
       {"uppercase hex, chunk extensions and trailers",
        h + "A;name=value\r\n0123456789\r\n3;flag\r\nabc\r\n1;q=\"x;y\"\r\n!\r\n0\r\nX-Trailer: t\r\nX-Other: u\r\n\r\n",
        {response(200, "OK", {.headers = te, .body = "0123456789abc!", .chunked = true})}},
@@ -184,45 +193,40 @@ TEST_CASE("response parser: chunked bodies") {
       {"zero-length body", h + "0\r\n\r\n", {response(200, "OK", {.headers = te, .chunked = true})}},
       {"chunked wins over the transfer-coding case", "HTTP/1.1 200 OK\r\nTransfer-Encoding: CHUNKED\r\n\r\n1\r\nx\r\n0\r\n\r\n",
        {response(200, "OK", {.headers = {{"Transfer-Encoding", "CHUNKED"}}, .body = "x", .chunked = true})}},
-      {"bad hex digit in the chunk size", h + "2g\r\nhi\r\n0\r\n\r\n",
-       {response(200, "OK", {.headers = te, .chunked = true, .complete = false})},
-       Errc::malformed, "llhttp: Invalid character in chunk size (HPE_INVALID_CHUNK_SIZE)", 48},
-      {"chunk size missing", h + "\r\nhi\r\n",
-       {response(200, "OK", {.headers = te, .chunked = true, .complete = false})},
-       Errc::malformed, "llhttp: Invalid character in chunk size (HPE_INVALID_CHUNK_SIZE)", 47},
-      // llhttp 8.1 skips any two bytes after a chunk's data; the parser checks they are CRLF and
-      // reports the byte where the CRLF should start, wherever the cut falls between them.
-      {"no CRLF after the chunk data", h + "2\r\nhiX\r\n0\r\n\r\n",
-       {response(200, "OK", {.headers = te, .body = "hi", .chunked = true, .complete = false})},
-       Errc::malformed, "expected CRLF after chunk data", 52},
-      {"two other bytes in place of the CRLF after the chunk data", h + "1\r\naXY0\r\n\r\n",
-       {response(200, "OK", {.headers = te, .body = "a", .chunked = true, .complete = false})},
-       Errc::malformed, "expected CRLF after chunk data", 51},
-      {"CR then another byte after the chunk data", h + "1\r\na\rX0\r\n\r\n",
-       {response(200, "OK", {.headers = te, .body = "a", .chunked = true, .complete = false})},
-       Errc::malformed, "expected CRLF after chunk data", 51},
-      {"another byte then LF after the chunk data", h + "1\r\naX\n0\r\n\r\n",
-       {response(200, "OK", {.headers = te, .body = "a", .chunked = true, .complete = false})},
-       Errc::malformed, "expected CRLF after chunk data", 51},
-      {"LF LF after the chunk data", h + "1\r\na\n\n0\r\n\r\n",
-       {response(200, "OK", {.headers = te, .body = "a", .chunked = true, .complete = false})},
-       Errc::malformed, "expected CRLF after chunk data", 51},
-      {"no CRLF after the last chunk before the zero chunk", h + "1\r\na\r\n2\r\nbcXY0\r\n\r\n",
-       {response(200, "OK", {.headers = te, .body = "abc", .chunked = true, .complete = false})},
-       Errc::malformed, "expected CRLF after chunk data", 58},
-      {"chunk size overflows 64 bits", h + "10000000000000000\r\n",
-       {response(200, "OK", {.headers = te, .chunked = true, .complete = false})},
-       Errc::malformed, "llhttp: Chunk size overflow (HPE_INVALID_CHUNK_SIZE)", 64},
-      {"chunk size beyond the body limit is refused when announced", h + "FFFFFFFFFFFFFFFF\r\n",
-       {response(200, "OK", {.headers = te, .chunked = true, .complete = false})},
+      {"bad hex digit in the chunk size", h + "2g\r\nhi\r\n0\r\n\r\n", cut_chunked_response(), Errc::malformed,
+       kBadChunkSize, 48},
+      {"chunk size missing", h + "\r\nhi\r\n", cut_chunked_response(), Errc::malformed, kBadChunkSize, 47},
+      {"chunk size overflows 64 bits", h + "10000000000000000\r\n", cut_chunked_response(), Errc::malformed,
+       "llhttp: Chunk size overflow (HPE_INVALID_CHUNK_SIZE)", 64},
+      {"chunk size beyond the body limit is refused when announced", h + "FFFFFFFFFFFFFFFF\r\n", cut_chunked_response(),
        Errc::body_too_large, "chunked body of at least 18446744073709551615 bytes exceeds max_body_bytes (67108864)"},
       // llhttp 8.1 accepts one token-valued extension, or several without values or with quoted
       // ones, but not a token value followed by another extension: pinned here so that an upgrade
       // that changes it is noticed.
       {"llhttp 8.1 refuses a token-valued chunk extension followed by another", h + "2;a=b;c=d\r\nhi\r\n0\r\n\r\n",
-       {response(200, "OK", {.headers = te, .chunked = true, .complete = false})},
-       Errc::malformed, "llhttp: Invalid character in chunk size (HPE_INVALID_CHUNK_SIZE)", 53},
-  });
+       cut_chunked_response(), Errc::malformed, kBadChunkSize, 53},
+  };
+  // llhttp 8.1 skips any two bytes after a chunk's data; the parser checks they are CRLF and
+  // reports the byte where the CRLF should start, wherever the cut falls between them.
+  struct BadCrlf {
+    const char* name;
+    const char* chunks;  // after the head
+    const char* body;    // delivered before the error
+    uint64_t at;
+  };
+  const BadCrlf bad_crlfs[] = {
+      {"no CRLF after the chunk data", "2\r\nhiX\r\n0\r\n\r\n", "hi", 52},
+      {"two other bytes in place of the CRLF after the chunk data", "1\r\naXY0\r\n\r\n", "a", 51},
+      {"CR then another byte after the chunk data", "1\r\na\rX0\r\n\r\n", "a", 51},
+      {"another byte then LF after the chunk data", "1\r\naX\n0\r\n\r\n", "a", 51},
+      {"LF LF after the chunk data", "1\r\na\n\n0\r\n\r\n", "a", 51},
+      {"no CRLF after the last chunk before the zero chunk", "1\r\na\r\n2\r\nbcXY0\r\n\r\n", "abc", 58},
+  };
+  for (const BadCrlf& bad : bad_crlfs) {
+    rows.emplace_back(bad.name, h + bad.chunks, cut_chunked_response(bad.body), Errc::malformed,
+                      "expected CRLF after chunk data", bad.at);
+  }
+  check_rows<ResponseParser, ResponseRecorder>(rows);
 }
 
 TEST_CASE("response parser: Content-Length variants") {
@@ -279,7 +283,7 @@ TEST_CASE("response parser: malformed and unsupported responses") {
       {"peer closed inside the head", "HTTP/1.1 200 OK\r\nContent-Le", {}, Errc::truncated,
        "peer closed the connection in the head, after 27 bytes", 27, kFinish},
       {"peer closed inside a chunked body", kChunkedHead + "5\r\nhel",
-       {response(200, "OK", {.headers = kChunkedHeaders, .body = "hel", .chunked = true, .complete = false})},
+       cut_chunked_response("hel"),
        Errc::truncated, "peer closed the connection in a chunked body, after 3 body bytes", 53, kFinish},
   });
 }
@@ -399,7 +403,7 @@ TEST_CASE("response parser: body limit for each kind of framing") {
            {response(200, "OK", {.headers = kChunkedHeaders, .body = "0123456789", .chunked = true})}},
           {"chunked one over the limit, refused when the chunk is announced",
            kChunkedHead + "6\r\n012345\r\n5\r\n67890\r\n0\r\n\r\n",
-           {response(200, "OK", {.headers = kChunkedHeaders, .body = "012345", .chunked = true, .complete = false})},
+           cut_chunked_response("012345"),
            Errc::body_too_large, "chunked body of at least 11 bytes exceeds max_body_bytes (10)", 61},
           {"close-delimited at the limit", "HTTP/1.1 200 OK\r\n\r\n0123456789",
            {response(200, "OK", {.body = "0123456789", .keep_alive = false})}, kFinish},
@@ -434,10 +438,10 @@ TEST_CASE("response parser: chunk extensions and trailers count against the head
           {"trailers within the limit", head + "1\r\nx\r\n0\r\nT: " + std::string(60, 't') + "\r\n\r\n",
            {response(200, "OK", {.headers = kChunkedHeaders, .body = "x", .chunked = true})}},
           {"trailers beyond the limit", head + "1\r\nx\r\n0\r\nT: " + std::string(64, 't') + "\r\n\r\n",
-           {response(200, "OK", {.headers = kChunkedHeaders, .body = "x", .chunked = true, .complete = false})},
+           cut_chunked_response("x"),
            Errc::header_too_large, "chunk extensions and trailers exceed max_header_bytes (64)"},
           {"an endless chunk extension", head + "1;" + std::string(100, 'e'),
-           {response(200, "OK", {.headers = kChunkedHeaders, .chunked = true, .complete = false})},
+           cut_chunked_response(),
            Errc::header_too_large, "chunk extensions and trailers exceed max_header_bytes (64)"},
       },
       limits);
@@ -659,9 +663,7 @@ TEST_CASE("request parser: malformed, unsupported and truncated requests") {
        66},
       {"no CRLF after the chunk data",
        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcXY0\r\n\r\n",
-       {request("POST", "/",
-                {.headers = {{"Transfer-Encoding", "chunked"}}, .body = "abc", .chunked = true, .complete = false})},
-       Errc::malformed, "expected CRLF after chunk data", 53},
+       cut_chunked_request("abc"), Errc::malformed, "expected CRLF after chunk data", 53},
       {"unknown method", "FETCH / HTTP/1.1\r\n\r\n", {}, Errc::malformed,
        "llhttp: Invalid method encountered (HPE_INVALID_METHOD)"},
       {"space inside the target", "GET /a b HTTP/1.1\r\n\r\n", {}, Errc::malformed,
@@ -676,42 +678,38 @@ TEST_CASE("request parser: malformed, unsupported and truncated requests") {
 }
 
 TEST_CASE("request parser: strict line rules (CR must be followed by LF, no obsolete line folding)") {
-  const HeaderList te = {{"Transfer-Encoding", "chunked"}};
   const std::string chunked_head = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";  // 47 bytes
+  const std::string cr_not_lf = "CR not followed by LF";
+  const std::string folding = "obsolete line folding (a line starting with a space or tab) is not accepted";
   check_rows<RequestParser, RequestRecorder>({
       {"CR followed by another byte in the head (a second request hidden from llhttp)",
-       "GET / HTTP/1.1\r\nHost: h\r\n\rXGET /p HTTP/1.1\r\n\r\n", {}, Errc::malformed, "CR not followed by LF", 26},
+       "GET / HTTP/1.1\r\nHost: h\r\n\rXGET /p HTTP/1.1\r\n\r\n", {}, Errc::malformed, cr_not_lf, 26},
       {"CR followed by another byte in the request line", "GET / HTTP/1.1\rXHost: h\r\n\r\n", {}, Errc::malformed,
-       "CR not followed by LF", 15},
+       cr_not_lf, 15},
       {"CR followed by another byte in a chunk-size line", chunked_head + "1\rXa\r\n0\r\n\r\n",
-       {request("POST", "/", {.headers = te, .chunked = true, .complete = false})}, Errc::malformed,
-       "CR not followed by LF", 49},
+       cut_chunked_request(), Errc::malformed, cr_not_lf, 49},
       {"CR followed by another byte after the last chunk", chunked_head + "1\r\na\r\n0\r\n\rXGET / HTTP/1.1\r\n\r\n",
-       {request("POST", "/", {.headers = te, .body = "a", .chunked = true, .complete = false})}, Errc::malformed,
-       "CR not followed by LF", 57},
+       cut_chunked_request("a"), Errc::malformed, cr_not_lf, 57},
       // Where llhttp itself refuses the byte after a CR, its error stands (the same whatever the cut).
       {"CR after an empty chunk extension", chunked_head + "3;\rab\nx=1c\r\n",
-       {request("POST", "/", {.headers = te, .chunked = true, .complete = false})}, Errc::malformed,
-       "llhttp: Invalid character in chunk extensions (HPE_STRICT)", 50},
+       cut_chunked_request(), Errc::malformed, "llhttp: Invalid character in chunk extensions (HPE_STRICT)", 50},
       {"CR followed by another byte in a trailer", chunked_head + "0\r\nT: 1\rX\r\n\r\n",
-       {request("POST", "/", {.headers = te, .chunked = true, .complete = false})}, Errc::malformed,
-       "llhttp: Missing expected LF after header value (HPE_LF_EXPECTED)", 55},
+       cut_chunked_request(), Errc::malformed, "llhttp: Missing expected LF after header value (HPE_LF_EXPECTED)", 55},
       {"obsolete line folding", "POST / HTTP/1.1\r\nX-A: a\r\n Content-Length: 5\r\n\r\nhello", {}, Errc::malformed,
-       "obsolete line folding (a line starting with a space or tab) is not accepted", 25},
+       folding, 25},
       {"whitespace before the first header field", "GET / HTTP/1.1\r\n\tHost: h\r\n\r\n", {}, Errc::malformed,
-       "obsolete line folding (a line starting with a space or tab) is not accepted", 16},
+       folding, 16},
       {"Transfer-Encoding in HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", {},
        Errc::malformed, "Transfer-Encoding in an HTTP/1.0 request"},
       // Valid per RFC 9112 7.1.1, refused by llhttp 8.1: a documented limit (parser.hpp, docs/server.md).
       {"a second chunk extension (llhttp 8.1's limit)", chunked_head + "2;a=b;c=d\r\nab\r\n0\r\n\r\n",
-       {request("POST", "/", {.headers = te, .chunked = true, .complete = false})}, Errc::malformed,
-       "llhttp: Invalid character in chunk size (HPE_INVALID_CHUNK_SIZE)", 53},
+       cut_chunked_request(), Errc::malformed, kBadChunkSize, 53},
   });
   check_rows<RequestParser, RequestRecorder>({
       {"CR/LF before the request line are skipped", "\r\n\r\nGET / HTTP/1.1\r\n\r\n", {request("GET", "/", {.length = 0})}},
       {"a chunked body with extensions and a trailer still parses",
        chunked_head + "3;a=b\r\nabc\r\n0\r\nT: 1\r\n\r\n",
-       {request("POST", "/", {.headers = te, .body = "abc", .chunked = true})}},
+       {request("POST", "/", {.headers = kChunkedHeaders, .body = "abc", .chunked = true})}},
       {"Upgrade: h2c is ignored: the request is plain HTTP/1.1",
        "GET / HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n",
        {request("GET", "/", {.headers = {{"Connection", "Upgrade"}, {"Upgrade", "h2c"}}, .length = 0})}},
@@ -732,8 +730,7 @@ TEST_CASE("request parser: CR/LF before a request line and empty chunk extension
            "head exceeds max_header_bytes (64)", 64},
           {"a flood of empty chunk extensions",
            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1" + std::string(100, ';') + "\r\na\r\n0\r\n\r\n",
-           {request("POST", "/", {.headers = {{"Transfer-Encoding", "chunked"}}, .chunked = true, .complete = false})},
-           Errc::header_too_large, "chunk extensions and trailers exceed max_header_bytes (64)"},
+           cut_chunked_request(), Errc::header_too_large, "chunk extensions and trailers exceed max_header_bytes (64)"},
       },
       limits);
 }

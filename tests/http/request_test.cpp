@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,11 @@ std::string joined(const SerializedRequest& request) {
   std::string out;
   for (const iovec& part : request.iovecs()) out.append(static_cast<const char*>(part.iov_base), part.iov_len);
   return out;
+}
+
+// A valid request for "/" on host "h", but for one extra header.
+RequestSpec with_header(std::string_view method, std::span<const Header> header) {
+  return RequestSpec{.method = method, .host = "h", .target = "/", .extra_headers = header};
 }
 
 }  // namespace
@@ -77,8 +83,8 @@ TEST_CASE("serialize refuses CR, LF and other control bytes in every field") {
         {.method = evil, .host = "h", .target = "/"},
         {.method = "GET", .host = evil, .target = "/"},
         {.method = "GET", .host = "h", .target = target},
-        {.method = "GET", .host = "h", .target = "/", .extra_headers = evil_value},
-        {.method = "GET", .host = "h", .target = "/", .extra_headers = evil_name},
+        with_header("GET", evil_value),
+        with_header("GET", evil_name),
         {.method = "POST", .host = "h", .target = "/", .body = "x", .content_type = evil},
     };
     for (std::size_t i = 0; i < std::size(specs); ++i) {
@@ -107,18 +113,12 @@ TEST_CASE("serialize refuses what would make the request ambiguous") {
   const std::array<Header, 1> spaced = {Header{"Bad Name", "v"}};
   const std::array<Header, 1> empty = {Header{"", "v"}};
   const Row rows[] = {
-      {"a second Content-Length", {.method = "POST", .host = "h", .target = "/", .extra_headers = length},
-       "request header is set by the serializer: 'content-length'"},
-      {"a Transfer-Encoding", {.method = "POST", .host = "h", .target = "/", .extra_headers = te},
-       "request header is set by the serializer: 'Transfer-Encoding'"},
-      {"a second Host", {.method = "GET", .host = "h", .target = "/", .extra_headers = host},
-       "request header is set by the serializer: 'HOST'"},
-      {"a Connection header", {.method = "GET", .host = "h", .target = "/", .extra_headers = connection},
-       "request header is set by the serializer: 'Connection'"},
-      {"a space in a header name", {.method = "GET", .host = "h", .target = "/", .extra_headers = spaced},
-       "request header name is not a token: 'Bad Name'"},
-      {"an empty header name", {.method = "GET", .host = "h", .target = "/", .extra_headers = empty},
-       "request header name is not a token: ''"},
+      {"a second Content-Length", with_header("POST", length), "request header is set by the serializer: 'content-length'"},
+      {"a Transfer-Encoding", with_header("POST", te), "request header is set by the serializer: 'Transfer-Encoding'"},
+      {"a second Host", with_header("GET", host), "request header is set by the serializer: 'HOST'"},
+      {"a Connection header", with_header("GET", connection), "request header is set by the serializer: 'Connection'"},
+      {"a space in a header name", with_header("GET", spaced), "request header name is not a token: 'Bad Name'"},
+      {"an empty header name", with_header("GET", empty), "request header name is not a token: ''"},
       {"an empty method", {.method = "", .host = "h", .target = "/"}, "request method is not a token: ''"},
       {"a space in the method", {.method = "G T", .host = "h", .target = "/"}, "request method is not a token: 'G T'"},
       {"an empty target", {.method = "GET", .host = "h", .target = ""},
