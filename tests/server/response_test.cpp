@@ -55,19 +55,6 @@ std::vector<std::size_t> chunk_sizes(std::string_view framed) {
   }
 }
 
-ResponseHead make_head(int status, std::string_view type, uint64_t length, bool chunked = false, bool close = false,
-                       bool keep_alive = false, std::string_view allow = {}) {
-  ResponseHead head;
-  head.status = status;
-  head.content_type = type;
-  head.content_length = length;
-  head.chunked = chunked;
-  head.close = close;
-  head.keep_alive = keep_alive;
-  head.allow = allow;
-  return head;
-}
-
 }  // namespace
 
 TEST_CASE("append_head writes the status line and exactly the headers asked for") {
@@ -78,26 +65,26 @@ TEST_CASE("append_head writes the status line and exactly the headers asked for"
   };
   const Row rows[] = {
       {"plain",
-       make_head(200, "application/json", 42),
+       {.status = 200, .content_type = "application/json", .content_length = 42},
        "HTTP/1.1 200 OK\r\nServer: ringlab\r\nContent-Type: application/json\r\nContent-Length: 42\r\n\r\n"},
       {"chunked",
-       make_head(200, "text/plain", 42, true),
+       {.status = 200, .content_type = "text/plain", .content_length = 42, .chunked = true},
        "HTTP/1.1 200 OK\r\nServer: ringlab\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"},
       {"no content type, close",
-       make_head(200, "", 0, false, true),
+       {.status = 200, .content_length = 0, .close = true},
        "HTTP/1.1 200 OK\r\nServer: ringlab\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"},
       {"HTTP/1.0 keep-alive",
-       make_head(404, "application/json", 7, false, false, true),
+       {.status = 404, .content_type = "application/json", .content_length = 7, .keep_alive = true},
        "HTTP/1.1 404 Not Found\r\nServer: ringlab\r\nContent-Type: application/json\r\nContent-Length: 7\r\n"
        "Connection: keep-alive\r\n\r\n"},
       {"close wins over keep-alive",
-       make_head(400, "", 1, false, true, true),
+       {.status = 400, .content_length = 1, .close = true, .keep_alive = true},
        "HTTP/1.1 400 Bad Request\r\nServer: ringlab\r\nContent-Length: 1\r\nConnection: close\r\n\r\n"},
       {"405 with Allow",
-       make_head(405, "", 2, false, false, false, "GET, HEAD"),
+       {.status = 405, .content_length = 2, .allow = "GET, HEAD"},
        "HTTP/1.1 405 Method Not Allowed\r\nServer: ringlab\r\nContent-Length: 2\r\nAllow: GET, HEAD\r\n\r\n"},
       {"large length",
-       make_head(200, "", 18446744073709551615ull),
+       {.status = 200, .content_length = 18446744073709551615ull},
        "HTTP/1.1 200 OK\r\nServer: ringlab\r\nContent-Length: 18446744073709551615\r\n\r\n"},
   };
   for (const Row& row : rows) {
@@ -169,7 +156,7 @@ TEST_CASE("append_response frames plain, chunked and HEAD answers") {
   for (const Row& row : rows) {
     INFO(row.what);
     OutputBatch batch;
-    append_response(batch, make_head(200, "application/json", 0, row.chunked),
+    append_response(batch, {.status = 200, .content_type = "application/json", .chunked = row.chunked},
                     body, row.head_only, 4);
     const std::string message = batch.flatten();
     if (row.head_only) {

@@ -13,54 +13,58 @@
 using namespace ringlab::server;
 
 TEST_CASE("route_request maps every route and its parameters") {
+  // Each row names what differs from a plain GET's defaults.
   struct Row {
-    std::string_view method;
-    std::string_view target;
-    Route route;
-    uint32_t count;
-    Format format;
-    bool chunked;
-    uint32_t chunk;
-    UpstreamConnection upstream;
-    bool head_only;
+    std::string_view method = "GET";
+    std::string_view target = {};
+    Route route = Route::weather;
+    uint32_t count = kDefaultCount;
+    Format format = Format::json;
+    bool chunked = false;
+    uint32_t chunk = 4096;
+    UpstreamConnection upstream = UpstreamConnection::pooled;
+    bool head_only = false;
   };
-  constexpr auto J = Format::json;
   constexpr auto N = Format::ndjson;
-  constexpr auto P = UpstreamConnection::pooled;
   constexpr auto F = UpstreamConnection::fresh;
   const Row rows[] = {
-      {"GET", "/weather?count=10", Route::weather, 10, J, false, 4096, P, false},
-      {"GET", "/weather", Route::weather, kDefaultCount, J, false, 4096, P, false},
-      {"GET", "/weather?count=0", Route::weather, 0, J, false, 4096, P, false},
-      {"GET", "/weather?count=1000000", Route::weather, 1'000'000, J, false, 4096, P, false},
-      {"GET", "/weather?count=5&format=ndjson", Route::weather, 5, N, false, 4096, P, false},
-      {"GET", "/weather?count=5&format=json", Route::weather, 5, J, false, 4096, P, false},
-      {"GET", "/repos?count=3&chunked=1", Route::repos, 3, J, true, 4096, P, false},
-      {"GET", "/repos?count=3&chunked=true&chunk=100", Route::repos, 3, J, true, 100, P, false},
-      {"GET", "/repos?chunked=0", Route::repos, kDefaultCount, J, false, 4096, P, false},
-      {"GET", "/repos?chunked=false&chunk=1", Route::repos, kDefaultCount, J, false, 1, P, false},
-      {"GET", "/repos?count=2&format=ndjson&chunked=1&chunk=16777216", Route::repos, 2, N, true, 16u << 20, P, false},
-      {"GET", "/github?count=7", Route::github, 7, J, false, 4096, P, false},
-      {"GET", "/github?count=2&format=ndjson", Route::github, 2, N, false, 4096, P, false},
-      {"POST", "/echo", Route::echo, kDefaultCount, J, false, 4096, P, false},
-      {"POST", "/echo?chunked=1&chunk=7", Route::echo, kDefaultCount, J, true, 7, P, false},
-      {"GET", "/plaintext", Route::plaintext, kDefaultCount, J, false, 4096, P, false},
-      {"GET", "/health", Route::health, kDefaultCount, J, false, 4096, P, false},
-      {"HEAD", "/health", Route::health, kDefaultCount, J, false, 4096, P, true},
-      {"HEAD", "/weather?count=2", Route::weather, 2, J, false, 4096, P, true},
-      {"GET", "/proxy?count=4", Route::proxy, 4, J, false, 4096, P, false},
-      {"GET", "/proxy?count=4&conn=fresh", Route::proxy, 4, J, false, 4096, F, false},
-      {"GET", "/proxy?count=4&conn=pooled&chunked=1", Route::proxy, 4, J, true, 4096, P, false},
-      {"GET", "/proxy?count=4&conn=fresh&answer=status", Route::proxy, 4, J, false, 4096, F, false},
-      {"GET", "/proxy?count=4&answer=body", Route::proxy, 4, J, false, 4096, P, false},
+      {.target = "/weather?count=10", .route = Route::weather, .count = 10},
+      {.target = "/weather", .route = Route::weather},
+      {.target = "/weather?count=0", .route = Route::weather, .count = 0},
+      {.target = "/weather?count=1000000", .route = Route::weather, .count = 1'000'000},
+      {.target = "/weather?count=5&format=ndjson", .route = Route::weather, .count = 5, .format = N},
+      {.target = "/weather?count=5&format=json", .route = Route::weather, .count = 5},
+      {.target = "/repos?count=3&chunked=1", .route = Route::repos, .count = 3, .chunked = true},
+      {.target = "/repos?count=3&chunked=true&chunk=100", .route = Route::repos, .count = 3, .chunked = true, .chunk = 100},
+      {.target = "/repos?chunked=0", .route = Route::repos},
+      {.target = "/repos?chunked=false&chunk=1", .route = Route::repos, .chunk = 1},
+      {.target = "/repos?count=2&format=ndjson&chunked=1&chunk=16777216",
+       .route = Route::repos,
+       .count = 2,
+       .format = N,
+       .chunked = true,
+       .chunk = 16u << 20},
+      {.target = "/github?count=7", .route = Route::github, .count = 7},
+      {.target = "/github?count=2&format=ndjson", .route = Route::github, .count = 2, .format = N},
+      {.method = "POST", .target = "/echo", .route = Route::echo},
+      {.method = "POST", .target = "/echo?chunked=1&chunk=7", .route = Route::echo, .chunked = true, .chunk = 7},
+      {.target = "/plaintext", .route = Route::plaintext},
+      {.target = "/health", .route = Route::health},
+      {.method = "HEAD", .target = "/health", .route = Route::health, .head_only = true},
+      {.method = "HEAD", .target = "/weather?count=2", .route = Route::weather, .count = 2, .head_only = true},
+      {.target = "/proxy?count=4", .route = Route::proxy, .count = 4},
+      {.target = "/proxy?count=4&conn=fresh", .route = Route::proxy, .count = 4, .upstream = F},
+      {.target = "/proxy?count=4&conn=pooled&chunked=1", .route = Route::proxy, .count = 4, .chunked = true},
+      {.target = "/proxy?count=4&conn=fresh&answer=status", .route = Route::proxy, .count = 4, .upstream = F},
+      {.target = "/proxy?count=4&answer=body", .route = Route::proxy, .count = 4},
       // Unknown parameters, and parameters a route does not use, are ignored.
-      {"GET", "/weather?count=3&foo=bar&conn=nonsense", Route::weather, 3, J, false, 4096, P, false},
-      {"GET", "/plaintext?count=abc&format=xml", Route::plaintext, kDefaultCount, J, false, 4096, P, false},
-      {"POST", "/echo?count=-5", Route::echo, kDefaultCount, J, false, 4096, P, false},
-      {"GET", "/proxy?count=4&format=xml", Route::proxy, 4, J, false, 4096, P, false},
+      {.target = "/weather?count=3&foo=bar&conn=nonsense", .route = Route::weather, .count = 3},
+      {.target = "/plaintext?count=abc&format=xml", .route = Route::plaintext},
+      {.method = "POST", .target = "/echo?count=-5", .route = Route::echo},
+      {.target = "/proxy?count=4&format=xml", .route = Route::proxy, .count = 4},
       // The last occurrence wins.
-      {"GET", "/weather?count=abc&count=4", Route::weather, 4, J, false, 4096, P, false},
-      {"GET", "http://127.0.0.1:1/weather?count=6", Route::weather, 6, J, false, 4096, P, false},
+      {.target = "/weather?count=abc&count=4", .route = Route::weather, .count = 4},
+      {.target = "http://127.0.0.1:1/weather?count=6", .route = Route::weather, .count = 6},
   };
   for (const Row& row : rows) {
     INFO(row.method, " ", row.target);
@@ -93,47 +97,48 @@ TEST_CASE("cache=0 asks for a body serialized for this request alone; cache=1 is
 
 TEST_CASE("route_request refuses bad targets, paths, methods and parameter values with their status") {
   struct Row {
-    std::string_view method;
-    std::string_view target;
-    int status;
-    std::string_view allow;
+    std::string_view method = "GET";
+    std::string_view target = {};
+    int status = 0;
+    std::string_view allow = {};  // 405 only
   };
   const Row rows[] = {
-      {"GET", "*", 400, ""},
-      {"GET", "weather", 400, ""},
-      {"GET", "https://x/weather", 400, ""},
-      {"GET", "/nothing", 404, ""},
-      {"GET", "/weather/", 404, ""},
-      {"GET", "/Weather", 404, ""},
-      {"POST", "/nothing", 404, ""},  // the path is checked before the method
-      {"POST", "/weather", 405, "GET, HEAD"},
-      {"PUT", "/health", 405, "GET, HEAD"},
-      {"DELETE", "/plaintext", 405, "GET, HEAD"},
-      {"GET", "/echo", 405, "POST"},
-      {"HEAD", "/echo", 405, "POST"},
-      {"POST", "/weather?count=abc", 405, "GET, HEAD"},  // the method before the parameters
-      {"GET", "/weather?count=", 400, ""},
-      {"GET", "/weather?count", 400, ""},
-      {"GET", "/weather?count=abc", 400, ""},
-      {"GET", "/weather?count=-1", 400, ""},
-      {"GET", "/weather?count=+1", 400, ""},
-      {"GET", "/weather?count=1e3", 400, ""},
-      {"GET", "/weather?count=1.5", 400, ""},
-      {"GET", "/weather?count=1000001", 400, ""},
-      {"GET", "/weather?count=18446744073709551617", 400, ""},
-      {"GET", "/repos?count=%31", 400, ""},
-      {"GET", "/proxy?count=2000000", 400, ""},
-      {"GET", "/weather?format=xml", 400, ""},
-      {"GET", "/weather?format=", 400, ""},
-      {"GET", "/proxy?conn=sometimes", 400, ""},
-      {"GET", "/proxy?answer=headers", 400, ""},
-      {"GET", "/health?chunked=yes", 400, ""},
-      {"GET", "/weather?cache=no", 400, ""},
-      {"GET", "/weather?cache=", 400, ""},
-      {"GET", "/health?chunked=", 400, ""},
-      {"GET", "/health?chunk=0", 400, ""},
-      {"GET", "/health?chunk=16777217", 400, ""},
-      {"GET", "/health?chunk=abc", 400, ""},
+      {.target = "*", .status = 400},
+      {.target = "weather", .status = 400},
+      {.target = "https://x/weather", .status = 400},
+      {.target = "/nothing", .status = 404},
+      {.target = "/weather/", .status = 404},
+      {.target = "/Weather", .status = 404},
+      {.method = "POST", .target = "/nothing", .status = 404},  // the path is checked before the method
+      {.method = "POST", .target = "/weather", .status = 405, .allow = "GET, HEAD"},
+      {.method = "PUT", .target = "/health", .status = 405, .allow = "GET, HEAD"},
+      {.method = "DELETE", .target = "/plaintext", .status = 405, .allow = "GET, HEAD"},
+      {.target = "/echo", .status = 405, .allow = "POST"},
+      {.method = "HEAD", .target = "/echo", .status = 405, .allow = "POST"},
+      // The method is checked before the parameters.
+      {.method = "POST", .target = "/weather?count=abc", .status = 405, .allow = "GET, HEAD"},
+      {.target = "/weather?count=", .status = 400},
+      {.target = "/weather?count", .status = 400},
+      {.target = "/weather?count=abc", .status = 400},
+      {.target = "/weather?count=-1", .status = 400},
+      {.target = "/weather?count=+1", .status = 400},
+      {.target = "/weather?count=1e3", .status = 400},
+      {.target = "/weather?count=1.5", .status = 400},
+      {.target = "/weather?count=1000001", .status = 400},
+      {.target = "/weather?count=18446744073709551617", .status = 400},
+      {.target = "/repos?count=%31", .status = 400},
+      {.target = "/proxy?count=2000000", .status = 400},
+      {.target = "/weather?format=xml", .status = 400},
+      {.target = "/weather?format=", .status = 400},
+      {.target = "/proxy?conn=sometimes", .status = 400},
+      {.target = "/proxy?answer=headers", .status = 400},
+      {.target = "/health?chunked=yes", .status = 400},
+      {.target = "/weather?cache=no", .status = 400},
+      {.target = "/weather?cache=", .status = 400},
+      {.target = "/health?chunked=", .status = 400},
+      {.target = "/health?chunk=0", .status = 400},
+      {.target = "/health?chunk=16777217", .status = 400},
+      {.target = "/health?chunk=abc", .status = 400},
   };
   for (const Row& row : rows) {
     INFO(row.method, " ", row.target);
@@ -196,23 +201,22 @@ TEST_CASE("the routes help lists every route as route_request accepts it, with t
   const std::string help = routes_help();
   INFO(help);
   struct Row {
-    std::string_view listed;  // as the help writes it
-    std::string_view method;
+    std::string_view listed;  // as the help writes it: the method, then the path and its parameters
     std::string_view target;  // a request the listed form describes
   };
   const Row rows[] = {
-      {"GET  /weather?count=N[&format=ndjson]", "GET", "/weather?count=3&format=ndjson"},
-      {"GET  /repos?count=N[&format=ndjson]", "GET", "/repos?count=3&format=ndjson"},
-      {"GET  /github?count=N[&format=ndjson]", "GET", "/github?count=3&format=ndjson"},
-      {"POST /echo", "POST", "/echo"},
-      {"GET  /plaintext", "GET", "/plaintext"},
-      {"GET  /health", "GET", "/health"},
-      {"GET  /proxy?count=N[&conn=pooled|fresh][&answer=body|status]", "GET", "/proxy?count=3&conn=fresh&answer=status"},
+      {"GET  /weather?count=N[&format=ndjson]", "/weather?count=3&format=ndjson"},
+      {"GET  /repos?count=N[&format=ndjson]", "/repos?count=3&format=ndjson"},
+      {"GET  /github?count=N[&format=ndjson]", "/github?count=3&format=ndjson"},
+      {"POST /echo", "/echo"},
+      {"GET  /plaintext", "/plaintext"},
+      {"GET  /health", "/health"},
+      {"GET  /proxy?count=N[&conn=pooled|fresh][&answer=body|status]", "/proxy?count=3&conn=fresh&answer=status"},
   };
   for (const Row& row : rows) {
     INFO(row.listed);
     CHECK(help.find(row.listed) != std::string::npos);
-    CHECK(route_request(row.method, row.target).has_value());
+    CHECK(route_request(row.listed.substr(0, row.listed.find(' ')), row.target).has_value());
   }
   // Every route of the table, with its method, its path and what it answers; and each is routed.
   for (const RouteEntry& entry : route_table()) {

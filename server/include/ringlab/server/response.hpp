@@ -17,7 +17,7 @@ namespace ringlab::server {
 
 struct ResponseHead {
   int status = 200;
-  std::string_view content_type;  // omitted when empty
+  std::string_view content_type{};  // omitted when empty
   uint64_t content_length = 0;    // sent unless chunked
   bool chunked = false;           // "Transfer-Encoding: chunked" instead of Content-Length
   // Neither Content-Length nor Transfer-Encoding: the head of a HEAD answer whose body was not
@@ -25,7 +25,7 @@ struct ResponseHead {
   bool length_unknown = false;
   bool close = false;             // "Connection: close": the server closes after this response
   bool keep_alive = false;        // "Connection: keep-alive" (HTTP/1.0 clients that asked for it)
-  std::string_view allow;         // "Allow: ..." when non-empty (405)
+  std::string_view allow{};       // "Allow: ..." when non-empty (405)
 };
 
 // "OK", "Not Found", ...; "Unknown" for a status this server never sends.
