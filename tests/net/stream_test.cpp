@@ -30,6 +30,50 @@ void reset(Fd& fd) {
 
 std::string_view view(const std::vector<char>& bytes) { return {bytes.data(), bytes.size()}; }
 
+// Twenty parts of pattern() bytes (part i seeded with i, `size_of(i)` bytes long), as iovecs, and
+// all of them in order. The iovecs point into `parts`, whose buffers stay put when this is moved.
+struct ManyParts {
+  std::vector<std::vector<char>> parts;
+  std::vector<iovec> iovecs;
+  std::string joined;
+};
+
+template <class SizeOf>
+ManyParts many_parts(SizeOf size_of) {
+  ManyParts out;
+  for (unsigned i = 0; i < 20; ++i) out.parts.push_back(pattern(size_of(i), i));
+  for (auto& part : out.parts) {
+    out.iovecs.push_back(iovec{part.data(), part.size()});
+    out.joined.append(part.data(), part.size());
+  }
+  return out;
+}
+
+// send_all_and_receive of `request` as one iovec.
+Result<std::size_t> send_and_receive(Stream& stream, std::string_view request, std::span<char> into,
+                                     std::optional<Duration> timeout) {
+  const iovec part{const_cast<char*>(request.data()), request.size()};
+  return stream.send_all_and_receive(std::span<const iovec>(&part, 1), into, timeout);
+}
+
+// A receive on `pair`'s client ended with `error` at its deadline; the timed-out recv is gone: new
+// bytes go to the next receive, not to the cancelled one.
+void check_timed_out_and_usable(Pair& pair, const Error& error) {
+  CHECK(error.code == ETIMEDOUT);
+  CHECK(std::string_view(error.op) == "recv");
+  REQUIRE(write_all(pair.server.get(), "late", 4) == 4);
+  char bytes[16];
+  auto next = pair.client.receive(bytes, kTestTimeout);
+  REQUIRE(next);
+  CHECK(std::string_view(bytes, *next) == "late");
+}
+
+// The peer is gone: EPIPE or ECONNRESET, whichever the kernel reports first.
+void check_peer_gone(const Error& error) {
+  INFO(error.message());
+  CHECK((error.code == EPIPE || error.code == ECONNRESET));
+}
+
 }  // namespace
 
 TEST_CASE("Stream::connect reaches a listening socket over IPv4 and IPv6") {
@@ -95,24 +139,15 @@ TEST_CASE("send_all of many iovecs sends them in order, continuing short sends")
   auto ring = make_ring();
   Pair pair = connected_pair(*ring);
   // 20 parts (more than one sendmsg batch), some empty, some large enough to fill the socket buffer.
-  std::vector<std::vector<char>> parts;
-  std::vector<iovec> iovecs;
-  std::string expected;
-  for (unsigned i = 0; i < 20; ++i) {
-    const std::size_t size = i % 5 == 0 ? 0 : (i % 3 == 0 ? 1u << 20 : 100 + i);
-    parts.push_back(pattern(size, i));
-  }
-  for (auto& part : parts) {
-    iovecs.push_back(iovec{part.data(), part.size()});
-    expected.append(part.data(), part.size());
-  }
+  const ManyParts request =
+      many_parts([](unsigned i) -> std::size_t { return i % 5 == 0 ? 0 : (i % 3 == 0 ? 1u << 20 : 100 + i); });
   std::vector<char> server_got;
-  std::thread server([&] { server_got = read_exactly(pair.server.get(), expected.size()); });
-  auto sent = pair.client.send_all(std::span<const iovec>(iovecs), kTestTimeout);
+  std::thread server([&] { server_got = read_exactly(pair.server.get(), request.joined.size()); });
+  auto sent = pair.client.send_all(std::span<const iovec>(request.iovecs), kTestTimeout);
   server.join();
   REQUIRE_MESSAGE(sent, (sent ? "" : sent.error().message()));
-  CHECK(server_got.size() == expected.size());
-  CHECK(view(server_got) == expected);
+  CHECK(server_got.size() == request.joined.size());
+  CHECK(view(server_got) == request.joined);
 }
 
 TEST_CASE("receive returns 0 when the peer closes") {
@@ -149,23 +184,30 @@ TEST_CASE("send to a reset peer is an error (EPIPE or ECONNRESET), not a signal"
   Status status;
   for (int i = 0; i < 8 && status; ++i) status = pair.client.send_all(std::span<const char>(bytes), kTestTimeout);
   REQUIRE_FALSE(status);
-  INFO(status.error().message());
-  CHECK((status.error().code == EPIPE || status.error().code == ECONNRESET));
+  check_peer_gone(status.error());
 }
 
-TEST_CASE("receive on a silent socket times out with ETIMEDOUT and leaves the stream usable") {
+TEST_CASE("a silent peer is ETIMEDOUT and leaves the stream usable, for receive and send_all_and_receive") {
   auto ring = make_ring();
   Pair pair = connected_pair(*ring);
   char bytes[16];
-  auto received = pair.client.receive(bytes, 30ms);
-  REQUIRE_FALSE(received);
-  CHECK(received.error().code == ETIMEDOUT);
-  CHECK(std::string_view(received.error().op) == "recv");
-  // The timed-out recv is gone: new bytes go to the next receive, not to the cancelled one.
-  REQUIRE(write_all(pair.server.get(), "late", 4) == 4);
-  auto next = pair.client.receive(bytes, kTestTimeout);
-  REQUIRE(next);
-  CHECK(std::string_view(bytes, *next) == "late");
+  SUBCASE("receive") {
+    auto received = pair.client.receive(bytes, 30ms);
+    REQUIRE_FALSE(received);
+    check_timed_out_and_usable(pair, received.error());
+  }
+  SUBCASE("send_all_and_receive, and then a closed peer is 0 bytes") {
+    auto silent = send_and_receive(pair.client, "ping", bytes, 30ms);
+    REQUIRE_FALSE(silent);
+    CHECK(view(read_exactly(pair.server.get(), 4)) == "ping");
+    check_timed_out_and_usable(pair, silent.error());
+
+    pair.server.reset();
+    auto closed = send_and_receive(pair.client, "ping", bytes, kTestTimeout);
+    // The send may still go out (the peer's FIN only closes its side) or fail once the peer's RST came.
+    if (closed) CHECK(*closed == 0);
+    if (!closed) check_peer_gone(closed.error());
+  }
 }
 
 TEST_CASE("receive_fixed lands the bytes in the registered buffer at the asked place") {
@@ -420,18 +462,12 @@ TEST_CASE("send_all_and_receive continues a short send while the receive waits b
   auto ring = make_ring();
   Pair pair = connected_pair(*ring);
   // 16 MiB in 20 parts: far more than the socket buffer takes at once, so the first sendmsg is short.
-  std::vector<std::vector<char>> parts;
-  std::vector<iovec> iovecs;
-  std::string expected;
-  for (unsigned i = 0; i < 20; ++i) parts.push_back(pattern(i % 5 == 0 ? 0 : (i % 2 == 0 ? 2u << 20 : 100 + i), i));
-  for (auto& part : parts) {
-    iovecs.push_back(iovec{part.data(), part.size()});
-    expected.append(part.data(), part.size());
-  }
-  Exchanged done = exchange(*ring, pair, iovecs, "all of it");
+  const ManyParts request =
+      many_parts([](unsigned i) -> std::size_t { return i % 5 == 0 ? 0 : (i % 2 == 0 ? 2u << 20 : 100 + i); });
+  Exchanged done = exchange(*ring, pair, request.iovecs, "all of it");
   REQUIRE_MESSAGE(done.received, (done.received ? "" : done.received.error().message()));
-  CHECK(done.server_got.size() == expected.size());
-  CHECK(done.server_got == expected);
+  CHECK(done.server_got.size() == request.joined.size());
+  CHECK(done.server_got == request.joined);
   CHECK(done.reply == "all of it");
   MESSAGE("16 MiB request and its reply took ", done.enters, " io_uring_enter calls");
 }
@@ -455,63 +491,32 @@ TEST_CASE("send_all_and_receive: the kernel continues a short send of one batch 
 TEST_CASE("send_all_and_receive: a peer that resets while a large request goes out is an error, not a hang") {
   auto ring = make_ring();
   Pair pair = connected_pair(*ring);
-  std::vector<char> body = pattern(16u << 20, 3);
-  const iovec part{body.data(), body.size()};
+  const std::vector<char> body = pattern(16u << 20, 3);
   std::thread server([&] {
     (void)read_exactly(pair.server.get(), 64 * 1024);
     reset(pair.server);
   });
   char bytes[16];
-  auto result = pair.client.send_all_and_receive(std::span<const iovec>(&part, 1), bytes, kTestTimeout);
+  auto result = send_and_receive(pair.client, view(body), bytes, kTestTimeout);
   server.join();
   REQUIRE_FALSE(result);
-  INFO(result.error().message());
-  CHECK((result.error().code == EPIPE || result.error().code == ECONNRESET));
-}
-
-TEST_CASE("send_all_and_receive: a silent peer is ETIMEDOUT and leaves the stream usable; a closed one is 0 bytes") {
-  auto ring = make_ring();
-  Pair pair = connected_pair(*ring);
-  std::string request = "ping";
-  const iovec part{request.data(), request.size()};
-  char bytes[16];
-  auto silent = pair.client.send_all_and_receive(std::span<const iovec>(&part, 1), bytes, 30ms);
-  REQUIRE_FALSE(silent);
-  CHECK(silent.error().code == ETIMEDOUT);
-  CHECK(std::string_view(silent.error().op) == "recv");
-  CHECK(view(read_exactly(pair.server.get(), 4)) == "ping");
-  // The timed-out recv is gone: new bytes go to the next receive, not to the cancelled one.
-  REQUIRE(write_all(pair.server.get(), "late", 4) == 4);
-  auto next = pair.client.receive(bytes, kTestTimeout);
-  REQUIRE(next);
-  CHECK(std::string_view(bytes, *next) == "late");
-
-  pair.server.reset();
-  auto closed = pair.client.send_all_and_receive(std::span<const iovec>(&part, 1), bytes, kTestTimeout);
-  // The send may still go out (the peer's FIN only closes its side) or fail once the peer's RST came.
-  if (closed) CHECK(*closed == 0);
-  if (!closed) CHECK((closed.error().code == EPIPE || closed.error().code == ECONNRESET));
+  check_peer_gone(result.error());
 }
 
 TEST_CASE("send_all_and_receive to a reset peer is an error, not a hang") {
   auto ring = make_ring();
   Pair pair = connected_pair(*ring);
   reset(pair.server);
-  std::string request = "ping";
-  const iovec part{request.data(), request.size()};
   char bytes[16];
-  auto result = pair.client.send_all_and_receive(std::span<const iovec>(&part, 1), bytes, kTestTimeout);
+  auto result = send_and_receive(pair.client, "ping", bytes, kTestTimeout);
   REQUIRE_FALSE(result);
-  INFO(result.error().message());
-  CHECK((result.error().code == EPIPE || result.error().code == ECONNRESET));
+  check_peer_gone(result.error());
 }
 
 TEST_CASE("send_all_and_receive into an empty buffer is EINVAL, and sends nothing") {
   auto ring = make_ring();
   Pair pair = connected_pair(*ring);
-  std::string request = "ping";
-  const iovec part{request.data(), request.size()};
-  auto result = pair.client.send_all_and_receive(std::span<const iovec>(&part, 1), std::span<char>(), kTestTimeout);
+  auto result = send_and_receive(pair.client, "ping", std::span<char>(), kTestTimeout);
   REQUIRE_FALSE(result);
   CHECK(result.error().code == EINVAL);
 }
