@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
-#include "ringlab/json/serialize.hpp"
+#include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
@@ -18,9 +18,7 @@ namespace {
 constexpr std::size_t kCount = 3;
 
 std::string weather_body(std::size_t count = kCount) {
-  std::string body;
-  json::append_weather_json(body, count);
-  return body;
+  return ringlab::testing::generated_body(Payload::weather, count);
 }
 
 std::string with_length(std::string_view body, std::size_t content_length, std::string_view extra = {}) {

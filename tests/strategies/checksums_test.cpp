@@ -15,20 +15,12 @@
 #include "fixtures.hpp"
 #include "ringlab/json/checksum.hpp"
 #include "../support/feature_gate.hpp"
+#include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
 
 constexpr unsigned kRuns = 3;
-
-uint64_t ground_truth(Payload payload, std::size_t count) {
-  switch (payload) {
-    case Payload::repos: return json::checksum_repos(count);
-    case Payload::github: return json::checksum_github(count);
-    case Payload::weather: break;
-  }
-  return json::checksum_weather(count);
-}
 
 // What `descriptor`'s verified runs prove: the full records, or, for three_fields (jos's Version 8), the
 // three fields it reads.
@@ -37,7 +29,7 @@ uint64_t ground_truth(const Descriptor& descriptor, Payload payload, std::size_t
     return payload == Payload::repos ? json::checksum_repos_three_fields(count)
                                      : json::checksum_github_three_fields(count);
   }
-  return ground_truth(payload, count);
+  return ringlab::testing::generated_checksum(payload, count);
 }
 
 // The bodies every strategy reads: the three payloads at sizes 0, 1, 10 and 1000 from the server's cache, and
