@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ringlab/bench/core/results.hpp"
@@ -48,16 +49,13 @@ bool wait_for_text(const std::string& path, std::string_view needle, std::chrono
   return false;
 }
 
-}  // namespace
-
-// Runs bench with `arguments` to completion: its exit status and the lines it wrote to stderr. It
-// must have written nothing to stdout (no table: nothing was measured).
-namespace {
-
 struct Refusal {
   int status = 0;
   std::vector<std::string> lines;
 };
+
+// Runs bench with `arguments` to completion: its exit status and the lines it wrote to stderr. It
+// must have written nothing to stdout (no table: nothing was measured).
 Refusal refused(const std::vector<std::string>& arguments) {
   e2e::TempDir dir;
   std::vector<std::string> argv{kBench};
@@ -88,8 +86,6 @@ rb::Report interrupted_report(const e2e::TempDir& dir, const std::vector<std::st
   return report;
 }
 
-// Runs bench with `arguments` and tiny settings (one warm-up, three iterations of 5 ms) to completion:
-// it must exit 0; its JSON report.
 // The report.md a run wrote under `out` (empty when there is none).
 std::string written_markdown(const std::string& out) {
   std::string markdown;
@@ -99,6 +95,8 @@ std::string written_markdown(const std::string& out) {
   return markdown;
 }
 
+// Runs bench with `arguments` and tiny settings (one warm-up, three iterations of 5 ms) to completion:
+// it must exit 0; its JSON report.
 rb::Report tiny_report(const e2e::TempDir& dir, std::vector<std::string> arguments) {
   std::vector<std::string> argv{kBench};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
@@ -109,6 +107,21 @@ rb::Report tiny_report(const e2e::TempDir& dir, std::vector<std::string> argumen
   INFO(e2e::read_file(dir.file("stderr")));
   REQUIRE(*status == 0);
   return written_report(dir.file("out"));
+}
+
+// tiny_report's report, which must hold `cases` cases, every one passed (status ok) and passing
+// `check_case` (CHECKs on one case; the case's strategy is in the INFO).
+template <class CheckCase>
+rb::Report passed_report(const e2e::TempDir& dir, std::vector<std::string> arguments, std::size_t cases,
+                         const CheckCase& check_case) {
+  rb::Report report = tiny_report(dir, std::move(arguments));
+  REQUIRE(report.cases.size() == cases);
+  for (const rb::CaseResult& c : report.cases) {
+    INFO(c.strategy);
+    CHECK(c.status == rb::CaseStatus::ok);
+    check_case(c);
+  }
+  return report;
 }
 
 }  // namespace
@@ -217,45 +230,36 @@ TEST_CASE("--format gbench writes google-benchmark's JSON, which its compare.py 
 
 TEST_CASE("--connection fresh: every case opens one connection per op, and the report and table say so") {
   e2e::TempDir dir;
-  const rb::Report report = tiny_report(dir, {"get", "--filter", "string_copy,presized,blocking_sockets,libcurl",
-                                              "--sizes", "10", "--connection", "fresh", "--format", "md,json"});
+  const rb::Report report =
+      passed_report(dir,
+                    {"get", "--filter", "string_copy,presized,blocking_sockets,libcurl", "--sizes", "10",
+                     "--connection", "fresh", "--format", "md,json"},
+                    4, [](const rb::CaseResult& c) {
+                      CHECK(c.connection == "fresh");
+                      CHECK(c.io.connections_per_op == doctest::Approx(1.0));
+                    });
   CHECK(report.config.connection == "fresh");
-  REQUIRE(report.cases.size() == 4);
-  for (const rb::CaseResult& c : report.cases) {
-    INFO(c.strategy);
-    CHECK(c.status == rb::CaseStatus::ok);
-    CHECK(c.connection == "fresh");
-    CHECK(c.io.connections_per_op == doctest::Approx(1.0));
-  }
   const std::string markdown = written_markdown(dir.file("out"));
   CHECK(markdown.find("a new connection per request (--connection fresh)") != std::string::npos);
 }
 
 TEST_CASE("bench proxy: N GETs of /proxy per op, pooled and fresh upstream, each row with its number") {
   e2e::TempDir dir;
-  const rb::Report report = tiny_report(dir, {"proxy", "--sizes", "3", "--format", "json"});
+  const rb::Report report =
+      passed_report(dir, {"proxy", "--sizes", "3", "--format", "json"}, 4, [](const rb::CaseResult& c) {
+        CHECK(c.strategy.starts_with("proxy_"));
+        CHECK(c.size == 3);
+        CHECK(c.checksum == 3);  // three 200 answers per op
+        CHECK(c.stats.ratio.has_value());
+        CHECK(c.notes.find("TIME_WAIT") != std::string::npos);
+      });
   CHECK(report.config.suite == "proxy");
-  REQUIRE(report.cases.size() == 4);
-  for (const rb::CaseResult& c : report.cases) {
-    INFO(c.strategy);
-    CHECK(c.strategy.starts_with("proxy_"));
-    CHECK(c.status == rb::CaseStatus::ok);
-    CHECK(c.size == 3);
-    CHECK(c.checksum == 3);  // three 200 answers per op
-    CHECK(c.stats.ratio.has_value());
-    CHECK(c.notes.find("TIME_WAIT") != std::string::npos);
-  }
 }
 
 TEST_CASE("bench echo: the 17-byte object posted to /echo?chunked=1, every row with its number") {
   e2e::TempDir dir;
-  const rb::Report report = tiny_report(dir, {"echo", "--format", "json"});
-  CHECK(report.config.suite == "echo");
-  REQUIRE(report.cases.size() == 8);
-  for (const rb::CaseResult& c : report.cases) {
-    INFO(c.strategy);
+  const rb::Report report = passed_report(dir, {"echo", "--format", "json"}, 8, [](const rb::CaseResult& c) {
     CHECK((c.strategy == "echo" || c.strategy.ends_with("_echo") || c.strategy == "echo_fresh"));
-    CHECK(c.status == rb::CaseStatus::ok);
     CHECK(c.method == "POST");
     CHECK(c.size == 1);
     CHECK(c.stats.ratio.has_value());
@@ -266,21 +270,18 @@ TEST_CASE("bench echo: the 17-byte object posted to /echo?chunked=1, every row w
     } else {
       CHECK(c.io.connections_per_op == doctest::Approx(c.strategy == "echo_fresh" ? 1.0 : 0.0));
     }
-  }
+  });
+  CHECK(report.config.suite == "echo");
 }
 
 TEST_CASE("--server-mode seed: bodies serialized per request and sent chunked, recorded per case") {
   e2e::TempDir dir;
-  const rb::Report report =
-      tiny_report(dir, {"get", "--filter", "string_copy,presized,libcurl", "--sizes", "1000", "--server-mode", "seed",
-                        "--format", "md,json"});
+  const rb::Report report = passed_report(
+      dir,
+      {"get", "--filter", "string_copy,presized,libcurl", "--sizes", "1000", "--server-mode", "seed", "--format",
+       "md,json"},
+      3, [](const rb::CaseResult& c) { CHECK(c.server_mode == "seed"); });
   CHECK(report.config.server_mode == "seed");
-  REQUIRE(report.cases.size() == 3);
-  for (const rb::CaseResult& c : report.cases) {
-    INFO(c.strategy);
-    CHECK(c.status == rb::CaseStatus::ok);
-    CHECK(c.server_mode == "seed");
-  }
   const std::string markdown = written_markdown(dir.file("out"));
   CHECK(markdown.find("--server-mode seed") != std::string::npos);
 }

@@ -15,16 +15,8 @@ namespace rb = ringlab::bench;
 namespace {
 
 rb::ProgressEvent event(rb::Stage stage, unsigned iteration = 0, unsigned iterations = 0, double ns = 0) {
-  rb::ProgressEvent e;
-  e.case_index = 2;
-  e.case_count = 16;
-  e.name = "presized weather 100";
-  e.stage = stage;
-  e.iteration = iteration;
-  e.iterations = iterations;
-  e.ops_per_iteration = 880;
-  e.last_sample_ns = ns;
-  return e;
+  return {.case_index = 2, .case_count = 16, .name = "presized weather 100", .stage = stage, .iteration = iteration,
+          .iterations = iterations, .ops_per_iteration = 880, .last_sample_ns = ns, .detail = {}};
 }
 
 // Everything written to a pipe by `feed` (with `plan`: the lines end with the times elapsed and left).
@@ -158,15 +150,8 @@ namespace {
 
 rb::ProgressEvent at(std::size_t index, std::size_t count, rb::Stage stage, unsigned iteration = 0, uint64_t ops = 0,
                      double ns = 0) {
-  rb::ProgressEvent e;
-  e.case_index = index;
-  e.case_count = count;
-  e.name = "case";
-  e.stage = stage;
-  e.iteration = iteration;
-  e.ops_per_iteration = ops;
-  e.last_sample_ns = ns;
-  return e;
+  return {.case_index = index, .case_count = count, .name = "case", .stage = stage, .iteration = iteration,
+          .ops_per_iteration = ops, .last_sample_ns = ns, .detail = {}};
 }
 
 }  // namespace

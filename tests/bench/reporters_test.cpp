@@ -11,11 +11,14 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "ringlab/bench/core/results.hpp"
 #include "ringlab/bench/core/table.hpp"
 #include "../support/bench_cases.hpp"
+#include "../support/same_fields.hpp"
 
 namespace rb = ringlab::bench;
 using ringlab::testing::lines_of;
@@ -121,7 +124,7 @@ TEST_CASE("numbers are printed with fixed decimals and thousands separators") {
   struct Row {
     double value;
     int decimals;
-    const char* text;
+    std::string_view text;
   };
   const Row rows[] = {
       {7793.5, 1, "7,793.5"}, {113.1, 1, "113.1"},   {999.96, 1, "1,000.0"},        {0.004, 2, "0.00"},
@@ -254,24 +257,14 @@ TEST_CASE("JSON written and read back gives the same report") {
     const rb::CaseResult& a = report.cases[i];
     const rb::CaseResult& b = back->cases[i];
     INFO("case " << i << " " << a.strategy << " " << a.size);
-    CHECK(b.strategy == a.strategy);
-    CHECK(b.size == a.size);
-    CHECK(b.status == a.status);
-    CHECK(b.reason == a.reason);
-    CHECK(b.samples_ns == a.samples_ns);
-    CHECK(b.outliers == a.outliers);
-    CHECK(b.stats.mean == a.stats.mean);
-    CHECK(b.stats.error == a.stats.error);
-    CHECK(b.stats.p95 == a.stats.p95);
-    CHECK(b.stats.ratio == a.stats.ratio);
-    CHECK(b.stats.ratio_sd == a.stats.ratio_sd);
-    CHECK(b.memory.bytes_per_op == a.memory.bytes_per_op);
-    CHECK(b.memory.alloc_ratio == a.memory.alloc_ratio);
-    CHECK(b.io.cqes_per_op == a.io.cqes_per_op);
-    CHECK(b.phases.connect == a.phases.connect);
-    CHECK(b.phases.deserialize == a.phases.deserialize);
-    CHECK(b.counters == a.counters);
-    CHECK(b.checksum == a.checksum);
+    ringlab::testing::check_same_fields(
+        [](const rb::CaseResult& c) {
+          return std::tie(c.strategy, c.size, c.status, c.reason, c.samples_ns, c.outliers, c.stats.mean,
+                          c.stats.error, c.stats.p95, c.stats.ratio, c.stats.ratio_sd, c.memory.bytes_per_op,
+                          c.memory.alloc_ratio, c.io.cqes_per_op, c.phases.connect, c.phases.deserialize,
+                          c.counters, c.checksum);
+        },
+        b, a);
   }
 }
 

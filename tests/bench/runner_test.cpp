@@ -51,13 +51,12 @@ struct Behaviour {
   uint64_t idle_limit_ns = 0;
 
   // Observed.
+  rs::CaseConfig last_setup{};  // what the last setup() was given (the default before any)
   uint64_t calls = 0;
   uint64_t verified_calls = 0;
   int drops = 0;
   int setups = 0;
   int teardowns = 0;
-  uint16_t port_seen = 0;
-  bool ticks_seen = false;
 };
 
 std::array<Behaviour, 4> behaviours;
@@ -77,8 +76,7 @@ class FakeStrategy final : public rs::Strategy {
     fake_now += b_.setup_cost_ns;
     last_run_ = fake_now;
     connected_ = true;
-    b_.port_seen = config.port;
-    b_.ticks_seen = config.ticks != nullptr;
+    b_.last_setup = config;
     if (b_.setup_error) return std::unexpected(rs::Error{*b_.setup_error});
     return {};
   }
@@ -305,7 +303,7 @@ TEST_CASE_FIXTURE(Fixture, "warm-up runs the given iterations untimed, then meas
   CHECK(r.stats.error == doctest::Approx(0));
   CHECK(behaviours[0].setups == 1);
   CHECK(behaviours[0].teardowns == 1);
-  CHECK(behaviours[0].port_seen == 8080);
+  CHECK(behaviours[0].last_setup.port == 8080);
   // The strategy's notes, then what verification cost: 30 verified ops (two per measured iteration),
   // each as long as a timed op on the fake clock.
   CHECK(r.notes ==
@@ -415,14 +413,33 @@ TEST_CASE_FIXTURE(Fixture, "a run error fails the case with the step and the str
   CHECK(progress.details[0] == results[0].reason);
 }
 
-TEST_CASE_FIXTURE(Fixture, "a skip reason skips the case without setting it up, and is shown") {
-  behaviours[0].skip = "needs IORING_OP_SEND_ZC (kernel 6.0)";
+TEST_CASE_FIXTURE(Fixture, "a case that cannot start ends with its reason, shown, and never runs") {
+  // What the case ends as, and how often the strategy was set up on the way.
+  rb::CaseStatus status = rb::CaseStatus::ok;
+  rb::Stage stage = rb::Stage::done;
+  std::string reason;
+  int setups = 0;
+  SUBCASE("a skip reason skips the case without setting it up") {
+    behaviours[0].skip = "needs IORING_OP_SEND_ZC (kernel 6.0)";
+    status = rb::CaseStatus::skipped;
+    stage = rb::Stage::skipped;
+    reason = "needs IORING_OP_SEND_ZC (kernel 6.0)";
+  }
+  SUBCASE("a setup error fails the case") {
+    behaviours[0].setup_error = "connect 127.0.0.1:8080: Connection refused (ECONNREFUSED)";
+    status = rb::CaseStatus::failed;
+    stage = rb::Stage::failed;
+    reason = "setup: connect 127.0.0.1:8080: Connection refused (ECONNREFUSED)";
+    setups = 1;
+  }
   const auto results = run({spec(0)});
-  CHECK(results[0].status == rb::CaseStatus::skipped);
-  CHECK(results[0].reason == "needs IORING_OP_SEND_ZC (kernel 6.0)");
-  CHECK(behaviours[0].setups == 0);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == status);
+  CHECK(results[0].reason == reason);
+  CHECK(behaviours[0].setups == setups);
   CHECK(behaviours[0].calls == 0);
-  CHECK(std::find(progress.stages.begin(), progress.stages.end(), rb::Stage::skipped) != progress.stages.end());
+  CHECK(std::find(progress.stages.begin(), progress.stages.end(), stage) != progress.stages.end());
+  CHECK(std::find(progress.details.begin(), progress.details.end(), reason) != progress.details.end());
 }
 
 TEST_CASE_FIXTURE(Fixture, "a case the strategy cannot read (skip_case) is skipped with its reason, the others run") {
@@ -437,13 +454,6 @@ TEST_CASE_FIXTURE(Fixture, "a case the strategy cannot read (skip_case) is skipp
   CHECK(behaviours[1].setups == 1);  // the github case only
 }
 
-TEST_CASE_FIXTURE(Fixture, "a setup error fails the case") {
-  behaviours[0].setup_error = "connect 127.0.0.1:8080: Connection refused (ECONNREFUSED)";
-  const auto results = run({spec(0)});
-  CHECK(results[0].status == rb::CaseStatus::failed);
-  CHECK(results[0].reason == "setup: connect 127.0.0.1:8080: Connection refused (ECONNREFUSED)");
-  CHECK(behaviours[0].calls == 0);
-}
 
 TEST_CASE_FIXTURE(Fixture, "a case without a factory fails instead of crashing") {
   rb::CaseSpec broken;
@@ -459,7 +469,7 @@ TEST_CASE_FIXTURE(Fixture, "allocations, io_uring work and phases are reported p
   const auto results = run({spec(0)});
   const rb::CaseResult& r = results[0];
   REQUIRE(r.status == rb::CaseStatus::ok);
-  CHECK(behaviours[0].ticks_seen);
+  CHECK((behaviours[0].last_setup.ticks != nullptr));
   REQUIRE(rb::interposition_works());
   REQUIRE(r.memory.bytes_per_op.has_value());
   CHECK(*r.memory.bytes_per_op == doctest::Approx(1000));
@@ -495,7 +505,7 @@ TEST_CASE_FIXTURE(Fixture, "with memory and phases off nothing is counted or sta
   behaviours[0].stamp_timeline = true;
   const auto results = run({spec(0)});
   const rb::CaseResult& r = results[0];
-  CHECK_FALSE(behaviours[0].ticks_seen);
+  CHECK((behaviours[0].last_setup.ticks == nullptr));
   CHECK_FALSE(r.memory.bytes_per_op.has_value());
   CHECK_FALSE(r.phases.send.has_value());
   CHECK(r.phases.ops_sampled == 0);

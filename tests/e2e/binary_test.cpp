@@ -100,29 +100,27 @@ TEST_CASE("a bad command line exits 2, a server that cannot start exits 1, each 
     int status;
     std::string message;
   };
-  SilentListener taken;
-  const std::vector<Row> rows = {
-      {{"--threads", "0"}, 2, "--threads"},
-      {{"--idle-timeout", "soon"}, 2, "--idle-timeout"},
-      {{"--max-body", "lots"}, 2, "--max-body"},
-      {{"--header-timeout", "0"}, 1, "--header-timeout"},
-      {{"--body-timeout", "never"}, 2, "--body-timeout"},
-      {{"--max-count", "2000000"}, 2, "--max-count"},
-      {{"--max-answer", "much"}, 2, "--max-answer"},
-      {{"--malloc-mmap-threshold", "2KiB"}, 2, "--malloc-mmap-threshold"},
-      {{"--malloc-mmap-threshold", "64MiB"}, 2, "--malloc-mmap-threshold"},
-      {{"--recv-buffers", "100"}, 1, "--recv-buffers"},
-      {{"--upstream", "https://127.0.0.1:1"}, 1, "--upstream"},
-      {{"--bind", "example.com"}, 1, "example.com"},
-      {{"--port", std::to_string(taken.port()), "--bind", "127.0.0.1"}, 1, "Address already in use"},
-      {{"--body-strategy", "zerocopy"}, 2, "--body-strategy"},
-      {{"--body-strategy", ""}, 2, "--body-strategy"},
-      {{"--fixed-body-bytes", "lots"}, 2, "--fixed-body-bytes"},
-      {{"--body-strategy", "fixed", "--fixed-body-bytes", "0"}, 1, "--fixed-body-bytes"},
-      {{"--no-such-flag"}, 2, "--no-such-flag"},
-      {{"--bogus"}, 2, "--bogus"},
-      {{"stray"}, 2, "stray"},
+  // Refused while the command line is read (exit 2), the message naming the first word: a value the flag
+  // does not take, or a word that is no flag.
+  const std::vector<std::vector<std::string>> unreadable = {
+      {"--threads", "0"}, {"--idle-timeout", "soon"}, {"--max-body", "lots"}, {"--body-timeout", "never"},
+      {"--max-count", "2000000"}, {"--max-answer", "much"}, {"--malloc-mmap-threshold", "2KiB"},
+      {"--malloc-mmap-threshold", "64MiB"}, {"--body-strategy", "zerocopy"}, {"--body-strategy", ""},
+      {"--fixed-body-bytes", "lots"}, {"--no-such-flag"}, {"--bogus"}, {"stray"},
   };
+  // Read, but the server cannot start with them (exit 1), each with its message.
+  SilentListener taken;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> unstartable = {
+      {{"--header-timeout", "0"}, "--header-timeout"},
+      {{"--recv-buffers", "100"}, "--recv-buffers"},
+      {{"--upstream", "https://127.0.0.1:1"}, "--upstream"},
+      {{"--bind", "example.com"}, "example.com"},
+      {{"--port", std::to_string(taken.port()), "--bind", "127.0.0.1"}, "Address already in use"},
+      {{"--body-strategy", "fixed", "--fixed-body-bytes", "0"}, "--fixed-body-bytes"},
+  };
+  std::vector<Row> rows;
+  for (const std::vector<std::string>& flags : unreadable) rows.push_back({flags, 2, flags.front()});
+  for (const auto& [flags, message] : unstartable) rows.push_back({flags, 1, message});
   for (const Row& row : rows) {
     std::vector<std::string> argv = {RINGLAB_SERVER_BINARY};
     argv.insert(argv.end(), row.flags.begin(), row.flags.end());

@@ -184,9 +184,7 @@ TEST_CASE("one connection serves many requests while kept alive") {
 }
 
 TEST_CASE("many connections at once, each pipelining, are all answered") {
-  server::ServerOptions options;
-  options.threads = 2;
-  TestServer server(options);
+  TestServer server(with_threads(2));
   constexpr int kClients = 40;
   constexpr int kRounds = 10;
   std::vector<int> good(kClients, 0);

@@ -264,9 +264,7 @@ TEST_CASE("count=0 gives an empty array and an empty NDJSON body") {
 }
 
 TEST_CASE("several server threads all serve, and every connection is closed at stop") {
-  server::ServerOptions options;
-  options.threads = 3;
-  TestServer server(options);
+  TestServer server(with_threads(3));
   for (int i = 0; i < 30; ++i) {
     RawClient client(server.port());
     Response response = client.get("/weather?count=3");
@@ -280,9 +278,7 @@ TEST_CASE("several server threads all serve, and every connection is closed at s
 }
 
 TEST_CASE("GET /env answers the server's environment as one flat JSON object of strings") {
-  server::ServerOptions options;
-  options.threads = 2;
-  TestServer server(options);
+  TestServer server(with_threads(2));
   RawClient client(server.port());
   simdjson::dom::parser parser;
   const simdjson::dom::object object = get_json_object(client, "/env", parser);

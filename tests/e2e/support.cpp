@@ -264,6 +264,12 @@ server::ServerOptions proxying_to(std::string upstream) {
   return options;
 }
 
+server::ServerOptions with_threads(unsigned threads) {
+  server::ServerOptions options;
+  options.threads = threads;
+  return options;
+}
+
 std::string error_answer(RawClient& client, std::string_view target, int status) {
   const Response response = client.get(target);
   CHECK(response.status == status);
@@ -322,22 +328,19 @@ std::string read_file(const std::string& path) {
   return bytes.str();
 }
 
-SilentListener::SilentListener() {
-  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  REQUIRE(fd_ >= 0);
+SilentListener::SilentListener() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  REQUIRE(fd_.valid());
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(::bind(fd_.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
   // Room for the connections a load run opens again after each timeout: never accepted, each stays
   // in the queue, and a full queue would turn them into connect timeouts.
-  REQUIRE(::listen(fd_, 128) == 0);
+  REQUIRE(::listen(fd_.get(), 128) == 0);
   socklen_t length = sizeof address;
-  REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  REQUIRE(::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&address), &length) == 0);
   port_ = ntohs(address.sin_port);
 }
-
-SilentListener::~SilentListener() { ::close(fd_); }
 
 uint16_t unused_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

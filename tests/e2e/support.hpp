@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../support/process.hpp"
+#include "ringlab/net/socket.hpp"
 #include "ringlab/server/server.hpp"
 
 namespace ringlab::e2e {
@@ -96,6 +97,8 @@ std::string post_request(std::string_view target, std::string_view body, std::st
 
 // Options of a server whose /proxy fetches from `upstream` ("http://host:port").
 server::ServerOptions proxying_to(std::string upstream);
+// The default options but for `threads` worker threads.
+server::ServerOptions with_threads(unsigned threads);
 
 // The message of the JSON error that answers GET `target` on `client`, whose status is checked to be
 // `status`; fails the test if the body is not a JSON error.
@@ -127,17 +130,15 @@ void write_file(const std::string& path, std::string_view bytes);
 std::string read_file(const std::string& path);
 
 // A plain listener (no SO_REUSEPORT) on a free loopback port that never accepts: the kernel
-// completes handshakes and nobody ever answers. Holds its port against other listeners.
+// completes handshakes and nobody ever answers. Holds its port against other listeners while it
+// lives; move-only, as the socket it owns.
 class SilentListener {
  public:
   SilentListener();
-  ~SilentListener();
-  SilentListener(const SilentListener&) = delete;
-  SilentListener& operator=(const SilentListener&) = delete;
   [[nodiscard]] uint16_t port() const { return port_; }
 
  private:
-  int fd_ = -1;
+  net::Fd fd_;
   uint16_t port_ = 0;
 };
 

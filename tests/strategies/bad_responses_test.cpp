@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
-#include "ringlab/json/serialize.hpp"
+#include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
@@ -18,9 +18,7 @@ namespace {
 constexpr std::size_t kCount = 3;
 
 std::string weather_body(std::size_t count = kCount) {
-  std::string body;
-  json::append_weather_json(body, count);
-  return body;
+  return ringlab::testing::generated_body(Payload::weather, count);
 }
 
 std::string with_length(std::string_view body, std::size_t content_length, std::string_view extra = {}) {
@@ -105,15 +103,6 @@ void check_bad_responses(Needs group) {
   }
 }
 
-TEST_CASE("every strategy turns every bad response into an error, without crash, hang or checksum") {
-  check_bad_responses(Needs::nothing_of_the_kernel);
-}
-
-TEST_CASE("every strategy that needs a kernel feature turns every bad response into an error" *
-          doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  check_bad_responses(Needs::a_kernel_feature);
-}
-
 void check_stalled_server(Needs group) {
   CannedServer server("", false, true);
   for (const Descriptor* strategy : strategies(group)) {
@@ -134,13 +123,19 @@ void check_stalled_server(Needs group) {
   }
 }
 
-TEST_CASE("a stalled server fails the request with a timeout error") {
-  check_stalled_server(Needs::nothing_of_the_kernel);
+// Both checks over the strategies of `group`, a subcase each.
+void check_errors(Needs group) {
+  SUBCASE("every bad response is an error, without crash, hang or checksum") { check_bad_responses(group); }
+  SUBCASE("a stalled server fails the request with a timeout error") { check_stalled_server(group); }
 }
 
-TEST_CASE("a stalled server fails the request of a strategy that needs a kernel feature with a timeout error" *
+TEST_CASE("every strategy turns bad responses and a stalled server into errors") {
+  check_errors(Needs::nothing_of_the_kernel);
+}
+
+TEST_CASE("every strategy that needs a kernel feature turns bad responses and a stalled server into errors" *
           doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  check_stalled_server(Needs::a_kernel_feature);
+  check_errors(Needs::a_kernel_feature);
 }
 
 TEST_CASE("a strategy is usable again after an error: the next request opens a new connection") {

@@ -15,20 +15,12 @@
 #include "fixtures.hpp"
 #include "ringlab/json/checksum.hpp"
 #include "../support/feature_gate.hpp"
+#include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
 
 constexpr unsigned kRuns = 3;
-
-uint64_t ground_truth(Payload payload, std::size_t count) {
-  switch (payload) {
-    case Payload::repos: return json::checksum_repos(count);
-    case Payload::github: return json::checksum_github(count);
-    case Payload::weather: break;
-  }
-  return json::checksum_weather(count);
-}
 
 // What `descriptor`'s verified runs prove: the full records, or, for three_fields (jos's Version 8), the
 // three fields it reads.
@@ -37,7 +29,7 @@ uint64_t ground_truth(const Descriptor& descriptor, Payload payload, std::size_t
     return payload == Payload::repos ? json::checksum_repos_three_fields(count)
                                      : json::checksum_github_three_fields(count);
   }
-  return ground_truth(payload, count);
+  return ringlab::testing::generated_checksum(payload, count);
 }
 
 // The bodies every strategy reads: the three payloads at sizes 0, 1, 10 and 1000 from the server's cache, and
@@ -100,17 +92,6 @@ void check_records(Needs group, Baselines* baselines) {
   }
 }
 
-TEST_CASE("every strategy reads the generator's records from the server, for every payload, size and server mode") {
-  Baselines baselines;
-  check_records(Needs::nothing_of_the_kernel, &baselines);
-}
-
-TEST_CASE("every strategy that needs a kernel feature reads the generator's records, for every payload, size and "
-          "server mode" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  // The ground truth is what the baselines were checked against above.
-  check_records(Needs::a_kernel_feature, nullptr);
-}
-
 void check_fresh_connections(Needs group) {
   ServerProcess server;
   for (const Descriptor* strategy : strategies(group)) {
@@ -131,15 +112,6 @@ void check_fresh_connections(Needs group) {
     for (const uint64_t checksum : outcome.checksums) CHECK(checksum == expected);
     CHECK(outcome.counters.connections_opened - outcome.counters_after_setup.connections_opened == kRuns);
   }
-}
-
-TEST_CASE("with Connection::fresh every strategy opens a connection per request, and still reads the records") {
-  check_fresh_connections(Needs::nothing_of_the_kernel);
-}
-
-TEST_CASE("with Connection::fresh every strategy that needs a kernel feature opens a connection per request" *
-          doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  check_fresh_connections(Needs::a_kernel_feature);
 }
 
 TEST_CASE("a proxy op is N requests of /proxy, every one answered 200 with what its row says") {
@@ -227,13 +199,26 @@ void check_setup_again(Needs group) {
   }
 }
 
-TEST_CASE("setup() again starts over, and teardown() twice is harmless") {
-  check_setup_again(Needs::nothing_of_the_kernel);
+
+// The checks above over the strategies of `group`, a subcase each. `baselines`: check_records'.
+void check_group(Needs group, Baselines* baselines) {
+  SUBCASE("the generator's records, for every payload, size and server mode") { check_records(group, baselines); }
+  SUBCASE("with Connection::fresh, a connection per request, and still the records") {
+    check_fresh_connections(group);
+  }
+  SUBCASE("setup() again starts over, and teardown() twice is harmless") { check_setup_again(group); }
 }
 
-TEST_CASE("setup() again starts over, and teardown() twice is harmless, for the strategies that need a kernel "
-          "feature" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  check_setup_again(Needs::a_kernel_feature);
+TEST_CASE("every strategy reads the records, fresh or kept alive, and can be set up again") {
+  Baselines baselines;
+  check_group(Needs::nothing_of_the_kernel, &baselines);
+}
+
+TEST_CASE("every strategy that needs a kernel feature reads the records, fresh or kept alive, and can be set up "
+          "again" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  // Held to the ground truth alone: the baselines need no kernel feature, and the plain case checked them
+  // against it.
+  check_group(Needs::a_kernel_feature, nullptr);
 }
 
 TEST_CASE("counters: ring strategies count io_uring_enter calls, peers their system calls") {

@@ -14,6 +14,7 @@
 #include "ringlab/json/deserialize.hpp"
 #include "ringlab/json/generate.hpp"
 #include "ringlab/json/serialize.hpp"
+#include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -53,16 +54,7 @@ std::vector<Library> libraries() {
   };
 }
 
-std::string weather_body(std::size_t count) {
-  std::string body;
-  json::append_weather_json(body, count);
-  return body;
-}
-std::string repos_body(std::size_t count) {
-  std::string body;
-  json::append_repos_json(body, count);
-  return body;
-}
+using ringlab::testing::generated_body;
 
 // The generator's first repository with every optional field present (a homepage, a language, a license),
 // so that a test can take any of them away.
@@ -109,24 +101,34 @@ std::string weather_with(std::string_view from, std::string_view to) {
   return body;
 }
 
+// Parses `body` with `parse` (one of a Library's) into `records`, which must then hold exactly one record;
+// a failed parse fails the test with the library's message.
+template <class Record>
+void parse_one(const std::function<json::Status(std::string_view, std::pmr::vector<Record>&)>& parse,
+               std::string_view body, std::pmr::vector<Record>& records) {
+  const auto status = parse(body, records);
+  REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
+  REQUIRE(records.size() == 1);
+}
+
 TEST_CASE("the generator's bodies give the generator's records, equal to json/'s parse") {
   for (const Library& library : libraries()) {
     for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{300}}) {
       INFO(std::string_view(library.name) << ", " << count << " records");
       json::Parser parser;
       std::pmr::vector<json::WeatherForecast> weather;
-      REQUIRE(library.weather(weather_body(count), weather));
+      REQUIRE(library.weather(generated_body(Payload::weather, count), weather));
       CHECK(json::checksum(std::span<const json::WeatherForecast>(weather)) == json::checksum_weather(count));
-      const simdjson::padded_string weather_text(weather_body(count));
+      const simdjson::padded_string weather_text(generated_body(Payload::weather, count));
       std::pmr::vector<json::WeatherForecast> weather_reference;
       REQUIRE(json::parse_weather(parser, weather_text, weather_reference));
       CHECK(weather == weather_reference);
 
       std::pmr::vector<json::Repository> repos;
-      const auto status = library.repos(repos_body(count), repos);
+      const auto status = library.repos(generated_body(Payload::repos, count), repos);
       REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
       CHECK(json::checksum(std::span<const json::Repository>(repos)) == json::checksum_repos(count));
-      const simdjson::padded_string repos_text(repos_body(count));
+      const simdjson::padded_string repos_text(generated_body(Payload::repos, count));
       std::pmr::vector<json::Repository> repos_reference;
       REQUIRE(json::parse_repos(parser, repos_text, repos_reference));
       CHECK(repos == repos_reference);
@@ -138,10 +140,8 @@ TEST_CASE("github bodies give the generator's flat records, nulls included; a ba
   for (const Library& library : libraries()) {
     for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{300}}) {
       INFO(std::string_view(library.name) << ", " << count << " github records");
-      std::string body;
-      json::append_github_json(body, count);
       std::pmr::vector<json::GithubRepository> github;
-      const auto status = library.github(body, github);
+      const auto status = library.github(generated_body(Payload::github, count), github);
       REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
       CHECK(json::checksum(std::span<const json::GithubRepository>(github)) == json::checksum_github(count));
       for (std::size_t i = 0; i < github.size(); ++i) CHECK(github[i] == json::make_github(i));
@@ -164,12 +164,12 @@ TEST_CASE("records are overwritten in place and the ones left over erased") {
   for (const Library& library : libraries()) {
     INFO(std::string_view(library.name));
     std::pmr::vector<json::Repository> repos;
-    REQUIRE(library.repos(repos_body(20), repos));
-    REQUIRE(library.repos(repos_body(3), repos));
+    REQUIRE(library.repos(generated_body(Payload::repos, 20), repos));
+    REQUIRE(library.repos(generated_body(Payload::repos, 3), repos));
     CHECK(repos.size() == 3);
     CHECK(json::checksum(std::span<const json::Repository>(repos)) == json::checksum_repos(3));
     std::pmr::vector<json::WeatherForecast> weather;
-    REQUIRE(library.weather(weather_body(5), weather));
+    REQUIRE(library.weather(generated_body(Payload::weather, 5), weather));
     REQUIRE(library.weather("[]", weather));
     CHECK(weather.empty());
   }
@@ -180,9 +180,7 @@ TEST_CASE("escapes are decoded: quotes, backslashes, control characters, \\u esc
   for (const Library& library : libraries()) {
     INFO(std::string_view(library.name));
     std::pmr::vector<json::WeatherForecast> weather;
-    const auto status = library.weather(body, weather);
-    REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
-    REQUIRE(weather.size() == 1);
+    parse_one(library.weather, body, weather);
     CHECK(weather[0].summary == "a \"b\" \\ / \n\t \xC3\xA9 \xF0\x9F\x9A\x80");
   }
 }
@@ -197,12 +195,9 @@ TEST_CASE("null homepage, language and license are empty optionals, also over re
   for (const Library& library : libraries()) {
     INFO(std::string_view(library.name));
     std::pmr::vector<json::Repository> repos;
-    REQUIRE(library.repos(repo_json(), repos));
-    REQUIRE(repos.size() == 1);
+    parse_one(library.repos, repo_json(), repos);
     CHECK(repos[0] == full_repository());
-    const auto status = library.repos(body, repos);
-    REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
-    REQUIRE(repos.size() == 1);
+    parse_one(library.repos, body, repos);  // over the record that had them
     CHECK_FALSE(repos[0].homepage.has_value());
     CHECK_FALSE(repos[0].language.has_value());
     CHECK_FALSE(repos[0].license.has_value());
@@ -217,17 +212,13 @@ TEST_CASE("unknown keys are skipped with their values, however nested; keys in a
   for (const Library& library : libraries()) {
     INFO(std::string_view(library.name));
     std::pmr::vector<json::WeatherForecast> records;
-    const auto status = library.weather(weather, records);
-    REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
-    REQUIRE(records.size() == 1);
+    parse_one(library.weather, weather, records);
     CHECK(records[0].date == "2024-01-01");
     CHECK(records[0].temperature_c == 5);
     CHECK(records[0].summary == "Mild");
     CHECK(records[0].temperature_f == 40);
     std::pmr::vector<json::Repository> repos;
-    const auto repos_status = library.repos(repo, repos);
-    REQUIRE_MESSAGE(repos_status, (repos_status ? "" : repos_status.error().message));
-    REQUIRE(repos.size() == 1);
+    parse_one(library.repos, repo, repos);
     CHECK(checksum_of(repos[0]) == checksum_of(full_repository()));
   }
 }

@@ -8,8 +8,6 @@
 // pid file, logs and temporary folders in the test's folder; killed by PID at the end. Without an
 // nginx binary the test says so and checks nothing else.
 #include <doctest/doctest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -17,25 +15,13 @@
 
 #include "fixtures.hpp"
 #include "ringlab/json/checksum.hpp"
-#include "ringlab/json/serialize.hpp"
 #include "../support/feature_gate.hpp"
+#include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
 
 constexpr const char* kNginx = "/usr/sbin/nginx";
-
-bool accepts_connections(uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(port);
-  const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
-  ::close(fd);
-  return ok;
-}
 
 std::string nginx_config(const e2e::TempDir& dir, uint16_t port) {
   const std::string d = dir.path();
@@ -64,12 +50,11 @@ TEST_CASE("every GET strategy reads the generator's weather records from nginx" 
   std::filesystem::create_directory(dir.file("www"));
   const std::size_t counts[] = {0, 1, 10, 1000};
   for (const std::size_t count : counts) {
-    std::string body;
-    json::append_weather_json(body, count);
-    e2e::write_file(dir.file("www/weather-" + std::to_string(count) + ".json"), body);
-    std::string lines;  // format=ndjson (the streaming strategy)
-    json::append_weather_ndjson(lines, count);
-    e2e::write_file(dir.file("www/weather-" + std::to_string(count) + "ndjson.json"), lines);
+    e2e::write_file(dir.file("www/weather-" + std::to_string(count) + ".json"),
+                    ringlab::testing::generated_body(Payload::weather, count));
+    // format=ndjson (the streaming strategy)
+    e2e::write_file(dir.file("www/weather-" + std::to_string(count) + "ndjson.json"),
+                    ringlab::testing::generated_body(Payload::weather, count, true));
   }
   const uint16_t port = e2e::unused_port();
   e2e::write_file(dir.file("nginx.conf"), nginx_config(dir, port));
@@ -77,7 +62,7 @@ TEST_CASE("every GET strategy reads the generator's weather records from nginx" 
                    dir.file("stderr.log"));
   bool up = false;
   for (int i = 0; i < 250 && !up; ++i) {  // at most 5 s
-    up = accepts_connections(port);
+    up = e2e::accepts_connections(port);
     if (!up) ::usleep(20'000);
   }
   REQUIRE_MESSAGE(up, "nginx did not start: " << e2e::read_file(dir.file("error.log")));

@@ -5,9 +5,11 @@
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 
 #include "recipe.hpp"
 #include "ringlab/strategies/strategy.hpp"
+#include "../support/same_fields.hpp"
 
 namespace ringlab::strategies {
 namespace {
@@ -23,14 +25,12 @@ TEST_CASE("the registry lists every recipe once, in table order, with a descript
     const detail::Recipe& recipe = recipes[i];
     const Descriptor& descriptor = registry()[i];
     INFO(recipe.name);
-    CHECK(descriptor.name == recipe.name);
-    CHECK(descriptor.description == recipe.description);
-    CHECK(descriptor.mirrors == recipe.mirrors);
-    CHECK(descriptor.method == recipe.method);
-    CHECK(descriptor.baseline == recipe.baseline);
-    CHECK(descriptor.peer == recipe.peer);
-    CHECK(descriptor.reference == recipe.reference);
-    CHECK(descriptor.partial_checksum == recipe.partial_checksum);
+    ringlab::testing::check_same_fields(
+        [](const auto& row) {
+          return std::tie(row.name, row.description, row.mirrors, row.method, row.baseline, row.peer, row.reference,
+                          row.partial_checksum);
+        },
+        descriptor, recipe);
     CHECK(names.insert(descriptor.name).second);
     CHECK_FALSE(descriptor.name.empty());
     CHECK_FALSE(descriptor.description.empty());

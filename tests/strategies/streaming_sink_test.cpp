@@ -13,8 +13,8 @@
 #include "ringlab/json/checksum.hpp"
 #include "ringlab/json/consume.hpp"
 #include "ringlab/json/deserialize.hpp"
-#include "ringlab/json/serialize.hpp"
 #include "streaming_sink.hpp"
+#include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -47,22 +47,8 @@ http::Status feed(Sink& sink, std::string_view body, const std::vector<std::size
   return sink.end();
 }
 
-std::string body_of(Payload payload, std::size_t count, bool ndjson = false) {
-  std::string body;
-  if (payload == Payload::repos) {
-    ndjson ? json::append_repos_ndjson(body, count) : json::append_repos_json(body, count);
-  } else if (payload == Payload::github) {
-    ndjson ? json::append_github_ndjson(body, count) : json::append_github_json(body, count);
-  } else {
-    ndjson ? json::append_weather_ndjson(body, count) : json::append_weather_json(body, count);
-  }
-  return body;
-}
-
-uint64_t truth(Payload payload, std::size_t count) {
-  if (payload == Payload::github) return json::checksum_github(count);
-  return payload == Payload::repos ? json::checksum_repos(count) : json::checksum_weather(count);
-}
+using ringlab::testing::generated_body;
+using ringlab::testing::generated_checksum;
 
 // A Sink expecting `count` records of `payload`, with the full checksum on as on a verified request,
 // next to the parser and buffer it works in.
@@ -102,7 +88,7 @@ void check_every_cut(bool ndjson) {
   };
   for (const Row row :
        {Row{Payload::weather, 0}, Row{Payload::weather, 3}, Row{Payload::repos, 2}, Row{Payload::github, 3}}) {
-    const std::string body = body_of(row.payload, row.count, ndjson);
+    const std::string body = generated_body(row.payload, row.count, ndjson);
     for (const bool chunked : {false, true}) {
       INFO(payload_name(row.payload) << " " << row.count
                                      << (chunked ? std::string(" chunked") : std::string(" with Content-Length")));
@@ -111,7 +97,7 @@ void check_every_cut(bool ndjson) {
         INFO("cut at byte " << cut);
         const auto status = feed(verified.sink, body, cut_at(cut, body.size()), chunked);
         REQUIRE_MESSAGE(status, (status ? "" : status.error().message()));
-        CHECK(verified.sink.checksum() == truth(row.payload, row.count));
+        CHECK(verified.sink.checksum() == generated_checksum(row.payload, row.count));
         CHECK(verified.sink.records() == row.count);
       }
     }
@@ -146,7 +132,7 @@ TEST_CASE("array: a body cut at every byte gives the generator's checksum, presi
 }
 
 TEST_CASE("array: fed byte by byte, every record is parsed before the closing bracket arrives") {
-  const std::string body = body_of(Payload::weather, 5);
+  const std::string body = generated_body(Payload::weather, 5);
   VerifiedSink<ArrayStreamingSink> verified(Payload::weather, 5);
   for (const bool from_elsewhere : {false, true}) {
     INFO(std::string_view(from_elsewhere ? "bytes copied from elsewhere" : "bytes received in place"));
@@ -160,7 +146,7 @@ TEST_CASE("array: a shorter body after a longer one leaves no stale records") {
   VerifiedSink<ArrayStreamingSink> verified(Payload::repos, 4);
   for (const std::size_t count : {std::size_t{4}, std::size_t{1}, std::size_t{3}}) {
     INFO(count);
-    const std::string body = body_of(Payload::repos, count);
+    const std::string body = generated_body(Payload::repos, count);
     REQUIRE(feed(verified.sink, body, {body.size()}, false));
     CHECK(verified.sink.checksum() == json::checksum_repos(count));
   }
@@ -178,7 +164,7 @@ TEST_CASE("array: the body of an error status is received, not parsed: the calle
 }
 
 TEST_CASE("array: bad bodies are sink errors carrying json's message, at every cut") {
-  const std::string good = body_of(Payload::weather, 2);
+  const std::string good = generated_body(Payload::weather, 2);
   const Bad bads[] = {
       {"a value that is not JSON", R"([{"date":"2024-01-01","temperatureC":oops,"summary":"Mild","temperatureF":1}])",
        "record 0"},
@@ -197,7 +183,7 @@ TEST_CASE("ndjson: a body cut at every byte gives the generator's checksum, pres
 }
 
 TEST_CASE("ndjson: fed byte by byte, each record is parsed as soon as its newline is in") {
-  const std::string body = body_of(Payload::repos, 4, true);
+  const std::string body = generated_body(Payload::repos, 4, true);
   VerifiedSink<NdjsonStreamingSink> verified(Payload::repos, 4);
   REQUIRE(feed(verified.sink, body, byte_by_byte(body.size()), false));
   CHECK(verified.sink.checksum() == json::checksum_repos(4));
@@ -208,34 +194,34 @@ TEST_CASE("ndjson: fed byte by byte, each record is parsed as soon as its newlin
 TEST_CASE("ndjson: a last record without its newline, blank lines, and a shorter body after a longer one") {
   VerifiedSink<NdjsonStreamingSink> verified(Payload::weather, 5);
   NdjsonStreamingSink& sink = verified.sink;
-  std::string body = body_of(Payload::weather, 5, true);
+  std::string body = generated_body(Payload::weather, 5, true);
   REQUIRE(feed(sink, body, {body.size()}, false));
   CHECK(sink.checksum() == json::checksum_weather(5));
   body.pop_back();  // no final newline
   REQUIRE(feed(sink, body, {body.size() / 2, body.size()}, false));
   CHECK(sink.checksum() == json::checksum_weather(5));
-  const std::string shorter = body_of(Payload::weather, 2, true) + "\n\n";
+  const std::string shorter = generated_body(Payload::weather, 2, true) + "\n\n";
   REQUIRE(feed(sink, shorter, {shorter.size()}, false));
   CHECK(sink.checksum() == json::checksum_weather(2));
   CHECK(sink.records() == 2);
 }
 
 TEST_CASE("ndjson: bad bodies are sink errors carrying json's message, at every cut") {
-  const std::string good = body_of(Payload::weather, 2, true);
+  const std::string good = generated_body(Payload::weather, 2, true);
   const Bad bads[] = {
       {"a value that is not JSON", "{\"date\":\"2024-01-01\",\"temperatureC\":oops,\"summary\":\"M\",\"temperatureF\":1}\n",
        "json: "},
       {"a missing field", "{\"date\":\"2024-01-01\",\"summary\":\"Mild\",\"temperatureF\":1}\n", "temperatureC"},
       {"last record cut short", good.substr(0, good.size() - 5), "json: "},
-      {"a JSON array instead of lines", body_of(Payload::weather, 2), "json: "},
+      {"a JSON array instead of lines", generated_body(Payload::weather, 2), "json: "},
       {"a record that is not an object", good + "[1,2]\n", "json: "},
   };
   check_bad_bodies<NdjsonStreamingSink>(bads);
 }
 
 TEST_CASE("unverified bodies are consumed record by record, as the whole-body parse consumes them, and not checksummed") {
-  const std::string array = body_of(Payload::weather, 7);
-  const std::string lines = body_of(Payload::weather, 7, true);
+  const std::string array = generated_body(Payload::weather, 7);
+  const std::string lines = generated_body(Payload::weather, 7, true);
   // What a whole-body parse into owning records (array sink) and into views (NDJSON sink) consumes.
   json::Parser whole;
   std::pmr::vector<json::WeatherForecast> owning;
