@@ -116,7 +116,7 @@ class CppHttplib final : public LibraryPeer {
 
 }  // namespace
 
-// Every row of this library (registry.cpp): the method is the row's.
+// Every row of this library (peer_recipes.hpp): the method is the row's.
 std::unique_ptr<Strategy> make_cpp_httplib(const Recipe& recipe) {
   return std::make_unique<CppHttplib>(recipe.name, recipe.method);
 }

@@ -115,7 +115,7 @@ class Cpprest final : public LibraryPeer {
 
 }  // namespace
 
-// Every row of this library (registry.cpp): the method is the row's.
+// Every row of this library (peer_recipes.hpp): the method is the row's.
 std::unique_ptr<Strategy> make_cpprest(const Recipe& recipe) {
   return std::make_unique<Cpprest>(recipe.name, recipe.method);
 }

@@ -61,7 +61,7 @@ class CurlPeer : public LibraryPeer {
   bool head_started_ = false;
 };
 
-// The rows of libcurl's two interfaces (registry.cpp), the method being the row's: libcurl.cpp (GET and
+// The rows of libcurl's two interfaces (peer_recipes.hpp), the method being the row's: libcurl.cpp (GET and
 // echo), libcurl_multi.cpp (GET, POST and echo).
 std::unique_ptr<Strategy> make_libcurl(const Recipe& recipe);
 std::unique_ptr<Strategy> make_libcurl_multi(const Recipe& recipe);

@@ -148,7 +148,7 @@ class Curlpp final : public LibraryPeer {
 
 }  // namespace
 
-// Every row of this library (registry.cpp): the method is the row's.
+// Every row of this library (peer_recipes.hpp): the method is the row's.
 std::unique_ptr<Strategy> make_curlpp(const Recipe& recipe) {
   return std::make_unique<Curlpp>(recipe.name, recipe.method);
 }

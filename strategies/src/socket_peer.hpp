@@ -85,7 +85,7 @@ class SocketPeer : public CaseStrategy {
 // A net::Error for the failed system call just made (reads errno).
 [[nodiscard]] std::unexpected<net::Error> syscall_failed(const char* op, const std::string& peer);
 
-// The two socket peers' rows (registry.cpp): blocking_sockets.cpp, epoll.cpp.
+// The two socket peers' rows (peer_recipes.hpp): blocking_sockets.cpp, epoll.cpp.
 std::unique_ptr<Strategy> make_blocking_sockets(const Recipe& recipe);
 std::unique_ptr<Strategy> make_epoll(const Recipe& recipe);
 
