@@ -51,12 +51,8 @@ class Beast final : public LibraryPeer {
 
   void drop_connection() override { close(); }
 
-  void teardown() override {
-    forget_case();
-    close();
-  }
-
  private:
+  void close_case() override { close(); }
   Status open_case() override {
     close();
     endpoints_ = {};

@@ -56,12 +56,8 @@ class CppHttplib final : public LibraryPeer {
     if (client_) client_->stop();
   }
 
-  void teardown() override {
-    forget_case();
-    client_.reset();
-  }
-
  private:
+  void close_case() override { client_.reset(); }
   Status open_case() override {
     return open_client(client_, "httplib::Client", [this] {
       auto client = std::make_unique<httplib::Client>(config().host, config().port);

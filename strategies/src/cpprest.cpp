@@ -50,12 +50,8 @@ class Cpprest final : public LibraryPeer {
            "when the head is in; syscalls n/a: the SDK makes its own, unseen";
   }
 
-  void teardown() override {
-    forget_case();
-    client_.reset();
-  }
-
  private:
+  void close_case() override { client_.reset(); }
   Status open_case() override {
     return open_client(client_, "cpprest http_client", [this] {
       client::http_client_config settings;

@@ -56,12 +56,8 @@ class Curlpp final : public LibraryPeer {
            "libcurl makes its own, unseen";
   }
 
-  void teardown() override {
-    forget_case();
-    easy_.reset();
-  }
-
  private:
+  void close_case() override { easy_.reset(); }
   Status open_case() override {
     easy_.reset();
     prepare_request();

@@ -37,7 +37,6 @@ class SocketPeer : public CaseStrategy {
   using CaseStrategy::CaseStrategy;
   [[nodiscard]] IoCounters io_counters() const final;
   void drop_connection() final { close_connection(); }
-  void teardown() final;
 
  protected:
   // Makes socket_ a connected socket to peer().
@@ -68,6 +67,7 @@ class SocketPeer : public CaseStrategy {
  private:
   Status open_case() final;
   Result<Outcome> run_case(http::Timeline* timeline, Check check) final;
+  void close_case() final;
   Result<Outcome> exchange(http::Timeline* timeline, Check check);
 
   net::Endpoint peer_;
