@@ -12,6 +12,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "member_list.hpp"
 #include "ringlab/bench/core/statistics.hpp"
 #include "ringlab/bench/core/table.hpp"
 
@@ -68,26 +69,18 @@ std::string text_of(const std::vector<T>& values) {
 
 std::vector<Difference> comparability_differences(const Report& old_report, const Report& new_report) {
   std::vector<Difference> out;
-  const auto check = [&out](std::string key, const auto& a, const auto& b) {
+  // `field` reads one setting of a report; its key is its report.json path ("config.sizes").
+  const auto check = [&](std::string key, auto field) {
+    const auto& a = field(old_report);
+    const auto& b = field(new_report);
     if (a != b) out.push_back({std::move(key), text_of(a), text_of(b)});
   };
-  const Config& a = old_report.config;
-  const Config& b = new_report.config;
-  check("config.iteration_time_ms", a.iteration_time_ms, b.iteration_time_ms);
-  check("config.sizes", a.sizes, b.sizes);
-  check("config.connection", a.connection, b.connection);
-  check("config.server_mode", a.server_mode, b.server_mode);
-  check("config.allocators", a.allocators, b.allocators);
-  check("config.interleave", a.interleave, b.interleave);
-  check("config.cpu", a.cpu, b.cpu);
-  check("config.server_cpu", a.server_cpu, b.server_cpu);
-  const Environment& x = old_report.environment;
-  const Environment& y = new_report.environment;
-  check("environment.cpu", x.cpu, y.cpu);
-  check("environment.kernel", x.kernel, y.kernel);
-  check("environment.allocator", x.allocator, y.allocator);
-  check("environment.client_cpu", x.client_cpu, y.client_cpu);
-  check("environment.server_cpu", x.server_cpu, y.server_cpu);
+#define RINGLAB_COMPARABILITY_KEY(check, part, member) \
+  check(#part "." #member, [](const Report& report) -> const auto& { return report.part.member; })
+  RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, config, iteration_time_ms, sizes, connection, server_mode,
+                          allocators, interleave, cpu, server_cpu);
+  RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, environment, cpu, kernel, allocator, client_cpu, server_cpu);
+#undef RINGLAB_COMPARABILITY_KEY
   return out;
 }
 
