@@ -10,32 +10,32 @@ find_package(cpprestsdk REQUIRED)
 find_package(OpenSSL REQUIRED)
 
 # Debian's pkg-config files of cpp-httplib and curlpp give relative paths (-Iinclude -Llib/...), which
-# CMake refuses in an imported target; each is made here from its header and its shared library.
-if(NOT TARGET CppHttplib::cpp_httplib)
-  find_path(RINGLAB_CPP_HTTPLIB_INCLUDE httplib.h)
-  find_library(RINGLAB_CPP_HTTPLIB_LIBRARY cpp-httplib)
-  if(NOT RINGLAB_CPP_HTTPLIB_INCLUDE OR NOT RINGLAB_CPP_HTTPLIB_LIBRARY)
-    message(FATAL_ERROR "cpp-httplib not found: install libcpp-httplib-dev (tools/setup does)")
+# CMake refuses in an imported target; each is made here from its header and its shared library, found
+# into the cache variables <PREFIX>_INCLUDE and <PREFIX>_LIBRARY (set them to point elsewhere).
+#   ringlab_import_library(TARGET PREFIX HEADER LIBRARY PACKAGE [DEFINITIONS defs...] [LINK libs...])
+# PACKAGE: the Debian package named when either is missing.
+function(ringlab_import_library target prefix header library package)
+  if(TARGET ${target})
+    return()
   endif()
-  add_library(CppHttplib::cpp_httplib UNKNOWN IMPORTED)
-  set_target_properties(CppHttplib::cpp_httplib PROPERTIES
-    IMPORTED_LOCATION ${RINGLAB_CPP_HTTPLIB_LIBRARY}
-    INTERFACE_INCLUDE_DIRECTORIES ${RINGLAB_CPP_HTTPLIB_INCLUDE}
-    # Debian's library was compiled with these (its cpp-httplib.pc says so); the header's declarations
-    # (the SSL client classes, the decompressors) must match it, and it includes their headers.
-    INTERFACE_COMPILE_DEFINITIONS "CPPHTTPLIB_OPENSSL_SUPPORT;CPPHTTPLIB_ZLIB_SUPPORT;CPPHTTPLIB_BROTLI_SUPPORT"
-    INTERFACE_LINK_LIBRARIES "OpenSSL::SSL;OpenSSL::Crypto")
-endif()
+  cmake_parse_arguments(PARSE_ARGV 5 arg "" "" "DEFINITIONS;LINK")
+  find_path(${prefix}_INCLUDE ${header})
+  find_library(${prefix}_LIBRARY ${library})
+  if(NOT ${prefix}_INCLUDE OR NOT ${prefix}_LIBRARY)
+    message(FATAL_ERROR "${library} not found: install ${package} (tools/setup does)")
+  endif()
+  add_library(${target} UNKNOWN IMPORTED)
+  set_target_properties(${target} PROPERTIES
+    IMPORTED_LOCATION ${${prefix}_LIBRARY}
+    INTERFACE_INCLUDE_DIRECTORIES ${${prefix}_INCLUDE}
+    INTERFACE_COMPILE_DEFINITIONS "${arg_DEFINITIONS}"
+    INTERFACE_LINK_LIBRARIES "${arg_LINK}")
+endfunction()
 
-if(NOT TARGET Curlpp::curlpp)
-  find_path(RINGLAB_CURLPP_INCLUDE curlpp/Easy.hpp)
-  find_library(RINGLAB_CURLPP_LIBRARY curlpp)
-  if(NOT RINGLAB_CURLPP_INCLUDE OR NOT RINGLAB_CURLPP_LIBRARY)
-    message(FATAL_ERROR "curlpp not found: install libcurlpp-dev (tools/setup does)")
-  endif()
-  add_library(Curlpp::curlpp UNKNOWN IMPORTED)
-  set_target_properties(Curlpp::curlpp PROPERTIES
-    IMPORTED_LOCATION ${RINGLAB_CURLPP_LIBRARY}
-    INTERFACE_INCLUDE_DIRECTORIES ${RINGLAB_CURLPP_INCLUDE}
-    INTERFACE_LINK_LIBRARIES PkgConfig::CURL)  # found before this file is included
-endif()
+# Debian's library was compiled with these definitions (its cpp-httplib.pc says so); the header's
+# declarations (the SSL client classes, the decompressors) must match it, and it includes their headers.
+ringlab_import_library(CppHttplib::cpp_httplib RINGLAB_CPP_HTTPLIB httplib.h cpp-httplib libcpp-httplib-dev
+  DEFINITIONS CPPHTTPLIB_OPENSSL_SUPPORT CPPHTTPLIB_ZLIB_SUPPORT CPPHTTPLIB_BROTLI_SUPPORT
+  LINK OpenSSL::SSL OpenSSL::Crypto)
+ringlab_import_library(Curlpp::curlpp RINGLAB_CURLPP curlpp/Easy.hpp curlpp libcurlpp-dev
+  LINK PkgConfig::CURL)  # found before this file is included

@@ -51,12 +51,8 @@ class Beast final : public LibraryPeer {
 
   void drop_connection() override { close(); }
 
-  void teardown() override {
-    forget_case();
-    close();
-  }
-
  private:
+  void close_case() override { close(); }
   Status open_case() override {
     close();
     endpoints_ = {};
@@ -195,7 +191,7 @@ class Beast final : public LibraryPeer {
 
 }  // namespace
 
-// Every row of this library (registry.cpp): the method is the row's.
+// Every row of this library (peer_recipes.hpp): the method is the row's.
 std::unique_ptr<Strategy> make_beast(const Recipe& recipe) {
   return std::make_unique<Beast>(recipe.name, recipe.method);
 }

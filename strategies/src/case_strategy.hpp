@@ -39,13 +39,19 @@ class CaseStrategy : public Strategy {
     }
     return run_case(timeline, check);
   }
+  // run() is refused again until the next setup(); then close_case() frees what open_case() made.
+  void teardown() final {
+    ready_ = false;
+    close_case();
+  }
 
  protected:
   // Makes what the case needs (a second setup() starts over: what the first one made goes first).
   virtual Status open_case() = 0;
   // One whole request, as Strategy::run().
   virtual Result<Outcome> run_case(http::Timeline* timeline, Check check) = 0;
-  void forget_case() noexcept { ready_ = false; }  // teardown(): run() is refused again
+  // What teardown() frees: what open_case() made.
+  virtual void close_case() {}
   // The checksum verified runs must give: by default the generator's records' (json/checksum.hpp).
   [[nodiscard]] virtual uint64_t expected_of(const CaseConfig& config) const { return expected_checksum(config); }
 

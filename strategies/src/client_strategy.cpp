@@ -90,8 +90,7 @@ IoCounters ClientStrategy::io_counters() const {
   return counters;
 }
 
-void ClientStrategy::teardown() {
-  forget_case();
+void ClientStrategy::close_case() {
   release();
   client_.reset();
   ring_.reset();

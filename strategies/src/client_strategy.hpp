@@ -54,7 +54,6 @@ class ClientStrategy : public CaseStrategy {
   void drop_connection() final {
     if (client_) client_->close_idle();
   }
-  void teardown() final;
 
  protected:
   [[nodiscard]] virtual http::ClientOptions client_options() const { return {}; }
@@ -84,6 +83,7 @@ class ClientStrategy : public CaseStrategy {
  private:
   Status open_case() final;
   Result<Outcome> run_case(http::Timeline* timeline, Check check) final;
+  void close_case() final;
 
   std::string url_text_;  // url_ points into it: never changed after setup()
   http::Url url_;

@@ -56,12 +56,8 @@ class CppHttplib final : public LibraryPeer {
     if (client_) client_->stop();
   }
 
-  void teardown() override {
-    forget_case();
-    client_.reset();
-  }
-
  private:
+  void close_case() override { client_.reset(); }
   Status open_case() override {
     return open_client(client_, "httplib::Client", [this] {
       auto client = std::make_unique<httplib::Client>(config().host, config().port);
@@ -116,7 +112,7 @@ class CppHttplib final : public LibraryPeer {
 
 }  // namespace
 
-// Every row of this library (registry.cpp): the method is the row's.
+// Every row of this library (peer_recipes.hpp): the method is the row's.
 std::unique_ptr<Strategy> make_cpp_httplib(const Recipe& recipe) {
   return std::make_unique<CppHttplib>(recipe.name, recipe.method);
 }

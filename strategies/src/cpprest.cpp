@@ -50,12 +50,8 @@ class Cpprest final : public LibraryPeer {
            "when the head is in; syscalls n/a: the SDK makes its own, unseen";
   }
 
-  void teardown() override {
-    forget_case();
-    client_.reset();
-  }
-
  private:
+  void close_case() override { client_.reset(); }
   Status open_case() override {
     return open_client(client_, "cpprest http_client", [this] {
       client::http_client_config settings;
@@ -115,7 +111,7 @@ class Cpprest final : public LibraryPeer {
 
 }  // namespace
 
-// Every row of this library (registry.cpp): the method is the row's.
+// Every row of this library (peer_recipes.hpp): the method is the row's.
 std::unique_ptr<Strategy> make_cpprest(const Recipe& recipe) {
   return std::make_unique<Cpprest>(recipe.name, recipe.method);
 }

@@ -18,8 +18,7 @@ CURLcode curl_global_once() {
 
 }  // namespace
 
-void CurlPeer::teardown() {
-  forget_case();
+void CurlPeer::close_case() {
   close_driver();
   if (headers_ != nullptr) curl_slist_free_all(headers_);
   headers_ = nullptr;

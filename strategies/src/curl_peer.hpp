@@ -32,7 +32,6 @@ class CurlPeer : public LibraryPeer {
     return "phases send and wait n/a: libcurl does not tell when the request left; syscalls n/a: libcurl "
            "makes its own, unseen";
   }
-  void teardown() override;
 
  protected:
   // "libcurl" or "libcurl multi": how errors name the interface.
@@ -50,6 +49,7 @@ class CurlPeer : public LibraryPeer {
  private:
   Status open_case() final;
   Result<Outcome> run_case(http::Timeline* timeline, Check check) final;
+  void close_case() override;
   static std::size_t on_write(char* data, std::size_t size, std::size_t count, void* self);
   static std::size_t on_header(char* data, std::size_t size, std::size_t count, void* self);
 
@@ -61,7 +61,7 @@ class CurlPeer : public LibraryPeer {
   bool head_started_ = false;
 };
 
-// The rows of libcurl's two interfaces (registry.cpp), the method being the row's: libcurl.cpp (GET and
+// The rows of libcurl's two interfaces (peer_recipes.hpp), the method being the row's: libcurl.cpp (GET and
 // echo), libcurl_multi.cpp (GET, POST and echo).
 std::unique_ptr<Strategy> make_libcurl(const Recipe& recipe);
 std::unique_ptr<Strategy> make_libcurl_multi(const Recipe& recipe);

@@ -56,12 +56,8 @@ class Curlpp final : public LibraryPeer {
            "libcurl makes its own, unseen";
   }
 
-  void teardown() override {
-    forget_case();
-    easy_.reset();
-  }
-
  private:
+  void close_case() override { easy_.reset(); }
   Status open_case() override {
     easy_.reset();
     prepare_request();
@@ -148,7 +144,7 @@ class Curlpp final : public LibraryPeer {
 
 }  // namespace
 
-// Every row of this library (registry.cpp): the method is the row's.
+// Every row of this library (peer_recipes.hpp): the method is the row's.
 std::unique_ptr<Strategy> make_curlpp(const Recipe& recipe) {
   return std::make_unique<Curlpp>(recipe.name, recipe.method);
 }

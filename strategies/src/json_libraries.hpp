@@ -65,31 +65,30 @@ struct FieldPath {
 [[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out);
 
 // The body received as presized receives it (one padded buffer of Content-Length kept across requests,
-// the kernel writing into it), parsed by a library into owning models reused in place, as presized's: a
-// subclass says only which library parses.
-class LibraryStrategy : public ClientStrategy {
+// the kernel writing into it), parsed by a library into owning models reused in place, as presized's.
+// `Library` says only which library parses: `library.parse(body, records)` for a
+// std::pmr::vector<Record>& of each record type, returning a json::Status; it lives as long as the strategy
+// (what it keeps across bodies, rapidjson's Reader, is kept across requests).
+template <class Library>
+class LibraryStrategy final : public ClientStrategy {
  public:
   using ClientStrategy::ClientStrategy;
 
- protected:
-  virtual json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::WeatherForecast>& out) = 0;
-  virtual json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out) = 0;
-  virtual json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out) = 0;
-
  private:
-  Status prepare() final {
+  Status prepare() override {
     models_.reserve(config().payload, config().count);
     return {};
   }
-  http::BodySink& sink() final { return sink_; }
-  json::Result<uint64_t> deserialize() final {
-    return models_.fill(config().payload, [this](auto& records) { return parse(body_, records); });
+  http::BodySink& sink() override { return sink_; }
+  json::Result<uint64_t> deserialize() override {
+    return models_.fill(config().payload, [this](auto& records) { return library_.parse(body_, records); });
   }
-  uint64_t checksum() final { return models_.checksum(config().payload); }
+  uint64_t checksum() override { return models_.checksum(config().payload); }
 
   base::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
   OwningModels models_;
+  Library library_;
 };
 
 // The rows of the two libraries (registry.cpp): nlohmann.cpp, rapidjson.cpp.

@@ -15,7 +15,7 @@ class Libcurl final : public CurlPeer {
 
 }  // namespace
 
-// Every row of this library (registry.cpp): the method is the row's.
+// Every row of this library (peer_recipes.hpp): the method is the row's.
 std::unique_ptr<Strategy> make_libcurl(const Recipe& recipe) {
   return std::make_unique<Libcurl>(recipe.name, recipe.method);
 }

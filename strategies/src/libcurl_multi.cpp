@@ -78,7 +78,7 @@ class LibcurlMulti final : public CurlPeer {
 
 }  // namespace
 
-// Every row of this library (registry.cpp): the method is the row's.
+// Every row of this library (peer_recipes.hpp): the method is the row's.
 std::unique_ptr<Strategy> make_libcurl_multi(const Recipe& recipe) {
   return std::make_unique<LibcurlMulti>(recipe.name, recipe.method);
 }

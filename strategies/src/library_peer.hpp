@@ -5,7 +5,7 @@
 // buffer (simdjson needs padding that the libraries' strings and vectors lack), parse it into reused
 // owning models, consume, and on verified runs compare the full checksum with the generator's.
 //
-// Each library peer comes in three rows (registry.cpp's peer_rows()): GET of the case's records; POST
+// Each library peer comes in three rows (peer_recipes.hpp's peer_rows()): GET of the case's records; POST
 // /echo (the `post` suite) of a body of N serialized records (made once per case by json/'s serializer,
 // the bytes the POST rows of ringlab's stack send), handed to the library its own way, the echoed body
 // read as the GET body is; and the echo row (the `echo` suite): the 17-byte object of common.hpp POSTed
@@ -127,7 +127,7 @@ class LibraryPeer : public CaseStrategy {
   std::shared_ptr<std::atomic<uint64_t>> connections_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
-// The rows of each library (registry.cpp's peer_rows(): GET, POST and echo, the method being the row's),
+// The rows of each library (peer_recipes.hpp's peer_rows(): GET, POST and echo, the method being the row's),
 // one maker per library in its source file. libcurl's are curl_peer.hpp's.
 std::unique_ptr<Strategy> make_cpp_httplib(const Recipe& recipe);
 std::unique_ptr<Strategy> make_beast(const Recipe& recipe);

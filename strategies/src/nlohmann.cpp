@@ -259,19 +259,11 @@ json::Status parse_body(std::string_view body, std::pmr::vector<Record>& out) {
   return {};
 }
 
-class Nlohmann final : public LibraryStrategy {
- public:
-  using LibraryStrategy::LibraryStrategy;
-
- private:
-  json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::WeatherForecast>& out) override {
-    return nlohmann_parse(body.view(), out);
-  }
-  json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out) override {
-    return nlohmann_parse(body.view(), out);
-  }
-  json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out) override {
-    return nlohmann_parse(body.view(), out);
+// LibraryStrategy's parser: the DOM is built and freed per body, nothing is kept.
+struct NlohmannLibrary {
+  template <class Record>
+  json::Status parse(base::PaddedBuffer& body, std::pmr::vector<Record>& out) {
+    return parse_body(body.view(), out);
   }
 };
 
@@ -287,6 +279,8 @@ json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::Github
   return parse_body(body, out);
 }
 
-std::unique_ptr<Strategy> make_nlohmann(const Recipe& recipe) { return std::make_unique<Nlohmann>(recipe.name); }
+std::unique_ptr<Strategy> make_nlohmann(const Recipe& recipe) {
+  return std::make_unique<LibraryStrategy<NlohmannLibrary>>(recipe.name);
+}
 
 }  // namespace ringlab::strategies::detail

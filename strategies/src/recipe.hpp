@@ -60,10 +60,11 @@ enum class Models {
   answer_only,    // nothing parsed: the answer's size is consumed, its checksum is the echo's
 };
 
+// The fields in the order a row of the table names them: what it is, then the description last, so that a
+// row is a line of fields and the description under it.
 struct Recipe {
-  std::string_view name;         // "presized"
-  std::string_view description;  // the table's one line (Descriptor::description)
-  std::string_view mirrors;      // the .NET pattern of the seeds it corresponds to
+  std::string_view name = {};     // "presized"
+  std::string_view mirrors = {};  // the .NET pattern of the seeds it corresponds to (a kind of row may set it)
   Method method = Method::get;
   bool baseline = false;          // Descriptor::baseline
   bool peer = false;              // Descriptor::peer
@@ -76,6 +77,7 @@ struct Recipe {
   bool counts_time_wait = false;
   // A strategy with code of its own; null: RecipeStrategy runs the fields above.
   MakeStrategy make = nullptr;
+  std::string_view description = {};  // the table's one line (Descriptor::description)
 };
 
 // The built-in rows in table order (registry() starts with one Descriptor per row, in this order).

@@ -2,13 +2,14 @@
 // made from them at compile time.
 //
 // Table order: by method (get, post, proxy, echo), then ringlab's own stack, the peers and the reference
-// rows, each in the order written below. The baseline of each method is its first row of ringlab's stack.
-// That order lets a library peer's three rows (GET, POST, echo) be written together, by peer_rows().
+// rows, each in the order written (the peers' in peer_recipes.hpp). The baseline of each method is its
+// first row of ringlab's stack. That order lets a library peer's three rows (GET, POST, echo) be written
+// together, by peer_rows().
 //
 // Adding a strategy of ringlab's stack that the generic client can run (another sink, models, receive or
 // send mode, connection policy): one row here. A strategy with code of its own: its class in its own source
-// file, a maker next to it (declared in its family's header), and a row here naming the maker.
-#include <algorithm>
+// file, a maker next to it (declared in its family's header), and a row naming the maker: here for
+// ringlab's stack and the references, in peer_recipes.hpp for a peer.
 #include <array>
 #include <cstddef>
 #include <string>
@@ -16,15 +17,13 @@
 #include <vector>
 
 #include "client_strategy.hpp"
-#include "curl_peer.hpp"
 #include "json_libraries.hpp"
-#include "library_peer.hpp"
+#include "peer_recipes.hpp"
 #include "recipe.hpp"
 #include "recipe_strategy.hpp"
 #include "resource_strategy.hpp"
 #include "ringlab/base/enum_names.hpp"
 #include "ringlab/strategies/strategy.hpp"
-#include "socket_peer.hpp"
 #include "streaming_sink.hpp"
 
 namespace ringlab::strategies::detail {
@@ -36,6 +35,7 @@ namespace ringlab::strategies {
 namespace {
 
 using namespace detail;
+using namespace detail::peer_recipes;
 
 constexpr std::string_view kBuffered = "GetAsync + ReadAsStringAsync + Deserialize";
 constexpr std::string_view kStream = "GetAsync + ReadAsStreamAsync (content buffered)";
@@ -51,52 +51,35 @@ constexpr std::string_view kLibrarySwap =
 constexpr std::string_view kEchoClient = "net-http-perf: HttpClient, one kept for the program's life";
 constexpr std::string_view kEchoWebRequest =
     "net-http-perf: HttpWebRequest on .NET Core (a new HttpClient, so a new connection, per request)";
-constexpr std::string_view kEchoPeer = "net-http-perf: the same echo through another client library";
 constexpr std::string_view kLibrarySwapReader =
     "JSON library swapped (jos V9/V10), token-reader deserializer (jos V8 JsonTextReader)";
-constexpr std::string_view kSocketPeers = "WebRequest / RestSharp / Flurl peers";
 constexpr std::string_view kPost = "POST with body";
+constexpr std::string_view kPhysicalLimit = "(physical limit)";
 
-// A string literal as a template argument, so that peer_rows() can name a library's rows after it.
-template <std::size_t N>
-struct Literal {
-  char text[N]{};
-  constexpr Literal(const char (&literal)[N]) { std::copy_n(literal, N, text); }  // NOLINT: implicit by design
-  [[nodiscard]] constexpr std::string_view view() const { return {text, N - 1}; }
-};
-
-// kName followed by kSuffix, in storage of the program ("cpp_httplib" "_post").
-template <Literal kName, Literal kSuffix>
-struct Joined {
-  static constexpr auto kText = [] {
-    std::array<char, kName.view().size() + kSuffix.view().size()> text{};
-    std::ranges::copy(kName.view(), text.begin());
-    std::ranges::copy(kSuffix.view(), text.begin() + static_cast<std::ptrdiff_t>(kName.view().size()));
-    return text;
-  }();
-  static constexpr std::string_view kView{kText.data(), kText.size()};
-};
-
-// What differs between the three rows of a library peer.
-struct PeerText {
-  std::string_view mirrors;  // the GET and POST rows'; echo rows mirror kEchoPeer
-  std::string_view get;      // the three descriptions
-  std::string_view post;
-  std::string_view echo;
-};
-
-// A library peer's rows: GET of the case's records, POST /echo of them (`kLibrary`_post) and the echo of
-// one small object (`kLibrary`_echo), all made by `make` (LibraryPeer takes the method from the row).
-template <Literal kLibrary>
-constexpr std::array<Recipe, 3> peer_rows(MakeStrategy make, const PeerText& text) {
-  return {
-      Recipe{.name = kLibrary.view(), .description = text.get, .mirrors = text.mirrors, .method = Method::get,
-             .peer = true, .make = make},
-      Recipe{.name = Joined<kLibrary, "_post">::kView, .description = text.post, .mirrors = text.mirrors,
-             .method = Method::post, .peer = true, .make = make},
-      Recipe{.name = Joined<kLibrary, "_echo">::kView, .description = text.echo, .mirrors = kEchoPeer,
-             .method = Method::echo, .peer = true, .make = make},
-  };
+// The kinds of rows: each sets what its rows share, the row names the rest (and may name another mirror).
+constexpr Recipe post(Recipe row) {
+  row.method = Method::post;
+  if (row.mirrors.empty()) row.mirrors = kPost;
+  return row;
+}
+// proxy.cpp: N GETs of /proxy per op; the row's query tells the server how to reach its upstream and what
+// to answer.
+constexpr Recipe proxy(Recipe row) {
+  row.method = Method::proxy;
+  row.make = &make_proxy_cycles;
+  return row;
+}
+// The echo's answer appended to a fresh std::string, as ReadAsStringAsync returns one; nothing deserialized.
+constexpr Recipe echo(Recipe row) {
+  row.method = Method::echo;
+  row.sink = Sink::string;
+  row.models = Models::answer_only;
+  return row;
+}
+constexpr Recipe reference(Recipe row) {
+  row.reference = true;
+  if (row.mirrors.empty()) row.mirrors = kPhysicalLimit;
+  return row;
 }
 
 template <class RecordSink>
@@ -110,300 +93,139 @@ constexpr std::array kOwnStack{
     // A fresh std::string grows as the body arrives (about log2(size) reallocations, each copying what came
     // before), is copied once more into a fresh simdjson padded string, and fresh owning models are built
     // from it (the vector grows; repository strings longer than the small-string buffer one by one).
-    Recipe{.name = "string_copy",
+    Recipe{.name = "string_copy", .mirrors = kBuffered, .baseline = true, .sink = Sink::string,
+           .models = Models::fresh_owning,
            .description = "body appended to a fresh std::string, copied into a fresh padded string, parsed into "
-                          "fresh owning models (baseline)",
-           .mirrors = kBuffered,
-           .baseline = true,
-           .sink = Sink::string,
-           .models = Models::fresh_owning},
+                          "fresh owning models (baseline)"},
     // What .NET's GetStringAsync does with a Content-Length; next to string_copy, what the regrowth of an
     // unsized string costs.
-    Recipe{.name = "exact_string",
+    Recipe{.name = "exact_string", .mirrors = kGetString, .sink = Sink::exact_string, .models = Models::fresh_owning,
            .description = "body appended to a fresh std::string reserved to exactly Content-Length (never "
-                          "regrown), copied once into a fresh padded string, parsed into fresh owning models",
-           .mirrors = kGetString,
-           .sink = Sink::exact_string,
-           .models = Models::fresh_owning},
+                          "regrown), copied once into a fresh padded string, parsed into fresh owning models"},
     // ReadAsStreamAsync, content buffered: a MemoryStream that ignores Content-Length. Being padded, it is
     // parsed in place (no second copy as in string_copy).
-    Recipe{.name = "buffered_stream",
+    Recipe{.name = "buffered_stream", .mirrors = kStream, .sink = Sink::growing_buffer, .models = Models::fresh_owning,
            .description = "body appended to a fresh padded buffer that doubles and copies as it grows, parsed in "
-                          "place into fresh owning models",
-           .mirrors = kStream,
-           .sink = Sink::growing_buffer,
-           .models = Models::fresh_owning},
+                          "place into fresh owning models"},
     // ResponseHeadersRead + GetFromJsonAsync: the buffer of Content-Length is offered to the client as the
     // receive window, so the body is received straight into it (only the bytes that came with the head are
     // copied): no allocation per request in steady state.
-    Recipe{.name = "presized",
+    Recipe{.name = "presized", .mirrors = kHeadersRead,
            .description = "one padded buffer of Content-Length reused across requests; body received into it in "
-                          "place, parsed into owning models reused in place",
-           .mirrors = kHeadersRead},
+                          "place, parsed into owning models reused in place"},
     // The client's receive_with_send: a kept-alive request whose response fits one receive costs one
     // system call, where send-then-wait costs two (as blocking send + recv does).
-    Recipe{.name = "single_enter",
+    Recipe{.name = "single_enter", .mirrors = kHeadersRead, .client = {.enters = Enters::one},
            .description = "as presized, but the request's send and the response's first recv go to the kernel "
                           "together in one io_uring_enter that waits for the response: 1 enter per kept-alive "
-                          "request that fits one receive",
-           .mirrors = kHeadersRead,
-           .client = {.enters = Enters::one}},
+                          "request that fits one receive"},
     // Next to presized, what reusing the models saves; next to buffered_stream, what presizing the body
     // buffer saves.
-    Recipe{.name = "presized_fresh",
+    Recipe{.name = "presized_fresh", .mirrors = kFreshObjects, .models = Models::fresh_owning,
            .description = "as presized (body received in place into one padded buffer of Content-Length reused "
-                          "across requests), parsed into fresh owning models at each request",
-           .mirrors = kFreshObjects,
-           .models = Models::fresh_owning},
+                          "across requests), parsed into fresh owning models at each request"},
     // Escapes are left as they are in the views (a verified op's checksum decodes them on the fly). No
     // allocation per record, whatever N: the view vectors keep their capacity.
-    Recipe{.name = "views",
+    Recipe{.name = "views", .mirrors = kHeadersRead, .models = Models::views,
            .description = "as presized, parsed into viewing models (string_views into the body): no allocation "
-                          "per record",
-           .mirrors = kHeadersRead,
-           .models = Models::views},
+                          "per record"},
     // jos's Version 8 (a DTO of the three fields read): of each github record the keys stargazers_count,
     // name and url are read by On-Demand, the other 19 skipped unconverted; on /repos, whose records carry
     // the same keys at their top level, the same three. What it measures against views or presized is the
     // price of the fields a caller does not want. Its checksum covers those three fields only.
-    Recipe{.name = "three_fields",
+    Recipe{.name = "three_fields", .mirrors = "Version 8: a DTO of the three fields read", .partial_checksum = true,
+           .models = Models::three_fields,
            .description = "as presized, parsed into {stars, name, url} alone: On-Demand skips the other 19 fields "
-                          "of each github record; its checksum covers those three fields only (weather: skipped)",
-           .mirrors = "Version 8: a DTO of the three fields read",
-           .partial_checksum = true,
-           .models = Models::three_fields},
-    Recipe{.name = "nlohmann",
+                          "of each github record; its checksum covers those three fields only (weather: skipped)"},
+    Recipe{.name = "nlohmann", .mirrors = kLibrarySwap, .make = &make_nlohmann,
            .description = "as presized, parsed by nlohmann::json::parse into a DOM (built and freed per request), "
-                          "then mapped onto owning models reused in place",
-           .mirrors = kLibrarySwap,
-           .make = &make_nlohmann},
-    Recipe{.name = "rapidjson",
+                          "then mapped onto owning models reused in place"},
+    Recipe{.name = "rapidjson", .mirrors = kLibrarySwapReader, .make = &make_rapidjson,
            .description = "as presized, parsed in situ by rapidjson's SAX Reader (strings unescaped in the body), "
-                          "events written straight into owning models reused in place: no DOM",
-           .mirrors = kLibrarySwapReader,
-           .make = &make_rapidjson},
-    Recipe{.name = "arena",
+                          "events written straight into owning models reused in place: no DOM"},
+    Recipe{.name = "arena", .mirrors = kPooled, .make = &make_arena,
            .description = "body buffer and owning models from a monotonic_buffer_resource released at each "
-                          "request; its buffer is sized once at setup: 0 B/op",
-           .mirrors = kPooled,
-           .make = &make_arena},
-    Recipe{.name = "arena_pool",
+                          "request; its buffer is sized once at setup: 0 B/op"},
+    Recipe{.name = "arena_pool", .mirrors = kPooled, .make = &make_arena_pool,
            .description = "body buffer and owning models from an unsynchronized_pool_resource, made and freed at "
-                          "each request; the pool keeps the memory",
-           .mirrors = kPooled,
-           .make = &make_arena_pool},
-    Recipe{.name = "mimalloc_heap",
+                          "each request; the pool keeps the memory"},
+    Recipe{.name = "mimalloc_heap", .mirrors = kPooled, .make = &make_mimalloc_heap,
            .description = "body buffer and owning models from a mimalloc heap made at each request and destroyed "
-                          "whole (mi_heap_new / mi_heap_destroy)",
-           .mirrors = kPooled,
-           .make = &make_mimalloc_heap},
+                          "whole (mi_heap_new / mi_heap_destroy)"},
     // One multishot SQE receives the whole response; the kernel picks a ring buffer for each completion.
     // What goes away is the SQE and the io_uring_enter per receive; the copy into the padded buffer stays.
-    Recipe{.name = "provided_buffers",
+    Recipe{.name = "provided_buffers", .mirrors = kPooled, .client = {.receive = http::ReceiveMode::provided_buffers},
            .description = "multishot recv into a provided-buffer ring; one copy remains: kernel-chosen buffers -> "
-                          "padded buffer (simdjson needs contiguous padded input)",
-           .mirrors = kPooled,
-           .client = {.receive = http::ReceiveMode::provided_buffers}},
+                          "padded buffer (simdjson needs contiguous padded input)"},
     // The kernel pins and maps the buffer's pages once, at setup, instead of at every receive.
-    Recipe{.name = "fixed_buffers",
+    Recipe{.name = "fixed_buffers", .mirrors = kPooled, .sink = Sink::fixed_buffers,
            .description = "body received by READ_FIXED into a registered (pinned once) padded buffer, parsed in "
-                          "place into reused owning models",
-           .mirrors = kPooled,
-           .sink = Sink::fixed_buffers},
+                          "place into reused owning models"},
     // Records parsed between receives (streaming_sink.hpp): NDJSON lines as batches into views (its
     // non-streaming twin is views), or the records of the ordinary array cut by json::RecordSplitter.
-    Recipe{.name = "streaming",
+    Recipe{.name = "streaming", .mirrors = kHeadersRead, .client = {.query = "&format=ndjson"},
+           .make = &make_streaming<NdjsonStreamingSink>,
            .description = "NDJSON body (format=ndjson) received in place; between receives, the whole lines so far "
-                          "are parsed as one batch (iterate_many) into views",
-           .mirrors = kHeadersRead,
-           .client = {.query = "&format=ndjson"},
-           .make = &make_streaming<NdjsonStreamingSink>},
-    Recipe{.name = "streaming_array",
+                          "are parsed as one batch (iterate_many) into views"},
+    Recipe{.name = "streaming_array", .mirrors = kHeadersRead, .make = &make_streaming<ArrayStreamingSink>,
            .description = "JSON array body received in place; between receives, RecordSplitter cuts the records "
-                          "whose last byte is in and each is parsed",
-           .mirrors = kHeadersRead,
-           .make = &make_streaming<ArrayStreamingSink>},
+                          "whose last byte is in and each is parsed"},
     // No Content-Length to size the buffer with (the server's default 4 KiB chunks): the buffer keeps the
     // capacity the largest body needed, and each piece slides down over the framing by memmove.
-    Recipe{.name = "chunked",
+    Recipe{.name = "chunked", .mirrors = kHeadersRead, .client = {.query = "&chunked=1"},
            .description = "as presized, but the server answers Transfer-Encoding: chunked; the body is de-chunked "
-                          "in place (memmove over the framing)",
-           .mirrors = kHeadersRead,
-           .client = {.query = "&chunked=1"}},
+                          "in place (memmove over the framing)"},
     // A connect round trip more per request; the client, closing first, keeps the socket in TIME_WAIT for
     // 60 s (notes() counts them, from /proc/net/tcp and tcp6).
-    Recipe{.name = "fresh_connection",
+    Recipe{.name = "fresh_connection", .mirrors = "new HttpClient per request vs factory/pooled",
+           .client = {.connection = http::ConnectionPolicy::fresh_per_request}, .counts_time_wait = true,
            .description = "as presized, but a new TCP connection per request (connect, then close: one socket left "
-                          "in TIME_WAIT per request)",
-           .mirrors = "new HttpClient per request vs factory/pooled",
-           .client = {.connection = http::ConnectionPolicy::fresh_per_request},
-           .counts_time_wait = true},
+                          "in TIME_WAIT per request)"},
     // POST /echo of N serialized records (made once at setup by json/'s serializer), the echo received as
     // presized receives and parsed into reused owning models. The three differ only in the send mode.
-    Recipe{.name = "send_copy",
-           .description = "POST /echo: head and body copied into one buffer, one send; echoed body presized and "
-                          "parsed (baseline)",
-           .mirrors = kPost,
-           .method = Method::post,
-           .baseline = true,
-           .client = {.send = http::SendMode::copy}},
-    Recipe{.name = "writev",
-           .description = "POST /echo: head and body as two iovecs, one sendmsg, no copy in user space",
-           .mirrors = kPost,
-           .method = Method::post,
-           .client = {.send = http::SendMode::writev}},
+    post({.name = "send_copy", .baseline = true, .client = {.send = http::SendMode::copy},
+          .description = "POST /echo: head and body copied into one buffer, one send; echoed body presized and "
+                         "parsed (baseline)"}),
+    post({.name = "writev", .client = {.send = http::SendMode::writev},
+          .description = "POST /echo: head and body as two iovecs, one sendmsg, no copy in user space"}),
     // The client waits for the notification CQE before the body may be reused. Over loopback the kernel
     // copies every send (the receiving socket is local), so expect only the notification's cost.
-    Recipe{.name = "send_zc",
-           .description = "POST /echo: head by send, body by SEND_ZC with REPORT_USAGE, waiting for the "
-                          "notification; counts the sends the kernel copied anyway",
-           .mirrors = kPost,
-           .method = Method::post,
-           .client = {.send = http::SendMode::zero_copy}},
-    // proxy.cpp: N GETs of /proxy per op; the query tells the server how to reach its upstream and what to
-    // answer.
-    Recipe{.name = "proxy_pooled",
+    post({.name = "send_zc", .client = {.send = http::SendMode::zero_copy},
+          .description = "POST /echo: head by send, body by SEND_ZC with REPORT_USAGE, waiting for the "
+                         "notification; counts the sends the kernel copied anyway"}),
+    proxy({.name = "proxy_pooled", .mirrors = kProxyFactory, .baseline = true,
+           .client = {.query = "&conn=pooled&answer=status"},
            .description = "N GETs of /proxy per op; the server fetches 10 records from its upstream over a "
                           "kept-alive connection and answers the status alone; each answer read into a fresh "
-                          "string (baseline)",
-           .mirrors = kProxyFactory,
-           .method = Method::proxy,
-           .baseline = true,
-           .client = {.query = "&conn=pooled&answer=status"},
-           .make = &make_proxy_cycles},
-    Recipe{.name = "proxy_fresh",
+                          "string (baseline)"}),
+    proxy({.name = "proxy_fresh", .mirrors = kProxyNew, .client = {.query = "&conn=fresh&answer=status"},
            .description = "as proxy_pooled, but the server opens a new upstream connection per fetch and closes it "
-                          "(TIME_WAIT on the server's side, counted in the notes)",
-           .mirrors = kProxyNew,
-           .method = Method::proxy,
-           .client = {.query = "&conn=fresh&answer=status"},
-           .make = &make_proxy_cycles},
-    Recipe{.name = "proxy_pooled_body",
-           .description = "as proxy_pooled, the upstream's body (10 records) passed through to the client",
-           .mirrors = kProxyFactory,
-           .method = Method::proxy,
-           .client = {.query = "&conn=pooled&answer=body"},
-           .make = &make_proxy_cycles},
-    Recipe{.name = "proxy_fresh_body",
-           .description = "as proxy_fresh, the upstream's body (10 records) passed through to the client",
-           .mirrors = kProxyNew,
-           .method = Method::proxy,
-           .client = {.query = "&conn=fresh&answer=body"},
-           .make = &make_proxy_cycles},
-    // joncloud's net-http-perf: POST of one 17-byte object (kEchoBody) to /echo?chunked=1, the chunked
-    // answer appended to a fresh std::string, as ReadAsStringAsync returns one; nothing deserialized.
-    Recipe{.name = "echo",
-           .description = "POST {\"lorem\":\"ipsum\"} to /echo?chunked=1 on a kept-alive connection; the chunked "
-                          "answer appended to a fresh std::string, nothing parsed (baseline)",
-           .mirrors = kEchoClient,
-           .method = Method::echo,
-           .baseline = true,
-           .sink = Sink::string,
-           .models = Models::answer_only},
+                          "(TIME_WAIT on the server's side, counted in the notes)"}),
+    proxy({.name = "proxy_pooled_body", .mirrors = kProxyFactory, .client = {.query = "&conn=pooled&answer=body"},
+           .description = "as proxy_pooled, the upstream's body (10 records) passed through to the client"}),
+    proxy({.name = "proxy_fresh_body", .mirrors = kProxyNew, .client = {.query = "&conn=fresh&answer=body"},
+           .description = "as proxy_fresh, the upstream's body (10 records) passed through to the client"}),
+    // joncloud's net-http-perf: POST of one 17-byte object (kEchoBody) to /echo?chunked=1.
+    echo({.name = "echo", .mirrors = kEchoClient, .baseline = true,
+          .description = "POST {\"lorem\":\"ipsum\"} to /echo?chunked=1 on a kept-alive connection; the chunked "
+                         "answer appended to a fresh std::string, nothing parsed (baseline)"}),
     // What .NET Core's HttpWebRequest does, building a new HttpClient per request (the seed's 4.98x).
-    Recipe{.name = "echo_fresh",
-           .description = "as echo, on a new connection per request, closed after the answer",
-           .mirrors = kEchoWebRequest,
-           .method = Method::echo,
-           .client = {.connection = http::ConnectionPolicy::fresh_per_request},
-           .sink = Sink::string,
-           .models = Models::answer_only},
+    echo({.name = "echo_fresh", .mirrors = kEchoWebRequest,
+          .client = {.connection = http::ConnectionPolicy::fresh_per_request},
+          .description = "as echo, on a new connection per request, closed after the answer"}),
 };
-
-// ---- peers: client libraries, blocking sockets, epoll ------------------------------------------------
-constexpr std::array kSocketAndCurlPeers{
-    Recipe{.name = "libcurl",
-           .description = "libcurl easy handle reused (keep-alive); write callback appends to a std::string, then "
-                          "a padded copy, parsed into reused owning models",
-           .mirrors = kSocketPeers,
-           .peer = true,
-           .make = &make_libcurl},
-    Recipe{.name = "libcurl_echo",
-           .description = "as echo through libcurl's easy interface (handle reused, keep-alive): "
-                          "CURLOPT_POSTFIELDS, answer appended to a std::string by the write callback",
-           .mirrors = kEchoPeer,
-           .method = Method::echo,
-           .peer = true,
-           .make = &make_libcurl},
-    Recipe{.name = "blocking_sockets",
-           .description = "blocking send/recv on a kept-alive socket, ringlab's parser; body received in place "
-                          "into a presized padded buffer",
-           .mirrors = kSocketPeers,
-           .peer = true,
-           .make = &make_blocking_sockets},
-    Recipe{.name = "epoll",
-           .description = "non-blocking socket on an epoll_wait loop, ringlab's parser; body received in place "
-                          "into a presized padded buffer",
-           .mirrors = kSocketPeers,
-           .peer = true,
-           .make = &make_epoll},
-};
-
-constexpr auto kLibcurlMulti = peer_rows<"libcurl_multi">(
-    &make_libcurl_multi,
-    {.mirrors = "WebClient",
-     .get = "libcurl multi interface, one transfer at a time (poll/perform loop), connection kept in the multi's "
-            "cache; write callback into a std::string, then a padded copy",
-     .post = "POST /echo through libcurl's multi interface: body from CURLOPT_POSTFIELDS (no copy); echo "
-             "written into a std::string, then a padded copy",
-     .echo = "as libcurl_echo, driven by libcurl's multi interface"});
-constexpr auto kCppHttplib = peer_rows<"cpp_httplib">(
-    &make_cpp_httplib,
-    {.mirrors = "RestSharp",
-     .get = "cpp-httplib Client kept alive; Get() returns a fresh Response whose std::string body the library "
-            "grows, then a padded copy, parsed into reused owning models",
-     .post = "POST /echo with cpp-httplib's Post(): the body copied into its Request; echo in a fresh "
-             "Response's std::string, then a padded copy",
-     .echo = "as echo with cpp-httplib's Post(): the object copied into its Request; answer in a fresh "
-             "Response's std::string"});
-constexpr auto kBeast = peer_rows<"beast">(
-    &make_beast,
-    {.mirrors = "WebRequest",
-     .get = "Boost.Beast tcp_stream kept alive; head then body read into a response_parser<string_body> (a "
-            "fresh std::string per request; 512-byte receives, as in Beast's examples), then a padded copy",
-     .post = "POST /echo with Boost.Beast: a request<string_body> built once, written as is; echo read into a "
-             "response_parser<string_body>, then a padded copy",
-     .echo = "as echo with Boost.Beast: request<string_body> built once; answer read by a "
-             "response_parser<string_body>"});
-constexpr auto kCpprest = peer_rows<"cpprest">(
-    &make_cpprest,
-    {.mirrors = "HttpClient",
-     .get = "C++ REST SDK http_client (pooled, own thread pool); request().get(), then extract_string() copies "
-            "the SDK-buffered body out, then a padded copy",
-     .post = "POST /echo with the C++ REST SDK: the body copied into each request; echo extracted with "
-             "extract_string(), then a padded copy",
-     .echo = "as echo with the C++ REST SDK's pooled http_client on its own threads; answer by "
-             "extract_string(); a connection goes back to the pool from the SDK's threads, so a request may "
-             "open another"});
-constexpr auto kCurlpp = peer_rows<"curlpp">(
-    &make_curlpp,
-    {.mirrors = "Flurl",
-     .get = "curlpp::Easy reused (libcurl keep-alive); a WriteFunction std::function appends to a std::string, "
-            "then a padded copy, parsed into reused owning models",
-     .post = "POST /echo with curlpp: PostFields option (its own copy, made once); echo appended to a "
-             "std::string by a WriteFunction, then a padded copy",
-     .echo = "as echo with curlpp: PostFields option, answer appended to a std::string by a WriteFunction"});
 
 // ---- reference rows: physical limits (floors.cpp, floor_minimal.cpp) ---------------------------------
 constexpr std::array kReferences{
-    Recipe{.name = "floor_transfer",
-           .description = "reference: kept-alive GET through the same ring into a presized padded buffer, nothing "
-                          "parsed: what the network alone costs",
-           .mirrors = "(physical limit)",
-           .reference = true,
-           .make = &make_floor_transfer},
-    Recipe{.name = "floor_parse",
-           .description = "reference: the body already in a warm padded buffer, parsed into views and consumed, no "
-                          "request: what parsing alone costs",
-           .mirrors = "(physical limit)",
-           .reference = true,
-           .make = &make_floor_parse},
-    Recipe{.name = "floor_parse_minimal",
-           .description = "reference: floor_parse's warm body parsed by a minimal On-Demand loop of the four "
-                          "weather fields into plain structs: the yardstick of json/'s reader (weather only)",
-           .mirrors = "(physical limit)",
-           .reference = true,
-           .make = &make_floor_parse_minimal},
+    reference({.name = "floor_transfer", .make = &make_floor_transfer,
+               .description = "reference: kept-alive GET through the same ring into a presized padded buffer, "
+                              "nothing parsed: what the network alone costs"}),
+    reference({.name = "floor_parse", .make = &make_floor_parse,
+               .description = "reference: the body already in a warm padded buffer, parsed into views and consumed, "
+                              "no request: what parsing alone costs"}),
+    reference({.name = "floor_parse_minimal", .make = &make_floor_parse_minimal,
+               .description = "reference: floor_parse's warm body parsed by a minimal On-Demand loop of the four "
+                              "weather fields into plain structs: the yardstick of json/'s reader (weather only)"}),
 };
 
 // ---- the table ---------------------------------------------------------------------------------------

@@ -96,15 +96,9 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
 }
 
 IoCounters SocketPeer::io_counters() const {
-  IoCounters counters;
-  counters.syscalls = syscalls_;
-  counters.connections_opened = connections_opened_;
-  return counters;
+  return {.connections_opened = connections_opened_, .syscalls = syscalls_};
 }
 
-void SocketPeer::teardown() {
-  forget_case();
-  close_connection();
-}
+void SocketPeer::close_case() { close_connection(); }
 
 }  // namespace ringlab::strategies::detail

@@ -37,7 +37,6 @@ class SocketPeer : public CaseStrategy {
   using CaseStrategy::CaseStrategy;
   [[nodiscard]] IoCounters io_counters() const final;
   void drop_connection() final { close_connection(); }
-  void teardown() final;
 
  protected:
   // Makes socket_ a connected socket to peer().
@@ -68,6 +67,7 @@ class SocketPeer : public CaseStrategy {
  private:
   Status open_case() final;
   Result<Outcome> run_case(http::Timeline* timeline, Check check) final;
+  void close_case() final;
   Result<Outcome> exchange(http::Timeline* timeline, Check check);
 
   net::Endpoint peer_;
@@ -85,7 +85,7 @@ class SocketPeer : public CaseStrategy {
 // A net::Error for the failed system call just made (reads errno).
 [[nodiscard]] std::unexpected<net::Error> syscall_failed(const char* op, const std::string& peer);
 
-// The two socket peers' rows (registry.cpp): blocking_sockets.cpp, epoll.cpp.
+// The two socket peers' rows (peer_recipes.hpp): blocking_sockets.cpp, epoll.cpp.
 std::unique_ptr<Strategy> make_blocking_sockets(const Recipe& recipe);
 std::unique_ptr<Strategy> make_epoll(const Recipe& recipe);
 

@@ -2,6 +2,7 @@
 // synthetic reports, the --fail-over regression check, and the subcommand on real files.
 #include "ringlab/bench/core/compare.hpp"
 
+#include "ringlab/bench/app/cli.hpp"  // compare_main
 #include "ringlab/bench/core/statistics.hpp"
 
 #include <doctest/doctest.h>

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,16 @@ class App;
 }
 
 namespace ringlab::bench::app {
+
+// How CLI11 ended a parse that did not go through: --help or --version (status 0), or a bad argument.
+struct ParseEnd {
+  int status = 0;       // CLI11's exit status: 0 for --help and --version
+  std::string output;   // what CLI11 printed for it: the help or the version, or the error
+  std::string message;  // the error's own text, without the usage
+};
+// Parses `arguments` (the words after the program's or the subcommand's name) into `app`, whose options
+// are then filled; nullopt when they parse, how it ended otherwise (options.cpp).
+[[nodiscard]] std::optional<ParseEnd> parse_arguments(CLI::App& app, std::span<const std::string> arguments);
 
 // `bench load`'s flags as typed (load_command.cpp): added to the `load` subcommand by
 // add_load_arguments, turned into a LoadCommand (units, lists, refusals) by finish_load_arguments,

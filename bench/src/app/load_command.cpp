@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <iostream>
 
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "ringlab/base/cpus.hpp"
 #include "ringlab/bench/link/link_session.hpp"
@@ -113,39 +114,28 @@ void add_load_arguments(CLI::App& app, LoadArguments& into) {
                  "load this running server (http://host:port[/target]) instead of starting the embedded one");
   app.add_option("--path", into.targets,
                  "targets to load, comma-separated (default: the URL's, or /weather?count=10); one row each");
-  app.add_option("--connections", s.connections, "kept-alive connections in all")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 100000u));
-  app.add_option("--rate", s.rate, "open loop: requests per second in all (0: closed loop)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
+  add_ranged_option(app, "--connections", s.connections, "kept-alive connections in all", 1u, 100000u);
+  add_ranged_option(app, "--rate", s.rate, "open loop: requests per second in all (0: closed loop)", 0.0, 1e9);
   app.add_option("--duration", into.duration, "measured time per round (5s, 500ms, 2.5)")->capture_default_str();
   app.add_option("--warmup", into.warmup, "load before the measured window, per round")->capture_default_str();
   app.add_option("--timeout", into.timeout,
                  "connect limit, and how long a sent request awaits its answer (then: a timeout, and its "
                  "connection is opened again)")
       ->capture_default_str();
-  app.add_option("--threads", s.threads, "load threads, one ring each")->capture_default_str()->check(CLI::Range(1u, 1024u));
+  add_ranged_option(app, "--threads", s.threads, "load threads, one ring each", 1u, 1024u);
   app.add_option("--cpu", into.cpus,
                  "CPUs of the load threads, e.g. 0 or 2-5 (thread i on the i-th; default: every allowed CPU but the "
                  "embedded server's; with --url: not pinned)");
-  app.add_option("--recv-buffers", s.recv_buffers, "provided receive buffers per thread (a power of two)")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 32768u));
-  app.add_option("--recv-buffer-bytes", s.recv_buffer_bytes, "size of each receive buffer")
-      ->capture_default_str()
-      ->check(CLI::Range(64u, 1u << 24));
-  app.add_option("--rounds", into.command.rounds, "rounds; every row once per round, in turn")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1000u));
+  add_ranged_option(app, "--recv-buffers", s.recv_buffers,
+                    "provided receive buffers per thread (a power of two)", 1u, 32768u);
+  add_ranged_option(app, "--recv-buffer-bytes", s.recv_buffer_bytes, "size of each receive buffer", 64u, 1u << 24);
+  add_ranged_option(app, "--rounds", into.command.rounds, "rounds; every row once per round, in turn", 1u, 1000u);
   app.add_option("--body-strategy", into.body_strategies,
                  "embedded server's body strategies, comma-separated: one row each (copy, writev, fixed, send_zc, "
                  "sendfile; default: the server's own)");
   app.add_option("--server-args", into.server_arguments,
                  "more flags for the embedded server, split at spaces, e.g. \"--inline-body 0\"");
-  app.add_option("--server-threads", into.command.server_threads, "embedded server's --threads")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1024u));
+  add_ranged_option(app, "--server-threads", into.command.server_threads, "embedded server's --threads", 1u, 1024u);
   app.add_option("--server-cpu", into.command.server_cpu,
                  "embedded server's CPU: auto (one the load threads do not use), none or a number")
       ->capture_default_str();

@@ -14,9 +14,28 @@
 #include "ringlab/bench/run/suites.hpp"
 #include "ringlab/http/url.hpp"
 #include "ringlab/link/spec.hpp"
+#include "cli_options.hpp"
 #include "commands.hpp"
 
 namespace ringlab::bench {
+
+using app::add_ranged_option;
+
+std::optional<app::ParseEnd> app::parse_arguments(CLI::App& cli, std::span<const std::string> arguments) {
+  std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());  // CLI11 takes them last first
+  try {
+    cli.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream out;
+    std::ostringstream err;
+    ParseEnd end;
+    end.status = cli.exit(e, out, err);
+    end.output = out.str() + err.str();
+    end.message = e.what();
+    return end;
+  }
+  return std::nullopt;
+}
 
 ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) {
   CliOptions o;
@@ -30,11 +49,6 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   std::string columns;
   std::string allocators;
   double target_error_percent = r.target_error * 100;
-  long long server_start_ms = o.server_start_timeout.count();
-  long long server_stop_ms = o.server_stop_timeout.count();
-  long long request_timeout_ms = o.request_timeout.count();
-  long long perf_control_ms = o.perf_control_timeout.count();
-  long long job_timeout_ms = o.job_timeout.count();
   bool no_memory = false;
   bool no_phases = false;
   bool interleave = false;
@@ -66,9 +80,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   app.add_flag("--list", o.list, "list the suites and strategies (what each does and mirrors) and exit");
   app.add_flag("--self-check", o.self_check,
                "timer overhead, spread of a fixed-work case over 3 runs, ratio of work 2A to A; then exit");
-  app.add_option("--self-check-work", o.self_check_work, "spin steps of the self-check's work A")
-      ->capture_default_str()
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  add_ranged_option(app, "--self-check-work", o.self_check_work,
+                    "spin steps of the self-check's work A", uint64_t{1}, uint64_t{1} << 40);
   app.add_option("--filter", c.filter, "strategies to run: comma-separated globs (fnmatch)")->capture_default_str();
   app.add_option("--sizes", sizes, "records per response, comma-separated (default: the suite's)");
   app.add_option("--payload", payload, "weather, repos or github (default: the suite's)")
@@ -84,29 +97,19 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                  "servers answer)")
       ->capture_default_str()
       ->check(CLI::IsMember({"cached", "seed"}));
-  app.add_option("--iteration-time", r.iteration_time_ms, "ms one iteration should last at least (pilot's goal)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.001, 3.6e6));
-  app.add_option("--warmup", r.warmup, "warm-up iterations per case")->capture_default_str()->check(CLI::Range(0u, 1000u));
-  app.add_option("--iterations", r.iterations, "measured iterations before the adaptive stop may end a case")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 100000u));
-  app.add_option("--max-iterations", r.max_iterations, "measured iterations at most")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 100000u));
-  app.add_option("--target-error", target_error_percent,
-                 "stop early when Error is below this % of the Mean (the 99.9 % CI half-width)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.001, 100.0));
-  app.add_option("--max-ops-per-iteration", r.max_ops_per_iteration, "the pilot does not grow past this")
-      ->capture_default_str()
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  app.add_option("--max-pilot-stages", r.max_pilot_stages, "re-estimates before the pilot settles")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1000u));
-  app.add_option("--phase-samples", r.phase_samples, "ops per case whose phase timeline is kept (evenly spread)")
-      ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 26));
+  add_ranged_option(app, "--iteration-time", r.iteration_time_ms,
+                    "ms one iteration should last at least (pilot's goal)", 0.001, 3.6e6);
+  add_ranged_option(app, "--warmup", r.warmup, "warm-up iterations per case", 0u, 1000u);
+  add_ranged_option(app, "--iterations", r.iterations,
+                    "measured iterations before the adaptive stop may end a case", 1u, 100000u);
+  add_ranged_option(app, "--max-iterations", r.max_iterations, "measured iterations at most", 1u, 100000u);
+  add_ranged_option(app, "--target-error", target_error_percent,
+                    "stop early when Error is below this % of the Mean (the 99.9 % CI half-width)", 0.001, 100.0);
+  add_ranged_option(app, "--max-ops-per-iteration", r.max_ops_per_iteration,
+                    "the pilot does not grow past this", uint64_t{1}, uint64_t{1} << 40);
+  add_ranged_option(app, "--max-pilot-stages", r.max_pilot_stages, "re-estimates before the pilot settles", 1u, 1000u);
+  add_ranged_option(app, "--phase-samples", r.phase_samples,
+                    "ops per case whose phase timeline is kept (evenly spread)", std::size_t{1}, std::size_t{1} << 26);
   app.add_flag("--interleave", interleave,
                "the default: the cases run in order-balanced rounds (A B C, C A B, ...), ratios from paired rounds");
   app.add_flag("--no-interleave", no_interleave,
@@ -116,12 +119,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   app.add_flag("--counters", c.counters, "read perf_event counters around every measured iteration");
   app.add_option("--allocators", allocators,
                  "run the suite once per allocator, each in a child under LD_PRELOAD: system,mimalloc,jemalloc,tcmalloc");
-  app.add_option("--job-timeout-ms", job_timeout_ms, "an allocator job's limit")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 864'000'000LL));
-  app.add_option("--job-max-output-mb", o.job_max_output_mb, "largest report an allocator job may send")
-      ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  add_ranged_option(app, "--job-timeout-ms", o.job_timeout, "an allocator job's limit", 1LL, 864'000'000LL);
+  add_ranged_option(app, "--job-max-output-mb", o.job_max_output_mb,
+                    "largest report an allocator job may send", std::size_t{1}, std::size_t{1} << 20);
   app.add_option("--url", c.url, "use this server (http://host:port) instead of starting the embedded one");
   app.add_option("--link", c.link,
                  "the path to the embedded server: loopback, or an emulated link (needs root): a profile (10g, 1g, wan) "
@@ -129,15 +129,12 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
       ->capture_default_str();
   app.add_option("--wire", o.wire, "link emulator binary for --link (default: next to bench)");
   app.add_option("--server", o.server, "server binary to start (default: next to bench)");
-  app.add_option("--server-start-timeout-ms", server_start_ms, "limit for 'listening on' and GET /health")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 3'600'000LL));
-  app.add_option("--server-stop-timeout-ms", server_stop_ms, "SIGTERM grace period before SIGKILL")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 3'600'000LL));
-  app.add_option("--request-timeout-ms", request_timeout_ms, "connect and per-operation deadline of every request")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 3'600'000LL));
+  add_ranged_option(app, "--server-start-timeout-ms", o.server_start_timeout,
+                    "limit for 'listening on' and GET /health", 1LL, 3'600'000LL);
+  add_ranged_option(app, "--server-stop-timeout-ms", o.server_stop_timeout,
+                    "SIGTERM grace period before SIGKILL", 1LL, 3'600'000LL);
+  add_ranged_option(app, "--request-timeout-ms", o.request_timeout,
+                    "connect and per-operation deadline of every request", 1LL, 3'600'000LL);
   app.add_option("--out", c.out, "results root: reports go to OUT/<UTC timestamp>/")->capture_default_str();
   app.add_option("--format", formats, "report files to write: md,csv,json,gbench (google-benchmark's JSON, report.gbench.json),html (one page)")->capture_default_str();
   app.add_option("--columns", columns,
@@ -149,23 +146,16 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
       ->capture_default_str();
   app.add_option("--perf-control", o.perf_control,
                  "CTL,ACK FIFOs of `perf record --control`: profile only the measured iterations");
-  app.add_option("--perf-control-timeout-ms", perf_control_ms, "wait for perf's ack at most this long")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 3'600'000LL));
+  add_ranged_option(app, "--perf-control-timeout-ms", o.perf_control_timeout,
+                    "wait for perf's ack at most this long", 1LL, 3'600'000LL);
   // Hidden: the protocol between an allocator job's parent and child (allocators.hpp).
   app.add_option("--job-output-fd", o.job_output_fd)->group("");
   app.add_option("--job-allocator", o.job_allocator)->group("");
 
   ParsedCommandLine parsed;
-  std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream out;
-    std::ostringstream err;
-    parsed.exit_code = app.exit(e, out, err);
-    parsed.output = out.str() + err.str();
-    if (parsed.exit_code != 0) parsed.exit_code = kExitUsage;
+  if (std::optional<app::ParseEnd> end = app::parse_arguments(app, arguments)) {
+    parsed.exit_code = end->status == 0 ? 0 : kExitUsage;
+    parsed.output = std::move(end->output);
     return parsed;
   }
   if (compare_command->parsed()) {
@@ -240,11 +230,6 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                     "elsewhere, the path to it is the link");
   }
   if (auto refused = app::check_server_cpu(c.server_cpu)) return refuse(*refused);
-  o.server_start_timeout = std::chrono::milliseconds(server_start_ms);
-  o.server_stop_timeout = std::chrono::milliseconds(server_stop_ms);
-  o.request_timeout = std::chrono::milliseconds(request_timeout_ms);
-  o.perf_control_timeout = std::chrono::milliseconds(perf_control_ms);
-  o.job_timeout = std::chrono::milliseconds(job_timeout_ms);
   c.iteration_time_ms = r.iteration_time_ms;
   c.warmup = r.warmup;
   c.iterations = r.iterations;

@@ -1,17 +1,15 @@
 #include "ringlab/bench/core/compare.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <ostream>
-#include <sstream>
 #include <tuple>
 #include <type_traits>
 
+#include "member_list.hpp"
 #include "ringlab/bench/core/statistics.hpp"
 #include "ringlab/bench/core/table.hpp"
 
@@ -32,19 +30,6 @@ std::optional<double> case_mean(const CaseResult& c, const std::vector<double>& 
   if (c.stats.n > 0) return c.stats.mean;
   return std::nullopt;
 }
-
-std::optional<double> parse_number(std::string_view text) {
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
-
-constexpr std::string_view kDescription =
-    "Compares two report.json files: pairs their cases by strategy, method, payload, size and allocator\n"
-    "and prints both means, NEW/OLD and Welch's t-test on the kept samples. Reports whose settings\n"
-    "(iteration time, sizes, allocators, CPU placement, interleave) or machines (CPU model, kernel)\n"
-    "differ are refused with exit status 2.";
 
 std::string text_of(const std::string& value) { return value.empty() ? "(empty)" : value; }
 std::string text_of(bool value) { return value ? "true" : "false"; }
@@ -68,26 +53,18 @@ std::string text_of(const std::vector<T>& values) {
 
 std::vector<Difference> comparability_differences(const Report& old_report, const Report& new_report) {
   std::vector<Difference> out;
-  const auto check = [&out](std::string key, const auto& a, const auto& b) {
+  // `field` reads one setting of a report; its key is its report.json path ("config.sizes").
+  const auto check = [&](std::string key, auto field) {
+    const auto& a = field(old_report);
+    const auto& b = field(new_report);
     if (a != b) out.push_back({std::move(key), text_of(a), text_of(b)});
   };
-  const Config& a = old_report.config;
-  const Config& b = new_report.config;
-  check("config.iteration_time_ms", a.iteration_time_ms, b.iteration_time_ms);
-  check("config.sizes", a.sizes, b.sizes);
-  check("config.connection", a.connection, b.connection);
-  check("config.server_mode", a.server_mode, b.server_mode);
-  check("config.allocators", a.allocators, b.allocators);
-  check("config.interleave", a.interleave, b.interleave);
-  check("config.cpu", a.cpu, b.cpu);
-  check("config.server_cpu", a.server_cpu, b.server_cpu);
-  const Environment& x = old_report.environment;
-  const Environment& y = new_report.environment;
-  check("environment.cpu", x.cpu, y.cpu);
-  check("environment.kernel", x.kernel, y.kernel);
-  check("environment.allocator", x.allocator, y.allocator);
-  check("environment.client_cpu", x.client_cpu, y.client_cpu);
-  check("environment.server_cpu", x.server_cpu, y.server_cpu);
+#define RINGLAB_COMPARABILITY_KEY(check, part, member) \
+  check(#part "." #member, [](const Report& report) -> const auto& { return report.part.member; })
+  RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, config, iteration_time_ms, sizes, connection, server_mode,
+                          allocators, interleave, cpu, server_cpu);
+  RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, environment, cpu, kernel, allocator, client_cpu, server_cpu);
+#undef RINGLAB_COMPARABILITY_KEY
   return out;
 }
 
@@ -244,53 +221,6 @@ std::string format_comparison(std::span<const CaseComparison> comparisons, const
     if (!c.note.empty()) out += fmt::format("{} {}/{}/{}/{}: {}\n", c.strategy, c.method, c.payload, c.size, c.allocator, c.note);
   }
   return out;
-}
-
-void add_compare_arguments(CLI::App& app, CompareCommand& into) {
-  app.footer("\n" + std::string(kDescription));
-  app.add_option("files", into.files, "OLD.json NEW.json: two report.json files")->expected(2)->required();
-  app.add_option_function<double>(
-         "--fail-over", [&into](const double& percent) { into.fail_over = percent; },
-         "exit 1 if a case is significantly slower by more than PCT %, or broke")
-      ->type_name("PCT")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            const auto number = parse_number(text);
-            return number && *number >= 0 ? std::string() : "'" + text + "': expected a percentage >= 0";
-          },
-          "PCT >= 0"));
-  app.add_option("--alpha", into.options.alpha, "significance level of the two-sided test (default 0.001, i.e. 99.9 %)")
-      ->type_name("A")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            const auto number = parse_number(text);
-            return number && *number > 0 && *number < 1 ? std::string() : "'" + text + "': expected a number in (0, 1)";
-          },
-          "A in (0, 1)"));
-  app.add_flag("--force", into.force, "compare anyway, listing the differences above the comparison");
-}
-
-int compare_main(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
-  CompareCommand command;
-  CLI::App app;
-  app.name("bench compare");
-  app.description("compare two report.json files");
-  add_compare_arguments(app, command);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream help;
-    std::ostringstream problem;
-    const int status = app.exit(e, help, problem);
-    if (status == 0) {
-      out << help.str();
-      return 0;
-    }
-    err << "bench compare: " << e.what() << "\n" << app.help();
-    return 2;
-  }
-  return run_compare(command, out, err);
 }
 
 int run_compare(const CompareCommand& command, std::ostream& out, std::ostream& err) {

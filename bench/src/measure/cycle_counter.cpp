@@ -123,6 +123,20 @@ inline uint64_t cntfrq() noexcept {
 }
 #endif
 
+// Which end of a timed region a reading is: on x86-64 the start fences before rdtsc, the end after
+// rdtscp; the other sources read both ends alike.
+enum class RegionEnd { start, end };
+
+template <RegionEnd kEnd>
+inline uint64_t read_ticks() noexcept {
+#if defined(__x86_64__)
+  if (g_kind == TickSourceKind::tsc) return kEnd == RegionEnd::start ? tsc_start() : tsc_end();
+#elif defined(__aarch64__)
+  if (g_kind == TickSourceKind::cntvct) return cntvct();
+#endif
+  return raw_ns();
+}
+
 std::string slurp(const char* path) {
   std::ifstream in(path);
   if (!in) return {};
@@ -225,23 +239,9 @@ TickClock make_clock(const TickClockOptions& options) {
 
 }  // namespace
 
-uint64_t now_ticks() noexcept {
-#if defined(__x86_64__)
-  if (g_kind == TickSourceKind::tsc) return tsc_start();
-#elif defined(__aarch64__)
-  if (g_kind == TickSourceKind::cntvct) return cntvct();
-#endif
-  return raw_ns();
-}
+uint64_t now_ticks() noexcept { return read_ticks<RegionEnd::start>(); }
 
-uint64_t now_ticks_end() noexcept {
-#if defined(__x86_64__)
-  if (g_kind == TickSourceKind::tsc) return tsc_end();
-#elif defined(__aarch64__)
-  if (g_kind == TickSourceKind::cntvct) return cntvct();
-#endif
-  return raw_ns();
-}
+uint64_t now_ticks_end() noexcept { return read_ticks<RegionEnd::end>(); }
 
 void measure_timer_overhead(TickClock& clock) {
   constexpr int kRounds = 2000;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <type_traits>
 
 #include "ringlab/bench/process/allocators.hpp"
 
@@ -22,31 +23,32 @@ Number stat(const Report&, const CaseResult& c) {
   if (!ok(c)) return std::nullopt;
   return c.stats.*kField;
 }
-template <std::optional<double> Stats::*kField>
-Number optional_stat(const Report&, const CaseResult& c) {
-  return c.stats.*kField;
-}
 template <double Latency::*kField>
 Number latency(const Report&, const CaseResult& c) {
   if (!ok(c) || !c.latency || c.latency->count == 0) return std::nullopt;
   return (*c.latency).*kField;
 }
-template <std::optional<double> Phases::*kField>
-Number phase(const Report&, const CaseResult& c) {
-  return c.phases.*kField;
+// A member of one part of the case as it stands, whatever the case's status: null where the part holds
+// null (not measured); a count as a double.
+template <auto kPart, auto kField>
+Number part_value(const Report&, const CaseResult& c) {
+  const auto& value = (c.*kPart).*kField;
+  if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(value)>>) {
+    return static_cast<double>(value);
+  } else {
+    return value;
+  }
 }
-template <std::optional<double> Memory::*kField>
-Number memory(const Report&, const CaseResult& c) {
-  return c.memory.*kField;
-}
-template <double Io::*kField>
-Number io(const Report&, const CaseResult& c) {
-  return c.io.*kField;
-}
-template <std::size_t Stats::*kField>
-Number stat_count(const Report&, const CaseResult& c) {
-  return static_cast<double>(c.stats.*kField);
-}
+template <auto kField>
+constexpr auto optional_stat = &part_value<&CaseResult::stats, kField>;
+template <auto kField>
+constexpr auto stat_count = &part_value<&CaseResult::stats, kField>;
+template <auto kField>
+constexpr auto phase = &part_value<&CaseResult::phases, kField>;
+template <auto kField>
+constexpr auto memory = &part_value<&CaseResult::memory, kField>;
+template <auto kField>
+constexpr auto io = &part_value<&CaseResult::io, kField>;
 
 std::string bool_text(bool v) { return v ? "true" : "false"; }
 

@@ -10,6 +10,7 @@
 
 #include "ringlab/bench/core/findings.hpp"
 #include "ringlab/bench/core/table.hpp"
+#include "sections.hpp"
 
 namespace ringlab::bench {
 
@@ -115,16 +116,8 @@ std::string render_console(const Report& report) {
   // --columns asks for more than the terminal's default: the full table, as report.md has it.
   const bool full = !report.config.columns.empty();
   out += full ? render_table(report) : render_compact_table(report);
-  if (full) {
-    if (std::string phases = render_phase_table(report); !phases.empty()) {
-      out += "\nRequest phases (median per op)\n\n";
-      out += phases;
-    }
-  }
-  if (std::string notes = render_console_notes(report); !notes.empty()) {
-    out += "\n";
-    out += notes;
-  }
+  if (full) append_section(out, "\nRequest phases (median per op)\n\n", render_phase_table(report));
+  append_section(out, "\n", render_console_notes(report));
   if (const std::vector<std::string> findings = run_findings(report); !findings.empty()) {
     out += "\nWhat this run says\n";
     for (const std::string& f : findings) {

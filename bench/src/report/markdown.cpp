@@ -17,6 +17,7 @@
 #include "ringlab/bench/core/table.hpp"
 #include "ringlab/bench/process/allocators.hpp"
 #include "columns.hpp"
+#include "sections.hpp"
 
 namespace ringlab::bench {
 
@@ -389,19 +390,10 @@ std::string render_markdown(const Report& report) {
     out += "\n";
   }
   out += render_table(report);
-  if (std::string findings = render_findings(report); !findings.empty()) out += "\nWhat this run says\n" + findings;
-  if (std::string phases = render_phase_table(report); !phases.empty()) {
-    out += "\nRequest phases (median per op)\n\n";
-    out += phases;
-  }
-  if (std::string counters = render_counter_table(report); !counters.empty()) {
-    out += "\nCounters (per op)\n\n";
-    out += counters;
-  }
-  if (std::string notes = render_notes(report); !notes.empty()) {
-    out += "\nNotes\n";
-    out += notes;
-  }
+  append_section(out, "\nWhat this run says\n", render_findings(report));
+  append_section(out, "\nRequest phases (median per op)\n\n", render_phase_table(report));
+  append_section(out, "\nCounters (per op)\n\n", render_counter_table(report));
+  append_section(out, "\nNotes\n", render_notes(report));
   out += "\n";
   out += render_legend();
   return out;

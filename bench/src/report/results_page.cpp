@@ -7,6 +7,7 @@
 
 #include "ringlab/bench/core/findings.hpp"
 #include "ringlab/bench/core/table.hpp"
+#include "sections.hpp"
 
 namespace ringlab::bench {
 
@@ -66,7 +67,7 @@ std::string render_results_page(const Report& report, std::string_view page_comm
   row("Started", fmt::format("{}; load average {} at start, {} at end", e.timestamp, load(e.load_average_start),
                              load(e.load_average_end)));
   row("Page made by", fmt::format("`{}`", page_command));
-  if (std::string findings = render_findings(report); !findings.empty()) out += "\n## What this run says\n\n" + findings;
+  append_section(out, "\n## What this run says\n\n", render_findings(report));
   const std::vector<std::string> warnings = summarize_warnings(report);
   if (!warnings.empty() || !e.warnings.empty()) {
     out += "\n## Warnings\n\n";
@@ -75,16 +76,10 @@ std::string render_results_page(const Report& report, std::string_view page_comm
   }
   out += "\n## Table\n\n";
   out += render_compact_table(report);
-  if (std::string notes = render_notes(report); !notes.empty()) {
-    out += "\n";
-    out += notes;
-  }
+  append_section(out, "\n", render_notes(report));
   out += "\n## Every column\n\n";
   out += render_table(report);
-  if (std::string phases = render_phase_table(report); !phases.empty()) {
-    out += "\n## Request phases (median per op)\n\n";
-    out += phases;
-  }
+  append_section(out, "\n## Request phases (median per op)\n\n", render_phase_table(report));
   out += "\nThe columns: docs/measuring.md.\n";
   return out;
 }

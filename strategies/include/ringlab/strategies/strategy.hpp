@@ -31,8 +31,8 @@
 // truncated 127.0.0.1:8080: peer closed after 512 of 77123 body bytes"). After an error the strategy
 // stays usable (its connection is closed; the next run() opens a new one); nothing is retried.
 //
-// Registration: an explicit constant table in strategies/src/registry.cpp, one row per strategy with
-// named fields (strategies/src/recipe.hpp). A strategy of ringlab's own stack is its row alone: the
+// Registration: an explicit constant table in strategies/src/registry.cpp (the peers' rows in
+// peer_recipes.hpp), one row per strategy with named fields (strategies/src/recipe.hpp). A strategy of ringlab's own stack is its row alone: the
 // client's connection policy, receive and send modes and io_uring enters, the sink the body lands in and
 // the models it is parsed into, run by one generic client strategy; a row whose code differs (streaming,
 // the floors, proxy, the memory resources, the JSON libraries, the peers) names the maker of its class,

@@ -4,7 +4,7 @@
 //   bench [SUITE] [options]          run a suite (default: headline) and report it
 //   bench --list                     suites and strategies, what each does and mirrors
 //   bench --self-check               timer overhead, stability and linearity of the harness
-//   bench compare OLD.json NEW.json  two reports side by side (compare.hpp)
+//   bench compare OLD.json NEW.json  two reports side by side (compare.hpp, compare_main below)
 //   bench report RUN/report.json     a results page of a report for docs/results/ (reporters.hpp)
 //   bench load [options]             load a server (the embedded one or --url) with many requests
 //                                    and report req/s, latency percentiles, CPU per request (load.hpp)
@@ -15,7 +15,9 @@
 // set-up error (no server, unwritable results folder, a size the server refuses); 128 + the signal
 // when SIGINT (130) or SIGTERM (143) stopped the run (the report then is partial).
 #include <chrono>
+#include <iosfwd>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,10 @@
 #include "ringlab/bench/load/load.hpp"
 #include "ringlab/bench/report/reporters.hpp"
 #include "ringlab/bench/run/runner.hpp"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace ringlab::bench {
 
@@ -87,6 +93,16 @@ struct ParsedCommandLine {
 };
 
 [[nodiscard]] ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments);
+
+// `bench compare`'s arguments and their checks, declared on `app`: bench's CLI11 subcommand "compare"
+// (parse_command_line) or compare_main's own app. `into` is filled when `app` is parsed and must
+// outlive it (compare_command.cpp).
+void add_compare_arguments(CLI::App& app, CompareCommand& into);
+
+// The whole subcommand from its words (those after "compare"): parsed by add_compare_arguments' app,
+// then compare.hpp's run_compare. A bad argument is exit status 2 with the problem and the usage on
+// `err`.
+[[nodiscard]] int compare_main(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 
 // The whole program; main() calls it.
 int run_bench(int argc, char** argv);

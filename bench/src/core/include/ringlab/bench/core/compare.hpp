@@ -34,10 +34,6 @@
 #include "ringlab/bench/core/error.hpp"
 #include "ringlab/bench/core/results.hpp"
 
-namespace CLI {
-class App;
-}  // namespace CLI
-
 namespace ringlab::bench {
 
 struct WelchTest {
@@ -98,7 +94,8 @@ struct Difference {
 // one line per note.
 [[nodiscard]] std::string format_comparison(std::span<const CaseComparison> comparisons, const CompareOptions& options);
 
-// The subcommand's arguments: `bench compare OLD.json NEW.json [--fail-over PCT] [--alpha A] [--force]`.
+// The subcommand's arguments: `bench compare OLD.json NEW.json [--fail-over PCT] [--alpha A] [--force]`,
+// parsed by the command line (app/cli.hpp's add_compare_arguments).
 struct CompareCommand {
   std::vector<std::string> files;   // OLD.json NEW.json
   std::optional<double> fail_over;  // --fail-over PCT
@@ -106,17 +103,9 @@ struct CompareCommand {
   CompareOptions options;           // --alpha
 };
 
-// Declares the subcommand's arguments and their checks on `app`: bench's CLI11 subcommand "compare"
-// (options.cpp) or compare_main's own app. `into` is filled when `app` is parsed and must outlive it.
-void add_compare_arguments(CLI::App& app, CompareCommand& into);
-
 // Runs a parsed comparison. Prints the table to `out` and problems to `err`. Returns the process
 // exit status: 0 fine, 1 regression (with --fail-over), 2 unreadable reports, or reports that are
 // not comparable (without --force).
 [[nodiscard]] int run_compare(const CompareCommand& command, std::ostream& out, std::ostream& err);
-
-// The whole subcommand from its words (those after "compare"): parsed by add_compare_arguments' app,
-// then run_compare. A bad argument is exit status 2 with the problem and the usage on `err`.
-[[nodiscard]] int compare_main(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 
 }  // namespace ringlab::bench

@@ -1,0 +1,86 @@
+"""Reading a bench report.json for tools/plot: the schema versions it reads, and each successful case as a
+plain dict of what the plots draw (ok_cases). A report it cannot read ends the program with exit status 2
+(fail), as tools/plot documents."""
+
+import json
+import math
+import sys
+
+# bench/src/core/include/ringlab/bench/core/results.hpp: kOldestReadableSchemaVersion..kReportSchemaVersion. Versions 2
+# to 5 added fields (reference, latency, diagnostics; the link; connection and server_mode) and none this
+# tool needs changed. tests/tools/fresh_report_test.py runs this tool on a report bench has just written,
+# so a version bump that this list misses fails there.
+SCHEMA_VERSIONS = (1, 2, 3, 4, 5)
+
+# The request phases in the order they happen (results.hpp, struct Phases), each with its colour.
+PHASES = [("connect", "#999999"), ("send", "#E69F00"), ("wait", "#56B4E9"), ("head", "#009E73"),
+          ("body", "#F0E442"), ("deserialize", "#0072B2"), ("other", "#CC79A7")]
+SYSTEM_ALLOCATOR = "system"  # allocators.hpp: allocator_name(Allocator::system)
+
+
+def fail(status, message):
+    print(f"tools/plot: {message}", file=sys.stderr)
+    sys.exit(status)
+
+
+def load_report(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+    except OSError as e:
+        fail(2, f"{path}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        fail(2, f"{path}: not JSON: {e}")
+    if not isinstance(report, dict):
+        fail(2, f"{path}: not a report (top level is not an object)")
+    version = report.get("schema_version")
+    if version not in SCHEMA_VERSIONS:
+        fail(2, f"{path}: schema_version {version!r}, this tool reads {', '.join(map(str, SCHEMA_VERSIONS))}")
+    if not isinstance(report.get("cases"), list):
+        fail(2, f"{path}: no 'cases' list")
+    return report
+
+
+def number(value):
+    """A finite float, or None for null, missing or non-numeric values."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def ok_cases(report):
+    cases = []
+    for c in report["cases"]:
+        if not isinstance(c, dict) or c.get("status", "ok") != "ok":
+            continue
+        stats = c.get("stats") or {}
+        memory = c.get("memory") or {}
+        phases = c.get("phases") or {}
+        samples = [number(s) for s in (c.get("samples_ns") or [])]
+        outliers = {i for i in (c.get("outliers") or []) if isinstance(i, int)}
+        cases.append({
+            "strategy": str(c.get("strategy", "?")),
+            "method": str(c.get("method", "GET")),
+            "payload": str(c.get("payload", "")),
+            "size": c.get("size", 0),
+            "allocator": str(c.get("allocator") or "-"),
+            "baseline": bool(c.get("baseline", False)),
+            "reference": bool(c.get("reference", False)),
+            "mean": number(stats.get("mean")),
+            "median": number(stats.get("median")),
+            "error": number(stats.get("error")),
+            "kept": [s for i, s in enumerate(samples) if s is not None and i not in outliers],
+            "outliers": [s for i, s in enumerate(samples) if s is not None and i in outliers],
+            "phases": {name: number(phases.get(name)) for name, _ in PHASES},
+            "bytes": number(memory.get("bytes_per_op")),
+        })
+    return cases
+
+
+def ordered(values):
+    """Distinct values in first-seen order (the report's order is the table's order)."""
+    seen = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    return seen
