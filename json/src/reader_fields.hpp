@@ -1,0 +1,227 @@
+// How the simdjson readers (deserialize.cpp) match keys and read one field: keys compared as words,
+// scalars, owning and viewing text, optional members.
+//
+// Private to deserialize.cpp, which includes it once. The readers keep internal linkage (an unnamed
+// namespace), as they had when they were one file: GCC inlines functions it sees called once only when
+// no other unit can call them, and the parse loops depend on that inlining.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory_resource>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include <simdjson.h>
+
+#include "ringlab/json/fields.hpp"
+#include "ringlab/json/models.hpp"
+
+namespace ringlab::json {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+
+namespace {
+
+// --- keys ----------------------------------------------------------------------------------------------
+
+// A key compared as words: its first 8 bytes (masked when shorter) and its last 8. memcmp with a length
+// known only at run time is a library call per candidate key; this is two loads and compares.
+struct Key {
+  std::string_view text;
+  uint64_t head = 0;       // first bytes, little-endian, zero above the key's length
+  uint64_t head_mask = 0;  // the bytes of head that belong to the key
+  uint64_t tail = 0;       // last 8 bytes, for keys of 9 to 16 bytes
+};
+
+constexpr uint64_t little_endian_word(std::string_view bytes) noexcept {
+  uint64_t word = 0;
+  for (std::size_t i = 0; i < bytes.size() && i < 8; ++i) word |= uint64_t{static_cast<uint8_t>(bytes[i])} << (8 * i);
+  return word;
+}
+
+constexpr Key make_key(std::string_view text) noexcept {
+  Key key;
+  key.text = text;
+  key.head = little_endian_word(text.substr(0, 8));
+  key.head_mask = text.size() >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * text.size())) - 1;
+  if (text.size() > 8) key.tail = little_endian_word(text.substr(text.size() - 8));
+  return key;
+}
+
+// The matching form of a record's field names (fields.hpp), in the same positions.
+template <std::size_t N>
+consteval std::array<Key, N> make_keys(const std::array<std::string_view, N>& names) {
+  std::array<Key, N> keys{};
+  for (std::size_t i = 0; i < N; ++i) keys[i] = make_key(names[i]);
+  return keys;
+}
+
+[[gnu::always_inline]] inline uint64_t load_word(const char* bytes) noexcept {
+  uint64_t word;
+  std::memcpy(&word, bytes, sizeof word);
+  if constexpr (std::endian::native == std::endian::big) word = std::byteswap(word);
+  return word;
+}
+
+// `raw` is the first byte after a key's opening quote, inside a padded body: the 16 bytes read here
+// stay within the body or its padding, whatever the key's length.
+[[gnu::always_inline]] inline bool key_equals(const char* raw, const Key& key) noexcept {
+  if ((load_word(raw) & key.head_mask) != key.head) return false;
+  const std::size_t size = key.text.size();
+  if (size > 16) {
+    if (std::memcmp(raw + 8, key.text.data() + 8, size - 8) != 0) return false;
+  } else if (size > 8) {
+    if (load_word(raw + size - 8) != key.tail) return false;
+  }
+  return raw[size] == '"';
+}
+
+// Index of `key` in `keys`, or -1. Bodies usually list keys in the usual order, so the key after the
+// previous match (`hint`) is tried first; keys are compared on their raw bytes, without unescaping.
+template <std::size_t N>
+[[gnu::always_inline]] inline int match_key(od::raw_json_string key, const std::array<Key, N>& keys,
+                                            std::size_t& hint) noexcept {
+  const char* raw = key.raw();
+  if (hint < N && key_equals(raw, keys[hint])) return static_cast<int>(hint++);
+  for (std::size_t i = 0; i < N; ++i) {
+    if (key_equals(raw, keys[i])) {
+      hint = i + 1;
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+// The keys of each record (fields.hpp: in the order bodies usually list them, which match_key tries first).
+using WeatherField = fields::Weather;
+using OwnerField = fields::Owner;
+using LicenseField = fields::License;
+using RepositoryField = fields::Repository;
+constexpr auto kWeatherKeys = make_keys(fields::kWeather);
+constexpr auto kOwnerKeys = make_keys(fields::kOwner);
+constexpr auto kLicenseKeys = make_keys(fields::kLicense);
+constexpr auto kRepositoryKeys = make_keys(fields::kRepository);
+constexpr auto kGithubKeys = make_keys(fields::kGithub);
+constexpr auto kGithubStarsKeys = make_keys(fields::kGithubStars);
+using fields::all_of;
+
+// A backslash in `text`. `text` lies in a padded body, so whole words are read past its end and the
+// extra bytes masked off: no loop over single bytes, whose exit at a varying length is a branch the
+// CPU mispredicts (a byte loop, or memchr, cost a quarter of the whole parse). Strings of up to 16
+// bytes, most of them, take two loads and no branch.
+[[gnu::always_inline]] inline uint64_t backslash_bytes(uint64_t word, std::size_t keep) noexcept {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHighs = 0x8080808080808080ULL;
+  const uint64_t x = word ^ (kOnes * '\\');
+  const uint64_t mask = keep >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * keep)) - 1;
+  return (x - kOnes) & ~x & kHighs & mask;
+}
+
+[[gnu::always_inline]] inline bool has_backslash(std::string_view text) noexcept {
+  const char* p = text.data();
+  const std::size_t n = text.size();
+  if (n <= 16) {
+    return (backslash_bytes(load_word(p), n) | backslash_bytes(load_word(p + 8), n > 8 ? n - 8 : 0)) != 0;
+  }
+  uint64_t found = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) found |= backslash_bytes(load_word(p + i), 8);
+  found |= backslash_bytes(load_word(p + i), n - i);
+  return found != 0;
+}
+
+// --- scalar fields -----------------------------------------------------------------------------------
+
+constexpr bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+[[gnu::always_inline]] inline error_code read(od::value v, int32_t& out) noexcept {
+  int64_t wide = 0;
+  if (const error_code e = v.get_int64().get(wide)) return e;
+  if (wide < std::numeric_limits<int32_t>::min() || wide > std::numeric_limits<int32_t>::max()) {
+    return simdjson::NUMBER_OUT_OF_RANGE;
+  }
+  out = static_cast<int32_t>(wide);
+  return simdjson::SUCCESS;
+}
+[[gnu::always_inline]] inline error_code read(od::value v, int64_t& out) noexcept { return v.get_int64().get(out); }
+[[gnu::always_inline]] inline error_code read(od::value v, bool& out) noexcept { return v.get_bool().get(out); }
+[[gnu::always_inline]] inline error_code read(od::value v, double& out) noexcept { return v.get_double().get(out); }
+
+// Owning text: simdjson unescapes into the parser's string buffer, then it is copied into the record.
+[[gnu::always_inline]] inline error_code read(od::value v, std::pmr::string& out) {
+  std::string_view text;
+  if (const error_code e = v.get_string().get(text)) return e;
+  out.assign(text);
+  return simdjson::SUCCESS;
+}
+
+// Viewing text: the raw token, whose end simdjson already knows (it runs to the next structural
+// character, trailing whitespace included). Text with escapes is also run through get_string(), only to
+// reject what an owning parse would reject; its decoded copy lands in the parser and is dropped.
+[[gnu::always_inline]] inline error_code read(od::value v, JsonStringView& out) noexcept {
+  std::string_view token = v.raw_json_token();
+  if (token.empty() || token.front() != '"') return simdjson::INCORRECT_TYPE;
+  while (token.size() > 1 && is_space(token.back())) token.remove_suffix(1);
+  if (token.size() < 2 || token.back() != '"') return simdjson::STRING_ERROR;
+  const std::string_view raw = token.substr(1, token.size() - 2);
+  const bool escapes = has_backslash(raw);
+  if (escapes) {
+    std::string_view decoded;
+    if (const error_code e = v.get_string().get(decoded)) return e;
+  } else {
+    od::raw_json_string consumed;
+    if (const error_code e = v.get_raw_json_string().get(consumed)) return e;
+  }
+  // Member by member: GCC 12 builds an aggregate temporary here with two 8-byte stores read back as
+  // one 16-byte load, a store-forwarding stall that cost more than the rest of the parse.
+  out.raw = raw;
+  out.has_escapes = escapes;
+  return simdjson::SUCCESS;
+}
+
+using Allocator = std::pmr::polymorphic_allocator<>;
+
+template <class Text>
+error_code read_optional(od::value v, std::optional<Text>& out, const Allocator& alloc) {
+  bool null = false;
+  if (const error_code e = v.is_null().get(null)) return e;
+  if (null) {
+    out.reset();
+    return simdjson::SUCCESS;
+  }
+  if (!out) {
+    if constexpr (std::is_same_v<Text, std::pmr::string>) {
+      out.emplace(alloc);
+    } else {
+      out.emplace();
+    }
+  }
+  return read(v, *out);
+}
+
+Allocator allocator_of(const Repository& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const RepositoryView&) noexcept { return {}; }  // views allocate nothing
+Allocator allocator_of(const GithubRepository& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const GithubRepositoryView&) noexcept { return {}; }
+Allocator allocator_of(const GithubStars& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const GithubStarsView&) noexcept { return {}; }
+
+// One member of a record whose fields are listed as a table (github_members), by its type.
+template <class T>
+[[gnu::always_inline]] inline error_code read_member(od::value v, T& out, const Allocator&) {
+  return read(v, out);
+}
+template <class Text>
+[[gnu::always_inline]] inline error_code read_member(od::value v, std::optional<Text>& out, const Allocator& alloc) {
+  return read_optional(v, out, alloc);
+}
+
+}  // namespace
+}  // namespace ringlab::json
