@@ -309,6 +309,7 @@ TEST_CASE_FIXTURE(Fixture, "warm-up runs the given iterations untimed, then meas
   CHECK(r.notes ==
         "fake notes; verification (full checksum, clock stopped) on 30 ops: 1000.0 µs per verified op against "
         "1000.0 µs per timed op");
+  CHECK(r.verified_ops == 30);
   CHECK(r.strategy == "base");
   CHECK(r.method == "GET");
   CHECK(r.payload == "weather");

@@ -94,7 +94,7 @@ void describe_case(V& v, S& c) {
   v.object("phases", c.phases, [](auto& w, auto& x) { describe_phases(w, x); });
   v.optional_object("latency", c.latency, [](auto& w, auto& x) { describe_latency(w, x); });
   v.object("diagnostics", c.diagnostics, [](auto& w, auto& x) { describe_diagnostics(w, x); });
-  RINGLAB_REPORT_FIELDS(v, c, counters, checksum, notes);
+  RINGLAB_REPORT_FIELDS(v, c, counters, checksum, verified_ops, notes);
 }
 
 }  // namespace ringlab::bench::report_fields

@@ -214,6 +214,8 @@ constexpr std::array kColumns{
     // Proof and trust.
     Column{.key = "checksum", .kind = Kind::text, .views = kCsv,
            .text = [](const CaseResult& c) { return fmt::format("{:#018x}", c.checksum); }},
+    Column{.key = "verified_ops", .kind = Kind::count, .views = kCsv,
+           .number = [](const Report&, const CaseResult& c) -> Number { return static_cast<double>(c.verified_ops); }},
     Column{.key = "reference", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return bool_text(c.reference); }},
     Column{.key = "not_applicable", .kind = Kind::text, .views = kCsv,
            .text = [](const CaseResult& c) { return bool_text(c.not_applicable); }},

@@ -53,6 +53,7 @@ void record_phases(CaseState& s, const http::Timeline& t, uint64_t run_start, ui
 void fill_case_numbers(CaseState& s, double hz, bool memory) {
   CaseResult& r = s.result;
   r.checksum = s.checksum;
+  r.verified_ops = s.verified_ticks.size();
   const strategies::IoCounters io = s.strategy->io_counters();
   const ResourceUsage usage = read_resource_usage();
   const auto total_ops = static_cast<double>(s.ops * r.samples_ns.size());

@@ -247,6 +247,9 @@ struct CaseResult {
   Counters counters;
   uint64_t checksum = 0;
   bool partial_checksum = false;  // the checksum covers some fields only (three_fields): no baseline check
+  // Ops of the measured iterations whose records were checksummed in full, clock stopped (one or two
+  // per iteration): what the checksum above rests on. 0 for a case that was not measured.
+  uint64_t verified_ops = 0;
   std::string notes;
 };
 
