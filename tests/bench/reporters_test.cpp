@@ -410,6 +410,31 @@ TEST_CASE("reference rows are marked; latency columns appear only when asked for
   CHECK(lines[3].find("n/a") != std::string::npos);  // no latency measured for floor_parse here
 }
 
+TEST_CASE("with N in flight: an In flight column, rows grouped by N, and what one request cost") {
+  rb::Report report = synthetic_report();
+  CHECK(rb::render_table(report).find("In flight") == std::string::npos);
+  CHECK(rb::render_table(report).find("CPU/req") == std::string::npos);
+  rb::CaseResult round = report.cases[0];  // string_copy 10, median 113.1 us
+  round.inflight = 4;
+  round.cpu.user_ns_per_op = 30'000;
+  round.cpu.system_ns_per_op = 10'000;
+  round.io.syscalls_per_op = 6.0;
+  report.cases.push_back(round);
+  rb::compute_ratios(report);
+  const std::string table = rb::render_table(report);
+  INFO(table);
+  CHECK(table.find("In flight") != std::string::npos);
+  CHECK(table.find("Req/s") != std::string::npos);
+  // 4 requests per 113.1 us round: 35,366.93 requests per second; (30 + 10) us / 4 = 10 us of CPU per
+  // request; 6 / 4 = 1.50 system calls per request.
+  CHECK(table.find("35,366.93") != std::string::npos);
+  CHECK(table.find("10.0 μs") != std::string::npos);
+  CHECK(table.find("1.50") != std::string::npos);
+  const std::string csv = rb::render_csv(report);
+  CHECK(csv.find(",inflight,") != std::string::npos);
+  CHECK(csv.find(",cpu_ns_per_request,") != std::string::npos);
+}
+
 TEST_CASE("--columns names are checked") {
   CHECK(rb::parse_columns("p50, p99,max").value() == std::vector<std::string>{"p50", "p99", "max"});
   CHECK(rb::parse_columns("p95").error().message == "unknown column 'p95' (p50,p90,p99,p999,max)");

@@ -62,6 +62,7 @@ bool within_noise(const CaseResult& c) {
 std::string group_title(const CaseResult& c, bool several_payloads, bool several_allocators) {
   std::string title = c.method == "GET" ? fmt::format("{} records", c.size) : fmt::format("{} size {}", c.method, c.size);
   if (several_payloads) title = c.payload + " " + title;
+  if (c.inflight > 1) title += fmt::format(", {} in flight", c.inflight);
   if (several_allocators) title += fmt::format(" ({})", c.allocator);
   return title;
 }
