@@ -9,7 +9,9 @@
 // Adding a strategy of ringlab's stack that the generic client can run (another sink, models, receive or
 // send mode, connection policy): one row here. A strategy with code of its own: its class in its own source
 // file, a maker next to it (declared in its family's header), and a row naming the maker: here for
-// ringlab's stack and the references, in peer_recipes.hpp for a peer.
+// ringlab's stack and the references, in peer_recipes.hpp for a peer. A row that also runs cases with
+// more than one request in flight (bench --inflight) sets `inflight` and names that strategy's maker in
+// `make_inflight`; the other rows' Descriptor::make_inflight is null.
 #include <array>
 #include <cstddef>
 #include <string>
@@ -265,7 +267,17 @@ std::unique_ptr<Strategy> make_row() {
   return make_recipe_strategy<recipe.sink, recipe.models>(recipe);
 }
 
-constexpr Descriptor describe(const Recipe& recipe, std::unique_ptr<Strategy> (*make)()) {
+// The many-in-flight factory of row `index` (Descriptor::make_inflight): only rows with `inflight` get it.
+template <std::size_t index>
+std::unique_ptr<Strategy> make_inflight_row() {
+  const Recipe& recipe = kRecipes[index];
+  if (recipe.make_inflight == nullptr) return nullptr;  // a row marked `inflight` without its maker
+  return recipe.make_inflight(recipe);
+}
+
+using Factory = std::unique_ptr<Strategy> (*)();
+
+constexpr Descriptor describe(const Recipe& recipe, Factory make, Factory make_inflight) {
   return Descriptor{.name = recipe.name,
                     .description = recipe.description,
                     .mirrors = recipe.mirrors,
@@ -274,12 +286,13 @@ constexpr Descriptor describe(const Recipe& recipe, std::unique_ptr<Strategy> (*
                     .peer = recipe.peer,
                     .make = make,
                     .reference = recipe.reference,
-                    .partial_checksum = recipe.partial_checksum};
+                    .partial_checksum = recipe.partial_checksum,
+                    .make_inflight = recipe.inflight ? make_inflight : nullptr};
 }
 
 template <std::size_t... index>
 constexpr std::array<Descriptor, sizeof...(index)> descriptors(std::index_sequence<index...>) {
-  return {describe(kRecipes[index], &make_row<index>)...};
+  return {describe(kRecipes[index], &make_row<index>, &make_inflight_row<index>)...};
 }
 
 constexpr auto kRegistry = descriptors(std::make_index_sequence<kRecipes.size()>{});

@@ -78,6 +78,28 @@ TEST_CASE("only three_fields has a partial checksum") {
   }
 }
 
+// bench --inflight N > 1 makes a case's strategy with Descriptor::make_inflight; a null one shows the case as
+// not applicable. Only a row marked `inflight` has one, and that one makes a strategy.
+TEST_CASE("only the rows marked inflight have a many-in-flight factory, and the epoll row is one") {
+  const std::span<const detail::Recipe> recipes = detail::recipes();
+  for (std::size_t i = 0; i < recipes.size(); ++i) {
+    const Descriptor& descriptor = registry()[i];
+    INFO(descriptor.name);
+    CHECK((descriptor.make_inflight != nullptr) == recipes[i].inflight);
+    CHECK(recipes[i].inflight == (recipes[i].make_inflight != nullptr));
+    if (descriptor.make_inflight != nullptr) CHECK(descriptor.make_inflight() != nullptr);
+  }
+  const Descriptor* epoll = find("epoll");
+  REQUIRE(epoll != nullptr);
+  REQUIRE((epoll->make_inflight != nullptr));
+  CHECK(epoll->make_inflight() != nullptr);
+  for (const std::string_view one_at_a_time : {"presized", "blocking_sockets", "libcurl"}) {
+    INFO(one_at_a_time);
+    REQUIRE(find(one_at_a_time) != nullptr);
+    CHECK((find(one_at_a_time)->make_inflight == nullptr));
+  }
+}
+
 TEST_CASE("the floors are GET reference rows, and nothing else is") {
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);

@@ -147,38 +147,31 @@ constexpr std::array kColumns{
              return static_cast<double>(c.inflight) * 1e9 / c.stats.median;
            },
            .shown = any_inflight,
-           .legend = "  Req/s          : with --inflight: requests completed per second, In flight x 1 s / Median
-"},
+           .legend = "  Req/s          : with --inflight: requests completed per second, In flight x 1 s / Median\n"},
     Column{.header = "CPU/req", .key = "cpu_ns_per_request", .kind = Kind::time, .views = kTables | kCsv | kGbench,
            .number = [](const Report&, const CaseResult& c) -> Number {
              const Number cpu = cpu_per_op(c);
              return cpu ? per_request(c, *cpu) : std::nullopt;
            },
            .shown = any_inflight,
-           .legend = "  CPU/req        : with --inflight: CPU time of the client's measuring thread (user + system, getrusage
-"
-                     "                   RUSAGE_THREAD) per request; a library's own threads are not in it
-"},
+           .legend = "  CPU/req        : with --inflight: CPU time of the client's measuring thread (user + system, getrusage\n"
+                     "                   RUSAGE_THREAD) per request; a library's own threads are not in it\n"},
     Column{.header = "Sys/req", .key = "cpu_system_ns_per_request", .kind = Kind::time, .views = kFull | kCsv,
            .number = [](const Report&, const CaseResult& c) -> Number {
              return ok(c) ? per_request(c, c.cpu.system_ns_per_op) : std::nullopt;
            },
            .shown = any_inflight,
-           .legend = "  Sys/req        : with --inflight: the kernel's share of CPU/req
-"},
+           .legend = "  Sys/req        : with --inflight: the kernel's share of CPU/req\n"},
     Column{.header = "Syscalls/req", .key = "syscalls_per_request", .kind = Kind::count, .views = kTables | kCsv,
            .number = [](const Report&, const CaseResult& c) -> Number {
              return c.io.syscalls_per_op ? per_request(c, *c.io.syscalls_per_op) : std::nullopt;
            },
            .shown = any_inflight,
-           .legend = "  Syscalls/req   : with --inflight: Syscalls/op / In flight
-"},
+           .legend = "  Syscalls/req   : with --inflight: Syscalls/op / In flight\n"},
     Column{.header = "CPU/op", .key = "cpu_ns_per_op", .kind = Kind::time, .views = kFull | kCsv | kGbench,
            .number = [](const Report&, const CaseResult& c) { return cpu_per_op(c); },
-           .legend = "  CPU/op         : CPU time of the client's measuring thread per op, user + system (getrusage
-"
-                     "                   RUSAGE_THREAD, tick-sampled split); below Median by the time the op waited
-"},
+           .legend = "  CPU/op         : CPU time of the client's measuring thread per op, user + system (getrusage\n"
+                     "                   RUSAGE_THREAD, tick-sampled split); below Median by the time the op waited\n"},
     Column{.key = "cpu_user_ns_per_op", .kind = Kind::time, .views = kCsv | kGbench,
            .number = [](const Report&, const CaseResult& c) -> Number { return ok(c) ? Number(c.cpu.user_ns_per_op) : std::nullopt; }},
     Column{.key = "cpu_system_ns_per_op", .kind = Kind::time, .views = kCsv | kGbench,
