@@ -28,7 +28,7 @@ struct Rounds {
 Rounds run_rounds(std::string_view name, const CaseConfig& config, int rounds) {
   const Descriptor* descriptor = find(name);
   REQUIRE(descriptor != nullptr);
-  REQUIRE_MESSAGE(descriptor->make_inflight != nullptr, std::string(name) << " has no many-in-flight strategy");
+  REQUIRE_MESSAGE(static_cast<bool>(descriptor->make_inflight), std::string(name) << " has no many-in-flight strategy");
   std::unique_ptr<Strategy> strategy = descriptor->make_inflight();
   REQUIRE(strategy != nullptr);
   const auto set_up = strategy->setup(config);
@@ -41,7 +41,7 @@ Rounds run_rounds(std::string_view name, const CaseConfig& config, int rounds) {
     REQUIRE_MESSAGE(outcome.has_value(), (outcome ? "" : outcome.error().message));
     if (i == 0) out.consumed = outcome->consumed;
     CHECK(outcome->consumed == out.consumed);  // every round reads the same N bodies
-    if (check == Check::verify) CHECK(outcome->checksum == expected_checksum(config));
+    if (check == Check::verify) CHECK(outcome->checksum == detail::expected_checksum(config));
   }
   out.after = strategy->io_counters();
   strategy->teardown();
@@ -101,7 +101,7 @@ TEST_CASE("rows that cannot run N in flight have no many-in-flight strategy") {
     INFO(name);
     const Descriptor* descriptor = find(name);
     REQUIRE(descriptor != nullptr);
-    CHECK(descriptor->make_inflight == nullptr);
+    CHECK_FALSE(static_cast<bool>(descriptor->make_inflight));
   }
 }
 
