@@ -59,6 +59,7 @@ class Runner {
       r.allocator = context_.allocator;
       r.baseline = cases[i].strategy != nullptr && cases[i].strategy->baseline;
       r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;
+      r.peer = cases[i].strategy != nullptr && cases[i].strategy->peer;
       r.partial_checksum = cases[i].strategy != nullptr && cases[i].strategy->partial_checksum;
     }
     memory_ = options_.memory && interposition_works();

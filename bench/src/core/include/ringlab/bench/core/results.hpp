@@ -240,6 +240,8 @@ struct CaseResult {
   // A reference row (floor_transfer, floor_parse): a physical limit shown for comparison, not a
   // contender. It gets a ratio; the diagnostics do not warn about ratios against it.
   bool reference = false;
+  // Not ringlab's io_uring stack: a client library, blocking sockets, epoll (Descriptor::peer).
+  bool peer = false;
   CaseStatus status = CaseStatus::ok;
   std::string reason;  // why it was skipped or failed; empty when ok
   // Skipped because the strategy does not apply to this payload (three_fields reads fields only the
