@@ -2,7 +2,6 @@
 
 #include <sys/socket.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -11,6 +10,7 @@
 #include "ringlab/http/request.hpp"
 #include "ringlab/http/response_receiver.hpp"
 #include "ringlab/net/buffer_ring.hpp"
+#include "buffer_groups.hpp"
 
 namespace ringlab::http {
 namespace {
@@ -18,9 +18,6 @@ namespace {
 // Room for the request head: request line, Host, Content-Type, Content-Length, Connection. A target
 // longer than this is refused by serialize() as header_too_large.
 constexpr std::size_t kRequestHeadBytes = 16 * 1024;
-
-// Provided-buffer group ids are per ring; several clients may share one ring, so each takes its own.
-std::atomic<uint16_t> g_next_buffer_group{0x4000};
 
 Error with_peer(Error error, const std::string& peer) {
   if (error.peer.empty()) error.peer = peer;
@@ -113,7 +110,7 @@ Result<ResponseInfo> Client::attempt(const Url& url, const Request& request, Bod
       return fail(Errc::unsupported, "provided-buffer receive needs multishot recv and buffer rings (Linux 6.0)");
     }
     if (!pool_->provided) {
-      const uint16_t group = g_next_buffer_group.fetch_add(1, std::memory_order_relaxed);
+      const uint16_t group = next_buffer_group();
       auto buffers = net::BufferRing::create(*ring_, group, options_.provided_buffer_count,
                                              static_cast<unsigned>(options_.receive_buffer_bytes));
       if (!buffers) return std::unexpected(Error::from(buffers.error()));

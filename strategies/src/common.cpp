@@ -20,6 +20,10 @@ std::string case_label(std::string_view strategy, const CaseConfig& config) {
   label += payload_name(config.payload);
   label += ' ';
   label += std::to_string(config.count);
+  if (config.inflight > 1) {  // as bench names the case
+    label += " x";
+    label += std::to_string(config.inflight);
+  }
   return label;
 }
 

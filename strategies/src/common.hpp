@@ -23,7 +23,8 @@ namespace ringlab::strategies::detail {
 // The JSON array of the case's records 0..count-1, appended to `out`: the body a POST sends.
 void append_payload_json(std::string& out, const CaseConfig& config);
 
-// "presized weather 1000": the prefix of every error the strategy returns.
+// "presized weather 1000" ("epoll weather 1000 x64" with 64 requests in flight): the prefix of every error
+// the strategy returns.
 [[nodiscard]] std::string case_label(std::string_view strategy, const CaseConfig& config);
 
 // "label: what". Only on error paths: it allocates.

@@ -79,7 +79,9 @@ inline constexpr std::array kSocketAndCurlPeers{
     peer({.name = "blocking_sockets", .mirrors = kSocketPeers, .make = &make_blocking_sockets,
           .description = "blocking send/recv on a kept-alive socket, ringlab's parser; body received in place into "
                          "a presized padded buffer"}),
-    peer({.name = "epoll", .mirrors = kSocketPeers, .make = &make_epoll,
+    // With --inflight N: N connections on one epoll instance, N requests in flight (epoll_inflight.cpp).
+    peer({.name = "epoll", .mirrors = kSocketPeers, .make = &make_epoll, .inflight = true,
+          .make_inflight = &make_epoll_inflight,
           .description = "non-blocking socket on an epoll_wait loop, ringlab's parser; body received in place into "
                          "a presized padded buffer"}),
 };

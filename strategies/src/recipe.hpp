@@ -77,6 +77,11 @@ struct Recipe {
   bool counts_time_wait = false;
   // A strategy with code of its own; null: RecipeStrategy runs the fields above.
   MakeStrategy make = nullptr;
+  // The row has a strategy for cases with more than one request in flight (Descriptor::make_inflight),
+  // made by make_inflight. A flag beside the pointer because the table is built at compile time, where
+  // GCC with the sanitizers does not take a function's address compared with null as a constant.
+  bool inflight = false;
+  MakeStrategy make_inflight = nullptr;
   std::string_view description = {};  // the table's one line (Descriptor::description)
 };
 

@@ -137,6 +137,81 @@ inline constexpr std::string_view kThreeFieldsWeatherSkip =
     "three_fields reads jos's github records only (and repos, which share the three keys): weather records have "
     "no stars, name or url";
 
+// One response's place: where its body lands and what it is parsed into, and what a row does with them
+// at each request. RecipeStrategy has one; the many-in-flight strategy (inflight_recipe.hpp) one per
+// connection, so that both run a row's sink and models through the same code.
+template <Sink kSink, Models kModels>
+struct BodySlot {
+  using Body = decltype(Landing<kSink>::body);
+
+  // At the start of every request: a body made anew (fresh sinks) and fresh models, as the row says.
+  void before_request() {
+    if constexpr (Landing<kSink>::kFreshBody && std::is_same_v<Body, std::string>) {
+      // Swap, not assignment: libstdc++'s move assignment from an empty, small-string temporary copies
+      // its characters and keeps the old buffer, so the string would never grow again.
+      std::string().swap(landing.body);
+    } else if constexpr (Landing<kSink>::kFreshBody) {
+      landing.body = Body();
+    }
+    if constexpr (kModels == Models::fresh_owning) models.reset();
+  }
+  // Room for `records` records, so that a request never grows the models (reused models only).
+  void reserve(Payload payload, std::size_t records) {
+    if constexpr (kModels == Models::three_fields) {
+      models.reserve(records);
+    } else if constexpr (kModels == Models::reused_owning || kModels == Models::views) {
+      models.reserve(payload, records);
+    }
+  }
+  http::BodySink& sink() {
+    if constexpr (kSink == Sink::fixed_buffers) {
+      return *landing.sink;
+    } else {
+      return landing.sink;
+    }
+  }
+  [[nodiscard]] const auto& body() const noexcept {
+    if constexpr (kSink == Sink::fixed_buffers) {
+      return *landing.body;
+    } else {
+      return landing.body;
+    }
+  }
+  // Parses the body into the models; the consumption fold of the records (json/consume.hpp).
+  json::Result<uint64_t> parse(json::Parser& parser, Payload payload) {
+    if constexpr (kModels == Models::answer_only) {
+      return body().size();
+    } else if constexpr (kModels == Models::three_fields) {
+      if (auto status = json::parse_github_three_fields(parser, json::padded_view(body()), models); !status) {
+        return std::unexpected(std::move(status.error()));
+      }
+      return consume_all(models);
+    } else if constexpr (kModels == Models::fresh_owning && std::is_same_v<Body, std::string>) {
+      const simdjson::padded_string padded(body());
+      return models.emplace().parse(payload, parser, padded);
+    } else if constexpr (kModels == Models::fresh_owning) {
+      return models.emplace().parse(payload, parser, json::padded_view(body()));
+    } else {
+      return models.parse(payload, parser, json::padded_view(body()));
+    }
+  }
+  // The full checksum of the records the last parse() produced (verified requests only).
+  uint64_t checksum(Payload payload) {
+    if constexpr (kModels == Models::answer_only) {
+      return echo_checksum(body());
+    } else if constexpr (kModels == Models::three_fields) {
+      return json::checksum(std::span<const json::GithubStars>(models));
+    } else if constexpr (kModels == Models::fresh_owning) {
+      return models->checksum(payload);
+    } else {
+      return models.checksum(payload);
+    }
+  }
+
+  Landing<kSink> landing;
+  ModelsOf<kModels> models;  // viewing models point into the body: valid until the next request
+};
+
 template <Sink kSink, Models kModels>
 class RecipeStrategy final : public ClientStrategy {
  public:
@@ -166,8 +241,6 @@ class RecipeStrategy final : public ClientStrategy {
   }
 
  private:
-  using Body = decltype(Landing<kSink>::body);
-
   [[nodiscard]] http::ClientOptions client_options() const override {
     http::ClientOptions options;
     options.connection = recipe_->client.connection;
@@ -219,10 +292,8 @@ class RecipeStrategy final : public ClientStrategy {
     if constexpr (kModels == Models::three_fields) {
       // setup() without skip_case()
       if (config().payload == Payload::weather) return fail(label(), kThreeFieldsWeatherSkip);
-      models_.reserve(config().count);
-    } else if constexpr (kModels == Models::reused_owning || kModels == Models::views) {
-      models_.reserve(config().payload, config().count);
     }
+    slot_.reserve(config().payload, config().count);
     return {};
   }
 
@@ -236,84 +307,36 @@ class RecipeStrategy final : public ClientStrategy {
     const std::size_t size = (std::max<std::size_t>(*body_bytes, 1) + kPage - 1) / kPage * kPage;
     auto buffers = net::FixedBuffers::create(ring(), 1, size);
     if (!buffers) return fail(label(), buffers.error().message());
-    landing_.buffers = std::move(*buffers);
-    landing_.memory.emplace(landing_.buffers->buffer(0));
-    landing_.body.emplace(landing_.buffers->buffer_size(), &*landing_.memory);
-    landing_.sink.emplace(*landing_.body, 0);
+    Landing<kSink>& landing = slot_.landing;
+    landing.buffers = std::move(*buffers);
+    landing.memory.emplace(landing.buffers->buffer(0));
+    landing.body.emplace(landing.buffers->buffer_size(), &*landing.memory);
+    landing.sink.emplace(*landing.body, 0);
     return {};
   }
 
   Status before_request() override {
-    if constexpr (Landing<kSink>::kFreshBody && std::is_same_v<Body, std::string>) {
-      // Swap, not assignment: libstdc++'s move assignment from an empty, small-string temporary copies
-      // its characters and keeps the old buffer, so the string would never grow again.
-      std::string().swap(landing_.body);
-    } else if constexpr (Landing<kSink>::kFreshBody) {
-      landing_.body = Body();
-    }
-    if constexpr (kModels == Models::fresh_owning) models_.reset();
+    slot_.before_request();
     return {};
   }
-
-  http::BodySink& sink() override {
-    if constexpr (kSink == Sink::fixed_buffers) {
-      return *landing_.sink;
-    } else {
-      return landing_.sink;
-    }
-  }
-  [[nodiscard]] const auto& body() const noexcept {
-    if constexpr (kSink == Sink::fixed_buffers) {
-      return *landing_.body;
-    } else {
-      return landing_.body;
-    }
-  }
-
-  json::Result<uint64_t> deserialize() override {
-    const Payload payload = config().payload;
-    if constexpr (kModels == Models::answer_only) {
-      return body().size();
-    } else if constexpr (kModels == Models::three_fields) {
-      if (auto status = json::parse_github_three_fields(parser(), json::padded_view(body()), models_); !status) {
-        return std::unexpected(std::move(status.error()));
-      }
-      return consume_all(models_);
-    } else if constexpr (kModels == Models::fresh_owning && std::is_same_v<Body, std::string>) {
-      const simdjson::padded_string padded(body());
-      return models_.emplace().parse(payload, parser(), padded);
-    } else if constexpr (kModels == Models::fresh_owning) {
-      return models_.emplace().parse(payload, parser(), json::padded_view(body()));
-    } else {
-      return models_.parse(payload, parser(), json::padded_view(body()));
-    }
-  }
-  uint64_t checksum() override {
-    if constexpr (kModels == Models::answer_only) {
-      return echo_checksum(body());
-    } else if constexpr (kModels == Models::three_fields) {
-      return json::checksum(std::span<const json::GithubStars>(models_));
-    } else if constexpr (kModels == Models::fresh_owning) {
-      return models_->checksum(config().payload);
-    } else {
-      return models_.checksum(config().payload);
-    }
-  }
+  http::BodySink& sink() override { return slot_.sink(); }
+  json::Result<uint64_t> deserialize() override { return slot_.parse(parser(), config().payload); }
+  uint64_t checksum() override { return slot_.checksum(config().payload); }
 
   void release() override {
     if constexpr (kSink == Sink::fixed_buffers) {
-      landing_.sink.reset();
-      landing_.body.reset();
-      landing_.memory.reset();
-      landing_.buffers.reset();  // unregisters: before the ring goes
+      Landing<kSink>& landing = slot_.landing;
+      landing.sink.reset();
+      landing.body.reset();
+      landing.memory.reset();
+      landing.buffers.reset();  // unregisters: before the ring goes
     }
   }
 
   const Recipe* recipe_;
   std::string request_body_;  // POST rows: serialized once at setup, sent unchanged by every run()
   std::size_t time_wait_before_ = 0;
-  Landing<kSink> landing_;
-  ModelsOf<kModels> models_;  // viewing models point into the body: valid until the next request
+  BodySlot<kSink, kModels> slot_;
 };
 
 // The strategy of a row without code of its own.

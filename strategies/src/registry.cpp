@@ -9,7 +9,10 @@
 // Adding a strategy of ringlab's stack that the generic client can run (another sink, models, receive or
 // send mode, connection policy): one row here. A strategy with code of its own: its class in its own source
 // file, a maker next to it (declared in its family's header), and a row naming the maker: here for
-// ringlab's stack and the references, in peer_recipes.hpp for a peer.
+// ringlab's stack and the references, in peer_recipes.hpp for a peer. A row that also runs cases with
+// more than one request in flight (bench --inflight) sets `inflight`: a row of ringlab's stack is then run
+// by InflightRecipeStrategy (inflight_recipe.hpp), a peer names its own maker in `make_inflight`; the
+// other rows' Descriptor::make_inflight is null.
 #include <array>
 #include <cstddef>
 #include <string>
@@ -20,6 +23,7 @@
 #include "json_libraries.hpp"
 #include "peer_recipes.hpp"
 #include "recipe.hpp"
+#include "inflight_recipe.hpp"
 #include "recipe_strategy.hpp"
 #include "resource_strategy.hpp"
 #include "ringlab/base/enum_names.hpp"
@@ -94,7 +98,7 @@ constexpr std::array kOwnStack{
     // before), is copied once more into a fresh simdjson padded string, and fresh owning models are built
     // from it (the vector grows; repository strings longer than the small-string buffer one by one).
     Recipe{.name = "string_copy", .mirrors = kBuffered, .baseline = true, .sink = Sink::string,
-           .models = Models::fresh_owning,
+           .models = Models::fresh_owning, .inflight = true,
            .description = "body appended to a fresh std::string, copied into a fresh padded string, parsed into "
                           "fresh owning models (baseline)"},
     // What .NET's GetStringAsync does with a Content-Length; next to string_copy, what the regrowth of an
@@ -110,7 +114,7 @@ constexpr std::array kOwnStack{
     // ResponseHeadersRead + GetFromJsonAsync: the buffer of Content-Length is offered to the client as the
     // receive window, so the body is received straight into it (only the bytes that came with the head are
     // copied): no allocation per request in steady state.
-    Recipe{.name = "presized", .mirrors = kHeadersRead,
+    Recipe{.name = "presized", .mirrors = kHeadersRead, .inflight = true,
            .description = "one padded buffer of Content-Length reused across requests; body received into it in "
                           "place, parsed into owning models reused in place"},
     // The client's receive_with_send: a kept-alive request whose response fits one receive costs one
@@ -126,7 +130,7 @@ constexpr std::array kOwnStack{
                           "across requests), parsed into fresh owning models at each request"},
     // Escapes are left as they are in the views (a verified op's checksum decodes them on the fly). No
     // allocation per record, whatever N: the view vectors keep their capacity.
-    Recipe{.name = "views", .mirrors = kHeadersRead, .models = Models::views,
+    Recipe{.name = "views", .mirrors = kHeadersRead, .models = Models::views, .inflight = true,
            .description = "as presized, parsed into viewing models (string_views into the body): no allocation "
                           "per record"},
     // jos's Version 8 (a DTO of the three fields read): of each github record the keys stargazers_count,
@@ -155,6 +159,7 @@ constexpr std::array kOwnStack{
     // One multishot SQE receives the whole response; the kernel picks a ring buffer for each completion.
     // What goes away is the SQE and the io_uring_enter per receive; the copy into the padded buffer stays.
     Recipe{.name = "provided_buffers", .mirrors = kPooled, .client = {.receive = http::ReceiveMode::provided_buffers},
+           .inflight = true,
            .description = "multishot recv into a provided-buffer ring; one copy remains: kernel-chosen buffers -> "
                           "padded buffer (simdjson needs contiguous padded input)"},
     // The kernel pins and maps the buffer's pages once, at setup, instead of at every receive.
@@ -265,7 +270,25 @@ std::unique_ptr<Strategy> make_row() {
   return make_recipe_strategy<recipe.sink, recipe.models>(recipe);
 }
 
-constexpr Descriptor describe(const Recipe& recipe, std::unique_ptr<Strategy> (*make)()) {
+// The many-in-flight factory of row `index` (Descriptor::make_inflight): only rows with `inflight` get it.
+// A row of ringlab's stack without a maker of its own runs as InflightRecipeStrategy with its sink and
+// models (inflight_recipe.hpp); that template is made only for the rows that set `inflight`, since it
+// takes fewer sinks and models than RecipeStrategy.
+template <std::size_t index>
+std::unique_ptr<Strategy> make_inflight_row() {
+  constexpr const Recipe& recipe = kRecipes[index];
+  if constexpr (!recipe.inflight) {
+    return nullptr;
+  } else {
+    // A plain `if`, as in make_row().
+    if (recipe.make_inflight != nullptr) return recipe.make_inflight(recipe);
+    return make_inflight_recipe_strategy<recipe.sink, recipe.models>(recipe);
+  }
+}
+
+using Factory = std::unique_ptr<Strategy> (*)();
+
+constexpr Descriptor describe(const Recipe& recipe, Factory make, Factory make_inflight) {
   return Descriptor{.name = recipe.name,
                     .description = recipe.description,
                     .mirrors = recipe.mirrors,
@@ -274,12 +297,13 @@ constexpr Descriptor describe(const Recipe& recipe, std::unique_ptr<Strategy> (*
                     .peer = recipe.peer,
                     .make = make,
                     .reference = recipe.reference,
-                    .partial_checksum = recipe.partial_checksum};
+                    .partial_checksum = recipe.partial_checksum,
+                    .make_inflight = recipe.inflight ? make_inflight : nullptr};
 }
 
 template <std::size_t... index>
 constexpr std::array<Descriptor, sizeof...(index)> descriptors(std::index_sequence<index...>) {
-  return {describe(kRecipes[index], &make_row<index>)...};
+  return {describe(kRecipes[index], &make_row<index>, &make_inflight_row<index>)...};
 }
 
 constexpr auto kRegistry = descriptors(std::make_index_sequence<kRecipes.size()>{});

@@ -18,21 +18,27 @@ Status SocketPeer::open_case() {
   peer_ = *peer;
   peer_text_ = peer_.to_string();
 
-  const std::string host = authority(config());
-  const std::string target = get_target(config());
-  std::string head(4096, '\0');
-  const bool fresh = config().connection == Connection::fresh;  // Connection: close, closed after the response
-  auto serialized = http::serialize(
-      http::RequestSpec{.method = "GET", .host = host, .target = target, .keep_alive = !fresh}, head);
-  if (!serialized) return fail(label(), serialized.error().message());
-  request_ = std::string(serialized->head());
+  auto request = serialized_get(config(), label());
+  if (!request) return std::unexpected(std::move(request.error()));
+  request_ = std::move(*request);
   models_.reserve(config().payload, config().count);
 
   return {};
 }
 
-int SocketPeer::timeout_ms() const noexcept {
-  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(config().timeout).count();
+Result<std::string> serialized_get(const CaseConfig& config, std::string_view label) {
+  const std::string host = authority(config);
+  const std::string target = get_target(config);
+  std::string head(4096, '\0');
+  const bool fresh = config.connection == Connection::fresh;  // Connection: close, closed after the response
+  auto serialized = http::serialize(
+      http::RequestSpec{.method = "GET", .host = host, .target = target, .keep_alive = !fresh}, head);
+  if (!serialized) return fail(label, serialized.error().message());
+  return std::string(serialized->head());
+}
+
+int timeout_ms(const CaseConfig& config) noexcept {
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(config.timeout).count();
   if (ms < 1) return 1;
   if (ms > 0x7FFFFFFF) return 0x7FFFFFFF;
   return static_cast<int>(ms);

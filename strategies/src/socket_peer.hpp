@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "case_strategy.hpp"
 #include "common.hpp"
@@ -31,6 +32,12 @@ namespace ringlab::strategies::detail {
 
 // The receiver's own buffer: the head, and body bytes when the sink offers no window.
 inline constexpr std::size_t kReceiveBufferBytes = 64 * 1024;
+
+// The whole GET request of `config`'s case (http::serialize, common.hpp's get_target), serialized once at
+// setup; Connection: close when the case's connections are fresh. Errors start with `label`.
+[[nodiscard]] Result<std::string> serialized_get(const CaseConfig& config, std::string_view label);
+// The case's deadline in whole milliseconds, at least 1 (epoll_wait, SO_RCVTIMEO).
+[[nodiscard]] int timeout_ms(const CaseConfig& config) noexcept;
 
 class SocketPeer : public CaseStrategy {
  public:
@@ -49,7 +56,7 @@ class SocketPeer : public CaseStrategy {
   [[nodiscard]] const net::Endpoint& peer() const noexcept { return peer_; }
   [[nodiscard]] const std::string& peer_text() const noexcept { return peer_text_; }
   // The case's deadline in whole milliseconds, at least 1 (epoll_wait, SO_RCVTIMEO).
-  [[nodiscard]] int timeout_ms() const noexcept;
+  [[nodiscard]] int timeout_ms() const noexcept { return detail::timeout_ms(config()); }
   void count_syscall() noexcept { ++syscalls_; }
   // One send / recv on socket_, counted: what the system call returned (errno set when negative).
   ssize_t send_once(std::string_view bytes) noexcept {
@@ -88,5 +95,8 @@ class SocketPeer : public CaseStrategy {
 // The two socket peers' rows (peer_recipes.hpp): blocking_sockets.cpp, epoll.cpp.
 std::unique_ptr<Strategy> make_blocking_sockets(const Recipe& recipe);
 std::unique_ptr<Strategy> make_epoll(const Recipe& recipe);
+// The epoll row's strategy with N requests in flight (Recipe::make_inflight): N connections on one epoll
+// instance, not built on SocketPeer, which drives one socket (epoll_inflight.cpp).
+std::unique_ptr<Strategy> make_epoll_inflight(const Recipe& recipe);
 
 }  // namespace ringlab::strategies::detail

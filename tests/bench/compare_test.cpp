@@ -325,6 +325,14 @@ TEST_CASE("bench compare refuses bad arguments and unreadable files with status 
   CHECK(contains(help.out, "--fail-over PCT"));
 }
 
+TEST_CASE("runs made with other in-flight counts are not comparable") {
+  Pair pair;
+  pair.new_report.config.inflight = {1, 64};
+  const auto differences = comparability_differences(pair.old_report, pair.new_report);
+  REQUIRE(differences.size() == 1);
+  CHECK(differences[0].key == "config.inflight");
+}
+
 TEST_CASE("compare refuses runs whose settings or machines differ, naming every key, unless --force") {
   Pair pair;
   pair.new_report.config.iteration_time_ms = 50;

@@ -106,6 +106,36 @@ TEST_CASE("findings: no interval, no baseline, and a baseline that is fastest ar
   CHECK(text.find("fastest string_copy (the baseline), median 900 μs") != std::string::npos);
 }
 
+TEST_CASE("findings: with requests in flight, the best io_uring strategy's client CPU per request against epoll's") {
+  rb::Report report;
+  report.environment.allocator = "glibc 2.36";
+  const auto in_flight = [](std::string strategy, bool baseline, bool peer, double user_ns, double system_ns,
+                            double syscalls_per_op) {
+    rb::CaseResult c = timed(std::move(strategy), 10, 500'000, baseline);
+    c.inflight = 64;
+    c.peer = peer;
+    c.cpu.user_ns_per_op = user_ns;
+    c.cpu.system_ns_per_op = system_ns;
+    c.io.syscalls_per_op = syscalls_per_op;
+    return c;
+  };
+  report.cases.push_back(in_flight("string_copy", true, false, 300'000, 180'000, 19.2));
+  ratio(report.cases.back(), 1.0, 1.0, 1.0);
+  report.cases.push_back(in_flight("presized", false, false, 270'000, 178'000, 20.48));
+  ratio(report.cases.back(), 0.97, 0.96, 0.98);
+  report.cases.push_back(in_flight("epoll", false, true, 350'000, 290'000, 131.84));
+  ratio(report.cases.back(), 1.16, 1.12, 1.18);
+  const std::string text = joined(rb::run_findings(report));
+  INFO(text);
+  CHECK(text.find("10 records, 64 in flight: fastest presized at 0.97x") != std::string::npos);
+  // 448 us / 64 = 7.0 us against 640 us / 64 = 10.0 us; 20.48 / 64 and 131.84 / 64 syscalls.
+  CHECK(text.find("client CPU per request: presized 7.00 μs (0.32 syscalls/req) against epoll's 10.0 μs (2.06 "
+                  "syscalls/req): 0.70x") != std::string::npos);
+  // Without requests in flight, no such line.
+  for (rb::CaseResult& c : report.cases) c.inflight = 1;
+  CHECK(joined(rb::run_findings(report)).find("client CPU per request") == std::string::npos);
+}
+
 TEST_CASE("warnings: one line per kind with counts and the CV range; bimodal cases and unstable baselines by name") {
   rb::Report report = headline_like();
   report.config.target_error = 0.02;

@@ -6,6 +6,7 @@
 #include <malloc.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <new>
 #include <string>
@@ -238,4 +239,23 @@ TEST_CASE("resource usage reads a peak RSS and fault counts") {
   const rb::ResourceUsage after = rb::read_resource_usage();
   do_free(raw);
   CHECK(after.minor_faults > before.minor_faults);
+}
+
+TEST_CASE("resource usage reads the calling thread's CPU time, user and system") {
+  // Spin until the thread's own CPU clock has advanced 50 ms: getrusage(RUSAGE_THREAD) must show at
+  // least most of it (its total is the scheduler's run time; only the user/system split is sampled).
+  const auto thread_cpu_ns = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(t.tv_nsec);
+  };
+  const rb::ResourceUsage before = rb::read_resource_usage();
+  const uint64_t start = thread_cpu_ns();
+  volatile uint64_t spin = 0;
+  while (thread_cpu_ns() - start < 50'000'000u) spin = spin + 1;
+  const rb::ResourceUsage after = rb::read_resource_usage();
+  const uint64_t spent = (after.user_ns + after.system_ns) - (before.user_ns + before.system_ns);
+  CHECK(after.user_ns >= before.user_ns);
+  CHECK(after.system_ns >= before.system_ns);
+  CHECK(spent >= 40'000'000u);
 }

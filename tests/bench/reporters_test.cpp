@@ -165,7 +165,7 @@ TEST_CASE("the table has BenchmarkDotNet's columns, a unit per column and a blan
     if (!t.empty()) names.push_back(t);
   }
   const std::vector<std::string> expected{"Method", "Payload", "Size", "Mean", "Error", "StdDev", "Median", "P95",
-                                          "Ratio", "RatioSD", "Ratio 95% CI", "Allocated", "Allocs/op", "Alloc Ratio",
+                                          "CPU/op", "Ratio", "RatioSD", "Ratio 95% CI", "Allocated", "Allocs/op", "Alloc Ratio",
                                           "Page faults/op", "Syscalls/op", "SQEs/op", "CQEs/op"};
   CHECK(names == expected);
   // Mean column: μs chosen from the smallest mean (113.1 μs), one decimal for four digits.
@@ -408,6 +408,34 @@ TEST_CASE("reference rows are marked; latency columns appear only when asked for
   CHECK(table.find("160.0 μs") != std::string::npos);
   const auto lines = lines_of(table);
   CHECK(lines[3].find("n/a") != std::string::npos);  // no latency measured for floor_parse here
+}
+
+TEST_CASE("with N in flight: an In flight column, rows grouped by N, and what one request cost") {
+  rb::Report report = synthetic_report();
+  CHECK(rb::render_table(report).find("In flight") == std::string::npos);
+  CHECK(rb::render_table(report).find("CPU/req") == std::string::npos);
+  // Every case of a real run spent some CPU time (the synthetic ones none): 50 us per op, so that the
+  // CPU/req column's unit is chosen from times of microseconds, as it would be.
+  for (rb::CaseResult& c : report.cases) c.cpu.user_ns_per_op = 50'000;
+  rb::CaseResult round = report.cases[0];  // string_copy 10, median 113.1 us
+  round.inflight = 4;
+  round.cpu.user_ns_per_op = 30'000;
+  round.cpu.system_ns_per_op = 10'000;
+  round.io.syscalls_per_op = 6.0;
+  report.cases.push_back(round);
+  rb::compute_ratios(report);
+  const std::string table = rb::render_table(report);
+  INFO(table);
+  CHECK(table.find("In flight") != std::string::npos);
+  CHECK(table.find("Req/s") != std::string::npos);
+  // 4 requests per 113.1 us round: 35,366.93 requests per second; (30 + 10) us / 4 = 10 us of CPU per
+  // request; 6 / 4 = 1.50 system calls per request.
+  CHECK(table.find("35,366.93") != std::string::npos);
+  CHECK(table.find("10.00 μs") != std::string::npos);  // two-digit values get two decimals
+  CHECK(table.find("1.50") != std::string::npos);
+  const std::string csv = rb::render_csv(report);
+  CHECK(csv.find(",inflight,") != std::string::npos);
+  CHECK(csv.find(",cpu_ns_per_request,") != std::string::npos);
 }
 
 TEST_CASE("--columns names are checked") {

@@ -154,6 +154,8 @@ const rs::Descriptor kDescriptors[] = {
     {"post_base", "fixed work", "nothing", rs::Method::post, true, false, &make_fake<3>},
     // Proves some fields only, as three_fields does: not held to the baseline's checksum.
     {"partial", "fixed work", "nothing", rs::Method::get, false, false, &make_fake<2>, false, true},
+    // Runs many requests in flight (CaseConfig::inflight > 1).
+    {"many", "fixed work", "nothing", rs::Method::get, false, false, &make_fake<1>, false, false, &make_fake<1>},
 };
 
 rb::CaseSpec spec(std::size_t descriptor, std::size_t size = 100) {
@@ -453,6 +455,25 @@ TEST_CASE_FIXTURE(Fixture, "a case the strategy cannot read (skip_case) is skipp
   CHECK(results[1].reason == "reads no weather records");
   CHECK(results[2].status == rb::CaseStatus::ok);
   CHECK(behaviours[1].setups == 1);  // the github case only
+}
+
+TEST_CASE_FIXTURE(Fixture, "with N in flight, a strategy that runs one request at a time is not applicable; one that runs N gets N") {
+  rb::CaseSpec base = spec(0);
+  base.config.inflight = 8;
+  rb::CaseSpec many = spec(5);
+  many.config.inflight = 8;
+  const auto results = run({base, many});
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].status == rb::CaseStatus::skipped);
+  CHECK(results[0].not_applicable);
+  CHECK(results[0].reason == "runs one request in flight at a time");
+  CHECK(results[0].inflight == 8);
+  CHECK(behaviours[0].setups == 0);
+  CHECK(results[1].status == rb::CaseStatus::ok);
+  CHECK(results[1].inflight == 8);
+  CHECK(behaviours[1].last_setup.inflight == 8);
+  CHECK(rb::case_label(results[1]) == "many weather 100 x8 (system)");
+  CHECK(rb::case_key(results[1]) == "GET/weather/100/system/x8");
 }
 
 

@@ -105,6 +105,41 @@ TEST_CASE("sizes parse as positive whole numbers without repeats") {
   }
 }
 
+TEST_CASE("in-flight counts parse as positive whole numbers without repeats, none above the limit") {
+  CHECK(*rb::parse_inflight("1,4, 64") == std::vector<std::size_t>{1, 4, 64});
+  CHECK(*rb::parse_inflight("1024") == std::vector<std::size_t>{1024});
+  for (const char* bad : {"", "0", "-4", "four", "1,,4", "4,4", "2.5", "1025"}) {
+    INFO("inflight '" << bad << "'");
+    CHECK_FALSE(rb::parse_inflight(bad).has_value());
+  }
+  CHECK(rb::parse_inflight("1025").error().message ==
+        "in-flight count 1025 is above --max-inflight 1024 (one connection, so one file descriptor, per request in "
+        "flight)");
+  CHECK(*rb::parse_inflight("1025", 2048) == std::vector<std::size_t>{1025});
+  CHECK(rb::parse_inflight("64", 16).error().message.starts_with("in-flight count 64 is above --max-inflight 16"));
+}
+
+TEST_CASE("each size runs at each in-flight count, in the order given; counts above 1 refuse fresh connections") {
+  rb::Selection selection;
+  selection.sizes = std::vector<std::size_t>{10, 1000};
+  selection.filter = "string_copy,views";
+  selection.inflight = {1, 16};
+  const auto cases = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
+  REQUIRE(cases.has_value());
+  CHECK(names(*cases) == std::vector<std::string>{"string_copy weather 10", "views weather 10",
+                                                 "string_copy weather 10 x16", "views weather 10 x16",
+                                                 "string_copy weather 1000", "views weather 1000",
+                                                 "string_copy weather 1000 x16", "views weather 1000 x16"});
+  CHECK((*cases)[0].config.inflight == 1);
+  CHECK((*cases)[2].config.inflight == 16);
+  selection.connection = rs::Connection::fresh;
+  const auto refused = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().message.find("--connection fresh") != std::string::npos);
+  selection.inflight = {1};
+  CHECK(rb::build_cases(*rb::find_suite("get"), kRegistry, selection).has_value());
+}
+
 TEST_CASE("a suite's cases go size by size, strategies in registry order, baseline first") {
   rb::Selection selection;
   selection.host = "127.0.0.1";

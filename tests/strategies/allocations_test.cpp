@@ -15,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,8 +34,9 @@ struct PerOp {
   double bytes = 0;
 };
 
-std::optional<PerOp> measure(const Descriptor& descriptor, const CaseConfig& config) {
-  auto strategy = descriptor.make();
+// `strategy` (made by a descriptor's make() or make_inflight()) after its setup and warm-up.
+std::optional<PerOp> measure(std::unique_ptr<Strategy> strategy, const CaseConfig& config) {
+  REQUIRE(strategy != nullptr);
   if (kernel_skip_reason(*strategy) || strategy->skip_case(config)) return std::nullopt;
   auto status = strategy->setup(config);
   REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
@@ -46,6 +48,10 @@ std::optional<PerOp> measure(const Descriptor& descriptor, const CaseConfig& con
   REQUIRE(ok);
   strategy->teardown();
   return PerOp{static_cast<double>(counts.allocations) / kMeasured, static_cast<double>(counts.bytes) / kMeasured};
+}
+
+std::optional<PerOp> measure(const Descriptor& descriptor, const CaseConfig& config) {
+  return measure(descriptor.make(), config);
 }
 
 // Every registered strategy of `group` at 10 and 1,000 records of one payload. One test case per
@@ -109,6 +115,35 @@ TEST_CASE("allocations per request in steady state, for the strategies that need
   for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
     check_steady_state(payload, covered);
   }
+}
+
+// bench --inflight: a strategy of N requests in flight (Descriptor::make_inflight) keeps N connections, each
+// with its own buffers and models, and a round reuses them all: nothing from the heap per round.
+TEST_CASE("the many-in-flight strategies take nothing from the heap per round") {
+  REQUIRE(bench::interposition_works());
+  ServerProcess server;
+  unsigned measured = 0;
+  for (const Descriptor& descriptor : registry()) {
+    if (descriptor.make_inflight == nullptr) continue;
+    for (const Payload payload : {Payload::weather, Payload::github}) {
+      for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
+        CaseConfig config;
+        config.port = server.port();
+        config.payload = payload;
+        config.count = count;
+        config.inflight = 8;
+        INFO("strategy " << descriptor.name << " x8, " << payload_name(payload) << ", " << count << " records");
+        const auto per_round = measure(descriptor.make_inflight(), config);
+        REQUIRE(per_round);
+        MESSAGE(descriptor.name << " x8 " << payload_name(payload) << " " << count << ": " << per_round->allocations
+                                << " allocations, " << per_round->bytes << " B per round");
+        CHECK(per_round->allocations == 0);
+        CHECK(per_round->bytes == 0);
+        ++measured;
+      }
+    }
+  }
+  CHECK(measured > 0);  // the epoll row has one
 }
 
 TEST_CASE("the fresh-buffer strategies allocate what they stand for, and no more") {

@@ -67,6 +67,8 @@ TEST_CASE("targets, authorities and labels of a case") {
   config.payload = Payload::github;
   CHECK(get_target(config, "&format=ndjson") == "/github?count=1000&format=ndjson");
   CHECK(case_label("three_fields", config) == "three_fields github 1000");
+  config.inflight = 64;
+  CHECK(case_label("epoll", config) == "epoll github 1000 x64");
   config.host = "::1";
   CHECK(authority(config) == "[::1]:8080");
 }

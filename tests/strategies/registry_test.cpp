@@ -78,6 +78,33 @@ TEST_CASE("only three_fields has a partial checksum") {
   }
 }
 
+// bench --inflight N > 1 makes a case's strategy with Descriptor::make_inflight; a null one shows the case as
+// not applicable. Only a row marked `inflight` has one, and that one makes a strategy: a peer's its own
+// maker, a row of ringlab's stack InflightRecipeStrategy (so it names no maker).
+TEST_CASE("only the rows marked inflight have a many-in-flight factory: epoll and four rows of ringlab's stack") {
+  const std::span<const detail::Recipe> recipes = detail::recipes();
+  for (std::size_t i = 0; i < recipes.size(); ++i) {
+    const Descriptor& descriptor = registry()[i];
+    INFO(descriptor.name);
+    CHECK((descriptor.make_inflight != nullptr) == recipes[i].inflight);
+    if (recipes[i].peer) CHECK(recipes[i].inflight == (recipes[i].make_inflight != nullptr));
+    if (!recipes[i].peer) CHECK((recipes[i].make_inflight == nullptr));
+    if (descriptor.make_inflight != nullptr) CHECK(descriptor.make_inflight() != nullptr);
+  }
+  for (const std::string_view many : {"epoll", "string_copy", "presized", "views", "provided_buffers"}) {
+    INFO(many);
+    const Descriptor* descriptor = find(many);
+    REQUIRE(descriptor != nullptr);
+    REQUIRE((descriptor->make_inflight != nullptr));
+    CHECK(descriptor->make_inflight() != nullptr);
+  }
+  for (const std::string_view one_at_a_time : {"single_enter", "blocking_sockets", "libcurl"}) {
+    INFO(one_at_a_time);
+    REQUIRE(find(one_at_a_time) != nullptr);
+    CHECK((find(one_at_a_time)->make_inflight == nullptr));
+  }
+}
+
 TEST_CASE("the floors are GET reference rows, and nothing else is") {
   for (const Descriptor& descriptor : registry()) {
     INFO(descriptor.name);

@@ -44,6 +44,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   Config& c = o.config;
   RunnerOptions& r = o.runner;
   std::string sizes;
+  std::string inflight = "1";
+  std::size_t max_inflight = kDefaultMaxInflight;
   std::string payload;
   std::string formats = "md,csv,json";
   std::string columns;
@@ -84,6 +86,14 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                     "spin steps of the self-check's work A", uint64_t{1}, uint64_t{1} << 40);
   app.add_option("--filter", c.filter, "strategies to run: comma-separated globs (fnmatch)")->capture_default_str();
   app.add_option("--sizes", sizes, "records per response, comma-separated (default: the suite's)");
+  app.add_option("--inflight", inflight,
+                 "requests in flight at once, comma-separated (each a case of its own): N kept-alive connections, one "
+                 "request in flight on each; an op is then one round of N requests. Strategies that run one request at "
+                 "a time show N > 1 as not applicable")
+      ->capture_default_str();
+  add_ranged_option(app, "--max-inflight", max_inflight,
+                    "--inflight refuses counts above this (one connection, so one file descriptor, per request)",
+                    std::size_t{1}, std::size_t{1} << 20);
   app.add_option("--payload", payload, "weather, repos or github (default: the suite's)")
       ->check(CLI::IsMember({"weather", "repos", "github"}));
   app.add_option("--connection", c.connection,
@@ -197,6 +207,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   } else {
     c.sizes.assign(suite->sizes.begin(), suite->sizes.end());
   }
+  auto inflight_list = parse_inflight(inflight, max_inflight);
+  if (!inflight_list) return refuse("--inflight: " + inflight_list.error().message);
+  c.inflight = *inflight_list;
   c.payload = payload.empty() ? std::string(strategies::payload_name(suite->payload)) : payload;
   auto format_list = parse_formats(formats);
   if (!format_list) return refuse("--format: " + format_list.error().message);

@@ -62,6 +62,7 @@ bool within_noise(const CaseResult& c) {
 std::string group_title(const CaseResult& c, bool several_payloads, bool several_allocators) {
   std::string title = c.method == "GET" ? fmt::format("{} records", c.size) : fmt::format("{} size {}", c.method, c.size);
   if (several_payloads) title = c.payload + " " + title;
+  if (c.inflight > 1) title += fmt::format(", {} in flight", c.inflight);
   if (several_allocators) title += fmt::format(" ({})", c.allocator);
   return title;
 }
@@ -123,6 +124,31 @@ std::string allocation_line(const Group& g) {
   return fmt::format("allocations: {} saves the most, {} in {} allocs/op against {}'s {} in {}", least->strategy,
                      bytes_text(*least->memory.bytes_per_op), count_text(*least->memory.allocs_per_op), base.strategy,
                      bytes_text(*base.memory.bytes_per_op), count_text(*base.memory.allocs_per_op));
+}
+
+// A run with requests in flight (--inflight): the client CPU per request of ringlab's best io_uring
+// strategy (the least CPU/req among the group's own-stack rows) against the epoll peer's, with the
+// system calls per request of both: the question the axis asks. Empty without an epoll case or CPU times.
+std::string cpu_line(const Group& g) {
+  const CaseResult* epoll = find_named(g, "epoll");
+  const auto cpu_per_request = [](const CaseResult& c) {
+    return (c.cpu.user_ns_per_op + c.cpu.system_ns_per_op) / static_cast<double>(std::max<std::size_t>(1, c.inflight));
+  };
+  if (epoll == nullptr || !(cpu_per_request(*epoll) > 0)) return {};
+  const CaseResult* best = nullptr;
+  for (const CaseResult* c : g.cases) {
+    if (c == epoll || c->reference || c->peer || !(cpu_per_request(*c) > 0)) continue;
+    if (best == nullptr || cpu_per_request(*c) < cpu_per_request(*best)) best = c;
+  }
+  if (best == nullptr) return {};
+  const auto syscalls = [](const CaseResult& c) {
+    if (!c.io.syscalls_per_op) return std::string("n/a");
+    return fmt::format("{:.2f}", *c.io.syscalls_per_op / static_cast<double>(std::max<std::size_t>(1, c.inflight)));
+  };
+  return fmt::format("client CPU per request: {} {} ({} syscalls/req) against epoll's {} ({} syscalls/req): {:.2f}x",
+                     best->strategy, time_text(cpu_per_request(*best)), syscalls(*best),
+                     time_text(cpu_per_request(*epoll)), syscalls(*epoll),
+                     cpu_per_request(*best) / cpu_per_request(*epoll));
 }
 
 }  // namespace
@@ -211,6 +237,8 @@ std::vector<std::string> run_findings(const Report& report) {
     allocators.insert(c.allocator);
   }
   const bool several_payloads = payloads.size() > 1;
+  const bool any_inflight =
+      std::any_of(report.cases.begin(), report.cases.end(), [](const CaseResult& c) { return c.inflight > 1; });
   const bool several_allocators = allocators.size() > 1;
   // The allocator a ratio against the copying baseline holds for, by the name the header gives it
   // ("glibc 2.36" rather than the job name "system"), without the library's path.
@@ -259,6 +287,9 @@ std::vector<std::string> run_findings(const Report& report) {
       text += fmt::format("; {} under {}: {} page faults/op", g.baseline->strategy, allocator_text(*g.baseline),
                           count_text(g.baseline->memory.minor_faults_per_op));
       out.push_back(std::move(text));
+    }
+    if (any_inflight) {
+      if (std::string cpu = cpu_line(g); !cpu.empty()) out.push_back("  " + cpu);
     }
     for (const CaseResult* c : g.cases) {
       if (!c->reference && !c->baseline && within_noise(*c)) {

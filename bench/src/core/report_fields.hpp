@@ -44,7 +44,7 @@ void describe_environment(V& v, S& e) {
 
 template <class V, class S>
 void describe_config(V& v, S& c) {
-  RINGLAB_REPORT_FIELDS(v, c, suite, filter, sizes, payload, connection, server_mode, iteration_time_ms, warmup,
+  RINGLAB_REPORT_FIELDS(v, c, suite, filter, sizes, payload, connection, server_mode, inflight, iteration_time_ms, warmup,
                               iterations, max_iterations, target_error, interleave, memory, phases, counters,
                               allocators, url, link, out, formats, columns, cpu, server_cpu, arguments);
 }
@@ -58,6 +58,11 @@ void describe_stats(V& v, S& s) {
 template <class V, class S>
 void describe_memory(V& v, S& m) {
   RINGLAB_REPORT_FIELDS(v, m, bytes_per_op, allocs_per_op, alloc_ratio, peak_rss, minor_faults_per_op);
+}
+
+template <class V, class S>
+void describe_cpu(V& v, S& cpu) {
+  RINGLAB_REPORT_FIELDS(v, cpu, user_ns_per_op, system_ns_per_op);
 }
 
 template <class V, class S>
@@ -85,11 +90,12 @@ void describe_diagnostics(V& v, S& d) {
 
 template <class V, class S>
 void describe_case(V& v, S& c) {
-  RINGLAB_REPORT_FIELDS(v, c, strategy, method, payload, size, connection, server_mode, allocator, baseline, reference,
+  RINGLAB_REPORT_FIELDS(v, c, strategy, method, payload, size, connection, server_mode, inflight, allocator, baseline, reference, peer,
                               status, reason, not_applicable, ops_per_iteration, warmup_iterations, samples_ns,
                               outliers);
   v.object("stats", c.stats, [](auto& w, auto& x) { describe_stats(w, x); });
   v.object("memory", c.memory, [](auto& w, auto& x) { describe_memory(w, x); });
+  v.object("cpu", c.cpu, [](auto& w, auto& x) { describe_cpu(w, x); });
   v.object("io", c.io, [](auto& w, auto& x) { describe_io(w, x); });
   v.object("phases", c.phases, [](auto& w, auto& x) { describe_phases(w, x); });
   v.optional_object("latency", c.latency, [](auto& w, auto& x) { describe_latency(w, x); });

@@ -23,11 +23,14 @@ std::string_view status_name(CaseStatus status) noexcept { return kStatusNames.n
 std::optional<CaseStatus> parse_status(std::string_view name) noexcept { return kStatusNames.parse(name); }
 
 std::string case_key(const CaseResult& c) {
-  return fmt::format("{}/{}/{}/{}", c.method, c.payload, c.size, c.allocator);
+  std::string key = fmt::format("{}/{}/{}/{}", c.method, c.payload, c.size, c.allocator);
+  if (c.inflight > 1) key += fmt::format("/x{}", c.inflight);  // keys of one request in flight stay as they were
+  return key;
 }
 
 std::string case_label(const CaseResult& c) {
   std::string label = fmt::format("{} {} {}", c.strategy, c.payload, c.size);
+  if (c.inflight > 1) label += fmt::format(" x{}", c.inflight);
   if (!c.allocator.empty()) label += fmt::format(" ({})", c.allocator);
   return label;
 }

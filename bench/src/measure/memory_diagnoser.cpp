@@ -392,6 +392,11 @@ ResourceUsage read_resource_usage() noexcept {
   if (getrusage(RUSAGE_THREAD, &thread) == 0) {
     usage.minor_faults = static_cast<uint64_t>(thread.ru_minflt);
     usage.major_faults = static_cast<uint64_t>(thread.ru_majflt);
+    const auto ns = [](const timeval& t) {
+      return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(t.tv_usec) * 1000u;
+    };
+    usage.user_ns = ns(thread.ru_utime);
+    usage.system_ns = ns(thread.ru_stime);
   }
   return usage;
 }

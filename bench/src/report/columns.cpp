@@ -64,6 +64,17 @@ bool several_allocators(const Report& report) {
   return std::any_of(report.cases.begin(), report.cases.end(),
                      [&report](const CaseResult& c) { return c.allocator != report.cases.front().allocator; });
 }
+// A case had more than one request in flight: an op is then a round of N requests, and the per-request
+// columns say what one request cost.
+bool any_inflight(const Report& report) {
+  return std::any_of(report.cases.begin(), report.cases.end(), [](const CaseResult& c) { return c.inflight > 1; });
+}
+Number per_request(const CaseResult& c, double per_op) { return per_op / static_cast<double>(std::max<std::size_t>(1, c.inflight)); }
+Number cpu_per_op(const CaseResult& c) {
+  if (!ok(c)) return std::nullopt;
+  return c.cpu.user_ns_per_op + c.cpu.system_ns_per_op;
+}
+
 bool any_zero_copy(const Report& report) {
   return std::any_of(report.cases.begin(), report.cases.end(),
                      [](const CaseResult& c) { return ok(c) && c.io.zero_copy_sends_per_op > 0; });
@@ -81,6 +92,8 @@ constexpr std::array kColumns{
     Column{.key = "connection", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return c.connection; }},
     Column{.key = "server_mode", .kind = Kind::text, .views = kCsv,
            .text = [](const CaseResult& c) { return c.server_mode; }},
+    Column{.key = "inflight", .kind = Kind::text, .views = kCsv,
+           .text = [](const CaseResult& c) { return std::to_string(c.inflight); }},
     Column{.key = "allocator", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return c.allocator; }},
     Column{.key = "baseline", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return bool_text(c.baseline); }},
     Column{.key = "status", .kind = Kind::text, .views = kCsv,
@@ -126,6 +139,43 @@ constexpr std::array kColumns{
              if (!c.latency) return std::nullopt;
              return static_cast<double>(c.latency->count);
            }},
+
+    // Many requests in flight (--inflight): what one request cost, when an op is a round of N.
+    Column{.header = "Req/s", .key = "requests_per_second", .kind = Kind::count, .views = kTables | kCsv | kGbench,
+           .number = [](const Report&, const CaseResult& c) -> Number {
+             if (!ok(c) || c.stats.median <= 0) return std::nullopt;
+             return static_cast<double>(c.inflight) * 1e9 / c.stats.median;
+           },
+           .shown = any_inflight,
+           .legend = "  Req/s          : with --inflight: requests completed per second, In flight x 1 s / Median\n"},
+    Column{.header = "CPU/req", .key = "cpu_ns_per_request", .kind = Kind::time, .views = kTables | kCsv | kGbench,
+           .number = [](const Report&, const CaseResult& c) -> Number {
+             const Number cpu = cpu_per_op(c);
+             return cpu ? per_request(c, *cpu) : std::nullopt;
+           },
+           .shown = any_inflight,
+           .legend = "  CPU/req        : with --inflight: CPU time of the client's measuring thread (user + system, getrusage\n"
+                     "                   RUSAGE_THREAD) per request; a library's own threads are not in it\n"},
+    Column{.header = "Sys/req", .key = "cpu_system_ns_per_request", .kind = Kind::time, .views = kFull | kCsv,
+           .number = [](const Report&, const CaseResult& c) -> Number {
+             return ok(c) ? per_request(c, c.cpu.system_ns_per_op) : std::nullopt;
+           },
+           .shown = any_inflight,
+           .legend = "  Sys/req        : with --inflight: the kernel's share of CPU/req\n"},
+    Column{.header = "Syscalls/req", .key = "syscalls_per_request", .kind = Kind::count, .views = kTables | kCsv,
+           .number = [](const Report&, const CaseResult& c) -> Number {
+             return c.io.syscalls_per_op ? per_request(c, *c.io.syscalls_per_op) : std::nullopt;
+           },
+           .shown = any_inflight,
+           .legend = "  Syscalls/req   : with --inflight: Syscalls/op / In flight\n"},
+    Column{.header = "CPU/op", .key = "cpu_ns_per_op", .kind = Kind::time, .views = kFull | kCsv | kGbench,
+           .number = [](const Report&, const CaseResult& c) { return cpu_per_op(c); },
+           .legend = "  CPU/op         : CPU time of the client's measuring thread per op, user + system (getrusage\n"
+                     "                   RUSAGE_THREAD, tick-sampled split); below Median by the time the op waited\n"},
+    Column{.key = "cpu_user_ns_per_op", .kind = Kind::time, .views = kCsv | kGbench,
+           .number = [](const Report&, const CaseResult& c) -> Number { return ok(c) ? Number(c.cpu.user_ns_per_op) : std::nullopt; }},
+    Column{.key = "cpu_system_ns_per_op", .kind = Kind::time, .views = kCsv | kGbench,
+           .number = [](const Report&, const CaseResult& c) -> Number { return ok(c) ? Number(c.cpu.system_ns_per_op) : std::nullopt; }},
 
     // Against the baseline.
     Column{.header = "Ratio", .key = "ratio", .kind = Kind::ratio, .views = kTables | kCsv | kGbench,

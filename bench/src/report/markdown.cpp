@@ -70,7 +70,7 @@ constexpr std::string_view kNa = "n/a";
 using Column = TableColumn;
 
 std::string group_key(const CaseResult& c) {
-  return fmt::format("{}/{}/{}", c.payload, c.size, c.allocator);
+  return fmt::format("{}/{}/{}/{}", c.payload, c.size, c.inflight, c.allocator);
 }
 
 bool several_allocators(const Report& report) {
@@ -164,7 +164,8 @@ std::string status_text(const CaseResult& c) {
   return {};
 }
 
-// What identifies a row: Method, Allocator (only when several ran), Payload, Size. The compact table
+// What identifies a row: Method, Allocator (only when several ran), Payload, Size, In flight (only when
+// a case had more than one request in flight). The compact table
 // names the payload only when several ran, and aligns the sizes as the numbers they are.
 std::vector<Column> identity_columns(const Report& report, const std::vector<std::size_t>& rows, bool compact = false) {
   std::vector<Column> columns;
@@ -178,6 +179,12 @@ std::vector<Column> identity_columns(const Report& report, const std::vector<std
     columns.push_back(plain_column("Payload", false, report, rows, [](const CaseResult& c) { return c.payload; }));
   }
   columns.push_back(plain_column("Size", compact, report, rows, [](const CaseResult& c) { return std::to_string(c.size); }));
+  const bool several_inflight = std::any_of(report.cases.begin(), report.cases.end(),
+                                            [](const CaseResult& c) { return c.inflight > 1; });
+  if (several_inflight) {
+    columns.push_back(plain_column("In flight", compact, report, rows,
+                                   [](const CaseResult& c) { return std::to_string(c.inflight); }));
+  }
   return columns;
 }
 

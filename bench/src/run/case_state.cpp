@@ -72,6 +72,8 @@ void fill_case_numbers(CaseState& s, double hz, bool memory) {
   if (io.counts_syscalls) r.io.syscalls_per_op = per_op(io.syscalls, b.syscalls, x.syscalls);
   r.memory.peak_rss = usage.peak_rss_bytes;
   r.memory.minor_faults_per_op = total_ops > 0 ? static_cast<double>(s.minor_faults) / total_ops : 0.0;
+  r.cpu.user_ns_per_op = total_ops > 0 ? static_cast<double>(s.cpu_user_ns) / total_ops : 0.0;
+  r.cpu.system_ns_per_op = total_ops > 0 ? static_cast<double>(s.cpu_system_ns) / total_ops : 0.0;
   if (memory && total_ops > 0) {
     r.memory.bytes_per_op = static_cast<double>(s.allocations.bytes) / total_ops;
     r.memory.allocs_per_op = static_cast<double>(s.allocations.allocations) / total_ops;

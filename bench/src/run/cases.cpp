@@ -11,7 +11,9 @@ namespace ringlab::bench {
 
 std::string case_name(const CaseSpec& spec) {
   const std::string_view strategy = spec.strategy != nullptr ? spec.strategy->name : "?";
-  return fmt::format("{} {} {}", strategy, payload_text(spec.config.payload), spec.config.count);
+  std::string name = fmt::format("{} {} {}", strategy, payload_text(spec.config.payload), spec.config.count);
+  if (spec.config.inflight > 1) name += fmt::format(" x{}", spec.config.inflight);
+  return name;
 }
 
 void check_checksums(std::vector<CaseResult>& results) {

@@ -73,7 +73,10 @@ std::optional<uint64_t> IterationRunner::timed_segment(CaseState& s, uint64_t fi
   uint64_t run_end = 0;
   if (measured) {
     for (IterationHook* hook : context_->hooks) hook->iteration_begin(s.index);
-    s.minor_faults -= read_resource_usage().minor_faults;
+    const ResourceUsage usage = read_resource_usage();
+    s.minor_faults -= usage.minor_faults;
+    s.cpu_user_ns -= usage.user_ns;
+    s.cpu_system_ns -= usage.system_ns;
     if (memory_) start_counting_allocations();
   }
   std::optional<strategies::Error> error;
@@ -105,7 +108,10 @@ std::optional<uint64_t> IterationRunner::timed_segment(CaseState& s, uint64_t fi
       s.allocations.bytes += c.bytes;
       s.allocations.frees += c.frees;
     }
-    s.minor_faults += read_resource_usage().minor_faults;
+    const ResourceUsage usage = read_resource_usage();
+    s.minor_faults += usage.minor_faults;
+    s.cpu_user_ns += usage.user_ns;
+    s.cpu_system_ns += usage.system_ns;
     for (IterationHook* hook : context_->hooks) hook->iteration_end(s.index, last - first);
   }
   if (error) {

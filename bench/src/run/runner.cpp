@@ -55,9 +55,11 @@ class Runner {
       r.size = cases[i].config.count;
       r.connection = std::string(strategies::connection_name(cases[i].config.connection));
       r.server_mode = std::string(strategies::server_mode_name(cases[i].config.server_mode));
+      r.inflight = cases[i].config.inflight;
       r.allocator = context_.allocator;
       r.baseline = cases[i].strategy != nullptr && cases[i].strategy->baseline;
       r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;
+      r.peer = cases[i].strategy != nullptr && cases[i].strategy->peer;
       r.partial_checksum = cases[i].strategy != nullptr && cases[i].strategy->partial_checksum;
     }
     memory_ = options_.memory && interposition_works();
@@ -104,6 +106,12 @@ class Runner {
     progress(s, Stage::failed, 0, 0, 0, s.result.reason);
   }
 
+  void skip(CaseState& s, std::string reason) {
+    s.result.status = CaseStatus::skipped;
+    s.result.reason = std::move(reason);
+    progress(s, Stage::skipped, 0, 0, 0, s.result.reason);
+  }
+
   // make, skip_reason, skip_case, setup. False when the case will not be measured.
   bool prepare(CaseState& s) {
     progress(s, Stage::setup);
@@ -116,7 +124,13 @@ class Runner {
       fail(s, "no such strategy");
       return false;
     }
-    s.strategy = d->make();
+    const bool many_in_flight = s.config.inflight > 1;
+    if (many_in_flight && d->make_inflight == nullptr) {
+      s.result.not_applicable = true;
+      skip(s, "runs one request in flight at a time");
+      return false;
+    }
+    s.strategy = many_in_flight ? d->make_inflight() : d->make();
     if (!s.strategy) {
       fail(s, "strategy factory returned nothing");
       return false;
@@ -127,9 +141,7 @@ class Runner {
       s.result.not_applicable = reason.has_value();
     }
     if (reason) {
-      s.result.status = CaseStatus::skipped;
-      s.result.reason = *reason;
-      progress(s, Stage::skipped, 0, 0, 0, s.result.reason);
+      skip(s, *reason);
       return false;
     }
     if (auto status = s.strategy->setup(s.config); !status) {

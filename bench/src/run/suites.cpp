@@ -86,18 +86,39 @@ bool filter_matches(std::string_view filter, std::string_view name) {
   return false;
 }
 
-Result<std::vector<std::size_t>> parse_sizes(std::string_view list) {
+namespace {
+
+// A comma-separated list of positive whole numbers, none repeated; `what` names one ("size", "in-flight
+// count") and `unit` what it counts, for the errors.
+Result<std::vector<std::size_t>> parse_counts(std::string_view list, std::string_view what, std::string_view unit) {
   std::vector<std::size_t> out;
   for (std::string_view item : split_list(list)) {
     std::size_t value = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
     if (item.empty() || ec != std::errc{} || end != item.data() + item.size() || value == 0) {
-      return fail(fmt::format("size '{}' is not a positive whole number of records", item));
+      return fail(fmt::format("{} '{}' is not a positive whole number of {}", what, item, unit));
     }
-    if (std::find(out.begin(), out.end(), value) != out.end()) return fail(fmt::format("size {} given twice", value));
+    if (std::find(out.begin(), out.end(), value) != out.end()) return fail(fmt::format("{} {} given twice", what, value));
     out.push_back(value);
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::size_t>> parse_sizes(std::string_view list) { return parse_counts(list, "size", "records"); }
+
+Result<std::vector<std::size_t>> parse_inflight(std::string_view list, std::size_t max_inflight) {
+  auto counts = parse_counts(list, "in-flight count", "requests");
+  if (!counts) return counts;
+  for (const std::size_t n : *counts) {
+    if (n > max_inflight) {
+      return fail(fmt::format("in-flight count {} is above --max-inflight {} (one connection, so one file descriptor, "
+                              "per request in flight)",
+                              n, max_inflight));
+    }
+  }
+  return counts;
 }
 
 Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const strategies::Descriptor> registry,
@@ -137,18 +158,27 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
                             suite.sizes.front()));
   }
   const std::vector<std::size_t> sizes = selection.sizes ? *selection.sizes : own_sizes;
+  if (selection.inflight.empty()) return fail("no in-flight count given");
+  if (selection.connection == strategies::Connection::fresh &&
+      std::any_of(selection.inflight.begin(), selection.inflight.end(), [](std::size_t n) { return n > 1; })) {
+    return fail("--inflight above 1 keeps its connections alive between rounds: it does not combine with --connection "
+                "fresh");
+  }
   std::vector<CaseSpec> cases;
   for (std::size_t size : sizes) {
-    for (const strategies::Descriptor* d : chosen) {
-      CaseSpec spec;
-      spec.strategy = d;
-      spec.config.host = selection.host;
-      spec.config.port = selection.port;
-      spec.config.payload = selection.payload.value_or(suite.payload);
-      spec.config.connection = selection.connection;
-      spec.config.server_mode = selection.server_mode;
-      spec.config.count = size;
-      cases.push_back(std::move(spec));
+    for (std::size_t inflight : selection.inflight) {
+      for (const strategies::Descriptor* d : chosen) {
+        CaseSpec spec;
+        spec.strategy = d;
+        spec.config.host = selection.host;
+        spec.config.port = selection.port;
+        spec.config.payload = selection.payload.value_or(suite.payload);
+        spec.config.connection = selection.connection;
+        spec.config.server_mode = selection.server_mode;
+        spec.config.count = size;
+        spec.config.inflight = inflight;
+        cases.push_back(std::move(spec));
+      }
     }
   }
   return cases;

@@ -105,6 +105,11 @@ struct CaseConfig {
   // Every GET target carries it (common.hpp's get_target): the server answers cached bodies with
   // Content-Length, or bodies serialized per request in chunks, as the seeds' servers did.
   ServerMode server_mode = ServerMode::cached;
+  // Requests in flight at once (bench --inflight): N kept-alive connections, one request in flight on
+  // each; one run() is then one round of N requests, all sent before any response is awaited, and
+  // returns when all N responses are deserialized. 1: one request, one connection (every strategy).
+  // Only the strategies Descriptor::make_inflight makes are given more than 1.
+  std::size_t inflight = 1;
 };
 
 // io_uring work and other per-operation facts a strategy can report; summed over the timed run.
@@ -178,6 +183,9 @@ struct Descriptor {
   // Its checksum covers some of the records' fields only (three_fields: jos's Version 8 reads three):
   // checked against its own ground truth, never against the baseline's full checksum.
   bool partial_checksum = false;
+  // The strategy of a case with more than one request in flight (CaseConfig::inflight > 1); null: the
+  // strategy runs one request at a time, and bench shows its cases with N > 1 as not applicable.
+  std::unique_ptr<Strategy> (*make_inflight)() = nullptr;
 };
 
 // Every registered strategy: the built-in table (baseline first within each method), then those

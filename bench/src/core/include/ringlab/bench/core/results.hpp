@@ -100,6 +100,7 @@ struct Config {
   std::string payload;  // "weather", "repos" or "github"
   std::string connection = "pooled";  // --connection: "pooled" or "fresh" (a new connection per request)
   std::string server_mode = "cached";  // --server-mode: "cached" or "seed" (bodies serialized per request, chunked)
+  std::vector<std::size_t> inflight{1};  // --inflight: requests in flight at once, one case per count
   double iteration_time_ms = 100;
   unsigned warmup = 3;
   unsigned iterations = 15;      // measured iterations before the adaptive stop may end a case
@@ -152,6 +153,14 @@ struct Memory {
   std::optional<double> alloc_ratio;    // bytes_per_op / the baseline's
   uint64_t peak_rss = 0;                // bytes, process high-water mark at the end of the case
   double minor_faults_per_op = 0;
+};
+
+// CPU time of the client's measuring thread per op, over the timed segments of the measured iterations
+// (getrusage RUSAGE_THREAD; verified ops excluded): what the client spends, not what the op waits. A
+// strategy's own helper threads (a library's pool) are not in it.
+struct Cpu {
+  double user_ns_per_op = 0;
+  double system_ns_per_op = 0;
 };
 
 // io_uring work per op, from the strategy's IoCounters over the measured iterations.
@@ -223,11 +232,16 @@ struct CaseResult {
   std::size_t size = 0;        // records per response (GET) or per posted body (POST)
   std::string connection = "pooled";  // "pooled" (kept alive across requests) or "fresh" (one per request)
   std::string server_mode = "cached";  // "cached" (Content-Length, from the server's cache) or "seed"
+  // Requests in flight at once (--inflight): with N > 1 an op is one round of N requests on N kept-alive
+  // connections, so every per-op figure covers N requests (the *_per_request columns divide by N).
+  std::size_t inflight = 1;
   std::string allocator;       // allocator of the process that ran the case
   bool baseline = false;
   // A reference row (floor_transfer, floor_parse): a physical limit shown for comparison, not a
   // contender. It gets a ratio; the diagnostics do not warn about ratios against it.
   bool reference = false;
+  // Not ringlab's io_uring stack: a client library, blocking sockets, epoll (Descriptor::peer).
+  bool peer = false;
   CaseStatus status = CaseStatus::ok;
   std::string reason;  // why it was skipped or failed; empty when ok
   // Skipped because the strategy does not apply to this payload (three_fields reads fields only the
@@ -240,6 +254,7 @@ struct CaseResult {
   std::vector<std::size_t> outliers;  // indices into samples_ns that the statistics left out
   Stats stats;
   Memory memory;
+  Cpu cpu;
   Io io;
   Phases phases;
   std::optional<Latency> latency;  // null when no op was sampled (--no-phases)
@@ -263,7 +278,8 @@ struct Report {
   std::vector<CaseResult> cases;
 };
 
-// The "Method/Payload/Size/Allocator" identity of a case, used to pair it with its baseline.
+// The "Method/Payload/Size/Allocator" identity of a case (and "/xN" with N requests in flight), used to
+// pair it with its baseline.
 [[nodiscard]] std::string case_key(const CaseResult& c);
 
 // "string_copy weather 1000 (glibc)": how the notes and warnings name a case.

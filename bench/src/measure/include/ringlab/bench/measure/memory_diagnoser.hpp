@@ -59,6 +59,10 @@ struct ResourceUsage {
   uint64_t peak_rss_bytes = 0;  // high-water mark of the process
   uint64_t minor_faults = 0;    // of the calling thread
   uint64_t major_faults = 0;
+  // CPU time of the calling thread in user space and in the kernel (getrusage(RUSAGE_THREAD): the
+  // scheduler's exact run time, split between the two by tick sampling).
+  uint64_t user_ns = 0;
+  uint64_t system_ns = 0;
 };
 [[nodiscard]] ResourceUsage read_resource_usage() noexcept;
 

@@ -50,12 +50,20 @@ struct Suite {
 // "10,100,1000" -> sizes; each a positive integer, no repeats.
 [[nodiscard]] Result<std::vector<std::size_t>> parse_sizes(std::string_view list);
 
+// "1,4,64" -> in-flight counts (bench --inflight); each a positive integer, no repeats, none above
+// `max_inflight` (each request in flight holds a connection, so a file descriptor, on both sides).
+inline constexpr std::size_t kDefaultMaxInflight = 1024;
+[[nodiscard]] Result<std::vector<std::size_t>> parse_inflight(std::string_view list,
+                                                              std::size_t max_inflight = kDefaultMaxInflight);
+
 struct Selection {
   std::string filter = "*";
   std::optional<std::vector<std::size_t>> sizes;  // instead of the suite's
   std::optional<strategies::Payload> payload;     // instead of the suite's
   strategies::Connection connection = strategies::Connection::pooled;  // every case's
   strategies::ServerMode server_mode = strategies::ServerMode::cached;  // every case's
+  // Each size is run at each of these (bench --inflight), in this order; {1}: one request in flight.
+  std::vector<std::size_t> inflight{1};
   std::string host = "127.0.0.1";
   uint16_t port = 0;
 };

@@ -1,0 +1,104 @@
+#include "inflight_recipe.hpp"
+
+#include <string>
+
+#include "common.hpp"
+
+namespace ringlab::strategies::detail {
+
+Status InflightFrame::open_case() {
+  // A second setup() starts over: what the first one made goes first, client before ring.
+  close_case();
+  target_ = get_target(config(), recipe_->client.query);
+  const std::string url_text = "http://" + authority(config()) + target_;
+  auto url = http::Url::parse(url_text);
+  if (!url) return fail(label(), "URL " + url_text + ": " + url.error().message());
+
+  auto ring = net::Ring::create();
+  if (!ring) return fail(label(), ring.error().message());
+  ring_ = std::move(*ring);
+  if (auto reason = missing_feature(*recipe_, ring_->features())) return fail(label(), *reason);
+
+  http::InflightOptions options;
+  options.receive = recipe_->client.receive;
+  options.connect_timeout = config().timeout;
+  options.io_timeout = config().timeout;
+  client_ = std::make_unique<http::InflightClient>(*ring_, options);
+  if (auto opened = open_slots(config().inflight); !opened) return opened;
+  if (auto connected = client_->connect(*url, config().inflight); !connected) {
+    return fail(label(), connected.error().message());
+  }
+  return {};
+}
+
+Result<Outcome> InflightFrame::run_case(http::Timeline* timeline, Check check) {
+  const http::TickSource ticks = config().ticks;
+  const bool stamping = timeline != nullptr && ticks != nullptr;
+  before_round();
+  if (stamping) timeline->start = timeline->head_parsed = ticks();
+  if (client_->open_connections() == 0) {
+    // Every connection failed in an earlier round: connect them all again (what the others do after an
+    // error: the next request opens a new connection).
+    auto url = http::Url::parse("http://" + authority(config()) + target_);
+    if (!url) [[unlikely]] return fail(label(), url.error().message());
+    if (auto connected = client_->connect(*url, config().inflight); !connected) {
+      return fail(label(), connected.error().message());
+    }
+  }
+  auto round = client_->round(target_, sinks_);
+  if (!round) [[unlikely]] {
+    // A failed connection stays closed: the next run() reconnects them all.
+    client_->close();
+    return fail(label(), round.error().message());
+  }
+  for (std::size_t i = 0; i < sinks_.size(); ++i) {
+    if (const int status = client_->status(i); status != 200) [[unlikely]] {
+      return fail(label(), "connection " + std::to_string(i + 1) + " of " + std::to_string(sinks_.size()) +
+                               ": status " + std::to_string(status) + " for " + target_);
+    }
+  }
+  if (stamping) timeline->body_done = ticks();
+  // The N folds folded in connection order: the same at every round, since every body is the same.
+  uint64_t folded = 0;
+  for (std::size_t i = 0; i < sinks_.size(); ++i) {
+    const json::Result<uint64_t> consumed = parse_slot(i);
+    if (!consumed) [[unlikely]] {
+      return conclude(label(), config(), expected(), consumed, check, [] { return uint64_t{0}; });
+    }
+    folded = (folded ^ *consumed) * 0x100000001B3ULL;
+  }
+  if (stamping) timeline->deserialized = ticks();
+  Outcome outcome{folded, 0};
+  if (check == Check::verify) {
+    for (std::size_t i = 0; i < sinks_.size(); ++i) {
+      const uint64_t checksum = checksum_slot(i);
+      if (checksum != expected()) [[unlikely]] {
+        return fail(label(), "connection " + std::to_string(i + 1) + " of " + std::to_string(sinks_.size()) + ": " +
+                                 checksum_mismatch(checksum, expected(), config().count));
+      }
+    }
+    outcome.checksum = expected();
+  }
+  return outcome;
+}
+
+IoCounters InflightFrame::io_counters() const {
+  IoCounters counters;
+  if (ring_) {
+    const net::RingStats& stats = ring_->stats();
+    counters.ring_enters = stats.enters;
+    counters.sqes_submitted = stats.sqes_submitted;
+    counters.cqes_reaped = stats.cqes_reaped;
+    counters.syscalls = stats.enters;
+  }
+  if (client_) counters.connections_opened = client_->stats().connections_opened;
+  return counters;
+}
+
+void InflightFrame::close_case() {
+  client_.reset();  // before the slots its sinks point into, and before the ring
+  close_slots();
+  ring_.reset();
+}
+
+}  // namespace ringlab::strategies::detail

@@ -1,0 +1,309 @@
+// InflightClient over real loopback sockets: N connections on one ring, each response into its own
+// sink, in both receive modes; the limits and what the stats count. The failures are in
+// inflight_client_errors_test.cpp.
+#include "ringlab/http/inflight_client.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../support/allocation_counter.hpp"
+#include "../support/feature_gate.hpp"
+#include "inflight_support.hpp"
+
+using namespace ringlab;
+using namespace ringlab::http;
+using namespace ringlab::http::testing;
+
+using ringlab::net::testing::has_provided_buffer_ring;
+using ringlab::testing::allocations_on_this_thread;
+using ringlab::testing::kFeatureGated;
+
+namespace {
+
+// Bodies from a few bytes to several receive windows, different for every connection.
+std::size_t mixed_size(int connection) { return 10 + static_cast<std::size_t>(connection) * 3001 % 70000; }
+
+// Rounds over 1, 4 and 64 connections: every body byte for byte, the requests as sent, the counts.
+void every_body_arrives(const InflightOptions& options) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{4}, std::size_t{64}}) {
+    INFO(n, " connections");
+    TestServer server(numbered_server(numbered_answers(mixed_size)));
+    InflightRig rig(options);
+    const auto connected = rig.connect(server, n);
+    REQUIRE_MESSAGE(connected, (connected ? "" : connected.error().message()));
+    CHECK(rig.client.connections() == n);
+    CHECK(rig.client.open_connections() == n);
+    constexpr int kRounds = 4;
+    for (int round = 0; round < kRounds; ++round) {
+      // Round 2 asks for another target: the request is serialized again, then kept again.
+      const RoundInfo info = rig.checked_round(round, mixed_size, round == 2 ? "/other" : "/weather?count=10");
+      CHECK(info.reopened == 0);
+      CHECK(info.retired == 0);
+      CHECK(info.ring.sqes_submitted >= 2 * n);  // a send and a receive at least, per connection
+    }
+    const InflightStats& stats = rig.client.stats();
+    CHECK(stats.rounds == kRounds);
+    CHECK(stats.connections_opened == n);
+    CHECK(stats.connections_closed == 0);
+    CHECK(server.accepted() == static_cast<int>(n));
+    // The ring is this client's alone: what the client counted is all it did.
+    CHECK(stats.ring.enters == rig.ring->stats().enters);
+    CHECK(stats.ring.sqes_submitted == rig.ring->stats().sqes_submitted);
+    CHECK(stats.ring.cqes_reaped == rig.ring->stats().cqes_reaped);
+    MESSAGE(n, " connections: ", static_cast<double>(stats.ring.enters) / kRounds, " io_uring_enter per round (connect included)");
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == n * kRounds);
+    std::size_t other = 0;
+    for (const std::string& request : requests) {
+      const bool is_other = request.find("GET /other HTTP/1.1\r\n") == 0;
+      other += is_other ? 1 : 0;
+      CHECK((is_other || request.find("GET /weather?count=10 HTTP/1.1\r\n") == 0));
+      CHECK(request.find("\r\nHost: 127.0.0.1:" + std::to_string(server.port()) + "\r\n") != std::string::npos);
+    }
+    CHECK(other == n);
+  }
+}
+
+InflightOptions provided(unsigned count, unsigned bytes) {
+  InflightOptions options = inflight_options(ReceiveMode::provided_buffers);
+  options.provided_buffer_count = count;
+  options.provided_buffer_bytes = bytes;
+  return options;
+}
+
+// A small response written in two pieces, cut one byte later at every round, on two connections.
+void split_at_every_byte(const InflightOptions& options) {
+  const SizeFor size_for = [](int) { return std::size_t{40}; };
+  const std::string sample = with_length(numbered_body(0, 0, size_for(0)));
+  // numbered_server's numbering, each answer cut in two.
+  auto next = std::make_shared<std::atomic<int>>(0);
+  TestServer splitting([&, next](ServerConnection& c, TestServer&) {
+    const int connection = (*next)++;
+    for (int round = 0;; ++round) {
+      if (!c.read_request()) return;
+      const std::string response = with_length(numbered_body(connection, round, size_for(connection)));
+      const std::size_t cut = 1 + static_cast<std::size_t>(round) % (response.size() - 1);
+      c.write(std::string_view(response).substr(0, cut));
+      std::this_thread::sleep_for(1ms);  // most often two receives
+      if (!c.write(std::string_view(response).substr(cut))) return;
+    }
+  });
+  InflightRig rig(options);
+  REQUIRE(rig.connect(splitting, 2));
+  const int rounds = static_cast<int>(sample.size()) - 1;
+  for (int round = 0; round < rounds; ++round) rig.checked_round(round, size_for);
+  CHECK(rig.client.stats().connections_opened == 2);
+}
+
+// After warm-up rounds, a round allocates nothing: presized sinks, the request serialized once.
+void steady_rounds_allocate_nothing(const InflightOptions& options) {
+  const std::string body = numbered_body(0, 0, 100 * 1024);
+  TestServer server(respond_with(with_length(body)));
+  InflightRig rig(options);
+  constexpr std::size_t kConnections = 8;
+  REQUIRE(rig.connect(server, kConnections));
+  std::vector<base::PaddedBuffer> buffers(kConnections);
+  std::vector<PresizedSink> presized;
+  presized.reserve(kConnections);
+  std::vector<BodySink*> sinks;
+  for (auto& buffer : buffers) sinks.push_back(&presized.emplace_back(buffer));
+  for (int warm = 0; warm < 2; ++warm) REQUIRE(rig.client.round("/x", sinks));
+  const std::size_t before = allocations_on_this_thread();
+  auto info = rig.client.round("/x", sinks);
+  const std::size_t allocated = allocations_on_this_thread() - before;
+  REQUIRE_MESSAGE(info, (info ? "" : info.error().message()));
+  CHECK(allocated == 0);
+  for (auto& buffer : buffers) CHECK(buffer.view() == body);
+}
+
+}  // namespace
+
+TEST_CASE("own_buffer: every connection's body arrives byte for byte, at 1, 4 and 64 connections") {
+  InflightOptions options = inflight_options();
+  options.receive_buffer_bytes = 16 * 1024;  // most bodies need several receives
+  every_body_arrives(options);
+}
+
+TEST_CASE("provided_buffers: every connection's body arrives byte for byte, at 1, 4 and 64 connections" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_provided_buffer_ring(*net::testing::make_ring())) return;
+  every_body_arrives(provided(64, 16 * 1024));
+}
+
+TEST_CASE("own_buffer: a small response cut at every byte boundary, on two connections") {
+  split_at_every_byte(inflight_options());
+}
+
+TEST_CASE("provided_buffers: a small response cut at every byte boundary, on two connections" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_provided_buffer_ring(*net::testing::make_ring())) return;
+  split_at_every_byte(provided(8, 4096));
+}
+
+TEST_CASE("own_buffer: a round in steady state allocates nothing") { steady_rounds_allocate_nothing(inflight_options()); }
+
+TEST_CASE("provided_buffers: a round in steady state allocates nothing" * doctest::test_suite(kFeatureGated)) {
+  if (!has_provided_buffer_ring(*net::testing::make_ring())) return;
+  steady_rounds_allocate_nothing(provided(16, 16 * 1024));
+}
+
+TEST_CASE("own_buffer: a PresizedSink receives its body in place, only the head's receive copied") {
+  const std::string body = numbered_body(0, 0, 512 * 1024);
+  TestServer server(respond_with(with_length(body)));
+  InflightOptions options = inflight_options();
+  options.receive_buffer_bytes = 8 * 1024;
+  InflightRig rig(options);
+  constexpr std::size_t kConnections = 4;
+  REQUIRE(rig.connect(server, kConnections));
+
+  // Counts the body bytes that arrived at the sink's write cursor (received there) and the others.
+  struct Spy final : BodySink {
+    explicit Spy(base::PaddedBuffer& b) : buffer(&b), inner(b) {}
+    Status begin(const ResponseHead& head) override { return inner.begin(head); }
+    ReceiveWindow receive_window() override { return inner.receive_window(); }
+    Status on_body(std::string_view bytes) override {
+      (bytes.data() == buffer->data() + buffer->size() ? in_place : copied) += bytes.size();
+      return inner.on_body(bytes);
+    }
+    Status end() override { return inner.end(); }
+    base::PaddedBuffer* buffer;
+    PresizedSink inner;
+    std::size_t in_place = 0;
+    std::size_t copied = 0;
+  };
+  std::vector<base::PaddedBuffer> buffers(kConnections);
+  std::vector<Spy> spies;
+  spies.reserve(kConnections);
+  std::vector<BodySink*> sinks;
+  for (auto& buffer : buffers) sinks.push_back(&spies.emplace_back(buffer));
+  REQUIRE(rig.client.round("/", sinks));
+  for (std::size_t i = 0; i < kConnections; ++i) {
+    INFO("connection ", i + 1, ": in place ", spies[i].in_place, ", copied ", spies[i].copied);
+    CHECK(buffers[i].view() == body);
+    CHECK(spies[i].copied <= options.receive_buffer_bytes);  // what shared the head's receive
+    CHECK(spies[i].in_place + spies[i].copied == body.size());
+  }
+}
+
+TEST_CASE("provided_buffers: a shared ring smaller than the connections runs dry, is counted, and every body arrives" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_provided_buffer_ring(*net::testing::make_ring())) return;
+  const SizeFor size_for = [](int connection) { return std::size_t{128 * 1024} + static_cast<std::size_t>(connection); };
+  TestServer server(numbered_server(numbered_answers(size_for)));
+  InflightRig rig(provided(2, 4096));  // 2 buffers for 8 connections, each body 32 buffers long
+  REQUIRE(rig.connect(server, 8));
+  for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
+  MESSAGE("the 2-buffer ring ran dry ", rig.client.stats().provided_ring_dry, " times over 3 rounds of 8 x 128 KiB");
+  CHECK(rig.client.stats().provided_ring_dry > 0);
+  CHECK(rig.client.stats().connections_opened == 8);
+  CHECK(rig.client.receive_memory_bytes() == 2 * 4096);  // the ring; the receivers keep no buffer
+}
+
+TEST_CASE("A response with Connection: close, or close-delimited, retires its connection; the next round reopens it") {
+  const SizeFor size_for = [](int) { return std::size_t{3000}; };
+  const struct {
+    const char* what;
+    Answer answer;
+  } rows[] = {
+      {"Connection: close",
+       [&](int k, int r) { return with_length(numbered_body(k, r, size_for(k)), "Connection: close\r\n"); }},
+      {"close-delimited", [&](int k, int r) { return "HTTP/1.1 200 OK\r\n\r\n" + numbered_body(k, r, size_for(k)); }},
+  };
+  for (const auto& row : rows) {
+    INFO(row.what);
+    // Each server connection answers once and closes; the client numbers rounds, the server its connections.
+    auto next = std::make_shared<std::atomic<int>>(0);
+    std::atomic<int> round_now{0};
+    TestServer server([&, next](ServerConnection& c, TestServer&) {
+      const int connection = (*next)++;
+      if (!c.read_request()) return;
+      c.write(row.answer(connection, round_now.load()));
+      c.close();
+    });
+    InflightRig rig(inflight_options());
+    constexpr std::size_t kConnections = 4;
+    REQUIRE(rig.connect(server, kConnections));
+    for (int round = 0; round < 3; ++round) {
+      round_now = round;
+      rig.forget_bindings();  // new connections every round
+      const RoundInfo info = rig.checked_round(round, size_for);
+      CHECK(info.retired == kConnections);
+      CHECK(info.reopened == (round == 0 ? 0 : kConnections));
+      CHECK(rig.client.open_connections() == 0);
+    }
+    const InflightStats& stats = rig.client.stats();
+    CHECK(stats.connections_opened == 3 * kConnections);
+    CHECK(stats.connections_reopened == 2 * kConnections);
+    CHECK(stats.connections_closed == 3 * kConnections);
+    CHECK(server.accepted() == static_cast<int>(3 * kConnections));
+  }
+}
+
+TEST_CASE("A submission queue smaller than a round's operations: submitted in several enters, every body whole") {
+  TestServer server(numbered_server(numbered_answers(mixed_size)));
+  InflightRig rig(inflight_options(), net::RingOptions{.entries = 4});
+  REQUIRE(rig.connect(server, 16));  // 16 connects, 32 sends and receives, into 4 SQ slots
+  for (int round = 0; round < 3; ++round) {
+    const RoundInfo info = rig.checked_round(round, mixed_size);
+    CHECK(info.ring.enters >= 32 / 4);
+  }
+}
+
+// ---- limits: each has a default, an option, and a case
+
+TEST_CASE("max_connections: more connections than allowed, or none, are refused before any connect") {
+  TestServer server(numbered_server(numbered_answers(mixed_size)));
+  InflightOptions options = inflight_options();
+  options.max_connections = 4;
+  InflightRig rig(options);
+  for (std::size_t n : {std::size_t{5}, std::size_t{0}}) {
+    INFO(n, " connections");
+    auto refused = rig.connect(server, n);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == Errc::io);
+    CHECK(refused.error().detail.find("max_connections is 4") != std::string::npos);
+    CHECK(rig.client.connections() == 0);
+  }
+  CHECK(rig.client.stats().connections_opened == 0);
+  REQUIRE(rig.connect(server, 4));
+  rig.checked_round(0, mixed_size);
+  CHECK(server.accepted() == 4);
+}
+
+TEST_CASE("receive_buffer_bytes: 0 is refused; a tiny buffer still receives every head and body whole") {
+  TestServer server(numbered_server(numbered_answers(mixed_size)));
+  InflightOptions options = inflight_options();
+  options.receive_buffer_bytes = 0;
+  {
+    InflightRig rig(options);
+    auto refused = rig.connect(server, 2);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == Errc::io);
+    CHECK(rig.client.stats().connections_opened == 0);
+  }
+  options.receive_buffer_bytes = 16;  // heads span many receives
+  InflightRig rig(options);
+  REQUIRE(rig.connect(server, 3));
+  for (int round = 0; round < 2; ++round) rig.checked_round(round, mixed_size);
+  CHECK(rig.client.receive_memory_bytes() == 3 * 16);
+}
+
+TEST_CASE("provided_buffer_count and provided_buffer_bytes: a count that is no power of two is refused; tiny buffers work" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_provided_buffer_ring(*net::testing::make_ring())) return;
+  TestServer server(numbered_server(numbered_answers(mixed_size)));
+  {
+    InflightRig rig(provided(3, 4096));
+    auto refused = rig.connect(server, 2);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == Errc::io);
+    CHECK(refused.error().detail.find("power of two") != std::string::npos);
+  }
+  InflightRig rig(provided(16, 64));  // heads span several buffers, detached between them
+  REQUIRE(rig.connect(server, 3));
+  for (int round = 0; round < 2; ++round) rig.checked_round(round, mixed_size);
+  CHECK(rig.client.receive_memory_bytes() == 16 * 64);
+}
