@@ -75,16 +75,21 @@ Result<Outcome> ClientStrategy::run_case(http::Timeline* timeline, Check check) 
   return conclude(label(), config(), expected(), consumed, check, [this] { return checksum(); });
 }
 
-IoCounters ClientStrategy::io_counters() const {
+IoCounters ring_counters(const net::Ring* ring, uint64_t connections_opened) noexcept {
   IoCounters counters;
-  if (ring_) {
-    const net::RingStats& stats = ring_->stats();
+  if (ring != nullptr) {
+    const net::RingStats& stats = ring->stats();
     counters.ring_enters = stats.enters;
     counters.sqes_submitted = stats.sqes_submitted;
     counters.cqes_reaped = stats.cqes_reaped;
     counters.syscalls = stats.enters;
   }
-  if (client_) counters.connections_opened = client_->stats().connections_opened;
+  counters.connections_opened = connections_opened;
+  return counters;
+}
+
+IoCounters ClientStrategy::io_counters() const {
+  IoCounters counters = ring_counters(ring_.get(), client_ ? client_->stats().connections_opened : 0);
   counters.zero_copy_sends = zero_copy_sends_;
   counters.zero_copy_copied = zero_copy_copied_;
   return counters;

@@ -95,6 +95,10 @@ class ClientStrategy : public CaseStrategy {
   uint64_t zero_copy_copied_ = 0;
 };
 
+// The counters of a strategy on ringlab's stack: its ring's enters (its system calls on the request path),
+// SQEs and CQEs, and the connections its client opened; a null ring counts nothing of the ring.
+[[nodiscard]] IoCounters ring_counters(const net::Ring* ring, uint64_t connections_opened) noexcept;
+
 // The ClientStrategy rows with code of their own (registry.cpp names them; each maker gets its row):
 //   floors.cpp   floor_transfer, floor_parse: the physical limits, nothing or no request measured
 //   proxy.cpp    the four proxy rows: N requests per op, each answer compared with what it must be

@@ -143,17 +143,15 @@ class EpollInflight final : public CaseStrategy {
   }
   // The exchange's errors leave the peer empty: this one names it.
   [[nodiscard]] std::unexpected<Error> exchange_failed(std::size_t index, http::Error error) const {
-    if (error.peer.empty()) error.peer = peer_text_;
+    if (error.peer.empty()) error.peer = target_.peer_text;
     return failed_on(index, error.message());
   }
   // The system call just made failed (reads errno).
   [[nodiscard]] std::unexpected<Error> syscall_failed_on(std::size_t index, const char* op) const {
-    return failed_on(index, syscall_failed(op, peer_text_).error().message());
+    return failed_on(index, syscall_failed(op, target_.peer_text).error().message());
   }
 
-  net::Endpoint peer_;
-  std::string peer_text_;
-  std::string request_;  // the whole GET request, serialized once
+  SocketTarget target_;
   std::size_t count_ = 0;  // N: connections, so requests in flight
   std::unique_ptr<Connection[]> connections_;
   std::unique_ptr<epoll_event[]> events_;  // epoll_wait's, N entries
@@ -176,13 +174,9 @@ Status EpollInflight::open_case() {
     return fail(label(), "more requests in flight than epoll_wait can report at once");
   }
 
-  auto peer = net::Endpoint::parse(config().host, config().port);
-  if (!peer) return fail(label(), peer.error().message());
-  peer_ = *peer;
-  peer_text_ = peer_.to_string();
-  auto request = serialized_get(config(), label());
-  if (!request) return std::unexpected(std::move(request.error()));
-  request_ = std::move(*request);
+  auto target = socket_target(config(), label());
+  if (!target) return std::unexpected(std::move(target.error()));
+  target_ = std::move(*target);
 
   count_ = 0;  // the connections go first: close_all() must not see a count without them
   connections_ = std::make_unique<Connection[]>(config().inflight);
@@ -193,14 +187,14 @@ Status EpollInflight::open_case() {
   if (!epoll_.valid()) {
     epoll_ = net::Fd(::epoll_create1(EPOLL_CLOEXEC));
     ++syscalls_;
-    if (!epoll_.valid()) return fail(label(), syscall_failed("epoll_create1", peer_text_).error().message());
+    if (!epoll_.valid()) return fail(label(), syscall_failed("epoll_create1", target_.peer_text).error().message());
   }
   return {};
 }
 
 Status EpollInflight::open(std::size_t index) {
   Connection& connection = connections_[index];
-  net::Fd fd(::socket(peer_.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  net::Fd fd(::socket(target_.peer.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   ++syscalls_;
   if (!fd.valid()) return syscall_failed_on(index, "socket");
   const int one = 1;
@@ -209,7 +203,7 @@ Status EpollInflight::open(std::size_t index) {
     return syscall_failed_on(index, "setsockopt");
   }
   ++syscalls_;
-  const bool connected = ::connect(fd.get(), peer_.addr(), peer_.length) == 0;
+  const bool connected = ::connect(fd.get(), target_.peer.addr(), target_.peer.length) == 0;
   if (!connected && errno != EINPROGRESS) return syscall_failed_on(index, "connect");
   // Registered right away: a connect that completed meanwhile is reported (epoll_ctl looks at the
   // socket's state as it adds it), so no edge is missed.
@@ -233,7 +227,7 @@ Status EpollInflight::connect_done(std::size_t index) {
   if (::getsockopt(connection.socket.get(), SOL_SOCKET, SO_ERROR, &error, &length) != 0) {
     return syscall_failed_on(index, "getsockopt");
   }
-  if (error != 0) return failed_on(index, net::Error{"connect", error, peer_text_}.message());
+  if (error != 0) return failed_on(index, net::Error{"connect", error, target_.peer_text}.message());
   connection.state = Connection::State::sending;
   if (--connecting_ == 0 && opened_) stamp(&http::Timeline::connected);
   return {};
@@ -241,8 +235,8 @@ Status EpollInflight::connect_done(std::size_t index) {
 
 Status EpollInflight::send_request(std::size_t index) {
   Connection& connection = connections_[index];
-  while (connection.sent < request_.size()) {
-    const std::string_view rest = std::string_view(request_).substr(connection.sent);
+  while (connection.sent < target_.request.size()) {
+    const std::string_view rest = std::string_view(target_.request).substr(connection.sent);
     ++syscalls_;
     const ssize_t n = ::send(connection.socket.get(), rest.data(), rest.size(), MSG_NOSIGNAL);
     if (n >= 0) {
@@ -281,7 +275,7 @@ Status EpollInflight::receive(std::size_t index) {
     if (peer_closed || !receiver.keep_alive() || receiver.close_delimited() || fresh) close(connection);
     connection.state = Connection::State::complete;
     if (receiver.status() != 200) [[unlikely]] {
-      return failed_on(index, "status " + std::to_string(receiver.status()) + " from " + peer_text_);
+      return failed_on(index, "status " + std::to_string(receiver.status()) + " from " + target_.peer_text);
     }
     return {};
   }
@@ -329,12 +323,12 @@ Result<Outcome> EpollInflight::round(http::Timeline* timeline, Check check) {
     const int ready = ::epoll_wait(epoll_.get(), events_.get(), capacity, timeout_ms(config()));
     if (ready < 0) {
       if (errno == EINTR) continue;
-      return fail(label(), syscall_failed("epoll_wait", peer_text_).error().message());
+      return fail(label(), syscall_failed("epoll_wait", target_.peer_text).error().message());
     }
     if (ready == 0) [[unlikely]] {
       return fail(label(), std::to_string(missing_) + " of " + std::to_string(count_) +
                                " responses missing when the deadline passed: " +
-                               net::Error{"epoll_wait", ETIMEDOUT, peer_text_}.message());
+                               net::Error{"epoll_wait", ETIMEDOUT, target_.peer_text}.message());
     }
     for (int e = 0; e < ready; ++e) {
       const auto index = static_cast<std::size_t>(events_[e].data.u64);

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "client_strategy.hpp"
 #include "common.hpp"
 
 namespace ringlab::strategies::detail {
@@ -83,16 +84,7 @@ Result<Outcome> InflightFrame::run_case(http::Timeline* timeline, Check check) {
 }
 
 IoCounters InflightFrame::io_counters() const {
-  IoCounters counters;
-  if (ring_) {
-    const net::RingStats& stats = ring_->stats();
-    counters.ring_enters = stats.enters;
-    counters.sqes_submitted = stats.sqes_submitted;
-    counters.cqes_reaped = stats.cqes_reaped;
-    counters.syscalls = stats.enters;
-  }
-  if (client_) counters.connections_opened = client_->stats().connections_opened;
-  return counters;
+  return ring_counters(ring_.get(), client_ ? client_->stats().connections_opened : 0);
 }
 
 void InflightFrame::close_case() {

@@ -13,20 +13,17 @@ std::unexpected<net::Error> syscall_failed(const char* op, const std::string& pe
 Status SocketPeer::open_case() {
   close_connection();  // a second setup() starts over
 
-  auto peer = net::Endpoint::parse(config().host, config().port);
-  if (!peer) return fail(label(), peer.error().message());
-  peer_ = *peer;
-  peer_text_ = peer_.to_string();
-
-  auto request = serialized_get(config(), label());
-  if (!request) return std::unexpected(std::move(request.error()));
-  request_ = std::move(*request);
+  auto target = socket_target(config(), label());
+  if (!target) return std::unexpected(std::move(target.error()));
+  target_ = std::move(*target);
   models_.reserve(config().payload, config().count);
 
   return {};
 }
 
-Result<std::string> serialized_get(const CaseConfig& config, std::string_view label) {
+Result<SocketTarget> socket_target(const CaseConfig& config, std::string_view label) {
+  auto peer = net::Endpoint::parse(config.host, config.port);
+  if (!peer) return fail(label, peer.error().message());
   const std::string host = authority(config);
   const std::string target = get_target(config);
   std::string head(4096, '\0');
@@ -34,7 +31,7 @@ Result<std::string> serialized_get(const CaseConfig& config, std::string_view la
   auto serialized = http::serialize(
       http::RequestSpec{.method = "GET", .host = host, .target = target, .keep_alive = !fresh}, head);
   if (!serialized) return fail(label, serialized.error().message());
-  return std::string(serialized->head());
+  return SocketTarget{.peer = *peer, .peer_text = peer->to_string(), .request = std::string(serialized->head())};
 }
 
 int timeout_ms(const CaseConfig& config) noexcept {
@@ -69,12 +66,12 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
     ++connections_opened_;
     stamp(&http::Timeline::connected);
   }
-  if (auto sent = send_all(request_); !sent) return fail(label(), sent.error().message());
+  if (auto sent = send_all(target_.request); !sent) return fail(label(), sent.error().message());
   stamp(&http::Timeline::request_sent);
 
   // The exchange's errors leave the peer empty: this one names it.
   const auto exchange_failed = [this](http::Error error) {
-    if (error.peer.empty()) error.peer = peer_text_;
+    if (error.peer.empty()) error.peer = target_.peer_text;
     return fail(label(), error.message());
   };
   receiver_.start(sink_, timeline, ticks);
@@ -94,7 +91,7 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
     close_connection();
   }
   if (receiver_.status() != 200) [[unlikely]] {
-    return fail(label(), "status " + std::to_string(receiver_.status()) + " from " + peer_text_);
+    return fail(label(), "status " + std::to_string(receiver_.status()) + " from " + target_.peer_text);
   }
   const auto consumed = models_.parse(config().payload, parser_, json::padded_view(body_));
   stamp(&http::Timeline::deserialized);

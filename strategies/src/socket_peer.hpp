@@ -33,9 +33,16 @@ namespace ringlab::strategies::detail {
 // The receiver's own buffer: the head, and body bytes when the sink offers no window.
 inline constexpr std::size_t kReceiveBufferBytes = 64 * 1024;
 
-// The whole GET request of `config`'s case (http::serialize, common.hpp's get_target), serialized once at
-// setup; Connection: close when the case's connections are fresh. Errors start with `label`.
-[[nodiscard]] Result<std::string> serialized_get(const CaseConfig& config, std::string_view label);
+// Where a socket peer's requests go, made once at setup: the server's address, its text for errors, and
+// the whole GET request of the case (http::serialize, common.hpp's get_target; Connection: close when
+// the case's connections are fresh).
+struct SocketTarget {
+  net::Endpoint peer;
+  std::string peer_text;
+  std::string request;
+};
+// `config`'s SocketTarget; errors start with `label`.
+[[nodiscard]] Result<SocketTarget> socket_target(const CaseConfig& config, std::string_view label);
 // The case's deadline in whole milliseconds, at least 1 (epoll_wait, SO_RCVTIMEO).
 [[nodiscard]] int timeout_ms(const CaseConfig& config) noexcept;
 
@@ -53,8 +60,8 @@ class SocketPeer : public CaseStrategy {
   // One receive into `into` (never empty): bytes received, 0 when the peer closed.
   virtual net::Result<std::size_t> receive(std::span<char> into) = 0;
 
-  [[nodiscard]] const net::Endpoint& peer() const noexcept { return peer_; }
-  [[nodiscard]] const std::string& peer_text() const noexcept { return peer_text_; }
+  [[nodiscard]] const net::Endpoint& peer() const noexcept { return target_.peer; }
+  [[nodiscard]] const std::string& peer_text() const noexcept { return target_.peer_text; }
   // The case's deadline in whole milliseconds, at least 1 (epoll_wait, SO_RCVTIMEO).
   [[nodiscard]] int timeout_ms() const noexcept { return detail::timeout_ms(config()); }
   void count_syscall() noexcept { ++syscalls_; }
@@ -77,9 +84,7 @@ class SocketPeer : public CaseStrategy {
   void close_case() final;
   Result<Outcome> exchange(http::Timeline* timeline, Check check);
 
-  net::Endpoint peer_;
-  std::string peer_text_;
-  std::string request_;  // the whole GET request, serialized once
+  SocketTarget target_;
   http::ResponseReceiver receiver_{http::ParserLimits{}, kReceiveBufferBytes};
   base::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
