@@ -54,6 +54,18 @@ std::optional<PerOp> measure(const Descriptor& descriptor, const CaseConfig& con
   return measure(descriptor.make(), config);
 }
 
+// The strategies that allocate per request by design (fresh bodies or models, a library's own state).
+const std::set<std::string_view> kAllocating = {"string_copy",        "exact_string",     "buffered_stream",
+                                              "presized_fresh",     "nlohmann",         "libcurl",
+                                              "streaming",          "libcurl_multi",    "cpp_httplib",
+                                              "beast",              "cpprest",          "curlpp",
+                                              "libcurl_multi_post", "cpp_httplib_post", "beast_post",
+                                              "cpprest_post",       "curlpp_post",      "proxy_pooled",
+                                              "proxy_fresh",        "proxy_pooled_body", "proxy_fresh_body",
+                                              "echo",               "echo_fresh",       "libcurl_echo",
+                                              "libcurl_multi_echo", "cpp_httplib_echo", "beast_echo",
+                                              "cpprest_echo",       "curlpp_echo"};
+
 // Every registered strategy of `group` at 10 and 1,000 records of one payload. One test case per
 // payload, and one ctest entry each (tests/strategies/CMakeLists.txt): all three take about six
 // minutes under the sanitizers on a slow 2-core machine, more than one entry's timeout. The few
@@ -61,16 +73,6 @@ std::optional<PerOp> measure(const Descriptor& descriptor, const CaseConfig& con
 void check_steady_state(Payload payload, const std::vector<const Descriptor*>& covered) {
   REQUIRE(bench::interposition_works());
   ServerProcess server;
-  const std::set<std::string_view> allocating = {"string_copy",        "exact_string",     "buffered_stream",
-                                                 "presized_fresh",     "nlohmann",         "libcurl",
-                                                 "streaming",          "libcurl_multi",    "cpp_httplib",
-                                                 "beast",              "cpprest",          "curlpp",
-                                                 "libcurl_multi_post", "cpp_httplib_post", "beast_post",
-                                                 "cpprest_post",       "curlpp_post",      "proxy_pooled",
-                                                 "proxy_fresh",        "proxy_pooled_body", "proxy_fresh_body",
-                                                 "echo",               "echo_fresh",       "libcurl_echo",
-                                                 "libcurl_multi_echo", "cpp_httplib_echo", "beast_echo",
-                                                 "cpprest_echo",       "curlpp_echo"};
   for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
     for (const Descriptor* strategy : covered) {
       const Descriptor& descriptor = *strategy;
@@ -91,7 +93,7 @@ void check_steady_state(Payload payload, const std::vector<const Descriptor*>& c
         CHECK(per_op->allocations <= 2.0 * 64);  // a batch per receive; a receive is at least 16 KiB
         CHECK(per_op->allocations < static_cast<double>(std::max<std::size_t>(count, 2)));
       }
-      if (!allocating.contains(descriptor.name)) {
+      if (!kAllocating.contains(descriptor.name)) {
         CHECK(per_op->allocations == 0);
         CHECK(per_op->bytes == 0);
       }
@@ -118,13 +120,19 @@ TEST_CASE("allocations per request in steady state, for the strategies that need
 }
 
 // bench --inflight: a strategy of N requests in flight (Descriptor::make_inflight) keeps N connections, each
-// with its own buffers and models, and a round reuses them all: nothing from the heap per round.
-TEST_CASE("the many-in-flight strategies take nothing from the heap per round") {
+// with its own buffers and models, and a round reuses them all: nothing from the heap per round, but for
+// the strategies that allocate per request by design (string_copy: a fresh body per connection).
+TEST_CASE("the many-in-flight strategies take nothing from the heap per round, but what their row allocates") {
   REQUIRE(bench::interposition_works());
   ServerProcess server;
   unsigned measured = 0;
   for (const Descriptor& descriptor : registry()) {
     if (descriptor.make_inflight == nullptr) continue;
+    // provided_buffers needs buffer rings: on a kernel without them its part is recorded as skipped.
+    const auto reason = kernel_skip_reason(*descriptor.make_inflight());
+    if (!ringlab::testing::feature_available("strategy " + std::string(descriptor.name), !reason, reason.value_or(""))) {
+      continue;
+    }
     for (const Payload payload : {Payload::weather, Payload::github}) {
       for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
         CaseConfig config;
@@ -137,8 +145,13 @@ TEST_CASE("the many-in-flight strategies take nothing from the heap per round") 
         REQUIRE(per_round);
         MESSAGE(descriptor.name << " x8 " << payload_name(payload) << " " << count << ": " << per_round->allocations
                                 << " allocations, " << per_round->bytes << " B per round");
-        CHECK(per_round->allocations == 0);
-        CHECK(per_round->bytes == 0);
+        if (kAllocating.contains(descriptor.name)) {
+          // A fresh body (and models) per connection per round, as one request makes one.
+          CHECK(per_round->allocations >= 8);
+        } else {
+          CHECK(per_round->allocations == 0);
+          CHECK(per_round->bytes == 0);
+        }
         ++measured;
       }
     }
