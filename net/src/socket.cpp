@@ -51,8 +51,8 @@ Result<Fd> listen_tcp(const Endpoint& where, const ListenOptions& options) {
   return fd;
 }
 
-Result<Fd> tcp_socket_for(const Endpoint& peer) {
-  Fd fd(::socket(peer.family(), SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP));
+Result<Fd> tcp_socket_for(const Endpoint& peer, bool nonblocking) {
+  Fd fd(::socket(peer.family(), SOCK_STREAM | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), IPPROTO_TCP));
   if (!fd.valid()) return fail("socket", errno, peer.to_string());
   if (auto ok = set_nodelay(fd.get()); !ok) {
     Error error = ok.error();

@@ -55,14 +55,11 @@ class Epoll final : public SocketPeer {
   net::Status open_connection() override {
     // A closed socket left the epoll set by itself; its number may come back for the new one.
     registered_fd_ = -1;
-    net::Fd fd(::socket(peer().family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    count_syscall();
-    if (!fd.valid()) return syscall_failed("socket", peer_text());
-    const int one = 1;
-    count_syscall();
-    if (::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0) {
-      return syscall_failed("setsockopt", peer_text());
-    }
+    auto socket = net::tcp_socket_for(peer(), /*nonblocking=*/true);
+    count_syscall();  // socket
+    count_syscall();  // setsockopt TCP_NODELAY
+    if (!socket) return std::unexpected(std::move(socket.error()));
+    net::Fd fd = std::move(*socket);
     count_syscall();
     if (::connect(fd.get(), peer().addr(), peer().length) != 0) {
       if (errno != EINPROGRESS) return syscall_failed("connect", peer_text());

@@ -194,14 +194,10 @@ Status EpollInflight::open_case() {
 
 Status EpollInflight::open(std::size_t index) {
   Connection& connection = connections_[index];
-  net::Fd fd(::socket(target_.peer.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  ++syscalls_;
-  if (!fd.valid()) return syscall_failed_on(index, "socket");
-  const int one = 1;
-  ++syscalls_;
-  if (::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0) {
-    return syscall_failed_on(index, "setsockopt");
-  }
+  auto socket = net::tcp_socket_for(target_.peer, /*nonblocking=*/true);
+  syscalls_ += 2;  // socket, setsockopt TCP_NODELAY
+  if (!socket) return failed_on(index, socket.error().message());
+  net::Fd fd = std::move(*socket);
   ++syscalls_;
   const bool connected = ::connect(fd.get(), target_.peer.addr(), target_.peer.length) == 0;
   if (!connected && errno != EINPROGRESS) return syscall_failed_on(index, "connect");

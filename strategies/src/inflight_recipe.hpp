@@ -40,7 +40,7 @@ namespace ringlab::strategies::detail {
 // What every InflightRecipeStrategy does whatever its sink and models: the ring, the client, the round.
 class InflightFrame : public CaseStrategy {
  public:
-  InflightFrame(const Recipe& recipe) : CaseStrategy(recipe.name), recipe_(&recipe) {}
+  explicit InflightFrame(const Recipe& recipe) : CaseStrategy(recipe.name), recipe_(&recipe) {}
   [[nodiscard]] std::optional<std::string> skip_reason(const net::RingFeatures& features) const override {
     return missing_feature(*recipe_, features);
   }
@@ -65,6 +65,8 @@ class InflightFrame : public CaseStrategy {
 
   const Recipe* recipe_;
   std::string target_;
+  std::string url_text_;  // url_ points into it: set by open_case() only
+  http::Url url_;
   std::unique_ptr<net::Ring> ring_;
   std::unique_ptr<http::InflightClient> client_;
   json::Parser parser_;

@@ -35,8 +35,9 @@ struct ListenOptions {
 
 // socket + SO_REUSEADDR (+ SO_REUSEPORT) + bind + listen. Port 0 picks a free port (Endpoint::local_of).
 Result<Fd> listen_tcp(const Endpoint& where, const ListenOptions& options = {});
-// A TCP socket for connecting to `peer`'s family, with TCP_NODELAY set.
-Result<Fd> tcp_socket_for(const Endpoint& peer);
+// A TCP socket for connecting to `peer`'s family, with TCP_NODELAY set; with `nonblocking`, SOCK_NONBLOCK
+// too (a readiness loop's socket). Two system calls: socket and setsockopt.
+Result<Fd> tcp_socket_for(const Endpoint& peer, bool nonblocking = false);
 // TCP_NODELAY on an accepted socket.
 Status set_nodelay(int fd);
 
