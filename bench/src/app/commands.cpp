@@ -152,6 +152,7 @@ int run_bench(int argc, char** argv) {
   (void)tick_clock();
   if (options.self_check) return app::run_self_check_command(options);
   const std::string executable = self_executable(argc > 0 ? argv[0] : "bench");
+  if (options.config.suite == kSeedsCommand) return app::run_seeds_command(options, executable);
   if (!options.config.allocators.empty() && options.job_output_fd < 0) return app::run_allocator_jobs(options, executable);
   return app::run_suite(options, executable);
 }

@@ -75,10 +75,25 @@ void print_written(const std::vector<std::filesystem::path>& written);
 [[nodiscard]] Status check_out_root(const std::string& out);
 [[nodiscard]] std::string join(const std::vector<std::string>& items, std::string_view separator);
 
+// The measured part of a suite run (suite_command.cpp), for every command that measures cases: the
+// client and server placed on CPUs, the embedded server started (or --url checked), --link built,
+// the hooks, `cases` run against that server, the ratios computed, the server and link stopped. The
+// report is complete but not written; an error is a refusal before any case ran (bad CPU, no server).
+// `allocator_name`: the allocator the report names (the job's, or the detected one).
+struct MeasuredRun {
+  Report report;
+  double measuring_seconds = 0;  // the wall time of the cases
+};
+[[nodiscard]] Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases,
+                                              const std::string& executable, const std::string& allocator_name);
+
 int run_suite(CliOptions& options, const std::string& executable);
 int run_allocator_jobs(const CliOptions& options, const std::string& executable);
 int run_self_check_command(const CliOptions& options);
 int run_load_command(const CliOptions& options, const std::string& executable);
 int run_results_page_command(const ResultsPageCommand& command);
+int run_seeds_command(CliOptions& options, const std::string& executable);
+// `bench report RUN` where RUN is a folder bench seeds wrote (seeds_command.cpp).
+int run_seeds_page_command(const ResultsPageCommand& command);
 
 }  // namespace ringlab::bench::app

@@ -71,14 +71,24 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   ResultsPageCommand results_page;
   CLI::App* report_command = app.add_subcommand(
       "report", "make a results page (machine, commit, command, findings, table) of a report: bench report RUN/report.json");
-  report_command->add_option("report", results_page.report, "RUN/report.json: a report bench wrote")->required();
+  report_command->add_option("report", results_page.report,
+                             "RUN/report.json: a report bench wrote; or RUN, the folder of a bench seeds run")
+      ->required();
   report_command->add_option("--out", results_page.out, "folder the page is written to")->capture_default_str();
+  report_command->add_option("--seeds-page", results_page.seeds_page, "the page of a seeds run's folder")
+      ->capture_default_str();
   app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
   app.footer("\n" + render_legend());
   std::vector<std::string> suite_names;
   for (const Suite& suite : suites()) suite_names.emplace_back(suite.name);
-  app.add_option("suite", c.suite, fmt::format("{} (the first is the default)", fmt::join(suite_names, ", ")))
+  suite_names.emplace_back(kSeedsCommand);
+  app.add_option("suite", c.suite,
+                 fmt::format("{} (the first is the default); seeds: every seed write-up's methods under its "
+                             "conditions, one run per seed, and docs/seeds.md (--filter then selects seeds)",
+                             fmt::join(suite_names, ", ")))
       ->check(CLI::IsMember(suite_names));
+  app.add_option("--seeds-page", o.seeds_page, "bench seeds: the page written once every seed ran to the end")
+      ->capture_default_str();
   app.add_flag("--list", o.list, "list the suites and strategies (what each does and mirrors) and exit");
   app.add_flag("--self-check", o.self_check,
                "timer overhead, spread of a fixed-work case over 3 runs, ratio of work 2A to A; then exit");
@@ -112,7 +122,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   add_ranged_option(app, "--warmup", r.warmup, "warm-up iterations per case", 0u, 1000u);
   add_ranged_option(app, "--iterations", r.iterations,
                     "measured iterations before the adaptive stop may end a case", 1u, 100000u);
-  add_ranged_option(app, "--max-iterations", r.max_iterations, "measured iterations at most", 1u, 100000u);
+  CLI::Option* max_iterations_option =
+      add_ranged_option(app, "--max-iterations", r.max_iterations, "measured iterations at most", 1u, 100000u);
   add_ranged_option(app, "--target-error", target_error_percent,
                     "stop early when Error is below this % of the Mean (the 99.9 % CI half-width)", 0.001, 100.0);
   add_ranged_option(app, "--max-ops-per-iteration", r.max_ops_per_iteration,
@@ -198,9 +209,22 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   r.phases = !no_phases;
   if (interleave && no_interleave) return refuse("--interleave and --no-interleave contradict each other");
   c.interleave = !no_interleave;
-  const Suite* suite = find_suite(c.suite);
+  if (c.suite == kSeedsCommand) {
+    // The seeds set their own sizes, payloads and conditions (seeds.hpp): flags that would change them are
+    // refused rather than ignored.
+    for (const char* flag : {"--sizes", "--payload", "--connection", "--server-mode", "--inflight", "--allocators",
+                             "--url", "--link"}) {
+      if (app.count(flag) > 0) return refuse(fmt::format("seeds: {} does not apply (each seed sets its own)", flag));
+    }
+    // About 20 minutes for every seed on a 2-core machine: fewer rounds than a suite's 100 at most, enough
+    // for the median ratio's 95 % interval.
+    if (max_iterations_option->count() == 0) r.max_iterations = std::max(r.iterations, kSeedsMaxIterations);
+  }
+  const Suite* suite = c.suite == kSeedsCommand ? find_suite("get") : find_suite(c.suite);
   if (suite == nullptr) return refuse("unknown suite " + c.suite);
-  if (!sizes.empty()) {
+  if (c.suite == kSeedsCommand) {
+    c.sizes.clear();  // each seed has its own
+  } else if (!sizes.empty()) {
     auto list = parse_sizes(sizes);
     if (!list) return refuse("--sizes: " + list.error().message);
     c.sizes = *list;

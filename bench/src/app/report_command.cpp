@@ -10,6 +10,7 @@ namespace ringlab::bench::app {
 
 int run_results_page_command(const ResultsPageCommand& command) {
   const std::filesystem::path source(command.report);
+  if (std::filesystem::is_directory(source)) return run_seeds_page_command(command);
   auto report = read_report_file(source);
   if (!report) return report_error("report: " + report.error().message);
   // The page names the report as the command that made it was typed; an absolute path (a machine's

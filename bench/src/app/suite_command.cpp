@@ -119,45 +119,18 @@ void mark_partial(Report& report, int signal_number) {
 
 }  // namespace
 
-int run_suite(CliOptions& options, const std::string& executable) {
+Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases, const std::string& executable,
+                                const std::string& allocator_name) {
   Config& config = options.config;
   const bool child_job = options.job_output_fd >= 0;
-  std::string allocator_name = "n/a";
-  if (child_job) {
-    // The server forked below must not hold the parent's pipe open.
-    ::fcntl(options.job_output_fd, F_SETFD, FD_CLOEXEC);
-    const auto expected = alloc::parse_allocator(options.job_allocator);
-    if (!expected) return report_error("--job-output-fd needs --job-allocator");
-    auto verified = alloc::verify_allocator(*expected);
-    if (!verified) {
-      const std::string text = verified.error().message + "\n";
-      [[maybe_unused]] const ssize_t ignored = ::write(options.job_output_fd, text.data(), text.size());
-      return report_error(verified.error().message, kExitFailed);
-    }
-    allocator_name = verified->name();
-  }
   const alloc::Detected detected = alloc::detect_allocator();
-  if (!child_job) allocator_name = detected.name();
-
-  const Suite* suite = find_suite(config.suite);
-  Selection selection;
-  selection.filter = config.filter;
-  selection.sizes = config.sizes;
-  selection.payload = strategies::parse_payload(config.payload).value_or(strategies::Payload::weather);
-  selection.connection = strategies::parse_connection(config.connection).value_or(strategies::Connection::pooled);
-  selection.server_mode = strategies::parse_server_mode(config.server_mode).value_or(strategies::ServerMode::cached);
-  selection.inflight = config.inflight;
-  // Before any server is started: a filter that selects nothing is an argument error.
-  auto cases = build_cases(*suite, strategies::registry(), selection);
-  if (!cases) return report_error(cases.error().message);
-
   // Placement: client and server on different CPUs when there are two to choose from.
   const std::vector<int> cpus = base::allowed_cpus();
   int client_cpu = -1;
   int server_cpu = -1;
   if (config.cpu >= 0) {
     if (std::find(cpus.begin(), cpus.end(), config.cpu) == cpus.end()) {
-      return report_error(fmt::format("--cpu {}: not among the CPUs this process may use", config.cpu));
+      return fail(fmt::format("--cpu {}: not among the CPUs this process may use", config.cpu));
     }
     client_cpu = config.cpu;
   } else if (cpus.size() >= 2) {
@@ -173,13 +146,13 @@ int run_suite(CliOptions& options, const std::string& executable) {
   } else if (config.server_cpu != "none") {
     server_cpu = std::stoi(config.server_cpu);  // checked by the parser
     if (std::find(cpus.begin(), cpus.end(), server_cpu) == cpus.end()) {
-      return report_error(fmt::format("--server-cpu {}: not among the CPUs this process may use", server_cpu));
+      return fail(fmt::format("--server-cpu {}: not among the CPUs this process may use", server_cpu));
     }
   }
 
   // A run that cannot write its report fails now, not after the cases.
   if (!child_job) {
-    if (auto writable = check_out_root(config.out); !writable) return report_error(writable.error().message);
+    if (auto writable = check_out_root(config.out); !writable) return fail(writable.error().message);
   }
 
   install_stop_signals();
@@ -196,8 +169,8 @@ int run_suite(CliOptions& options, const std::string& executable) {
     server_cpu = -1;
     // One health check: an unreachable server is one error now, not one per case.
     auto health = http_get_status(target.host, target.port, "/health", options.server_start_timeout);
-    if (!health) return report_error(fmt::format("--url {}: GET /health: {}", config.url, health.error().message));
-    if (*health != 200) return report_error(fmt::format("--url {}: GET /health answered {}, not 200", config.url, *health));
+    if (!health) return fail(fmt::format("--url {}: GET /health: {}", config.url, health.error().message));
+    if (*health != 200) return fail(fmt::format("--url {}: GET /health answered {}, not 200", config.url, *health));
   } else {
     ServerProcessOptions server_options;
     server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
@@ -219,34 +192,34 @@ int run_suite(CliOptions& options, const std::string& executable) {
       link_options.wire_cpu = server_cpu;
       link_options.start_timeout = options.server_start_timeout;
       auto made = LinkSession::create(link_options);
-      if (!made) return report_error(made.error().message);
+      if (!made) return fail(made.error().message);
       link_session.emplace(std::move(*made));
-      if (auto entered = link_session->enter_server(); !entered) return report_error(entered.error().message);
+      if (auto entered = link_session->enter_server(); !entered) return fail(entered.error().message);
       server_options.bind = std::string(kLinkServerAddress);
     }
     auto started = ServerProcess::start(server_options);
-    if (!started) return report_error(started.error().message);
+    if (!started) return fail(started.error().message);
     server.emplace(std::move(*started));
     if (link_session) {
-      if (auto entered = link_session->enter_client(); !entered) return report_error(entered.error().message);
+      if (auto entered = link_session->enter_client(); !entered) return fail(entered.error().message);
     }
     target.host = server->host();
     target.port = server->port();
     target.description = fmt::format("embedded {} (pid {}) on {}:{}", server_options.executable, server->pid(),
                                      target.host, target.port);
   }
-  for (CaseSpec& spec : *cases) {
+  for (CaseSpec& spec : cases) {
     spec.config.host = target.host;
     spec.config.port = target.port;
     spec.config.timeout = options.request_timeout;
   }
   // Every size the server refuses (above its record limit) is an argument error before any case.
-  if (auto accepted = check_sizes_accepted(target, *cases, options.server_start_timeout); !accepted) {
-    return report_error(accepted.error().message);
+  if (auto accepted = check_sizes_accepted(target, cases, options.server_start_timeout); !accepted) {
+    return fail(accepted.error().message);
   }
 
   if (client_cpu >= 0) {
-    if (auto pinned = pin_current_thread(client_cpu); !pinned) return report_error(pinned.error().message);
+    if (auto pinned = pin_current_thread(client_cpu); !pinned) return fail(pinned.error().message);
   }
   std::optional<LinkInfo> link_info;
   if (link_session) {
@@ -255,7 +228,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
     info.description = link_spec.describe();
     info.emulator = link_session->describe();
     if (auto measured = measure_link(target.host, target.port, link_spec, info, options.request_timeout); !measured)
-      return report_error(measured.error().message);
+      return fail(measured.error().message);
     link_info = std::move(info);
   }
   // The server's own environment: for an embedded server the same machine, for --url the other one.
@@ -305,7 +278,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   std::vector<IterationHook*> hooks;
   std::optional<PerfCounterHook> counter_hook;
   if (config.counters) {
-    counter_hook.emplace(cases->size());
+    counter_hook.emplace(cases.size());
     hooks.push_back(&*counter_hook);
     const perf::PerfCounters probe = perf::PerfCounters::open();
     for (const std::string& line : perf::status_lines(probe)) report.environment.warnings.push_back("counters: " + line);
@@ -313,7 +286,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   std::optional<PerfControlHook> control_hook;
   if (!options.perf_control.empty()) {
     auto control = PerfControl::open(options.perf_control, options.perf_control_timeout);
-    if (!control) return report_error(control.error().message);
+    if (!control) return fail(control.error().message);
     control_hook.emplace(std::move(*control));
     hooks.push_back(&*control_hook);
   }
@@ -322,7 +295,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   context.progress = &progress;
 
   const auto measuring_start = std::chrono::steady_clock::now();
-  report.cases = run_cases(*cases, options.runner, context);
+  report.cases = run_cases(cases, options.runner, context);
   const double measuring_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring_start).count();
   progress.finish();
@@ -347,15 +320,52 @@ int run_suite(CliOptions& options, const std::string& executable) {
     }
   }
   if (g_cancel != 0) mark_partial(report, g_cancel);
+  if (!child_job) report.environment.load_average_end = read_load_average();
+  return MeasuredRun{std::move(report), measuring_seconds};
+}
 
+int run_suite(CliOptions& options, const std::string& executable) {
+  Config& config = options.config;
+  const bool child_job = options.job_output_fd >= 0;
+  std::string allocator_name = "n/a";
+  if (child_job) {
+    // The server forked below must not hold the parent's pipe open.
+    ::fcntl(options.job_output_fd, F_SETFD, FD_CLOEXEC);
+    const auto expected = alloc::parse_allocator(options.job_allocator);
+    if (!expected) return report_error("--job-output-fd needs --job-allocator");
+    auto verified = alloc::verify_allocator(*expected);
+    if (!verified) {
+      const std::string text = verified.error().message + "\n";
+      [[maybe_unused]] const ssize_t ignored = ::write(options.job_output_fd, text.data(), text.size());
+      return report_error(verified.error().message, kExitFailed);
+    }
+    allocator_name = verified->name();
+  }
+  const alloc::Detected detected = alloc::detect_allocator();
+  if (!child_job) allocator_name = detected.name();
+
+  const Suite* suite = find_suite(config.suite);
+  Selection selection;
+  selection.filter = config.filter;
+  selection.sizes = config.sizes;
+  selection.payload = strategies::parse_payload(config.payload).value_or(strategies::Payload::weather);
+  selection.connection = strategies::parse_connection(config.connection).value_or(strategies::Connection::pooled);
+  selection.server_mode = strategies::parse_server_mode(config.server_mode).value_or(strategies::ServerMode::cached);
+  selection.inflight = config.inflight;
+  // Before any server is started: a filter that selects nothing is an argument error.
+  auto cases = build_cases(*suite, strategies::registry(), selection);
+  if (!cases) return report_error(cases.error().message);
+
+  auto measured = measure_run(options, std::move(*cases), executable, allocator_name);
+  if (!measured) return report_error(measured.error().message);
+  Report& report = measured->report;
   if (child_job) {
     if (auto sent = write_report_fd(options.job_output_fd, report); !sent) {
       return report_error(sent.error().message, kExitFailed);
     }
     return 0;
   }
-  report.environment.load_average_end = read_load_average();
-  if (const int presented = present_run(report, options, measuring_seconds); presented != 0) return presented;
+  if (const int presented = present_run(report, options, measured->measuring_seconds); presented != 0) return presented;
   if (g_cancel != 0) return report_error("interrupted: the report above is partial", interrupted_exit_code());
   return exit_code_for(report.cases);
 }

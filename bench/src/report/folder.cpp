@@ -44,12 +44,20 @@ Status write_text_file(const std::filesystem::path& path, std::string_view text)
 
 Result<std::vector<std::filesystem::path>> write_reports(const Report& report, const std::filesystem::path& root,
                                                          const std::vector<Format>& formats, long long unix_seconds) {
-  namespace fs = std::filesystem;
   auto folder = create_results_folder(root, "", unix_seconds);
   if (!folder) return std::unexpected(folder.error());
+  return write_reports_into(report, *folder, formats);
+}
+
+Result<std::vector<std::filesystem::path>> write_reports_into(const Report& report, const std::filesystem::path& folder,
+                                                              const std::vector<Format>& formats) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) return fail(fmt::format("create {}: {}", folder.string(), ec.message()));
   std::vector<fs::path> written;
   for (Format format : formats) {
-    const fs::path path = *folder / format_file_name(format);
+    const fs::path path = folder / format_file_name(format);
     std::string text;
     switch (format) {
       case Format::md: text = render_markdown(report); break;

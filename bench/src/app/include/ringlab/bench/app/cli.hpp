@@ -6,6 +6,9 @@
 //   bench --self-check               timer overhead, stability and linearity of the harness
 //   bench compare OLD.json NEW.json  two reports side by side (compare.hpp, compare_main below)
 //   bench report RUN/report.json     a results page of a report for docs/results/ (reporters.hpp)
+//   bench seeds [options]            every seed write-up's methods under its conditions, and the page
+//                                    of their figures beside ringlab's, docs/seeds.md (seeds.hpp)
+//   bench report RUN                 that page again from a seeds run's folder
 //   bench load [options]             load a server (the embedded one or --url) with many requests
 //                                    and report req/s, latency percentiles, CPU per request (load.hpp)
 //
@@ -19,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ringlab/bench/core/compare.hpp"
@@ -37,6 +41,11 @@ namespace ringlab::bench {
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitInterrupted = 130;  // SIGINT; SIGTERM is 143 (128 + the signal)
+
+// `bench seeds`: given where a suite's name goes, it runs every seed (seeds.hpp) instead of a suite.
+inline constexpr std::string_view kSeedsCommand = "seeds";
+// bench seeds' --max-iterations unless given: every seed in about 20 minutes on a 2-core machine.
+inline constexpr unsigned kSeedsMaxIterations = 30;
 
 // `bench load`: the settings of one invocation. Each row is a server variant (one per body strategy
 // of the embedded server, or the --url server) and a target; every row is loaded once per round,
@@ -60,6 +69,8 @@ struct LoadCommand {
 struct ResultsPageCommand {
   std::string report;               // RUN/report.json
   std::string out = "docs/results";  // the page is OUT/<results_page_name>
+  // A seeds run's folder (bench seeds) instead of a report: its page goes here.
+  std::string seeds_page = "docs/seeds.md";
 };
 
 struct CliOptions {
@@ -84,6 +95,8 @@ struct CliOptions {
   std::optional<CompareCommand> compare;  // `bench compare ...`: nothing else of the above applies
   std::optional<LoadCommand> load;        // `bench load ...`: server, server_*_timeout and request_timeout apply
   std::optional<ResultsPageCommand> results_page;  // `bench report ...`: nothing else applies
+  // `bench seeds`: where the page goes once every seed ran to the end.
+  std::string seeds_page = "docs/seeds.md";
 };
 
 struct ParsedCommandLine {

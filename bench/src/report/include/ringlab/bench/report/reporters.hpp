@@ -103,5 +103,10 @@ inline constexpr std::size_t kConsoleWidth = 160;
                                                                       const std::filesystem::path& root,
                                                                       const std::vector<Format>& formats,
                                                                       long long unix_seconds);
+// Writes report.<format> for each format into `folder` (made if need be, files in it replaced): a run
+// that names its own folders (bench seeds: one per seed under the run's). Returns the paths written.
+[[nodiscard]] Result<std::vector<std::filesystem::path>> write_reports_into(const Report& report,
+                                                                           const std::filesystem::path& folder,
+                                                                           const std::vector<Format>& formats);
 
 }  // namespace ringlab::bench

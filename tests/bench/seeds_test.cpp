@@ -1,0 +1,155 @@
+// The seeds (bench/src/seeds): every seed's table names registered strategies and valid flags, the cases
+// share what the rows share, and the page's figures and verdicts are computed from a report whose numbers
+// are known.
+#include "ringlab/bench/seeds/seeds.hpp"
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cmath>
+#include <string>
+
+#include "ringlab/strategies/strategy.hpp"
+
+namespace rb = ringlab::bench;
+namespace rs = ringlab::bench::seeds;
+
+namespace {
+
+// A report case: `n` rounds of `ns` each, scaled per round by `wobble` so the paired interval is narrow.
+rb::CaseResult measured(std::string strategy, std::size_t size, double ns, double bytes, std::string connection = "pooled") {
+  rb::CaseResult c;
+  c.strategy = std::move(strategy);
+  c.payload = "weather";
+  c.size = size;
+  c.connection = std::move(connection);
+  c.server_mode = "seed";
+  for (int round = 0; round < 30; ++round) c.samples_ns.push_back(ns * (1.0 + 0.01 * ((round * 7) % 5)));
+  c.stats.median = ns;
+  c.memory.bytes_per_op = bytes;
+  c.memory.minor_faults_per_op = 0.5;
+  return c;
+}
+
+constexpr std::array kRows{
+    rs::SeedRow{.method = "Baseline", .strategy = "string_copy", .published_ratio = {1.00, 1.00},
+                .published_alloc_ratio = {1.00, 1.00}, .same = "the body as a string", .differs = "none"},
+    rs::SeedRow{.method = "Faster", .strategy = "presized", .published_ratio = {0.90, 0.70},
+                .published_alloc_ratio = {0.50, 0.13}, .same = "read in place", .differs = "none"},
+    rs::SeedRow{.method = "Reconnecting", .strategy = "presized", .flags = "--connection fresh",
+                .published_ratio = {1.50, 1.20}, .same = "a new connection", .differs = "none"},
+    rs::SeedRow{.method = "Reused models", .strategy = "views", .beyond_seed = true, .same = "-", .differs = "-"},
+};
+const rs::Seed kSeed{.name = "test", .title = "A test write-up", .suite = "get", .sizes = {10, 1000},
+                     .size_name = "records", .about = "Two sizes.", .rows = kRows};
+
+}  // namespace
+
+TEST_CASE("every seed's rows name registered strategies of its suite and flags a row may set") {
+  REQUIRE(!rs::all_seeds().empty());
+  for (const rs::Seed& seed : rs::all_seeds()) {
+    CAPTURE(seed.name);
+    CHECK(rs::find_seed(seed.name) == &seed);
+    const auto cases = rs::seed_cases(seed, ringlab::strategies::registry());
+    REQUIRE_MESSAGE(cases.has_value(), (cases ? std::string() : cases.error().message));
+    CHECK(cases->row_case.size() == rs::sizes_of(seed).size());
+    for (const rb::CaseSpec& spec : cases->cases) {
+      CHECK(spec.config.server_mode == ringlab::strategies::ServerMode::seed);
+    }
+  }
+}
+
+TEST_CASE("rows of the same strategy and flags share a case; other flags make another") {
+  const auto cases = rs::seed_cases(kSeed, ringlab::strategies::registry());
+  REQUIRE(cases.has_value());
+  // Per size: string_copy, presized, presized reconnecting, views.
+  REQUIRE(cases->cases.size() == 8);
+  CHECK(cases->row_case[0] == std::vector<std::size_t>{0, 1, 2, 3});
+  CHECK(cases->row_case[1] == std::vector<std::size_t>{4, 5, 6, 7});
+  CHECK(cases->cases[2].config.connection == ringlab::strategies::Connection::fresh);
+  CHECK(cases->cases[5].config.count == 1000);
+
+  constexpr std::array kTwice{
+      rs::SeedRow{.method = "A", .strategy = "string_copy"},
+      rs::SeedRow{.method = "B", .strategy = "string_copy"},
+  };
+  const rs::Seed twice{.name = "twice", .suite = "get", .sizes = {10}, .rows = kTwice};
+  const auto shared = rs::seed_cases(twice, ringlab::strategies::registry());
+  REQUIRE(shared.has_value());
+  CHECK(shared->cases.size() == 1);
+  CHECK(shared->row_case[0] == std::vector<std::size_t>{0, 0});
+}
+
+TEST_CASE("a seed table with an unknown strategy, a strategy of another method or a bad flag is an error") {
+  constexpr std::array kUnknown{rs::SeedRow{.method = "A", .strategy = "no_such_strategy"}};
+  constexpr std::array kPost{rs::SeedRow{.method = "A", .strategy = "send_copy"}};
+  constexpr std::array kBadFlag{rs::SeedRow{.method = "A", .strategy = "string_copy", .flags = "--sizes 10"}};
+  constexpr std::array kNoValue{rs::SeedRow{.method = "A", .strategy = "string_copy", .flags = "--connection"}};
+  for (std::span<const rs::SeedRow> rows : {std::span<const rs::SeedRow>(kUnknown), std::span<const rs::SeedRow>(kPost),
+                                            std::span<const rs::SeedRow>(kBadFlag), std::span<const rs::SeedRow>(kNoValue)}) {
+    const rs::Seed seed{.name = "bad", .suite = "get", .sizes = {10}, .rows = rows};
+    const auto cases = rs::seed_cases(seed, ringlab::strategies::registry());
+    CHECK_FALSE(cases.has_value());
+  }
+  CHECK_FALSE(rs::parse_row_flags("--connection sometimes").has_value());
+  const auto fresh = rs::parse_row_flags(" --connection fresh ");
+  REQUIRE(fresh.has_value());
+  CHECK(fresh->connection == ringlab::strategies::Connection::fresh);
+  const rs::Seed unknown_suite{.name = "bad", .suite = "nope", .sizes = {10}, .rows = kRows};
+  CHECK_FALSE(rs::seed_cases(unknown_suite, ringlab::strategies::registry()).has_value());
+}
+
+TEST_CASE("the page puts the published figures beside ratios paired against the seed's first row") {
+  rb::Report report;
+  report.config.suite = "seed-test";
+  report.config.interleave = true;
+  report.environment.git_commit = "0123456789abcdef";
+  report.config.arguments = {"seeds"};
+  // 10 records: presized faster than string_copy, reconnecting slower: the write-up's order.
+  report.cases.push_back(measured("string_copy", 10, 1000, 4000));
+  report.cases.push_back(measured("presized", 10, 800, 0));
+  report.cases.push_back(measured("presized", 10, 1600, 0, "fresh"));
+  report.cases.push_back(measured("views", 10, 700, 0));
+  // 1000 records: reconnecting faster than presized, against the write-up (0.70 before 1.20).
+  report.cases.push_back(measured("string_copy", 1000, 10000, 400000));
+  report.cases.push_back(measured("presized", 1000, 9000, 0));
+  report.cases.push_back(measured("presized", 1000, 6000, 0, "fresh"));
+  report.cases.push_back(measured("views", 1000, 5000, 0));
+  const std::array runs{rs::SeedRun{&kSeed, &report}};
+  const std::string page = rs::render_seeds_page(runs, "tools/bench report RUN");
+
+  CHECK(page.find("`0123456789abcdef`") != std::string::npos);
+  CHECK(page.find("| Command | `tools/bench seeds` |") != std::string::npos);
+  CHECK(page.find("| Faster | 10 | 0.90 | 0.80 |") != std::string::npos);
+  CHECK(page.find("| Reconnecting | 10 | 1.50 | 1.60 |") != std::string::npos);
+  CHECK(page.find("| Baseline | 10 | 1.00 | 1.00 | - |") != std::string::npos);
+  CHECK(page.find("| Faster | 10 | 0.90 | 0.80 | 0.80-0.80 | 0.50 | 0.00 | 0 B |") != std::string::npos);
+  CHECK(page.find("| Reused models (beyond) | 1000 | - | 0.50 |") != std::string::npos);
+  CHECK(page.find("`presized` `--connection fresh`") != std::string::npos);
+  // 10: three pairs the write-up separates, all in its order.
+  CHECK(page.find("- 10 records: the same order. The write-up's fastest is Faster (0.90), ringlab's Faster (0.80") !=
+        std::string::npos);
+  CHECK(page.find("ringlab orders 3 the same way, 0 the other way") != std::string::npos);
+  // 1000: Reconnecting is slowest in the write-up, fastest here (two pairs reversed); views (beyond) takes
+  // no part.
+  CHECK(page.find("- 1000 records: a different order.") != std::string::npos);
+  CHECK(page.find("ringlab orders 1 the same way, 2 the other way") != std::string::npos);
+  CHECK(page.find("; Faster before Reconnecting (0.70 against 1.20 in the write-up, 0.90 against 0.60 here)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a row whose case is missing or failed shows no ringlab figure") {
+  rb::Report report;
+  report.config.suite = "seed-test";
+  report.config.interleave = true;
+  report.cases.push_back(measured("string_copy", 10, 1000, 4000));
+  rb::CaseResult failed = measured("presized", 10, 800, 0);
+  failed.status = rb::CaseStatus::failed;
+  report.cases.push_back(failed);
+  const std::array runs{rs::SeedRun{&kSeed, &report}};
+  const std::string page = rs::render_seeds_page(runs, "x");
+  CHECK(page.find("| Faster | 10 | 0.90 | failed | - |") != std::string::npos);
+  CHECK(page.find("| Reconnecting | 10 | 1.50 | - | - |") != std::string::npos);
+  CHECK(page.find("- 1000 records: too few rows with both figures to compare.") != std::string::npos);
+  CHECK(rs::seed_of(report) == nullptr);  // kSeed is not one of all_seeds()
+}
