@@ -206,7 +206,11 @@ void Connection::respond() {
       return;
     case Route::proxy: {
       // Fetched on the worker's ring; answered by on_upstream_done. Until then nothing more is read.
-      auto started = worker_.upstream().start(*this, routed.count, routed.upstream);
+      // client=manual: this handler names what to fetch and how; client=typed: the worker's typed
+      // client does (upstream.hpp). Either way the answer comes to on_upstream_done.
+      auto started = routed.upstream_client == UpstreamClient::typed
+                         ? worker_.typed_upstream(routed.upstream).fetch_weather(*this, routed.count)
+                         : worker_.upstream().start(*this, routed.count, routed.upstream);
       if (!started) {
         ++worker_.counters().upstream_errors;
         scratch_.assign("upstream: ");

@@ -95,6 +95,10 @@ std::expected<RoutedRequest, RouteError> route_request(std::string_view method, 
     if (!parse_choice(find_param(query, "answer"), {{"body", false}, {"status", true}}, routed.status_only)) {
       return std::unexpected(RouteError{400, "answer must be body or status", {}});
     }
+    if (!parse_choice(find_param(query, "client"),
+                      {{"manual", UpstreamClient::manual}, {"typed", UpstreamClient::typed}}, routed.upstream_client)) {
+      return std::unexpected(RouteError{400, "client must be manual or typed", {}});
+    }
   }
   if (auto text = find_param(query, "chunked")) {
     auto flag = parse_flag(*text);
@@ -136,7 +140,7 @@ std::string routes_help(const CountLimits& limits) {
     std::string target(r.path);
     if (r.uses_count) target += "?count=N";
     if (r.uses_format) target += "[&format=ndjson]";
-    if (r.route == Route::proxy) target += "[&conn=pooled|fresh][&answer=body|status]";
+    if (r.route == Route::proxy) target += "[&conn=pooled|fresh][&answer=body|status][&client=manual|typed]";
     std::string method(route_method(r));
     method.resize(4, ' ');  // the paths line up under GET and POST
     std::string line = "  " + method + " " + target;
@@ -159,6 +163,8 @@ std::string routes_help(const CountLimits& limits) {
   out += "                           (application/x-ndjson)\n";
   out += "  conn=pooled|fresh        /proxy: one kept-alive upstream connection (default) or a new one per request\n";
   out += "  answer=body|status       /proxy: the upstream's body (default), or its status alone (200, no body)\n";
+  out += "  client=manual|typed      /proxy: the handler starts the upstream fetch itself (default), or calls the\n";
+  out += "                           worker's typed client for it (the same fetch, pool and answer)\n";
   out += "  chunked=1|0|true|false   any route: answer with chunked transfer coding (default 0)\n";
   out += "  cache=1|0|true|false     /weather, /repos: 0 serializes the body for this request alone, bypassing\n";
   out += "                           the body cache (default 1)\n";

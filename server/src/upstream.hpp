@@ -22,6 +22,14 @@
 // callback, which swaps it with a string of the requester's. The Upstream must outlive its fetches'
 // operations: the worker does not finish while in_flight() > 0.
 //
+// Two ways in, as the typed-vs-manual article's two endpoints (/proxy?client=manual|typed): the
+// handler calls start() itself, naming the route's count and the connection mode (manual, the
+// ManualClient that configures its HttpClient by hand), or it calls a TypedUpstreamClient that the
+// worker made once from this Upstream per connection mode (typed_client(): the factory, as
+// IHttpClientFactory hands a TypedClient its configured HttpClient over the pooled handler). Both end
+// in the same start(), the same pool of fetches and connections and the same callback: nothing is
+// added to either, so a typed row measures the indirection alone.
+//
 // Errors: a failure is UpstreamFailure{502 or 504, text}; a non-200 answer is 502. Threads: the
 // worker's thread only.
 #include <cstddef>
@@ -116,6 +124,8 @@ class UpstreamFetch final {
   http::ResponseReceiver receiver_;
 };
 
+class TypedUpstreamClient;
+
 class Upstream {
  public:
   static constexpr std::size_t kIdleConnections = 8;
@@ -131,6 +141,8 @@ class Upstream {
   // Starts fetching /weather?count=N for `requester`; the fetch in flight, or the failure at once.
   std::expected<UpstreamFetch*, UpstreamFailure> start(UpstreamRequester& requester, uint32_t count,
                                                        UpstreamConnection mode);
+  // The typed client of `mode` (above), bound to this Upstream: it must not outlive it.
+  [[nodiscard]] TypedUpstreamClient typed_client(UpstreamConnection mode) noexcept;
   // Fetches whose operations are still in flight (abandoned ones included).
   [[nodiscard]] std::size_t in_flight() const noexcept { return in_flight_; }
   // Closes the idle connections now (the worker is stopping).
@@ -156,5 +168,26 @@ class Upstream {
   std::vector<std::unique_ptr<UpstreamFetch>> busy_;
   std::size_t in_flight_ = 0;
 };
+
+// /proxy?client=typed's way to the upstream: a client configured once (its Upstream, its connection
+// mode), whose one method fetches the route's records and reports the outcome as start() does: the
+// fetch in flight, whose result (200, or UpstreamFailure 502/504) comes to `requester`, or the failure
+// at once. Cheap to copy; made by Upstream::typed_client.
+class TypedUpstreamClient {
+ public:
+  std::expected<UpstreamFetch*, UpstreamFailure> fetch_weather(UpstreamRequester& requester, uint32_t count) {
+    return upstream_->start(requester, count, mode_);
+  }
+  [[nodiscard]] UpstreamConnection mode() const noexcept { return mode_; }
+
+ private:
+  friend class Upstream;
+  TypedUpstreamClient(Upstream& upstream, UpstreamConnection mode) noexcept : upstream_(&upstream), mode_(mode) {}
+
+  Upstream* upstream_;
+  UpstreamConnection mode_;
+};
+
+inline TypedUpstreamClient Upstream::typed_client(UpstreamConnection mode) noexcept { return {*this, mode}; }
 
 }  // namespace ringlab::server

@@ -100,6 +100,8 @@ Status Worker::set_up() {
   if (!buffers) return std::unexpected(Error{buffers.error().message()});
   buffers_ = std::move(*buffers);
   upstream_ = std::make_unique<Upstream>(*ring_, options_, upstream_url_, stats_);
+  typed_upstream_ = {upstream_->typed_client(UpstreamConnection::pooled),
+                     upstream_->typed_client(UpstreamConnection::fresh)};
 
   arm_accept();
   arm_wake();
@@ -145,6 +147,7 @@ void Worker::tear_down() noexcept {
   live_head_ = nullptr;
   live_ = 0;
   free_.clear();
+  typed_upstream_.clear();
   upstream_.reset();
   buffers_.reset();
   ring_.reset();

@@ -270,6 +270,10 @@ class Worker {
   void release(Connection& connection);
   // /proxy's fetches, on this worker's ring (upstream.hpp).
   [[nodiscard]] Upstream& upstream() noexcept { return *upstream_; }
+  // /proxy?client=typed's clients, one per connection mode, made once from upstream() at set-up.
+  [[nodiscard]] TypedUpstreamClient& typed_upstream(UpstreamConnection mode) noexcept {
+    return mode == UpstreamConnection::fresh ? typed_upstream_[1] : typed_upstream_[0];
+  }
 
  private:
   Status set_up();
@@ -335,6 +339,7 @@ class Worker {
   std::unique_ptr<net::Ring> ring_;
   std::unique_ptr<net::BufferRing> buffers_;
   std::unique_ptr<Upstream> upstream_;
+  std::vector<TypedUpstreamClient> typed_upstream_;  // pooled, fresh; views of upstream_
 };
 
 }  // namespace ringlab::server

@@ -9,8 +9,10 @@
 //                   does: the server's side of each is left in TIME_WAIT (the socket exhaustion the
 //                   factory exists to avoid);
 // and answers with its status alone (answer=status, as the article's endpoints return
-// Results.Ok()), or, in the *_body rows, with the upstream's body passed through. Each answer is read
-// into a fresh std::string (ReadAsStringAsync).
+// Results.Ok()), or, in the *_body rows, with the upstream's body passed through. proxy_manual and
+// proxy_typed are the article's two benchmarks: pooled, status alone, the server's handler starting the
+// fetch itself or calling its typed client (client=manual|typed, server/src/upstream.hpp). Each answer
+// is read into a fresh std::string (ReadAsStringAsync).
 //
 // What is consumed is the answers' bytes; the checksum is the number of 200 answers, which must be N.
 // A verified op also compares every answer with what it must be (nothing, or the generator's ten
@@ -91,7 +93,7 @@ class ProxyCycles final : public ClientStrategy {
 
 }  // namespace
 
-// The four rows (registry.cpp) differ in their query alone.
+// The proxy rows (registry.cpp) differ in their query alone.
 std::unique_ptr<Strategy> make_proxy_cycles(const Recipe& recipe) {
   return std::make_unique<ProxyCycles>(recipe.name, recipe.client.query);
 }

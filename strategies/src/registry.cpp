@@ -210,6 +210,18 @@ constexpr std::array kOwnStack{
            .description = "as proxy_pooled, the upstream's body (10 records) passed through to the client"}),
     proxy({.name = "proxy_fresh_body", .mirrors = kProxyNew, .client = {.query = "&conn=fresh&answer=body"},
            .description = "as proxy_fresh, the upstream's body (10 records) passed through to the client"}),
+    // The typed-vs-manual article's two benchmarks, row for row: its endpoints call the upstream through a
+    // ManualClient (an HttpClient configured by hand) or a TypedClient (configured by IHttpClientFactory),
+    // both over the factory's pooled handler, and answer the status. proxy_manual is proxy_pooled with the
+    // path named; proxy_typed differs from it in the server's client=typed alone (server/src/upstream.hpp).
+    proxy({.name = "proxy_manual", .mirrors = "SingleHttpRequestManual (ManualClient: HttpClient configured by hand)",
+           .client = {.query = "&conn=pooled&answer=status&client=manual"},
+           .description = "as proxy_pooled, the server's handler starting the pooled upstream fetch itself "
+                          "(client=manual)"}),
+    proxy({.name = "proxy_typed", .mirrors = "SingleHttpRequestTyped (TypedClient: HttpClient from IHttpClientFactory)",
+           .client = {.query = "&conn=pooled&answer=status&client=typed"},
+           .description = "as proxy_manual, the fetch made by the worker's typed client, built once from the "
+                          "same upstream pool, whose method performs it and reports the status (client=typed)"}),
     // joncloud's net-http-perf: POST of one 17-byte object (kEchoBody) to /echo?chunked=1.
     echo({.name = "echo", .mirrors = kEchoClient, .baseline = true,
           .description = "POST {\"lorem\":\"ipsum\"} to /echo?chunked=1 on a kept-alive connection; the chunked "

@@ -101,6 +101,12 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
       {{"--columns", "p50,p95"}, "--columns: unknown column 'p95' (p50,p90,p99,p999,max)"},
       {{"--no-such-flag"}, "no-such-flag"},
       {{"--interleave", "--no-interleave"}, "--interleave and --no-interleave contradict each other"},
+      {{"proxy", "--link-leg", "server", "--link", "wan"}, "--link-leg server: not client or upstream"},
+      {{"proxy", "--link-leg", "upstream"}, "--link-leg upstream needs an emulated --link"},
+      {{"proxy", "--link-leg", "upstream", "--link", "loopback"}, "--link-leg upstream needs an emulated --link"},
+      {{"proxy", "--link-leg", "upstream", "--link", "rate=fast"}, "--link:"},
+      {{"get", "--link-leg", "upstream", "--link", "wan"}, "only the proxy suite's server fetches from an upstream"},
+      {{"proxy", "--link-leg", "upstream", "--link", "wan", "--url", "http://127.0.0.1:8080"}, "--url"},
   };
   for (const Row& row : rows) {
     INFO("args: " << row.args.front() << (row.args.size() > 1 ? " " + row.args[1] : ""));
@@ -110,6 +116,16 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
     INFO("output: " << parsed.output);
     CHECK(parsed.output.find(row.message) != std::string::npos);
   }
+}
+
+TEST_CASE("--link-leg: client by default, upstream for the proxy suite over an emulated link") {
+  const auto plain = parse({"proxy", "--link", "wan"});
+  REQUIRE(plain.options.has_value());
+  CHECK(plain.options->config.link_leg == "client");
+  const auto upstream = parse({"proxy", "--link-leg", "upstream", "--link", "rate=100mbit,delay=10ms"});
+  REQUIRE_MESSAGE(upstream.options.has_value(), upstream.output);
+  CHECK(upstream.options->config.link_leg == "upstream");
+  CHECK(upstream.options->config.link == "rate=100mbit,delay=10ms");
 }
 
 TEST_CASE("--no-interleave runs the cases one after another") {

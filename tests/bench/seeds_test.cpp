@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "ringlab/link/spec.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
 namespace rb = ringlab::bench;
@@ -53,6 +54,10 @@ TEST_CASE("every seed's rows name registered strategies of its suite and flags a
     const auto cases = rs::seed_cases(seed, ringlab::strategies::registry());
     REQUIRE_MESSAGE(cases.has_value(), (cases ? std::string() : cases.error().message));
     CHECK(cases->row_case.size() == rs::sizes_of(seed).size());
+    if (!seed.link.empty()) {
+      CHECK(ringlab::link::parse_link_spec(seed.link).has_value());
+      CHECK((seed.link_leg.empty() || seed.link_leg == "client" || seed.link_leg == "upstream"));
+    }
     for (const rb::CaseSpec& spec : cases->cases) {
       CHECK(spec.config.server_mode == ringlab::strategies::ServerMode::seed);
     }

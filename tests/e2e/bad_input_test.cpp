@@ -60,6 +60,7 @@ std::vector<BadCase> bad_cases() {
       {"bad format", get_request("/weather?format=xml"), 400, false},
       {"bad chunk parameter", get_request("/weather?chunked=1&chunk=0"), 400, false},
       {"bad conn parameter", get_request("/proxy?conn=maybe"), 400, false},
+      {"bad client parameter", get_request("/proxy?client=factory"), 400, false},
       {"asterisk target", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 400, false},
       {"count above the route's limit (--max-answer)", get_request("/repos?count=40000"), 400, false},
       // Framing that a lenient parser would read one way and a strict one another.

@@ -135,6 +135,57 @@ TEST_CASE("/proxy?answer=status fetches from the upstream and answers its status
   CHECK(server.get().stats().upstream_errors == 0);
 }
 
+TEST_CASE("/proxy?client=typed answers as client=manual does, over the same pool of upstream connections") {
+  TestServer upstream;
+  TestServer server(proxying_to(upstream.url("")));
+  RawClient client(server.port());
+  int pooled = 0;
+  int fresh = 0;
+  for (std::string conn : {"pooled", "fresh"}) {
+    for (std::string answer : {"status", "body"}) {
+      // Alternating, so that a pooled typed fetch reuses the connection a manual one left idle.
+      for (std::string path : {"typed", "manual", "typed"}) {
+        const std::string target = "/proxy?count=3&conn=" + conn + "&answer=" + answer + "&client=" + path;
+        INFO(target);
+        client.send(get_request(target));
+        const Response response = client.read_response();
+        CHECK(response.status == 200);
+        CHECK(response.body == (answer == "body" ? weather(3) : std::string()));
+        ++(conn == "pooled" ? pooled : fresh);
+      }
+    }
+  }
+  CHECK(server.stop().upstream_errors == 0);
+  const auto upstream_stats = upstream.stop();
+  CHECK(upstream_stats.requests == static_cast<uint64_t>(pooled + fresh));
+  // Every pooled fetch, typed or manual, on the one kept-alive connection; every fresh one on its own.
+  CHECK(upstream_stats.accepted == static_cast<uint64_t>(1 + fresh));
+}
+
+TEST_CASE("/proxy?client=typed turns an upstream's failure into a status as client=manual does") {
+  // An upstream whose limit is 2 records answers count=3 with 400; one that refuses connections cannot
+  // answer at all. Either is a 502 with a JSON error, and the server goes on serving.
+  server::ServerOptions limited;
+  limited.max_count = 2;
+  TestServer upstream(limited);
+  TestServer refusing_proxy(proxying_to("http://127.0.0.1:" + std::to_string(unused_port())));
+  TestServer server(proxying_to(upstream.url("")));
+  RawClient refused(refusing_proxy.port());
+  RawClient client(server.port());
+  for (std::string path : {"manual", "typed"}) {
+    for (std::string conn : {"pooled", "fresh"}) {
+      const std::string query = "&conn=" + conn + "&answer=status&client=" + path;
+      INFO(query);
+      CHECK(error_answer(client, "/proxy?count=3" + query, 502).find("answered status 400") != std::string::npos);
+      CHECK(client.get("/proxy?count=2" + query).status == 200);
+      CHECK(error_answer(refused, "/proxy?count=1" + query, 502).find("upstream") != std::string::npos);
+    }
+  }
+  CHECK(refused.get("/health").status == 200);
+  CHECK(server.stop().upstream_errors == 4);
+  CHECK(refusing_proxy.stop().upstream_errors == 4);
+}
+
 TEST_CASE("/proxy retries once when the upstream closes a reused connection before answering") {
   // The upstream answers the first request, then closes that connection when the next request
   // arrives on it, as an upstream whose idle timeout fires just then does; a new connection is

@@ -182,6 +182,30 @@ TEST_CASE("bench over --link 1g: every strategy answers, the header has the meas
   CHECK(table.find("Link measured: RTT") != std::string::npos);
 }
 
+TEST_CASE("bench proxy --link-leg upstream: the link between the server and its upstream, bench on loopback") {
+  e2e::TempDir dir;
+  // 2 ms one way: each of the op's 4 requests waits at least one 4 ms round trip on the upstream leg.
+  const std::vector<std::string> argv{kBench, "proxy", "--link-leg", "upstream", "--link", "rate=0,delay=2ms",
+                                      "--filter", "proxy_manual,proxy_typed", "--sizes", "4", "--iteration-time", "20",
+                                      "--warmup", "1", "--iterations", "3", "--max-iterations", "3", "--server",
+                                      kServer, "--wire", kWire, "--out", dir.file("out"), "--format", "json"};
+  check_runs(argv, dir, "bench", 300s);
+  const rb::Report report = written_report(dir.file("out"));
+  REQUIRE(report.environment.link.has_value());
+  CHECK(report.environment.link->leg == "upstream");
+  CHECK(report.environment.link->measured_rtt_us > 4000);  // measured to the upstream, across the link
+  CHECK(report.environment.server_environment.at("bind") == "127.0.0.1");  // bench <-> server: loopback
+  CHECK(report.environment.server.find(std::string(rb::kLinkServerAddress)) != std::string::npos);
+  REQUIRE(report.cases.size() == 2);
+  for (const rb::CaseResult& c : report.cases) {
+    INFO(c.strategy << ": " << c.reason);
+    CHECK(c.status == rb::CaseStatus::ok);
+    REQUIRE_FALSE(c.samples_ns.empty());
+    for (const double ns : c.samples_ns) CHECK(ns > 4 * 4e6);
+  }
+  CHECK(namespaces_of("ringlab-").empty());
+}
+
 TEST_CASE("a run killed with SIGKILL leaves namespaces that the next run removes") {
   e2e::TempDir dir;
   std::vector<std::string> argv{kBench, "get", "--link", "1g", "--filter", "views", "--sizes", "10",

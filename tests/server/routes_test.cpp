@@ -23,10 +23,12 @@ TEST_CASE("route_request maps every route and its parameters") {
     bool chunked = false;
     uint32_t chunk = 4096;
     UpstreamConnection upstream = UpstreamConnection::pooled;
+    UpstreamClient client = UpstreamClient::manual;
     bool head_only = false;
   };
   constexpr auto N = Format::ndjson;
   constexpr auto F = UpstreamConnection::fresh;
+  constexpr auto T = UpstreamClient::typed;
   const Row rows[] = {
       {.target = "/weather?count=10", .route = Route::weather, .count = 10},
       {.target = "/weather", .route = Route::weather},
@@ -57,6 +59,11 @@ TEST_CASE("route_request maps every route and its parameters") {
       {.target = "/proxy?count=4&conn=pooled&chunked=1", .route = Route::proxy, .count = 4, .chunked = true},
       {.target = "/proxy?count=4&conn=fresh&answer=status", .route = Route::proxy, .count = 4, .upstream = F},
       {.target = "/proxy?count=4&answer=body", .route = Route::proxy, .count = 4},
+      {.target = "/proxy?count=4&client=typed", .route = Route::proxy, .count = 4, .client = T},
+      {.target = "/proxy?count=4&conn=fresh&answer=status&client=typed", .route = Route::proxy, .count = 4,
+       .upstream = F, .client = T},
+      {.target = "/proxy?client=manual", .route = Route::proxy},
+      {.target = "/weather?count=3&client=sometimes", .route = Route::weather, .count = 3},
       // Unknown parameters, and parameters a route does not use, are ignored.
       {.target = "/weather?count=3&foo=bar&conn=nonsense", .route = Route::weather, .count = 3},
       {.target = "/plaintext?count=abc&format=xml", .route = Route::plaintext},
@@ -77,6 +84,7 @@ TEST_CASE("route_request maps every route and its parameters") {
     CHECK(routed->chunked == row.chunked);
     CHECK(routed->chunk_bytes == row.chunk);
     CHECK(routed->upstream == row.upstream);
+    CHECK(routed->upstream_client == row.client);
     CHECK(routed->head_only == row.head_only);
     CHECK(routed->status_only == (row.target.find("answer=status") != std::string_view::npos));
     CHECK(routed->cached);  // no row asks for cache=0
@@ -132,6 +140,9 @@ TEST_CASE("route_request refuses bad targets, paths, methods and parameter value
       {.target = "/weather?format=", .status = 400},
       {.target = "/proxy?conn=sometimes", .status = 400},
       {.target = "/proxy?answer=headers", .status = 400},
+      {.target = "/proxy?client=factory", .status = 400},
+      {.target = "/proxy?client=", .status = 400},
+      {.target = "/proxy?client=Typed", .status = 400},
       {.target = "/health?chunked=yes", .status = 400},
       {.target = "/weather?cache=no", .status = 400},
       {.target = "/weather?cache=", .status = 400},
@@ -211,7 +222,8 @@ TEST_CASE("the routes help lists every route as route_request accepts it, with t
       {"POST /echo", "/echo"},
       {"GET  /plaintext", "/plaintext"},
       {"GET  /health", "/health"},
-      {"GET  /proxy?count=N[&conn=pooled|fresh][&answer=body|status]", "/proxy?count=3&conn=fresh&answer=status"},
+      {"GET  /proxy?count=N[&conn=pooled|fresh][&answer=body|status][&client=manual|typed]",
+       "/proxy?count=3&conn=fresh&answer=status&client=typed"},
   };
   for (const Row& row : rows) {
     INFO(row.listed);

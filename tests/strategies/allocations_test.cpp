@@ -62,6 +62,7 @@ const std::set<std::string_view> kAllocating = {"string_copy",        "exact_str
                                               "libcurl_multi_post", "cpp_httplib_post", "beast_post",
                                               "cpprest_post",       "curlpp_post",      "proxy_pooled",
                                               "proxy_fresh",        "proxy_pooled_body", "proxy_fresh_body",
+                                              "proxy_manual",       "proxy_typed",
                                               "echo",               "echo_fresh",       "libcurl_echo",
                                               "libcurl_multi_echo", "cpp_httplib_echo", "beast_echo",
                                               "cpprest_echo",       "curlpp_echo"};

@@ -148,6 +148,10 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                  "the path to the embedded server: loopback, or an emulated link (needs root): a profile (10g, 1g, wan) "
                  "or rate=...,delay=...[,jitter=...][,loss=...][,mtu=...][,queue=...][,gso=on|off]")
       ->capture_default_str();
+  app.add_option("--link-leg", c.link_leg,
+                 "where an emulated --link goes: client (bench <-> the embedded server) or upstream (the proxy "
+                 "suite's server <-> its upstream, a second embedded server; bench <-> server over loopback)")
+      ->capture_default_str();
   app.add_option("--wire", o.wire, "link emulator binary for --link (default: next to bench)");
   app.add_option("--server", o.server, "server binary to start (default: next to bench)");
   add_ranged_option(app, "--server-start-timeout-ms", o.server_start_timeout,
@@ -213,7 +217,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     // The seeds set their own sizes, payloads and conditions (seeds.hpp): flags that would change them are
     // refused rather than ignored.
     for (const char* flag : {"--sizes", "--payload", "--connection", "--server-mode", "--inflight", "--allocators",
-                             "--url", "--link"}) {
+                             "--url", "--link", "--link-leg"}) {
       if (app.count(flag) > 0) return refuse(fmt::format("seeds: {} does not apply (each seed sets its own)", flag));
     }
     // About 20 minutes for every seed on a 2-core machine: fewer rounds than a suite's 100 at most, enough
@@ -265,6 +269,14 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     if (spec->emulated() && !c.url.empty())
       return refuse("--link " + c.link + " and --url: an emulated link leads to the embedded server; for a server "
                     "elsewhere, the path to it is the link");
+    if (c.link_leg != "client" && c.link_leg != "upstream")
+      return refuse("--link-leg " + c.link_leg + ": not client or upstream");
+    if (c.link_leg == "upstream") {
+      if (!spec->emulated())
+        return refuse("--link-leg upstream needs an emulated --link (rate=...,delay=... or a profile), not " + c.link);
+      if (suite->method != strategies::Method::proxy)
+        return refuse("--link-leg upstream: only the proxy suite's server fetches from an upstream, not " + c.suite);
+    }
   }
   if (auto refused = app::check_server_cpu(c.server_cpu)) return refuse(*refused);
   c.iteration_time_ms = r.iteration_time_ms;

@@ -3,6 +3,7 @@
 // that puts the write-ups' figures beside ringlab's: OUT/<time>-seeds/seeds.md, and docs/seeds.md when
 // every seed ran to the end. `bench report OUT/<time>-seeds` makes the page again from those reports.
 #include <ctime>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 
@@ -59,8 +60,9 @@ int run_seeds_command(CliOptions& options, const std::string& executable) {
   if (!folder) return report_error(folder.error().message);
 
   const std::string allocator_name = alloc::detect_allocator().name();
-  std::vector<Report> reports;
-  reports.reserve(chosen.size());
+  // Reports by seed; a deque, so that the runs' pointers stay valid as it grows.
+  std::deque<Report> reports;
+  std::vector<seeds::SeedRun> runs;
   bool complete = true;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const seeds::Seed& seed = *chosen[i];
@@ -68,17 +70,25 @@ int run_seeds_command(CliOptions& options, const std::string& executable) {
     CliOptions seed_options = options;
     seed_options.config.suite = seeds::seed_suite_name(seed);
     seed_options.config.server_mode = "seed";
+    seed_options.config.link = seed.link.empty() ? "loopback" : std::string(seed.link);
+    seed_options.config.link_leg = seed.link_leg.empty() ? "client" : std::string(seed.link_leg);
     auto measured = measure_run(seed_options, std::move(cases[i].cases), executable, allocator_name);
+    if (!measured && !seed.link.empty()) {
+      // An emulated link needs root and network namespaces: without them this seed is not run, and the page
+      // says why; the others are.
+      std::cerr << fmt::format("bench: seed {} not run: {}\n", seed.name, measured.error().message);
+      runs.push_back({&seed, nullptr, measured.error().message});
+      continue;
+    }
     if (!measured) return report_error(fmt::format("seed {}: {}", seed.name, measured.error().message));
     Report& report = reports.emplace_back(std::move(measured->report));
     auto written = write_reports_into(report, *folder / std::string(seed.name), options.formats);
     if (!written) return report_error(written.error().message);
+    runs.push_back({&seed, &report, {}});
     complete = complete && !report.partial && exit_code_for(report.cases) == 0;
     if (g_cancel != 0) break;
   }
 
-  std::vector<seeds::SeedRun> runs;
-  for (const Report& report : reports) runs.push_back({seeds::seed_of(report), &report});
   const std::filesystem::path run_page = *folder / "seeds.md";
   const std::string shown = "tools/bench report " + (std::filesystem::path(options.config.out).is_absolute()
                                                          ? folder->filename().string()
@@ -102,21 +112,23 @@ int run_seeds_command(CliOptions& options, const std::string& executable) {
 int run_seeds_page_command(const ResultsPageCommand& command) {
   namespace fs = std::filesystem;
   const fs::path folder(command.report);
-  std::vector<Report> reports;
+  std::deque<Report> reports;
+  std::vector<seeds::SeedRun> runs;
   for (const seeds::Seed& seed : seeds::all_seeds()) {
     const fs::path path = folder / std::string(seed.name) / "report.json";
-    if (!fs::exists(path)) continue;
+    if (!fs::exists(path)) {
+      runs.push_back({&seed, nullptr, fmt::format("the run in {} has no report of it", folder.filename().string())});
+      continue;
+    }
     auto report = read_report_file(path);
     if (!report) return report_error("report: " + report.error().message);
-    reports.push_back(std::move(*report));
+    runs.push_back({&seed, &reports.emplace_back(std::move(*report)), {}});
   }
   if (reports.empty()) {
     return report_error(fmt::format("report: {} holds no seed's report.json (a folder bench seeds wrote has one per "
                                     "seed: {})",
                                     command.report, seed_names()));
   }
-  std::vector<seeds::SeedRun> runs;
-  for (const Report& report : reports) runs.push_back({seeds::seed_of(report), &report});
   const std::string shown = folder.is_absolute() ? folder.filename().string() : folder.string();
   if (auto written = write_page(command.seeds_page, runs, "tools/bench report " + shown); !written) {
     return report_error("report: " + written.error().message);

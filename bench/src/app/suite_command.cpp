@@ -157,8 +157,11 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
 
   install_stop_signals();
   const link::LinkSpec link_spec = *link::parse_link_spec(config.link);  // checked by the parser
-  // Declared before the server, so that the server stops before its namespace is removed.
+  // Declared before the servers, so that they stop before their namespaces are removed.
   std::optional<LinkSession> link_session;
+  // --link-leg upstream: the proxy server's upstream, a second embedded server behind the link.
+  const bool upstream_leg = link_spec.emulated() && config.link_leg == "upstream";
+  std::optional<ServerProcess> upstream_server;
   std::optional<ServerProcess> server;
   Target target;
   if (!config.url.empty()) {
@@ -183,7 +186,9 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
     server_options.stop_timeout = options.server_stop_timeout;
     if (link_spec.emulated()) {
       // The server starts inside the server namespace (it inherits this thread's), then this thread
-      // moves to the client namespace for the rest of the run.
+      // moves to the client namespace for the rest of the run. With the link on the upstream leg, the
+      // server namespace holds the upstream instead, and the proxy server joins bench in the client
+      // namespace, where the two talk over that namespace's own loopback.
       LinkSession::Options link_options;
       link_options.spec = link_spec;
       link_options.wire_executable = options.wire.empty() ? default_wire_path(executable) : options.wire;
@@ -195,18 +200,34 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
       if (!made) return fail(made.error().message);
       link_session.emplace(std::move(*made));
       if (auto entered = link_session->enter_server(); !entered) return fail(entered.error().message);
-      server_options.bind = std::string(kLinkServerAddress);
+      if (upstream_leg) {
+        ServerProcessOptions upstream_options = server_options;
+        upstream_options.bind = std::string(kLinkServerAddress);
+        auto upstream_started = ServerProcess::start(upstream_options);
+        if (!upstream_started) return fail(upstream_started.error().message);
+        upstream_server.emplace(std::move(*upstream_started));
+        if (auto entered = link_session->enter_client(); !entered) return fail(entered.error().message);
+        server_options.extra_arguments.insert(server_options.extra_arguments.end(),
+                                              {"--upstream", fmt::format("http://{}:{}", upstream_server->host(),
+                                                                         upstream_server->port())});
+      } else {
+        server_options.bind = std::string(kLinkServerAddress);
+      }
     }
     auto started = ServerProcess::start(server_options);
     if (!started) return fail(started.error().message);
     server.emplace(std::move(*started));
-    if (link_session) {
+    if (link_session && !upstream_leg) {
       if (auto entered = link_session->enter_client(); !entered) return fail(entered.error().message);
     }
     target.host = server->host();
     target.port = server->port();
     target.description = fmt::format("embedded {} (pid {}) on {}:{}", server_options.executable, server->pid(),
                                      target.host, target.port);
+    if (upstream_server) {
+      target.description += fmt::format(", its /proxy upstream another (pid {}) on {}:{} behind the link",
+                                        upstream_server->pid(), upstream_server->host(), upstream_server->port());
+    }
   }
   for (CaseSpec& spec : cases) {
     spec.config.host = target.host;
@@ -227,7 +248,14 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
     info.spec = link_spec.canonical();
     info.description = link_spec.describe();
     info.emulator = link_session->describe();
-    if (auto measured = measure_link(target.host, target.port, link_spec, info, options.request_timeout); !measured)
+    // The link is measured where it is: to the upstream, from the proxy server's namespace (bench's).
+    const std::string link_host = upstream_server ? upstream_server->host() : target.host;
+    const uint16_t link_port = upstream_server ? upstream_server->port() : target.port;
+    if (upstream_server) {
+      info.leg = "upstream";
+      info.description += " (upstream leg: server <-> its upstream; bench <-> server over loopback)";
+    }
+    if (auto measured = measure_link(link_host, link_port, link_spec, info, options.request_timeout); !measured)
       return fail(measured.error().message);
     link_info = std::move(info);
   }
@@ -302,6 +330,9 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
   compute_ratios(report);
   if (server) {
     if (auto stopped = server->stop(); !stopped) report.environment.warnings.push_back(stopped.error().message);
+  }
+  if (upstream_server) {
+    if (auto stopped = upstream_server->stop(); !stopped) report.environment.warnings.push_back(stopped.error().message);
   }
   if (link_session) {
     LinkInfo* info = report.environment.link ? &*report.environment.link : nullptr;

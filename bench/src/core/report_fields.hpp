@@ -25,7 +25,7 @@ void describe_load_average(V& v, S& load) {
 
 template <class V, class S>
 void describe_link(V& v, S& link) {
-  RINGLAB_REPORT_FIELDS(v, link, spec, description, emulator, configured_rtt_us, measured_rtt_us, measured_rtt_min_us,
+  RINGLAB_REPORT_FIELDS(v, link, spec, description, emulator, leg, configured_rtt_us, measured_rtt_us, measured_rtt_min_us,
                                  rtt_samples, measured_rate_mbit, rate_sample_bytes, wire);
 }
 
@@ -46,7 +46,7 @@ template <class V, class S>
 void describe_config(V& v, S& c) {
   RINGLAB_REPORT_FIELDS(v, c, suite, filter, sizes, payload, connection, server_mode, inflight, iteration_time_ms, warmup,
                               iterations, max_iterations, target_error, interleave, memory, phases, counters,
-                              allocators, url, link, out, formats, columns, cpu, server_cpu, arguments);
+                              allocators, url, link, link_leg, out, formats, columns, cpu, server_cpu, arguments);
 }
 
 template <class V, class S>

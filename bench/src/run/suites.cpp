@@ -48,7 +48,8 @@ constexpr std::array kSuites{
     Suite{.name = "post", .method = strategies::Method::post, .sizes = kWeatherSizes,
           .description = "POST /echo: every POST strategy sending 10, 100, 1000 and 10000 weather records"},
     Suite{.name = "proxy", .method = strategies::Method::proxy, .sizes = kProxyCycles,
-          .description = "GET /proxy 10, 50 and 100 times per op: the server fetches from its upstream, pooled or fresh"},
+          .description = "GET /proxy 10, 50 and 100 times per op: the server fetches from its upstream, pooled or fresh, "
+                         "by hand or through its typed client"},
     Suite{.name = "echo", .method = strategies::Method::echo, .sizes = kEchoSize, .fixed_size = true,
           .description = "POST {\"lorem\":\"ipsum\"} (17 bytes) to /echo?chunked=1, answer read as a string: net-http-perf"},
 };

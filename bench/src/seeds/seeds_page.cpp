@@ -241,10 +241,11 @@ std::string render_seeds_page(std::span<const SeedRun> runs, std::string_view pa
          "maps every method each one measured onto a ringlab strategy, says what is the same and what differs, and "
          "puts the write-up's published figures beside ringlab's from one run per write-up. It is generated from that "
          "run's reports; no figure on it is written by hand.\n\n";
-  if (!runs.empty() && runs.front().report != nullptr) {
-    const Environment& e = runs.front().report->environment;
+  const auto first_run = std::find_if(runs.begin(), runs.end(), [](const SeedRun& r) { return r.report != nullptr; });
+  if (first_run != runs.end()) {
+    const Environment& e = first_run->report->environment;
     out += "| | |\n|---|---|\n";
-    out += fmt::format("| Command | `{}` |\n", run_command_text(runs.front().report->config));
+    out += fmt::format("| Command | `{}` |\n", run_command_text(first_run->report->config));
     out += fmt::format("| Commit | `{}`{} |\n", e.git_commit.empty() ? "unknown" : e.git_commit,
                        e.git_dirty.value_or(false) ? " with uncommitted changes" : "");
     out += fmt::format("| Machine | {}, {} cores, kernel {} |\n", e.cpu, e.cores, e.kernel);
@@ -253,7 +254,7 @@ std::string render_seeds_page(std::span<const SeedRun> runs, std::string_view pa
     std::string placement = e.client_cpu >= 0 ? fmt::format("client on CPU {}", e.client_cpu) : "client not pinned";
     if (e.server_cpu >= 0) placement += fmt::format(", server on CPU {}", e.server_cpu);
     out += fmt::format("| Placement | {}; loopback |\n", placement);
-    const Config& c = runs.front().report->config;
+    const Config& c = first_run->report->config;
     out += fmt::format("| Runs | one interleaved run per write-up, iterations of at least {} ms, {}..{} per case |\n",
                        format_number(c.iteration_time_ms, 0), c.iterations, c.max_iterations);
     out += fmt::format("| Started | {} |\n", e.timestamp);
@@ -261,10 +262,18 @@ std::string render_seeds_page(std::span<const SeedRun> runs, std::string_view pa
   }
   out += kEverywhere;
   for (const SeedRun& run : runs) {
-    if (run.seed == nullptr || run.report == nullptr) continue;
+    if (run.seed == nullptr) continue;
     const Seed& seed = *run.seed;
     out += fmt::format("\n## {}: `tools/bench seeds --filter {}`\n\n{}\n\n", seed.title, seed.name, seed.about);
+    if (!seed.link.empty()) {
+      out += fmt::format("Link: `--link {}`{}.\n\n", seed.link,
+                         seed.link_leg.empty() ? std::string() : fmt::format(" on the {} leg", seed.link_leg));
+    }
     out += "### Mapping\n\n" + mapping_table(seed);
+    if (run.report == nullptr) {
+      out += fmt::format("\nNot run here: {}.\n", run.not_run.empty() ? "no report" : run.not_run);
+      continue;
+    }
     out += "\n### Figures\n\nThe seed's Ratio and Alloc Ratio are the write-up's, against its first row; ringlab's "
            "against the same row's strategy in the same run.\n\n";
     out += figures_table(seed, *run.report);

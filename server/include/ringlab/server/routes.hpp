@@ -26,6 +26,10 @@ namespace ringlab::server {
 enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy, env, github, stats };
 enum class Format : uint8_t { json, ndjson };
 enum class UpstreamConnection : uint8_t { pooled, fresh };
+// How /proxy's handler reaches the upstream (server/src/upstream.hpp): by starting the fetch itself
+// (manual, the default) or through the worker's typed client (typed), as the typed-vs-manual article's
+// two endpoints do. The same fetch and pool either way.
+enum class UpstreamClient : uint8_t { manual, typed };
 
 inline constexpr uint64_t kMaxCount = 1'000'000;
 inline constexpr uint32_t kDefaultCount = 10;
@@ -43,6 +47,7 @@ struct RoutedRequest {
   // seeds' ASP.NET Core servers do, instead of serving it from the thread's body cache.
   bool cached = true;
   UpstreamConnection upstream = UpstreamConnection::pooled;
+  UpstreamClient upstream_client = UpstreamClient::manual;  // /proxy?client=manual|typed
   // /proxy?answer=status: the upstream's body is dropped and the answer is its status alone (200, no
   // body), as an endpoint that only checks IsSuccessStatusCode answers.
   bool status_only = false;

@@ -46,6 +46,9 @@ struct LinkInfo {
   std::string spec;         // canonical SPEC ("rate=10gbit,delay=25us,mtu=1500")
   std::string description;  // "10g: 10 Gbit/s, 25 us one-way, MTU 1500, GSO on, queue 1478 KiB"
   std::string emulator;     // how it was built: namespaces, interfaces, addresses, the wire
+  // Where the link is: "client" (bench <-> the embedded server) or "upstream" (--link-leg upstream: the
+  // embedded server <-> its /proxy upstream, bench <-> server over loopback). Older reports: "client".
+  std::string leg = "client";
   double configured_rtt_us = 0;    // 2 x delay
   double measured_rtt_us = 0;      // median HTTP ping-pong (GET /health, one kept-alive connection)
   double measured_rtt_min_us = 0;
@@ -113,6 +116,7 @@ struct Config {
   std::vector<std::string> allocators;  // allocator jobs; empty: this process only
   std::string url;               // external server; empty: embedded server
   std::string link = "loopback";  // --link SPEC as given
+  std::string link_leg = "client";  // --link-leg: "client" or "upstream" (LinkInfo::leg)
   std::string out;               // results folder root
   std::vector<std::string> formats;
   std::vector<std::string> columns;  // extra columns of the main table (--columns; reporters.hpp)

@@ -53,6 +53,11 @@ struct Seed {
   std::array<std::size_t, 4> sizes{};  // records (or cycles, or 1) per op, in the write-up's order; 0: unused
   std::string_view size_name = {};           // "records", "cycles", "object"
   std::string_view about = {};   // what the write-up measured, and how its published figures were derived
+  // An emulated link for the seed's run (bench's --link SPEC and --link-leg); empty: loopback. A seed with a
+  // link needs what --link needs (root, network namespaces): without it, its run is refused and the page
+  // says so.
+  std::string_view link = {};
+  std::string_view link_leg = {};
   std::span<const SeedRow> rows = {};
 };
 
@@ -83,7 +88,8 @@ struct SeedCases {
 // A seed and the report of its run (Report::config.suite is "seed-<name>").
 struct SeedRun {
   const Seed* seed = nullptr;
-  const Report* report = nullptr;
+  const Report* report = nullptr;  // null: the seed was not run here (not_run says why)
+  std::string not_run;
 };
 // The suite name a seed's report carries, and the seed a report belongs to (null: not a seed's report).
 [[nodiscard]] std::string seed_suite_name(const Seed& seed);
