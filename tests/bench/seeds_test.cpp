@@ -120,7 +120,7 @@ TEST_CASE("the page puts the published figures beside ratios paired against the 
   report.cases.push_back(measured("presized", 1000, 9000, 0));
   report.cases.push_back(measured("presized", 1000, 6000, 0, "fresh"));
   report.cases.push_back(measured("views", 1000, 5000, 0));
-  const std::array runs{rs::SeedRun{&kSeed, &report}};
+  const std::array runs{rs::SeedRun{&kSeed, &report, {}}};
   const std::string page = rs::render_seeds_page(runs, "tools/bench report RUN");
 
   CHECK(page.find("`0123456789abcdef`") != std::string::npos);
@@ -151,7 +151,7 @@ TEST_CASE("a row whose case is missing or failed shows no ringlab figure") {
   rb::CaseResult failed = measured("presized", 10, 800, 0);
   failed.status = rb::CaseStatus::failed;
   report.cases.push_back(failed);
-  const std::array runs{rs::SeedRun{&kSeed, &report}};
+  const std::array runs{rs::SeedRun{&kSeed, &report, {}}};
   const std::string page = rs::render_seeds_page(runs, "x");
   CHECK(page.find("| Faster | 10 | 0.90 | failed | - |") != std::string::npos);
   CHECK(page.find("| Reconnecting | 10 | 1.50 | - | - |") != std::string::npos);
