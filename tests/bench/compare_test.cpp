@@ -336,7 +336,7 @@ TEST_CASE("runs made with other in-flight counts are not comparable") {
 TEST_CASE("runs with a client per case and a client per request are not comparable: bench compare refuses them") {
   Pair pair;
   pair.new_report.config.client = "fresh";
-  for (rb::CaseResult& c : pair.new_report.cases) c.client = "fresh";
+  for (CaseResult& c : pair.new_report.cases) c.client = "fresh";
   const auto differences = comparability_differences(pair.old_report, pair.new_report);
   REQUIRE(differences.size() == 1);
   CHECK(differences[0].key == "config.client");

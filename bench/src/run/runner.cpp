@@ -127,16 +127,16 @@ class Runner {
       return false;
     }
     const bool many_in_flight = s.config.inflight > 1;
-    if (many_in_flight && d->make_inflight == nullptr) {
-      s.result.not_applicable = true;
-      skip(s, "runs one request in flight at a time");
-      return false;
-    }
     const bool fresh_client = s.config.client == strategies::Client::fresh;
     if (fresh_client && (many_in_flight || s.config.connection == strategies::Connection::fresh)) {
       // bench refuses both on the command line (build_cases); a caller of run_cases gets the same answer.
       fail(s, many_in_flight ? "a fresh client runs one request: it does not combine with more than one in flight"
                              : "a fresh client opens its own connection: --connection fresh is redundant with it");
+      return false;
+    }
+    if (many_in_flight && d->make_inflight == nullptr) {
+      s.result.not_applicable = true;
+      skip(s, "runs one request in flight at a time");
       return false;
     }
     if (fresh_client) {
