@@ -37,6 +37,9 @@ class Arena final : public ResourceStrategy {
   using ResourceStrategy::ResourceStrategy;
   ~Arena() override { drop_objects(); }
 
+  [[nodiscard]] std::optional<std::string> skip_case(const CaseConfig& config) const override {
+    return no_fresh_client(config, "arena sizes its buffer from one real request made at setup");
+  }
   [[nodiscard]] std::string notes() const override {
     return "arena buffer " + std::to_string(arena_bytes_) + " bytes, sized at setup";
   }

@@ -24,7 +24,15 @@ std::string case_label(std::string_view strategy, const CaseConfig& config) {
     label += " x";
     label += std::to_string(config.inflight);
   }
+  if (config.client == Client::fresh) label += " fresh client";
   return label;
+}
+
+std::optional<std::string> no_fresh_client(const CaseConfig& config, std::string_view why) {
+  if (config.client != Client::fresh) return std::nullopt;
+  std::string reason(why);
+  reason += ": a fresh client would make that request inside every op";
+  return reason;
 }
 
 std::unexpected<Error> fail(std::string_view label, std::string_view what) {

@@ -6,6 +6,7 @@
 // Internal to strategies/ (tests include it to drive the pieces directly).
 #include <cstdint>
 #include <memory_resource>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,12 +24,19 @@ namespace ringlab::strategies::detail {
 // The JSON array of the case's records 0..count-1, appended to `out`: the body a POST sends.
 void append_payload_json(std::string& out, const CaseConfig& config);
 
-// "presized weather 1000" ("epoll weather 1000 x64" with 64 requests in flight): the prefix of every error
+// "presized weather 1000" ("epoll weather 1000 x64" with 64 requests in flight, "libcurl weather 10 fresh
+// client" with --client fresh): the prefix of every error
 // the strategy returns.
 [[nodiscard]] std::string case_label(std::string_view strategy, const CaseConfig& config);
 
 // "label: what". Only on error paths: it allocates.
 [[nodiscard]] std::unexpected<Error> fail(std::string_view label, std::string_view what);
+
+// A strategy that cannot be built without a request of its own (it sizes its memory from one real body,
+// or fetches the body it parses once) has no fresh-client form: with CaseConfig::client fresh, its
+// skip_case() gives this reason ("<why>: a fresh client would make that request inside every op"),
+// else nullopt.
+[[nodiscard]] std::optional<std::string> no_fresh_client(const CaseConfig& config, std::string_view why);
 
 // "/weather?count=N", "/repos?count=N" or "/github?count=N", then `extra_query` ("&chunked=1") appended
 // as is, then, in the seed server mode, "&cache=0&chunked=1&chunk=16384" (the server serializes per

@@ -62,7 +62,7 @@ class FloorParseMinimal final : public ClientStrategy {
       return std::string("floor_parse_minimal reads weather records only: it is the yardstick of the reader, "
                          "not a second deserializer of every payload");
     }
-    return std::nullopt;
+    return no_fresh_client(config, "floor_parse_minimal fetches its body once at setup and parses it warm");
   }
   Status prepare() override {
     records_.reserve(config().count);

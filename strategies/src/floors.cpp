@@ -42,6 +42,10 @@ class FloorTransfer final : public ClientStrategy {
 class FloorParse final : public ClientStrategy {
   using ClientStrategy::ClientStrategy;
 
+  [[nodiscard]] std::optional<std::string> skip_case(const CaseConfig& config) const override {
+    return no_fresh_client(config, "floor_parse fetches its body once at setup and parses it warm");
+  }
+
   Status prepare() override {
     models_.reserve(config().payload, config().count);
     auto fetched = fetch_once(sink_);

@@ -243,6 +243,31 @@ TEST_CASE("--connection fresh: every case opens one connection per op, and the r
   CHECK(markdown.find("a new connection per request (--connection fresh)") != std::string::npos);
 }
 
+TEST_CASE("--client fresh: a whole client per op, recorded per case and in the run; bad combinations refused") {
+  e2e::TempDir dir;
+  const rb::Report report = passed_report(
+      dir, {"get", "--filter", "presized,libcurl", "--sizes", "10", "--client", "fresh", "--format", "md,json"}, 2,
+      [](const rb::CaseResult& c) {
+        CHECK(c.client == "fresh");
+        CHECK(c.connection == "pooled");
+        CHECK(c.io.connections_per_op == doctest::Approx(1.0));
+        CHECK(c.notes.starts_with("fresh client: every op made, set up, ran and destroyed its own " + c.strategy));
+      });
+  CHECK(report.config.client == "fresh");
+  CHECK(written_markdown(dir.file("out")).find("(--client fresh)") != std::string::npos);
+  for (const auto& [flags, message] :
+       {std::pair{std::vector<std::string>{"--inflight", "1,4"}, "does not combine with --inflight above 1"},
+        std::pair{std::vector<std::string>{"--connection", "fresh"}, "does not combine with --connection fresh"},
+        std::pair{std::vector<std::string>{"--client", "reused"}, "--client"}}) {
+    std::vector<std::string> arguments{"get", "--server", kServer, "--out", dir.file("refused"), "--client", "fresh"};
+    arguments.insert(arguments.end(), flags.begin(), flags.end());
+    const Refusal r = refused(arguments);
+    CHECK(r.status == 2);
+    REQUIRE(r.lines.size() >= 1);
+    CHECK(r.lines[0].find(message) != std::string::npos);
+  }
+}
+
 TEST_CASE("bench proxy: N GETs of /proxy per op, pooled and fresh upstream, each row with its number") {
   e2e::TempDir dir;
   const rb::Report report =

@@ -20,6 +20,7 @@ TEST_CASE("no arguments: the headline suite with the documented defaults") {
   CHECK(o.config.payload == "weather");
   CHECK(o.config.connection == "pooled");
   CHECK(o.config.server_mode == "cached");
+  CHECK(o.config.client == "pooled");
   CHECK(o.config.sizes == std::vector<std::size_t>{10, 1000, 10000});
   CHECK(o.config.filter == "*");
   CHECK(o.runner.iteration_time_ms == 100);
@@ -79,6 +80,17 @@ TEST_CASE("every option reaches the runner and the recorded config") {
   CHECK(o.config.arguments.back() == "seed");
 }
 
+TEST_CASE("--client fresh: a whole client per request, recorded in the config and explained in --help") {
+  const auto parsed = parse({"get", "--client", "fresh", "--sizes", "10"});
+  REQUIRE(parsed.options.has_value());
+  CHECK(parsed.options->config.client == "fresh");
+  CHECK(parsed.options->config.connection == "pooled");
+  const auto help = parse({"--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.output.find("--client") != std::string::npos);
+  CHECK(help.output.find("destroys the whole client") != std::string::npos);
+}
+
 TEST_CASE("bad arguments are refused with exit code 2 and a message naming the problem") {
   struct Row {
     std::vector<std::string> args;
@@ -92,6 +104,9 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
       {{"--payload", "cats"}, "payload"},
       {{"--connection", "reused"}, "--connection"},
       {{"--server-mode", "kestrel"}, "--server-mode"},
+      {{"--client", "reused"}, "--client"},
+      {{"--client", "Fresh"}, "--client"},
+      {{"--client"}, "--client"},
       {{"--iterations", "0"}, "iterations"},
       {{"--target-error", "0"}, "target-error"},
       {{"--allocators", "system,nope"}, "--allocators"},

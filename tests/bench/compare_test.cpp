@@ -333,6 +333,22 @@ TEST_CASE("runs made with other in-flight counts are not comparable") {
   CHECK(differences[0].key == "config.inflight");
 }
 
+TEST_CASE("runs with a client per case and a client per request are not comparable: bench compare refuses them") {
+  Pair pair;
+  pair.new_report.config.client = "fresh";
+  for (CaseResult& c : pair.new_report.cases) c.client = "fresh";
+  const auto differences = comparability_differences(pair.old_report, pair.new_report);
+  REQUIRE(differences.size() == 1);
+  CHECK(differences[0].key == "config.client");
+  const TempDir dir;
+  const Run refused = run({dir.write("old.json", to_json(pair.old_report).dump()),
+                           dir.write("new.json", to_json(pair.new_report).dump())});
+  INFO(refused.err);
+  CHECK(refused.status == 2);
+  CHECK(refused.out.empty());
+  CHECK(contains(refused.err, "config.client: pooled (OLD) vs fresh (NEW)"));
+}
+
 TEST_CASE("compare refuses runs whose settings or machines differ, naming every key, unless --force") {
   Pair pair;
   pair.new_report.config.iteration_time_ms = 50;

@@ -110,7 +110,7 @@ TEST_CASE("the JSON names every field of DESIGN.md's schema") {
     CHECK(j.at("environment").contains(key));
   }
   const auto& c = j.at("cases").at(0);
-  for (const char* key : {"strategy", "payload", "size", "connection", "server_mode", "allocator", "samples_ns", "ops_per_iteration",
+  for (const char* key : {"strategy", "payload", "size", "connection", "server_mode", "client", "allocator", "samples_ns", "ops_per_iteration",
                           "stats", "memory", "counters", "checksum", "phases", "io", "status", "reason"}) {
     INFO(key);
     CHECK(c.contains(key));
@@ -227,20 +227,25 @@ TEST_CASE("a schema 1 report still reads: the new fields keep their defaults") {
   CHECK(old->config.connection == "pooled");
   CHECK(old->cases[0].server_mode == "cached");  // before schema 5 the server answered from its cache
   CHECK(old->config.server_mode == "cached");
+  CHECK(old->cases[0].client == "pooled");  // before schema 6 every case built its client once
+  CHECK(old->config.client == "pooled");
 }
 
-TEST_CASE("schemas 4 and 5: the connection and the server mode of a case and of the run survive a round trip") {
+TEST_CASE("schemas 4 to 6: the connection, the server mode and the client of a case and of the run survive a round trip") {
   rb::Report report;
   report.config.connection = "fresh";
   report.config.server_mode = "seed";
+  report.config.client = "fresh";
   rb::CaseResult c = make_case("presized", false, {100, 101});
   c.connection = "fresh";
   c.server_mode = "seed";
+  c.client = "fresh";
   report.cases.push_back(c);
   const nlohmann::json j = rb::to_json(report);
   const auto read = rb::report_from_json(j);
   REQUIRE(read.has_value());
-  for (const auto& [key, value] : {std::pair{"connection", "fresh"}, std::pair{"server_mode", "seed"}}) {
+  for (const auto& [key, value] :
+       {std::pair{"connection", "fresh"}, std::pair{"server_mode", "seed"}, std::pair{"client", "fresh"}}) {
     INFO(key);
     CHECK(j.at("config").at(key) == value);
     CHECK(j.at("cases").at(0).at(key) == value);
@@ -249,4 +254,6 @@ TEST_CASE("schemas 4 and 5: the connection and the server mode of a case and of 
   CHECK(read->cases.at(0).connection == "fresh");
   CHECK(read->config.server_mode == "seed");
   CHECK(read->cases.at(0).server_mode == "seed");
+  CHECK(read->config.client == "fresh");
+  CHECK(read->cases.at(0).client == "fresh");
 }

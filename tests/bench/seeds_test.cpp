@@ -40,6 +40,7 @@ constexpr std::array kRows{
     rs::SeedRow{.method = "Reconnecting", .strategy = "presized", .flags = "--connection fresh",
                 .published_ratio = {1.50, 1.20}, .same = "a new connection", .differs = "none"},
     rs::SeedRow{.method = "Reused models", .strategy = "views", .beyond_seed = true, .same = "-", .differs = "-"},
+    rs::SeedRow{.method = "New client", .strategy = "presized", .flags = "--client fresh", .same = "-", .differs = "-"},
 };
 const rs::Seed kSeed{.name = "test", .title = "A test write-up", .suite = "get", .sizes = {10, 1000},
                      .size_name = "records", .about = "Two sizes.", .rows = kRows};
@@ -67,12 +68,14 @@ TEST_CASE("every seed's rows name registered strategies of its suite and flags a
 TEST_CASE("rows of the same strategy and flags share a case; other flags make another") {
   const auto cases = rs::seed_cases(kSeed, ringlab::strategies::registry());
   REQUIRE(cases.has_value());
-  // Per size: string_copy, presized, presized reconnecting, views.
-  REQUIRE(cases->cases.size() == 8);
-  CHECK(cases->row_case[0] == std::vector<std::size_t>{0, 1, 2, 3});
-  CHECK(cases->row_case[1] == std::vector<std::size_t>{4, 5, 6, 7});
+  // Per size: string_copy, presized, presized reconnecting, views, presized with a new client.
+  REQUIRE(cases->cases.size() == 10);
+  CHECK(cases->row_case[0] == std::vector<std::size_t>{0, 1, 2, 3, 4});
+  CHECK(cases->row_case[1] == std::vector<std::size_t>{5, 6, 7, 8, 9});
   CHECK(cases->cases[2].config.connection == ringlab::strategies::Connection::fresh);
-  CHECK(cases->cases[5].config.count == 1000);
+  CHECK(cases->cases[2].config.client == ringlab::strategies::Client::pooled);
+  CHECK(cases->cases[4].config.client == ringlab::strategies::Client::fresh);
+  CHECK(cases->cases[6].config.count == 1000);
 
   constexpr std::array kTwice{
       rs::SeedRow{.method = "A", .strategy = "string_copy"},
@@ -97,6 +100,10 @@ TEST_CASE("a seed table with an unknown strategy, a strategy of another method o
     CHECK_FALSE(cases.has_value());
   }
   CHECK_FALSE(rs::parse_row_flags("--connection sometimes").has_value());
+  CHECK_FALSE(rs::parse_row_flags("--client fresh --connection fresh").has_value());
+  const auto fresh_client = rs::parse_row_flags("--client fresh");
+  REQUIRE(fresh_client.has_value());
+  CHECK(fresh_client->fresh_client);
   const auto fresh = rs::parse_row_flags(" --connection fresh ");
   REQUIRE(fresh.has_value());
   CHECK(fresh->connection == ringlab::strategies::Connection::fresh);

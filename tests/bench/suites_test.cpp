@@ -140,6 +140,29 @@ TEST_CASE("each size runs at each in-flight count, in the order given; counts ab
   CHECK(rb::build_cases(*rb::find_suite("get"), kRegistry, selection).has_value());
 }
 
+TEST_CASE("--client fresh is every case's, and refuses more than one in flight and --connection fresh") {
+  rb::Selection selection;
+  selection.sizes = std::vector<std::size_t>{10};
+  selection.filter = "string_copy,views";
+  selection.client = rs::Client::fresh;
+  const auto cases = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
+  REQUIRE(cases.has_value());
+  CHECK(names(*cases) == std::vector<std::string>{"string_copy weather 10 fresh client", "views weather 10 fresh client"});
+  for (const rb::CaseSpec& c : *cases) CHECK(c.config.client == rs::Client::fresh);
+  selection.inflight = {1, 4};
+  const auto many = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
+  REQUIRE_FALSE(many.has_value());
+  CHECK(many.error().message ==
+        "--client fresh builds a client for one request per op: it does not combine with --inflight above 1");
+  selection.inflight = {1};
+  selection.connection = rs::Connection::fresh;
+  const auto fresh_connection = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
+  REQUIRE_FALSE(fresh_connection.has_value());
+  CHECK(fresh_connection.error().message ==
+        "--client fresh already opens a new connection per request (the client's own): it does not combine with "
+        "--connection fresh");
+}
+
 TEST_CASE("a suite's cases go size by size, strategies in registry order, baseline first") {
   rb::Selection selection;
   selection.host = "127.0.0.1";

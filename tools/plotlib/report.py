@@ -7,10 +7,10 @@ import math
 import sys
 
 # bench/src/core/include/ringlab/bench/core/results.hpp: kOldestReadableSchemaVersion..kReportSchemaVersion. Versions 2
-# to 5 added fields (reference, latency, diagnostics; the link; connection and server_mode) and none this
+# to 6 added fields (reference, latency, diagnostics; the link; connection and server_mode; client) and none this
 # tool needs changed. tests/tools/fresh_report_test.py runs this tool on a report bench has just written,
 # so a version bump that this list misses fails there.
-SCHEMA_VERSIONS = (1, 2, 3, 4, 5)
+SCHEMA_VERSIONS = (1, 2, 3, 4, 5, 6)
 
 # The request phases in the order they happen (results.hpp, struct Phases), each with its colour.
 PHASES = [("connect", "#999999"), ("send", "#E69F00"), ("wait", "#56B4E9"), ("head", "#009E73"),

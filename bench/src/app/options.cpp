@@ -111,6 +111,13 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                  "request and closes it after the response)")
       ->capture_default_str()
       ->check(CLI::IsMember({"pooled", "fresh"}));
+  app.add_option("--client", c.client,
+                 "pooled (one client per case, set up before the clock runs) or fresh (every op makes, sets up, runs "
+                 "once and destroys the whole client, inside the timed op: ring or event loop, client object, pool, "
+                 "buffers, connection, as a new HttpClient per request). Not with --inflight above 1 nor with "
+                 "--connection fresh (a fresh client opens its own connection)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"pooled", "fresh"}));
   app.add_option("--server-mode", c.server_mode,
                  "cached (the server serializes each size once and answers from its cache with Content-Length) or "
                  "seed (GET bodies serialized per request and sent in 16 KiB chunks, as the seeds' ASP.NET Core "

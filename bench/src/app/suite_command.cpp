@@ -383,6 +383,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   selection.connection = strategies::parse_connection(config.connection).value_or(strategies::Connection::pooled);
   selection.server_mode = strategies::parse_server_mode(config.server_mode).value_or(strategies::ServerMode::cached);
   selection.inflight = config.inflight;
+  selection.client = strategies::parse_client(config.client).value_or(strategies::Client::pooled);
   // Before any server is started: a filter that selects nothing is an argument error.
   auto cases = build_cases(*suite, strategies::registry(), selection);
   if (!cases) return report_error(cases.error().message);

@@ -62,7 +62,7 @@ std::vector<Difference> comparability_differences(const Report& old_report, cons
 #define RINGLAB_COMPARABILITY_KEY(check, part, member) \
   check(#part "." #member, [](const Report& report) -> const auto& { return report.part.member; })
   RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, config, iteration_time_ms, sizes, connection, server_mode,
-                          inflight, allocators, interleave, cpu, server_cpu);
+                          inflight, client, allocators, interleave, cpu, server_cpu);
   RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, environment, cpu, kernel, allocator, client_cpu, server_cpu);
 #undef RINGLAB_COMPARABILITY_KEY
   return out;

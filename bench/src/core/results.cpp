@@ -31,6 +31,7 @@ std::string case_key(const CaseResult& c) {
 std::string case_label(const CaseResult& c) {
   std::string label = fmt::format("{} {} {}", c.strategy, c.payload, c.size);
   if (c.inflight > 1) label += fmt::format(" x{}", c.inflight);
+  if (c.client == "fresh") label += " fresh client";
   if (!c.allocator.empty()) label += fmt::format(" ({})", c.allocator);
   return label;
 }

@@ -94,6 +94,7 @@ constexpr std::array kColumns{
            .text = [](const CaseResult& c) { return c.server_mode; }},
     Column{.key = "inflight", .kind = Kind::text, .views = kCsv,
            .text = [](const CaseResult& c) { return std::to_string(c.inflight); }},
+    Column{.key = "client", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return c.client; }},
     Column{.key = "allocator", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return c.allocator; }},
     Column{.key = "baseline", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return bool_text(c.baseline); }},
     Column{.key = "status", .kind = Kind::text, .views = kCsv,

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "case_state.hpp"
+#include "fresh_client.hpp"
 #include "iteration.hpp"
 #include "ringlab/bench/core/statistics.hpp"
 #include "ringlab/bench/measure/cycle_counter.hpp"
@@ -56,6 +57,7 @@ class Runner {
       r.connection = std::string(strategies::connection_name(cases[i].config.connection));
       r.server_mode = std::string(strategies::server_mode_name(cases[i].config.server_mode));
       r.inflight = cases[i].config.inflight;
+      r.client = std::string(strategies::client_name(cases[i].config.client));
       r.allocator = context_.allocator;
       r.baseline = cases[i].strategy != nullptr && cases[i].strategy->baseline;
       r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;
@@ -125,12 +127,23 @@ class Runner {
       return false;
     }
     const bool many_in_flight = s.config.inflight > 1;
+    const bool fresh_client = s.config.client == strategies::Client::fresh;
+    if (fresh_client && (many_in_flight || s.config.connection == strategies::Connection::fresh)) {
+      // bench refuses both on the command line (build_cases); a caller of run_cases gets the same answer.
+      fail(s, many_in_flight ? "a fresh client runs one request: it does not combine with more than one in flight"
+                             : "a fresh client opens its own connection: --connection fresh is redundant with it");
+      return false;
+    }
     if (many_in_flight && d->make_inflight == nullptr) {
       s.result.not_applicable = true;
       skip(s, "runs one request in flight at a time");
       return false;
     }
-    s.strategy = many_in_flight ? d->make_inflight() : d->make();
+    if (fresh_client) {
+      s.strategy = std::make_unique<FreshClient>(*d, d->make());
+    } else {
+      s.strategy = many_in_flight ? d->make_inflight() : d->make();
+    }
     if (!s.strategy) {
       fail(s, "strategy factory returned nothing");
       return false;

@@ -165,6 +165,18 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
     return fail("--inflight above 1 keeps its connections alive between rounds: it does not combine with --connection "
                 "fresh");
   }
+  if (selection.client == strategies::Client::fresh) {
+    if (std::any_of(selection.inflight.begin(), selection.inflight.end(), [](std::size_t n) { return n > 1; })) {
+      return fail("--client fresh builds a client for one request per op: it does not combine with --inflight above "
+                  "1");
+    }
+    // A fresh client's connection lives as long as the client, one request: --connection fresh would
+    // only change the request's Connection header, and name one setting twice.
+    if (selection.connection == strategies::Connection::fresh) {
+      return fail("--client fresh already opens a new connection per request (the client's own): it does not "
+                  "combine with --connection fresh");
+    }
+  }
   std::vector<CaseSpec> cases;
   for (std::size_t size : sizes) {
     for (std::size_t inflight : selection.inflight) {
@@ -178,6 +190,7 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
         spec.config.server_mode = selection.server_mode;
         spec.config.count = size;
         spec.config.inflight = inflight;
+        spec.config.client = selection.client;
         cases.push_back(std::move(spec));
       }
     }

@@ -38,11 +38,19 @@ Result<RowConditions> parse_row_flags(std::string_view flags) {
       const auto connection = strategies::parse_connection(value);
       if (!connection) return fail(fmt::format("row flags '{}': --connection {} is neither pooled nor fresh", flags, value));
       conditions.connection = *connection;
+      if (conditions.fresh_client && conditions.connection == strategies::Connection::fresh) {
+        return fail(fmt::format("row flags '{}': a fresh client opens its own connection: not with --connection fresh",
+                                flags));
+      }
     } else if (flag == "--client") {
       if (value != "pooled" && value != "fresh") {
         return fail(fmt::format("row flags '{}': --client {} is neither pooled nor fresh", flags, value));
       }
       conditions.fresh_client = value == "fresh";
+      if (conditions.fresh_client && conditions.connection == strategies::Connection::fresh) {
+        return fail(fmt::format("row flags '{}': a fresh client opens its own connection: not with --connection fresh",
+                                flags));
+      }
     } else {
       return fail(fmt::format("row flags '{}': {} is not a condition a seed row may set", flags, flag));
     }
@@ -89,9 +97,7 @@ Result<SeedCases> seed_cases(const Seed& seed, std::span<const strategies::Descr
       spec.config.count = size;
       spec.config.server_mode = strategies::ServerMode::seed;
       spec.config.connection = conditions->connection;
-      if (conditions->fresh_client) {
-        return fail(fmt::format("seed {}: {}: --client fresh is not available in this build", seed.name, row.method));
-      }
+      if (conditions->fresh_client) spec.config.client = strategies::Client::fresh;
       row_case.push_back(out.cases.size());
       made.emplace_back(row.strategy, row.flags);
       out.cases.push_back(std::move(spec));

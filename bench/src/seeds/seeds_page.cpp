@@ -51,7 +51,9 @@ bool matches(const CaseResult& c, const SeedRow& row, std::size_t size) {
   if (c.strategy != row.strategy || c.size != size) return false;
   const auto conditions = parse_row_flags(row.flags);
   if (!conditions) return false;
-  return c.connection == strategies::connection_name(conditions->connection);
+  return c.connection == strategies::connection_name(conditions->connection) &&
+         c.client == strategies::client_name(conditions->fresh_client ? strategies::Client::fresh
+                                                                      : strategies::Client::pooled);
 }
 
 const CaseResult* find_case(const Report& report, const SeedRow& row, std::size_t size) {

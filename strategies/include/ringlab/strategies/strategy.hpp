@@ -13,6 +13,7 @@
 //   skip_case(config)       a case it has no meaningful way to run (a payload whose records lack the
 //                           fields it reads) -> skipped too, with the reason
 //   setup(config)           untimed: ring, client, buffers, first connection
+//                           (--client fresh: the whole life runs inside every timed op instead, below)
 //   run(timeline, consume)  timed, many times; must not allocate unless the strategy is about allocating
 //   run(timeline, verify)   untimed, on sampled ops: the same request, then the full checksum
 //   io_counters()           read before and after the timed iterations
@@ -21,7 +22,8 @@
 // Checks: what runs inside the clock is the request, the deserialization and the consumption; the
 // proof of content runs outside it. setup() computes the checksum the generator's records must give
 // (json::checksum_weather / checksum_repos / checksum_github; a strategy that reads only some fields,
-// three_fields, the checksum of those) and makes one verified request. bench verifies at least one
+// three_fields, the checksum of those) and makes one verified request (not with CaseConfig::client
+// fresh: there setup() builds the client only, and bench's verified ops prove it). bench verifies at least one
 // op of every iteration (Check::verify, clock stopped): the strategy deserializes as always, then
 // computes the full checksum of every field (json/checksum.hpp) of the records that op produced and
 // compares it with the generator's. A mismatch is an error naming both values, never a number in the
@@ -40,6 +42,13 @@
 // time. No static initialisers and no linker tricks: the table is constant data, and a strategy that is
 // not in it does not exist for bench. Code outside the tree adds its own with register_strategy() before
 // bench runs (examples/my_strategy: its main() registers, then hands over to bench::run_bench).
+//
+// A fresh client (CaseConfig::client fresh, bench --client fresh): bench makes, sets up, runs once and
+// tears down a new strategy inside every op, timed (bench/src/run/fresh_client.hpp), so that the whole
+// client (ring or event loop, client object, pool, buffers, connection) is built and destroyed per
+// request, as a new HttpClient per request is. setup() then does nothing but build: no verified request,
+// no sizing request, no count read from /proc; a strategy that cannot be built without a request (one
+// that sizes memory from a real body, the floors that fetch theirs once) says so in skip_case().
 //
 // Threads: a strategy (its ring, client, buffers) is used by the thread that called setup() only.
 #include <chrono>
@@ -64,6 +73,12 @@ enum class Method { get, post, proxy, echo };
 // How a case uses connections: one kept alive across its requests (a pooled HttpClient), or a new one
 // per request, closed after the response (a new HttpClient per request: jos's Version 0/1).
 enum class Connection { pooled, fresh };
+// How long a case's client lives: the whole case (made and set up once, a pooled HttpClient), or one
+// request (a new HttpClient per request: jos's Version 0/1, HttpWebRequest, WebRequest/WebClient on
+// .NET Core; bench --client fresh). A fresh client opens its own connection, so it has no connection
+// policy of its own: CaseConfig::connection stays pooled (a kept-alive connection for the client's one
+// request, closed when the client goes).
+enum class Client { pooled, fresh };
 // How the server produces the GET bodies of a case (bench --server-mode):
 //   cached  serialized once per size and served from the server's body cache, with Content-Length:
 //           what isolates the client's cost (the default);
@@ -80,6 +95,15 @@ inline constexpr std::size_t kSeedChunkBytes = 16 * 1024;
 [[nodiscard]] std::optional<Connection> parse_connection(std::string_view name) noexcept;
 [[nodiscard]] std::string_view server_mode_name(ServerMode mode) noexcept;
 [[nodiscard]] std::optional<ServerMode> parse_server_mode(std::string_view name) noexcept;
+// Here, not in the registry's source: bench's runner spells them without the strategies library.
+[[nodiscard]] constexpr std::string_view client_name(Client client) noexcept {
+  return client == Client::fresh ? "fresh" : "pooled";
+}
+[[nodiscard]] constexpr std::optional<Client> parse_client(std::string_view name) noexcept {
+  if (name == "pooled") return Client::pooled;
+  if (name == "fresh") return Client::fresh;
+  return std::nullopt;
+}
 
 struct Error {
   std::string message;
@@ -110,6 +134,10 @@ struct CaseConfig {
   // returns when all N responses are deserialized. 1: one request, one connection (every strategy).
   // Only the strategies Descriptor::make_inflight makes are given more than 1.
   std::size_t inflight = 1;
+  // pooled: setup() builds the client of the whole case. fresh: this setup() runs inside a timed op and
+  // the strategy lives for one request (bench --client fresh, see above): build only, nothing else.
+  // Never given with inflight > 1 or with connection fresh (bench refuses both).
+  Client client = Client::pooled;
 };
 
 // io_uring work and other per-operation facts a strategy can report; summed over the timed run.

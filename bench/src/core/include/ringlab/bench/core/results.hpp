@@ -29,7 +29,7 @@ namespace ringlab::bench {
 // 2: cases gained "reference", "diagnostics" and "latency"; io.syscalls_per_op may be null; the
 // environment gained the git commit, compiler flags and load averages. Version 1 files still read
 // (the new fields keep their defaults: not measured).
-inline constexpr int kReportSchemaVersion = 5;
+inline constexpr int kReportSchemaVersion = 6;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
 // The system load averages (1, 5 and 15 minutes) of /proc/loadavg.
@@ -104,6 +104,7 @@ struct Config {
   std::string connection = "pooled";  // --connection: "pooled" or "fresh" (a new connection per request)
   std::string server_mode = "cached";  // --server-mode: "cached" or "seed" (bodies serialized per request, chunked)
   std::vector<std::size_t> inflight{1};  // --inflight: requests in flight at once, one case per count
+  std::string client = "pooled";  // --client: "pooled" or "fresh" (the whole client built per request)
   double iteration_time_ms = 100;
   unsigned warmup = 3;
   unsigned iterations = 15;      // measured iterations before the adaptive stop may end a case
@@ -239,6 +240,9 @@ struct CaseResult {
   // Requests in flight at once (--inflight): with N > 1 an op is one round of N requests on N kept-alive
   // connections, so every per-op figure covers N requests (the *_per_request columns divide by N).
   std::size_t inflight = 1;
+  // "pooled" (one client for the whole case) or "fresh" (--client fresh: every op made, set up, ran and
+  // destroyed a client of its own, so every per-op figure includes building it).
+  std::string client = "pooled";
   std::string allocator;       // allocator of the process that ran the case
   bool baseline = false;
   // A reference row (floor_transfer, floor_parse): a physical limit shown for comparison, not a

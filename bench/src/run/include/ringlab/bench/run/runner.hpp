@@ -28,6 +28,12 @@
 // with rdtsc about 8 readings of `timer_overhead_ns` per op, in the measured iterations only. The
 // memory diagnoser counts only inside it; hooks, progress and statistics run between iterations.
 //
+// A fresh client (CaseConfig::client fresh, bench --client fresh): the case's strategy is a FreshClient
+// (bench/src/run/fresh_client.hpp) around the Descriptor, whose every run() makes, sets up, runs once and
+// destroys a strategy of the row: the whole client is built inside each timed op (and each verified op
+// is a client of its own), so time, allocations, page faults and I/O per op include building it. Refused
+// (the case fails, naming why) with more than one in flight or with connection fresh.
+//
 // Failure: a run() error (a verified op's checksum that differs from the generator's among them), a
 // checksum or consumption fold that changes between calls of the same case, or (after the cases) a
 // checksum that differs from the baseline's for the same method, payload, size and allocator makes the
@@ -91,7 +97,8 @@ struct CaseSpec {
   strategies::CaseConfig config;  // host, port, payload, count; `ticks` is set by the runner
 };
 
-// "string_copy weather 1000"
+// "string_copy weather 1000" ("libcurl weather 10 fresh client" with --client fresh, "epoll weather 10 x64"
+// with 64 in flight)
 [[nodiscard]] std::string case_name(const CaseSpec& spec);
 
 // Called around every measured iteration (perf counters, perf record control). begin/end run just

@@ -62,6 +62,7 @@ struct Selection {
   std::optional<strategies::Payload> payload;     // instead of the suite's
   strategies::Connection connection = strategies::Connection::pooled;  // every case's
   strategies::ServerMode server_mode = strategies::ServerMode::cached;  // every case's
+  strategies::Client client = strategies::Client::pooled;  // every case's (bench --client)
   // Each size is run at each of these (bench --inflight), in this order; {1}: one request in flight.
   std::vector<std::size_t> inflight{1};
   std::string host = "127.0.0.1";

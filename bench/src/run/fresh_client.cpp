@@ -1,0 +1,83 @@
+#include "fresh_client.hpp"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+namespace ringlab::bench {
+namespace {
+
+void add(strategies::IoCounters& sum, const strategies::IoCounters& more) noexcept {
+  sum.ring_enters += more.ring_enters;
+  sum.sqes_submitted += more.sqes_submitted;
+  sum.cqes_reaped += more.cqes_reaped;
+  sum.connections_opened += more.connections_opened;
+  sum.zero_copy_sends += more.zero_copy_sends;
+  sum.zero_copy_copied += more.zero_copy_copied;
+  sum.syscalls += more.syscalls;
+  sum.counts_syscalls = more.counts_syscalls;
+}
+
+strategies::Error error(std::string_view step, std::string_view message) {
+  return strategies::Error{fmt::format("fresh client {}: {}", step, message)};
+}
+
+}  // namespace
+
+FreshClient::FreshClient(const strategies::Descriptor& descriptor, std::unique_ptr<strategies::Strategy> probe)
+    : descriptor_(&descriptor), probe_(std::move(probe)) {}
+
+std::optional<std::string> FreshClient::skip_reason(const net::RingFeatures& features) const {
+  return probe_ ? probe_->skip_reason(features) : std::nullopt;
+}
+
+std::optional<std::string> FreshClient::skip_case(const strategies::CaseConfig& config) const {
+  return probe_ ? probe_->skip_case(config) : std::nullopt;
+}
+
+strategies::Status FreshClient::setup(const strategies::CaseConfig& config) {
+  config_ = config;
+  config_.client = strategies::Client::fresh;  // what every strategy made here is told: build only
+  if (!probe_) return std::unexpected(error("setup", "strategy factory returned nothing"));
+  // Built once outside the clock: a case whose client cannot be built fails here, not in the first op.
+  auto status = probe_->setup(config_);
+  if (status) {
+    probe_notes_ = probe_->notes();
+    io_.counts_syscalls = probe_->io_counters().counts_syscalls;
+  }
+  probe_->teardown();
+  probe_.reset();
+  return status;
+}
+
+strategies::Result<strategies::Outcome> FreshClient::run(http::Timeline* timeline, strategies::Check check) {
+  std::unique_ptr<strategies::Strategy> strategy = descriptor_->make != nullptr ? descriptor_->make() : nullptr;
+  if (!strategy) [[unlikely]] return std::unexpected(error("make", "strategy factory returned nothing"));
+  ++clients_made_;
+  if (auto status = strategy->setup(config_); !status) [[unlikely]] {
+    strategy->teardown();
+    return std::unexpected(error("setup", status.error().message));
+  }
+  auto outcome = strategy->run(timeline, check);
+  add(io_, strategy->io_counters());
+  strategy->teardown();
+  strategy.reset();  // destroyed inside the op too
+  return outcome;
+}
+
+std::string FreshClient::notes() const {
+  std::string notes = fmt::format(
+      "fresh client: every op made, set up, ran and destroyed its own {} ({} clients, verified ops included)",
+      descriptor_->name, clients_made_);
+  if (!probe_notes_.empty()) notes += "; " + probe_notes_;
+  return notes;
+}
+
+void FreshClient::teardown() {
+  if (probe_) {
+    probe_->teardown();
+    probe_.reset();
+  }
+}
+
+}  // namespace ringlab::bench

@@ -1,0 +1,62 @@
+#pragma once
+// FreshClient: the strategy the runner measures a case with under --client fresh (CaseConfig::client
+// fresh). It wraps the case's Descriptor and, at every run(), makes a new strategy (Descriptor::make),
+// sets it up, runs its one request and tears it down and destroys it: inside the timed op, so the whole
+// client (ring or event loop, client object, pool, buffers, connection) is built and destroyed per
+// request, as a new HttpClient per request (jos's Version 0/1, HttpWebRequest, WebRequest/WebClient on
+// .NET Core) is. Generic: ringlab's stack and every peer go through it unchanged.
+//
+// What each op then holds besides the request: what the strategy's setup() does with
+// CaseConfig::client fresh, which is building only (strategy.hpp): the case label, the URL or target,
+// the request head, for POST rows the request body serialized from the records (json/'s serializer; a
+// seed's client serialized per request too), the models reserved for the case's record count, the
+// library's global set-up where a library has one (curl_global_init, once per process, never undone).
+// What it does not hold: no verified request (the runner's verified ops are fresh clients too, outside
+// the clock), no sizing request (strategies that need one skip the case: common.hpp's no_fresh_client),
+// no read of /proc. The thread pools a library keeps per process (cpprest's) are not rebuilt per client.
+//
+// Checks: a verified op is a fresh client whose one request runs with Check::verify, so the checksum gate
+// stays as it is. Counters: io_counters() sums those of every strategy it made, read just before each is
+// torn down (the connections it opened, its ring's enters...). Allocations and page faults are read by
+// the runner around the timed ops, so they cover building and destroying the client.
+//
+// Errors: a strategy factory that returns nothing, a setup() or run() error, each with the step
+// ("fresh client setup: ..."); the strategy made for the op is torn down whatever happened.
+// Threads: the runner's thread only. Lifetime: the Descriptor is the registry's (static storage).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ringlab/strategies/strategy.hpp"
+
+namespace ringlab::bench {
+
+class FreshClient final : public strategies::Strategy {
+ public:
+  // `probe`: a strategy `descriptor` made, asked skip_reason() and skip_case() for the case and set up
+  // once in setup() (untimed), so that a case it cannot build fails before anything is measured, and
+  // its notes() are the case's; then destroyed. Null probe: run() fails.
+  FreshClient(const strategies::Descriptor& descriptor, std::unique_ptr<strategies::Strategy> probe);
+
+  [[nodiscard]] std::optional<std::string> skip_reason(const net::RingFeatures& features) const override;
+  [[nodiscard]] std::optional<std::string> skip_case(const strategies::CaseConfig& config) const override;
+  strategies::Status setup(const strategies::CaseConfig& config) override;
+  strategies::Result<strategies::Outcome> run(http::Timeline* timeline, strategies::Check check) override;
+  [[nodiscard]] strategies::IoCounters io_counters() const override { return io_; }
+  [[nodiscard]] std::string notes() const override;
+  void teardown() override;
+
+  // Strategies made, set up and torn down by run() so far (the probe not counted).
+  [[nodiscard]] uint64_t clients_made() const noexcept { return clients_made_; }
+
+ private:
+  const strategies::Descriptor* descriptor_;
+  std::unique_ptr<strategies::Strategy> probe_;
+  strategies::CaseConfig config_;
+  std::string probe_notes_;
+  strategies::IoCounters io_;
+  uint64_t clients_made_ = 0;
+};
+
+}  // namespace ringlab::bench
