@@ -49,6 +49,10 @@ enum class Sink {
   growing_buffer,  // a padded buffer made anew at every request, doubling as it fills (GrowingSink)
   presized_buffer, // one padded buffer kept across requests, sized to Content-Length, received into in place
   fixed_buffers,   // one padded buffer registered with the ring at setup, received into by READ_FIXED
+  // As presized_buffer (one buffer kept across requests, as .NET's ArrayPool keeps the one GetStringAsync
+  // rents), then copied once into a fresh std::string of exactly the body's size (and simdjson's padding),
+  // which is parsed: GetStringAsync's pooled read, then its string.
+  pooled_string,
 };
 
 // What the body is parsed into.

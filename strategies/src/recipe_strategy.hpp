@@ -11,6 +11,8 @@
 //     parsed in place.
 //   sink presized_buffer: one padded buffer kept across requests (PresizedSink: received in place, grown
 //     only for a body larger than any before), parsed in place.
+//   sink pooled_string: the body lands as with presized_buffer; parse() then copies it into a std::string
+//     made anew, reserved once to the body's size and simdjson's padding, and parses that string in place.
 //   sink fixed_buffers: the same, in a buffer registered with the ring at setup and sized then from one
 //     real body (rounded up to whole pages): a later body that does not fit is Errc::body_too_large,
 //     never a silent reallocation out of registered memory.
@@ -113,6 +115,10 @@ template <>
 struct Landing<Sink::growing_buffer> : BodyAndSink<base::PaddedBuffer, http::GrowingSink, true> {};
 template <>
 struct Landing<Sink::presized_buffer> : BodyAndSink<base::PaddedBuffer, http::PresizedSink, false> {};
+template <>
+struct Landing<Sink::pooled_string> : BodyAndSink<base::PaddedBuffer, http::PresizedSink, false> {
+  std::string text;  // the body as a string, made anew at every parse (before_request() frees the last)
+};
 // Made by prepare() once the ring exists; release() takes it apart in the reverse order, before the ring
 // goes (the registered buffer is unregistered then).
 template <>
@@ -153,6 +159,7 @@ struct BodySlot {
     } else if constexpr (Landing<kSink>::kFreshBody) {
       landing.body = Body();
     }
+    if constexpr (kSink == Sink::pooled_string) std::string().swap(landing.text);
     if constexpr (kModels == Models::fresh_owning) models.reset();
   }
   // Room for `records` records, so that a request never grows the models (reused models only).
@@ -186,6 +193,15 @@ struct BodySlot {
         return std::unexpected(std::move(status.error()));
       }
       return consume_all(models);
+    } else if constexpr (kSink == Sink::pooled_string) {
+      static_assert(kModels == Models::fresh_owning, "pooled_string: GetStringAsync's string is deserialized anew");
+      // One allocation of exactly the body's size, as .NET's string; the padding simdjson may read past the
+      // end is part of it, so the string is parsed where it is (no padded copy, unlike string_copy's).
+      std::string& text = landing.text;
+      text.reserve(body().size() + simdjson::SIMDJSON_PADDING);
+      text.assign(body().view());
+      return models.emplace().parse(payload, parser,
+                                    simdjson::padded_string_view(text.data(), text.size(), text.capacity()));
     } else if constexpr (kModels == Models::fresh_owning && std::is_same_v<Body, std::string>) {
       const simdjson::padded_string padded(body());
       return models.emplace().parse(payload, parser, padded);

@@ -57,6 +57,10 @@ constexpr std::string_view kEchoWebRequest =
     "net-http-perf: HttpWebRequest on .NET Core (a new HttpClient, so a new connection, per request)";
 constexpr std::string_view kLibrarySwapReader =
     "JSON library swapped (jos V9/V10), token-reader deserializer (jos V8 JsonTextReader)";
+constexpr std::string_view kStreamedFresh =
+    "GetStreamAsync / GetFromJsonAsync / ResponseHeadersRead + ReadAsStreamAsync or ReadFromJsonAsync: "
+    "DeserializeAsync over the connection's stream, fresh objects";
+constexpr std::string_view kGetStringPooled = "GetStringAsync (.NET 5+): ArrayPool buffer, then one string";
 constexpr std::string_view kPost = "POST with body";
 constexpr std::string_view kPhysicalLimit = "(physical limit)";
 
@@ -175,6 +179,25 @@ constexpr std::array kOwnStack{
     Recipe{.name = "streaming_array", .mirrors = kHeadersRead, .make = &make_streaming<ArrayStreamingSink>,
            .description = "JSON array body received in place; between receives, RecordSplitter cuts the records "
                           "whose last byte is in and each is parsed"},
+    // ---- the seed methods of nikouu's HttpClientBenchmarking that no row above does as .NET does
+    // (bench/src/seeds/nikouu.hpp maps all nine). GetStreamAsync, GetFromJsonAsync, and ReadAsStreamAsync or
+    // ReadFromJsonAsync after ResponseHeadersRead: JsonSerializer.DeserializeAsync reads the connection's
+    // stream and builds a new List<T> of new records as the bytes arrive; streaming_array does the same
+    // parse but overwrites kept records, which no seed method does.
+    Recipe{.name = "streaming_array_fresh", .mirrors = kStreamedFresh, .models = Models::fresh_owning,
+           .make = &make_streaming<FreshArrayStreamingSink>,
+           .description = "as streaming_array (JSON array body received in place; between receives, RecordSplitter "
+                          "cuts the records whose last byte is in), each record parsed into fresh owning models "
+                          "made anew at every request"},
+    // GetStringAsync (.NET 5 and later): the body is copied into a buffer rented from ArrayPool (kept across
+    // requests, so no allocation in steady state), then decoded into one string of exactly its size, which
+    // is deserialized into fresh objects. exact_string is that only with a Content-Length; chunked (the
+    // seeds' servers) it regrows as string_copy does.
+    Recipe{.name = "pooled_string", .mirrors = kGetStringPooled, .sink = Sink::pooled_string,
+           .models = Models::fresh_owning,
+           .description = "body received in place into one padded buffer kept across requests, copied into a fresh "
+                          "std::string of exactly its size (and simdjson's padding), parsed from it into fresh "
+                          "owning models"},
     // No Content-Length to size the buffer with (the server's default 4 KiB chunks): the buffer keeps the
     // capacity the largest body needed, and each piece slides down over the framing by memmove.
     Recipe{.name = "chunked", .mirrors = kHeadersRead, .client = {.query = "&chunked=1"},

@@ -1,6 +1,7 @@
 #include "streaming_sink.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 #include "common.hpp"
 
@@ -18,7 +19,20 @@ void trim_to(std::size_t count, Vectors&... vectors) {
 
 }  // namespace
 
-http::Status ArrayStreamingSink::parse_received() {
+template <StreamedModels kModels>
+void ArraySink<kModels>::restart() {
+  splitter_.reset();
+  if constexpr (kModels == StreamedModels::fresh) {
+    // The last body's records go now, with their vector's memory: this body's are built from nothing.
+    const auto release = [](auto& records) { std::remove_reference_t<decltype(records)>().swap(records); };
+    release(weather_);
+    release(repos_);
+    release(github_);
+  }
+}
+
+template <StreamedModels kModels>
+http::Status ArraySink<kModels>::parse_received() {
   while (true) {
     auto next = splitter_.next(body_->view());
     if (!next) return http::fail(http::Errc::sink, describe(next.error()));
@@ -34,7 +48,8 @@ http::Status ArrayStreamingSink::parse_received() {
   }
 }
 
-http::Status ArrayStreamingSink::parse_rest() {
+template <StreamedModels kModels>
+http::Status ArraySink<kModels>::parse_rest() {
   if (auto status = parse_received(); !status) return status;
   if (auto finished = splitter_.finish(body_->view()); !finished) {
     return http::fail(http::Errc::sink, describe(finished.error()));
@@ -43,14 +58,20 @@ http::Status ArrayStreamingSink::parse_rest() {
   return {};
 }
 
+template <StreamedModels kModels>
 template <class Record, class ParseOne>
-json::Status ArrayStreamingSink::parse_into(std::pmr::vector<Record>& slots, json::RecordSpan span, ParseOne parse_one) {
+json::Status ArraySink<kModels>::parse_into(std::pmr::vector<Record>& slots, json::RecordSpan span,
+                                            ParseOne parse_one) {
+  // Fresh: restart() emptied the vector, so every record is a new slot.
   if (span.index >= slots.size()) slots.emplace_back();
   Record& record = slots[span.index];
   if (auto status = parse_one(*parser_, json::padded_view(*body_), span, record); !status) return status;
   fold(record);
   return {};
 }
+
+template class ArraySink<StreamedModels::reused>;
+template class ArraySink<StreamedModels::fresh>;
 
 http::Status NdjsonStreamingSink::parse_received() {
   const std::size_t size = body_->size();

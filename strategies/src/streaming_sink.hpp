@@ -19,8 +19,9 @@
 //                         scans each new byte for the end of a record (tracking strings, escapes and
 //                         depth), and each record is parsed on its own.
 //
-// Records: the array sink parses owning records and keeps all of the body's, reused in place, as
-// presized does. The NDJSON sink parses viewing records (as the views strategy does) and hands them
+// Records: the array sink parses owning records; ArrayStreamingSink keeps all of the body's, reused in
+// place, as presized does, and FreshArrayStreamingSink builds them anew for every body, as .NET's
+// JsonSerializer.DeserializeAsync over the response stream does (GetStreamAsync, GetFromJsonAsync). The NDJSON sink parses viewing records (as the views strategy does) and hands them
 // over a batch at a time, as an async enumeration of records would: a batch's views live until the
 // next batch, and the consumer has folded in every one. Views because records handed over a batch at a
 // time land in different slots from one body to the next, and owning records would then allocate
@@ -137,14 +138,21 @@ class StreamingSinkBase : public http::BodySink {
   bool parse_ = false;            // a 2xx body: records to parse
 };
 
-// Owning records, all of the body's, reused in place from one body to the next.
-class ArrayStreamingSink final
-    : public StreamingSinkBase<json::WeatherForecast, json::Repository, json::GithubRepository> {
+// What an array sink does with the records' owning models from one body to the next.
+enum class StreamedModels {
+  reused,  // all of the body's kept, overwritten in place by the next body (as presized's)
+  fresh,   // made anew for every body: the vector starts empty and grows, each record built into a new
+           // slot, all freed when the next body begins (as DeserializeAsync builds a new List<T>)
+};
+
+// Owning records of a JSON array, cut by RecordSplitter and parsed one by one as they complete.
+template <StreamedModels kModels>
+class ArraySink final : public StreamingSinkBase<json::WeatherForecast, json::Repository, json::GithubRepository> {
  public:
   using StreamingSinkBase::StreamingSinkBase;
 
  private:
-  void restart() override { splitter_.reset(); }
+  void restart() override;
   http::Status parse_received() override;
   http::Status parse_rest() override;
   template <class Record, class ParseOne>
@@ -152,6 +160,10 @@ class ArrayStreamingSink final
 
   json::RecordSplitter splitter_;
 };
+using ArrayStreamingSink = ArraySink<StreamedModels::reused>;       // streaming_array
+using FreshArrayStreamingSink = ArraySink<StreamedModels::fresh>;   // streaming_array_fresh
+extern template class ArraySink<StreamedModels::reused>;
+extern template class ArraySink<StreamedModels::fresh>;
 
 // The current batch's records: views into the body.
 class NdjsonStreamingSink final

@@ -1,8 +1,8 @@
 // Heap allocations per request, counted by bench's memory diagnoser (it interposes malloc and operator
 // new in this executable), for every strategy after its setup and a warm-up. Printed for the reader;
-// what holds by construction is checked: every strategy but the four that mirror .NET's fresh objects
-// (string_copy, exact_string, buffered_stream, presized_fresh: fresh models per request, and but for
-// presized_fresh a fresh body buffer), nlohmann (a DOM per request), libcurl and the peers built on
+// what holds by construction is checked: every strategy but those that mirror .NET's fresh objects
+// (string_copy, exact_string, buffered_stream, presized_fresh, streaming_array_fresh, pooled_string: fresh
+// models per request, and for the first three a fresh body buffer, for pooled_string a fresh string), nlohmann (a DOM per request), libcurl and the peers built on
 // client libraries (their own state per transfer; cpp-httplib, Beast and cpprest also a body string per
 // request), the proxy rows (a fresh string per answer) and streaming (simdjson's document_stream
 // allocates per batch) takes nothing from the heap
@@ -65,7 +65,8 @@ const std::set<std::string_view> kAllocating = {"string_copy",        "exact_str
                                               "proxy_manual",       "proxy_typed",
                                               "echo",               "echo_fresh",       "libcurl_echo",
                                               "libcurl_multi_echo", "cpp_httplib_echo", "beast_echo",
-                                              "cpprest_echo",       "curlpp_echo"};
+                                              "cpprest_echo",       "curlpp_echo",      "streaming_array_fresh",
+                                              "pooled_string"};
 
 // Every registered strategy of `group` at 10 and 1,000 records of one payload. One test case per
 // payload, and one ctest entry each (tests/strategies/CMakeLists.txt): all three take about six
@@ -194,6 +195,43 @@ TEST_CASE("the fresh-buffer strategies allocate what they stand for, and no more
   // The models alone: a vector that grows by doubling (weather strings fit the small-string buffer).
   CHECK(fresh->allocations <= 20);
   CHECK(fresh->allocations > 0);
+}
+
+// Under the seeds' conditions (server mode seed: chunked, so nothing can be sized from a Content-Length),
+// at 10,000 weather records. pooled_string receives into its kept buffer and makes one string: its
+// models' allocations and that one, where string_copy regrows its string as the pieces arrive.
+// streaming_array_fresh builds its records anew at every request, as presized_fresh does; the body
+// buffer is kept.
+TEST_CASE("the nikouu seed's new rows allocate what they stand for, with chunked answers") {
+  REQUIRE(bench::interposition_works());
+  ServerProcess server;
+  CaseConfig config;
+  config.port = server.port();
+  config.payload = Payload::weather;
+  config.count = 10'000;
+  config.server_mode = ServerMode::seed;
+  const auto regrown = measure(*find("string_copy"), config);
+  const auto fresh = measure(*find("presized_fresh"), config);
+  const auto pooled = measure(*find("pooled_string"), config);
+  const auto streamed = measure(*find("streaming_array_fresh"), config);
+  REQUIRE(regrown);
+  REQUIRE(fresh);
+  REQUIRE(pooled);
+  REQUIRE(streamed);
+  MESSAGE("seed mode, 10,000 records: string_copy " << regrown->allocations << " allocations, " << regrown->bytes
+                                                    << " B; presized_fresh " << fresh->allocations << ", "
+                                                    << fresh->bytes << " B; pooled_string " << pooled->allocations
+                                                    << ", " << pooled->bytes << " B; streaming_array_fresh "
+                                                    << streamed->allocations << ", " << streamed->bytes << " B");
+  // The models as presized_fresh's, and one string of the body (771 KB) and simdjson's padding.
+  CHECK(pooled->allocations == fresh->allocations + 1);
+  CHECK(pooled->bytes > fresh->bytes + 700'000);
+  CHECK(pooled->allocations < regrown->allocations);
+  CHECK(pooled->bytes < regrown->bytes);
+  // Fresh records at every request: a vector grown by doubling (about log2(10,000) allocations); nothing
+  // per record (weather strings fit the small-string buffer) and no body buffer.
+  CHECK(streamed->allocations > 0);
+  CHECK(streamed->allocations <= 20);
 }
 
 }  // namespace

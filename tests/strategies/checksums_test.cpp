@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "ringlab/json/checksum.hpp"
 #include "../support/feature_gate.hpp"
 #include "../support/generated_bodies.hpp"
+#include "../../bench/src/seeds/nikouu.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
@@ -298,6 +300,38 @@ TEST_CASE("send_zc counts one zero-copy send per request and how many the kernel
   CHECK(sends >= 3);
   CHECK(copied <= sends);
   MESSAGE("send_zc over loopback: " << copied << " of " << sends << " zero-copy sends copied by the kernel");
+}
+
+// The rows that map nikouu's nine methods (bench/src/seeds/nikouu.hpp), at every size the seed ran, in
+// both server modes: the seed's (serialized per request, chunked: 10,000 records take about 48 chunks of
+// 16 KiB) and the cached one (Content-Length). Each checksum equals string_copy's for the same body.
+TEST_CASE("the nikouu seed's rows read chunked and sized answers at every size the seed ran, as string_copy") {
+  ServerProcess server;
+  const bench::seeds::Seed& seed = bench::seeds::kNikouu;
+  for (const ServerMode mode : {ServerMode::seed, ServerMode::cached}) {
+    for (const std::size_t count : seed.sizes) {
+      CaseConfig config;
+      config.port = server.port();
+      config.count = count;
+      config.server_mode = mode;
+      INFO(count << " weather records, server mode " << server_mode_name(mode));
+      const Outcome baseline = run_strategy(*find("string_copy"), config, 1);
+      REQUIRE_MESSAGE(!baseline.error, baseline.error.value_or(""));
+      REQUIRE(baseline.checksums.size() == 1);
+      CHECK(baseline.checksums.front() == json::checksum_weather(count));
+      std::set<std::string_view> run;
+      for (const bench::seeds::SeedRow& row : seed.rows) {
+        if (!run.insert(row.strategy).second) continue;
+        INFO("strategy " << row.strategy << " (" << row.method << ")");
+        const Descriptor* descriptor = find(row.strategy);
+        REQUIRE(descriptor != nullptr);
+        const Outcome outcome = run_strategy(*descriptor, config, 2);
+        REQUIRE_MESSAGE(!outcome.error, outcome.error.value_or(""));
+        REQUIRE(outcome.checksums.size() == 2);
+        for (const uint64_t checksum : outcome.checksums) CHECK(checksum == baseline.checksums.front());
+      }
+    }
+  }
 }
 
 TEST_CASE("the streaming strategies say how many records they parsed before the body was complete") {

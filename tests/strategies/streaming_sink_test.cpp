@@ -1,5 +1,5 @@
 // strategies/src/streaming_sink.cpp: records parsed while the body arrives, from a JSON array
-// (ArrayStreamingSink) or NDJSON (NdjsonStreamingSink). Bodies are fed as the client feeds a sink (into
+// (ArrayStreamingSink, FreshArrayStreamingSink) or NDJSON (NdjsonStreamingSink). Bodies are fed as the client feeds a sink (into
 // its receive window when it offers one, else from elsewhere), cut at every byte boundary and byte by
 // byte; the checksum must equal the generator's whatever the cuts.
 #include <doctest/doctest.h>
@@ -176,6 +176,48 @@ TEST_CASE("array: bad bodies are sink errors carrying json's message, at every c
       {"empty body", "", "json: "},
   };
   check_bad_bodies<ArrayStreamingSink>(bads);
+}
+
+// streaming_array_fresh (GetStreamAsync, GetFromJsonAsync): the same cuts, records built anew per body.
+TEST_CASE("array, fresh records: a body cut at every byte gives the generator's checksum, presized and chunked") {
+  check_every_cut<FreshArrayStreamingSink>(false);
+}
+
+TEST_CASE("array, fresh records: fed byte by byte, from a longer body to shorter ones and back") {
+  VerifiedSink<FreshArrayStreamingSink> verified(Payload::github, 2);
+  for (const std::size_t count : {std::size_t{4}, std::size_t{1}, std::size_t{0}, std::size_t{3}}) {
+    INFO(count);
+    const std::string body = generated_body(Payload::github, count);
+    for (const bool chunked : {false, true}) {
+      REQUIRE(feed(verified.sink, body, byte_by_byte(body.size()), chunked));
+      CHECK(verified.sink.checksum() == json::checksum_github(count));
+      CHECK(verified.sink.records() == count);
+      CHECK(verified.sink.records_before_end() == count);
+    }
+  }
+}
+
+TEST_CASE("array, fresh records: bad bodies are sink errors carrying json's message, at every cut") {
+  const std::string good = generated_body(Payload::weather, 2);
+  const Bad bads[] = {
+      {"a value that is not JSON", R"([{"date":"2024-01-01","temperatureC":oops,"summary":"Mild","temperatureF":1}])",
+       "record 0"},
+      {"a field of the wrong type", R"([{"date":"2024-01-01","temperatureC":"5","summary":"Mild","temperatureF":1}])",
+       "record 0"},
+      {"truncated inside the second record", good.substr(0, good.size() - 8), "json: "},
+      {"array never closed", good.substr(0, good.size() - 1), "json: "},
+      {"not an array", R"({"date":"2024-01-01"})", "json: "},
+  };
+  check_bad_bodies<FreshArrayStreamingSink>(bads);
+}
+
+TEST_CASE("array, fresh records: after a bad body the next good one is read whole") {
+  VerifiedSink<FreshArrayStreamingSink> verified(Payload::weather, 3);
+  const std::string good = generated_body(Payload::weather, 3);
+  REQUIRE_FALSE(feed(verified.sink, good.substr(0, good.size() / 2) + "x]", {good.size() / 2 + 2}, false));
+  REQUIRE(feed(verified.sink, good, cut_at(good.size() / 3, good.size()), true));
+  CHECK(verified.sink.checksum() == json::checksum_weather(3));
+  CHECK(verified.sink.records() == 3);
 }
 
 TEST_CASE("ndjson: a body cut at every byte gives the generator's checksum, presized and chunked") {

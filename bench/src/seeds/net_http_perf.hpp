@@ -1,0 +1,84 @@
+#pragma once
+// joncloud's net-http-perf: POST of {"lorem":"ipsum"} to a reflector that echoes the body back chunked, the
+// answer read as a string, through HttpClient and HttpWebRequest. Each client is called from a library
+// built for net461 and one built for netstandard2.0 (the Net461_ / NetStandard20_ prefixes); ringlab has
+// one build, so each pair maps onto one row. The tables here are the Azure VM's (the write-up's first
+// machine): the App.NetCoreApp20 job, its headline, where HttpWebRequest builds a new HttpClient for every
+// request, and the App.Net461 job, where HttpWebRequest is .NET Framework's own stack over a pooled
+// ServicePoint.
+//
+// Published: the Scaled column (BenchmarkDotNet 0.10's name for Ratio, against Net461_HttpClient) is
+// copied as it is; there is no allocation ratio, so published_alloc_ratio is computed from the Allocated
+// column against Net461_HttpClient's and rounded to two places.
+#include <array>
+
+#include "seed_row.hpp"
+
+namespace ringlab::bench::seeds {
+
+inline constexpr std::string_view kEchoKept =
+    "one client kept for the program's life, its connection kept alive; the chunked echo read into a fresh "
+    "string, nothing deserialized";
+inline constexpr std::string_view kEchoNewClient =
+    "a new client for every request (.NET Core 2.0's HttpWebRequest builds a new HttpClient: handler, pool, "
+    "connection); the chunked echo read into a fresh string";
+inline constexpr std::string_view kAllocDerived =
+    "Alloc Ratio computed from the seed's Allocated column against Net461_HttpClient (the seed prints none)";
+
+inline constexpr std::array kNetHttpPerfCoreRows{
+    SeedRow{.method = "Net461_HttpClient", .strategy = "echo", .flags = "",
+            .published_ratio = {1.00, kNone, kNone, kNone}, .published_alloc_ratio = {1.00, kNone, kNone, kNone},
+            .same = kEchoKept, .differs = kAllocDerived},
+    SeedRow{.method = "Net461_HttpWebRequest", .strategy = "echo", .flags = "--client fresh",
+            .published_ratio = {4.98, kNone, kNone, kNone}, .published_alloc_ratio = {7.04, kNone, kNone, kNone},
+            .same = kEchoNewClient, .differs = kAllocDerived},
+    SeedRow{.method = "NetStandard20_HttpClient", .strategy = "echo", .flags = "",
+            .published_ratio = {1.35, kNone, kNone, kNone}, .published_alloc_ratio = {1.00, kNone, kNone, kNone},
+            .same = kEchoKept,
+            .differs = "the same row as Net461_HttpClient: ringlab has one build, not a net461 and a netstandard2.0 "
+                       "library; Alloc Ratio computed from the seed's Allocated column"},
+    SeedRow{.method = "NetStandard20_HttpWebRequest", .strategy = "echo", .flags = "--client fresh",
+            .published_ratio = {4.74, kNone, kNone, kNone}, .published_alloc_ratio = {7.04, kNone, kNone, kNone},
+            .same = kEchoNewClient,
+            .differs = "the same row as Net461_HttpWebRequest: ringlab has one build; Alloc Ratio computed from "
+                       "the seed's Allocated column"},
+    SeedRow{.method = "Net461_HttpWebRequest", .strategy = "echo_fresh", .flags = "", .beyond_seed = true,
+            .same = "a new connection for every request",
+            .differs = "only the connection is new, the client is kept: what a new HttpClient costs beyond its "
+                       "connection is left out"},
+};
+
+inline constexpr std::array kNetHttpPerfFrameworkRows{
+    SeedRow{.method = "Net461_HttpClient", .strategy = "echo", .flags = "",
+            .published_ratio = {1.00, kNone, kNone, kNone}, .published_alloc_ratio = {1.00, kNone, kNone, kNone},
+            .same = kEchoKept, .differs = kAllocDerived},
+    SeedRow{.method = "Net461_HttpWebRequest", .strategy = "echo", .flags = "",
+            .published_ratio = {0.92, kNone, kNone, kNone}, .published_alloc_ratio = {0.89, kNone, kNone, kNone},
+            .same = "HttpWebRequest over a pooled ServicePoint: the connection kept alive",
+            .differs = "ringlab has one client stack: HttpClient and HttpWebRequest on .NET Framework are the same "
+                       "row here; Alloc Ratio computed from the seed's Allocated column"},
+    SeedRow{.method = "NetStandard20_HttpClient", .strategy = "echo", .flags = "",
+            .published_ratio = {1.21, kNone, kNone, kNone}, .published_alloc_ratio = {0.99, kNone, kNone, kNone},
+            .same = kEchoKept,
+            .differs = "ringlab has one build; Alloc Ratio computed from the seed's Allocated column"},
+    SeedRow{.method = "NetStandard20_HttpWebRequest", .strategy = "echo", .flags = "",
+            .published_ratio = {1.28, kNone, kNone, kNone}, .published_alloc_ratio = {0.89, kNone, kNone, kNone},
+            .same = "HttpWebRequest over a pooled ServicePoint: the connection kept alive",
+            .differs = "ringlab has one build and one client stack; Alloc Ratio computed from the seed's "
+                       "Allocated column"},
+};
+
+inline constexpr Seed kNetHttpPerf{.name = "net-http-perf (joncloud), Azure VM, App.NetCoreApp20",
+                                   .suite = "echo",
+                                   .sizes = {1, 0, 0, 0},
+                                   .server_mode = "seed",
+                                   .rows = kNetHttpPerfCoreRows,
+                                   .baseline_method = "Net461_HttpClient"};
+inline constexpr Seed kNetHttpPerfFramework{.name = "net-http-perf (joncloud), Azure VM, App.Net461",
+                                            .suite = "echo",
+                                            .sizes = {1, 0, 0, 0},
+                                            .server_mode = "seed",
+                                            .rows = kNetHttpPerfFrameworkRows,
+                                            .baseline_method = "Net461_HttpClient"};
+
+}  // namespace ringlab::bench::seeds

@@ -1,0 +1,124 @@
+// bench/src/seeds: the mapping of the seeds' methods (nikouu's nine, the client-libraries seed's tables,
+// net-http-perf's) onto ringlab's strategies is data the seeds page runs. What it must hold: every row
+// names a registered strategy of the suite's method, the server mode and suite exist, each seed method
+// has one faithful row (beyond_seed rows aside), the published figures sit where the seed has a size and
+// nowhere else, and the baseline's own figures are 1.00.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ringlab/bench/run/suites.hpp"
+#include "ringlab/strategies/strategy.hpp"
+#include "../../bench/src/seeds/client_libraries.hpp"
+#include "../../bench/src/seeds/net_http_perf.hpp"
+#include "../../bench/src/seeds/nikouu.hpp"
+
+namespace ringlab::bench::seeds {
+namespace {
+
+std::vector<const Seed*> all_seeds() {
+  std::vector<const Seed*> out{&kNikouu, &kNetHttpPerf, &kNetHttpPerfFramework};
+  for (const Seed& seed : kClientLibraries) out.push_back(&seed);
+  return out;
+}
+
+std::size_t sizes_of(const Seed& seed) {
+  std::size_t n = 0;
+  while (n < seed.sizes.size() && seed.sizes[n] != 0) ++n;
+  return n;
+}
+
+TEST_CASE("every seed row names a registered strategy of its suite's method, and the seed's conditions exist") {
+  for (const Seed* seed : all_seeds()) {
+    INFO(seed->name);
+    const Suite* suite = find_suite(seed->suite);
+    REQUIRE(suite != nullptr);
+    CHECK(strategies::parse_server_mode(seed->server_mode) == strategies::ServerMode::seed);
+    REQUIRE_FALSE(seed->rows.empty());
+    for (const SeedRow& row : seed->rows) {
+      INFO(row.method << " -> " << row.strategy);
+      const strategies::Descriptor* descriptor = strategies::find(row.strategy);
+      REQUIRE_MESSAGE(descriptor != nullptr, "not a registered strategy");
+      CHECK(descriptor->method == suite->method);
+      CHECK_FALSE(row.method.empty());
+      CHECK_FALSE(row.same.empty());
+      CHECK_FALSE(row.differs.empty());
+      CHECK((row.flags.empty() || row.flags == "--client fresh"));
+    }
+  }
+}
+
+TEST_CASE("one faithful row per seed method; the baseline is one of them and its figures are 1.00") {
+  for (const Seed* seed : all_seeds()) {
+    INFO(seed->name);
+    std::set<std::string_view> methods;
+    bool baseline_found = false;
+    for (const SeedRow& row : seed->rows) {
+      if (row.beyond_seed) continue;
+      INFO(row.method);
+      CHECK(methods.insert(row.method).second);
+      if (row.method != seed->baseline_method) continue;
+      baseline_found = true;
+      for (std::size_t i = 0; i < sizes_of(*seed); ++i) {
+        CHECK(row.published_ratio[i] == 1.00);
+        CHECK(row.published_alloc_ratio[i] == 1.00);
+      }
+    }
+    CHECK(baseline_found);
+    // Beyond-seed rows extend a method the seed has.
+    for (const SeedRow& row : seed->rows) {
+      if (row.beyond_seed) CHECK(methods.contains(row.method));
+    }
+  }
+  std::size_t nikouu_methods = 0;
+  for (const SeedRow& row : kNikouu.rows) nikouu_methods += row.beyond_seed ? 0 : 1;
+  CHECK(nikouu_methods == 9);
+}
+
+TEST_CASE("published figures where the seed has a size, and only there; none on the rows beyond the seed") {
+  for (const Seed* seed : all_seeds()) {
+    INFO(seed->name);
+    const std::size_t sizes = sizes_of(*seed);
+    REQUIRE(sizes > 0);
+    for (std::size_t i = sizes; i < seed->sizes.size(); ++i) CHECK(seed->sizes[i] == 0);
+    const Suite* suite = find_suite(seed->suite);
+    REQUIRE(suite != nullptr);
+    if (suite->fixed_size) CHECK(seed->sizes[0] == suite->sizes.front());
+    for (const SeedRow& row : seed->rows) {
+      INFO(row.method << " -> " << row.strategy);
+      for (std::size_t i = 0; i < seed->sizes.size(); ++i) {
+        INFO("size slot " << i);
+        const bool published = !row.beyond_seed && i < sizes;
+        CHECK(std::isnan(row.published_ratio[i]) != published);
+        CHECK(std::isnan(row.published_alloc_ratio[i]) != published);
+        if (published) {
+          CHECK(row.published_ratio[i] > 0);
+          CHECK(row.published_alloc_ratio[i] > 0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the methods that built a new client per request run with --client fresh") {
+  // .NET Core's HttpWebRequest (and WebClient, RestSharp 106 over it); never .NET Framework's.
+  for (const Seed* seed : all_seeds()) {
+    INFO(seed->name);
+    const bool framework = std::string_view(seed->name).find("Framework") != std::string_view::npos ||
+                           std::string_view(seed->name).ends_with("App.Net461");
+    for (const SeedRow& row : seed->rows) {
+      if (row.beyond_seed) continue;
+      INFO(row.method);
+      const bool over_web_request = row.method.find("WebRequest") != std::string_view::npos ||
+                                    row.method.find("WebClient") != std::string_view::npos ||
+                                    row.method.find("RestSharp") != std::string_view::npos;
+      CHECK((row.flags == "--client fresh") == (over_web_request && !framework));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ringlab::bench::seeds
