@@ -16,7 +16,7 @@
 // pooled ServicePoint, and every client keeps its connection.
 #include <array>
 
-#include "seed_row.hpp"
+#include "ringlab/bench/seeds/seeds.hpp"
 
 namespace ringlab::bench::seeds {
 
@@ -127,36 +127,5 @@ inline constexpr std::array kClientLibrariesFrameworkPostRows{
             .same = "a thin wrapper over a pooled client",
             .differs = "curlpp; ratios computed from the seed's published means against Post_WebRequest"},
 };
-
-inline constexpr Seed kClientLibrariesCoreGet{.name = "dotnet-client-libraries-benchmark, .NET Core 3.1, GET",
-                                              .suite = "get",
-                                              .sizes = {10, 0, 0, 0},
-                                              .server_mode = "seed",
-                                              .rows = kClientLibrariesCoreGetRows,
-                                              .baseline_method = "Get_WebRequest"};
-inline constexpr Seed kClientLibrariesCorePost{.name = "dotnet-client-libraries-benchmark, .NET Core 3.1, POST",
-                                               .suite = "post",
-                                               .sizes = {10, 0, 0, 0},
-                                               .server_mode = "seed",
-                                               .rows = kClientLibrariesCorePostRows,
-                                               .baseline_method = "Post_WebRequest"};
-inline constexpr Seed kClientLibrariesFrameworkGet{
-    .name = "dotnet-client-libraries-benchmark, .NET Framework 4.7.2, GET",
-    .suite = "get",
-    .sizes = {10, 0, 0, 0},
-    .server_mode = "seed",
-    .rows = kClientLibrariesFrameworkGetRows,
-    .baseline_method = "Get_WebRequest"};
-inline constexpr Seed kClientLibrariesFrameworkPost{
-    .name = "dotnet-client-libraries-benchmark, .NET Framework 4.7.2, POST",
-    .suite = "post",
-    .sizes = {10, 0, 0, 0},
-    .server_mode = "seed",
-    .rows = kClientLibrariesFrameworkPostRows,
-    .baseline_method = "Post_WebRequest"};
-
-// The four tables, the .NET Core ones (the seed's headline) first.
-inline constexpr std::array kClientLibraries{kClientLibrariesCoreGet, kClientLibrariesCorePost,
-                                             kClientLibrariesFrameworkGet, kClientLibrariesFrameworkPost};
 
 }  // namespace ringlab::bench::seeds

@@ -12,7 +12,7 @@
 // column against Net461_HttpClient's and rounded to two places.
 #include <array>
 
-#include "seed_row.hpp"
+#include "ringlab/bench/seeds/seeds.hpp"
 
 namespace ringlab::bench::seeds {
 
@@ -67,18 +67,5 @@ inline constexpr std::array kNetHttpPerfFrameworkRows{
             .differs = "ringlab has one build and one client stack; Alloc Ratio computed from the seed's "
                        "Allocated column"},
 };
-
-inline constexpr Seed kNetHttpPerf{.name = "net-http-perf (joncloud), Azure VM, App.NetCoreApp20",
-                                   .suite = "echo",
-                                   .sizes = {1, 0, 0, 0},
-                                   .server_mode = "seed",
-                                   .rows = kNetHttpPerfCoreRows,
-                                   .baseline_method = "Net461_HttpClient"};
-inline constexpr Seed kNetHttpPerfFramework{.name = "net-http-perf (joncloud), Azure VM, App.Net461",
-                                            .suite = "echo",
-                                            .sizes = {1, 0, 0, 0},
-                                            .server_mode = "seed",
-                                            .rows = kNetHttpPerfFrameworkRows,
-                                            .baseline_method = "Net461_HttpClient"};
 
 }  // namespace ringlab::bench::seeds

@@ -18,7 +18,7 @@
 // kept buffer); they carry no published figure.
 #include <array>
 
-#include "seed_row.hpp"
+#include "ringlab/bench/seeds/seeds.hpp"
 
 namespace ringlab::bench::seeds {
 
@@ -99,11 +99,5 @@ inline constexpr std::array kNikouuRows{
             .differs = "records of string_views into the body: System.Text.Json has no such records"},
 };
 
-inline constexpr Seed kNikouu{.name = "HttpClientBenchmarking (nikouu)",
-                              .suite = "get",
-                              .sizes = {10, 100, 1000, 10000},
-                              .server_mode = "seed",
-                              .rows = kNikouuRows,
-                              .baseline_method = "GetAsync_ReadAsStringAsync"};
 
 }  // namespace ringlab::bench::seeds
