@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "case_state.hpp"
+#include "client_threads.hpp"
 #include "iteration.hpp"
 #include "ringlab/bench/core/statistics.hpp"
 #include "ringlab/bench/measure/cycle_counter.hpp"
@@ -56,6 +57,7 @@ class Runner {
       r.connection = std::string(strategies::connection_name(cases[i].config.connection));
       r.server_mode = std::string(strategies::server_mode_name(cases[i].config.server_mode));
       r.inflight = cases[i].config.inflight;
+      r.client_threads = std::max<std::size_t>(1, cases[i].client_threads);
       r.allocator = context_.allocator;
       r.baseline = cases[i].strategy != nullptr && cases[i].strategy->baseline;
       r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;
@@ -130,7 +132,16 @@ class Runner {
       skip(s, "runs one request in flight at a time");
       return false;
     }
-    s.strategy = many_in_flight ? d->make_inflight() : d->make();
+    if (s.result.client_threads > 1) {
+      auto threaded = std::make_unique<ThreadedStrategy>(many_in_flight ? d->make_inflight : d->make,
+                                                         s.result.client_threads, context_.client_cpus);
+      if (threaded->made()) {
+        s.threads = threaded.get();
+        s.strategy = std::move(threaded);
+      }
+    } else {
+      s.strategy = many_in_flight ? d->make_inflight() : d->make();
+    }
     if (!s.strategy) {
       fail(s, "strategy factory returned nothing");
       return false;
