@@ -106,6 +106,9 @@ TEST_CASE("child_arguments drops --allocators in both spellings and appends the 
       {{"get", "--allocators=system,mimalloc", "--counters"}, {"get", "--counters"}},
       {{"--sizes", "10", "get"}, {"--sizes", "10", "get"}},
       {{"get", "--allocators"}, {"get"}},  // a dangling option takes nothing else with it
+      // The concurrency axis reaches every job: each measures its allocator under the same T x N.
+      {{"get", "--client-threads", "2", "--allocators", "system,jemalloc", "--inflight=4"},
+       {"get", "--client-threads", "2", "--inflight=4"}},
       // A parent that is itself a child must not pass its own job options on.
       {{"get", "--job-output-fd", "3", "--job-allocator=jemalloc"}, {"get"}},
   };

@@ -349,6 +349,16 @@ TEST_CASE("runs with a client per case and a client per request are not comparab
   CHECK(contains(refused.err, "config.client: pooled (OLD) vs fresh (NEW)"));
 }
 
+TEST_CASE("runs made with other client thread counts are not comparable") {
+  Pair pair;
+  pair.new_report.config.client_threads = 2;
+  const auto differences = comparability_differences(pair.old_report, pair.new_report);
+  REQUIRE(differences.size() == 1);
+  CHECK(differences[0].key == "config.client_threads");
+  CHECK(differences[0].old_value == "1");
+  CHECK(differences[0].new_value == "2");
+}
+
 TEST_CASE("compare refuses runs whose settings or machines differ, naming every key, unless --force") {
   Pair pair;
   pair.new_report.config.iteration_time_ms = 50;

@@ -438,6 +438,29 @@ TEST_CASE("with N in flight: an In flight column, rows grouped by N, and what on
   CHECK(csv.find(",cpu_ns_per_request,") != std::string::npos);
 }
 
+TEST_CASE("with T client threads: a Threads column, and the per-request columns divide by T x N") {
+  rb::Report report = synthetic_report();
+  CHECK(rb::render_table(report).find("Threads") == std::string::npos);
+  for (rb::CaseResult& c : report.cases) c.cpu.user_ns_per_op = 50'000;
+  rb::CaseResult round = report.cases[0];  // string_copy 10, median 113.1 us
+  round.inflight = 4;
+  round.client_threads = 2;
+  round.cpu.user_ns_per_op = 60'000;  // both threads' CPU time, summed
+  round.cpu.system_ns_per_op = 20'000;
+  round.io.syscalls_per_op = 12.0;
+  report.cases.push_back(round);
+  rb::compute_ratios(report);
+  const std::string table = rb::render_table(report);
+  INFO(table);
+  CHECK(table.find("Threads") != std::string::npos);
+  // 2 x 4 requests per 113.1 us op: 70,733.86 requests per second; 80 us / 8 = 10 us of CPU per request;
+  // 12 / 8 = 1.50 system calls per request.
+  CHECK(table.find("70,733.86") != std::string::npos);
+  CHECK(table.find("10.00 μs") != std::string::npos);
+  CHECK(table.find("1.50") != std::string::npos);
+  CHECK(rb::render_csv(report).find(",client_threads,") != std::string::npos);
+}
+
 TEST_CASE("--columns names are checked") {
   CHECK(rb::parse_columns("p50, p99,max").value() == std::vector<std::string>{"p50", "p99", "max"});
   CHECK(rb::parse_columns("p95").error().message == "unknown column 'p95' (p50,p90,p99,p999,max)");

@@ -46,6 +46,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   std::string sizes;
   std::string inflight = "1";
   std::size_t max_inflight = kDefaultMaxInflight;
+  std::size_t max_client_threads = default_max_client_threads();
   std::string payload;
   std::string formats = "md,csv,json";
   std::string columns;
@@ -104,6 +105,16 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   add_ranged_option(app, "--max-inflight", max_inflight,
                     "--inflight refuses counts above this (one connection, so one file descriptor, per request)",
                     std::size_t{1}, std::size_t{1} << 20);
+  add_ranged_option(app, "--client-threads", c.client_threads,
+                    "client threads per case: T copies of the case's strategy, each made anew with its own ring or event "
+                    "loop and its own --inflight connections, each on its own thread, pinned to its own CPU where there "
+                    "are CPUs (the client's first, then the others, the server's among them); an op is then one op of "
+                    "every thread at once, the per-request columns divide by T x In flight",
+                    std::size_t{1}, kMaxClientThreadsLimit);
+  add_ranged_option(app, "--max-client-threads", max_client_threads,
+                    "--client-threads refuses counts above this (default: the CPUs this process may use, so that no two "
+                    "client threads share a CPU unless asked to)",
+                    std::size_t{1}, kMaxClientThreadsLimit);
   app.add_option("--payload", payload, "weather, repos or github (default: the suite's)")
       ->check(CLI::IsMember({"weather", "repos", "github"}));
   app.add_option("--connection", c.connection,
@@ -245,6 +256,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   auto inflight_list = parse_inflight(inflight, max_inflight);
   if (!inflight_list) return refuse("--inflight: " + inflight_list.error().message);
   c.inflight = *inflight_list;
+  if (auto refused = check_client_threads(c.client_threads, max_client_threads, c.counters)) {
+    return refuse("--client-threads: " + *refused);
+  }
   c.payload = payload.empty() ? std::string(strategies::payload_name(suite->payload)) : payload;
   auto format_list = parse_formats(formats);
   if (!format_list) return refuse("--format: " + format_list.error().message);

@@ -266,6 +266,7 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
   context.clock = cycle_counter_clock();
   context.cancel = &g_cancel;
   context.allocator = allocator_name;
+  if (config.client_threads > 1) context.client_cpus = client_thread_cpus(client_cpu, cpus);
   EnvironmentInputs inputs;
   {
     auto ring = net::Ring::create();
@@ -285,6 +286,22 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
   Report report;
   report.config = config;
   report.environment = gather_environment(inputs);
+  if (config.client_threads > 1) {
+    // Where the client threads run, said once: with as many threads as CPUs, some share the server's.
+    const std::vector<int>& placed = context.client_cpus;
+    std::string where = "not pinned";
+    if (!placed.empty()) {
+      std::vector<int> used;
+      for (std::size_t i = 0; i < config.client_threads; ++i) used.push_back(placed[i % placed.size()]);
+      where = fmt::format("pinned to CPUs {}", fmt::join(used, ", "));
+      const bool with_server = server_cpu >= 0 && std::find(used.begin(), used.end(), server_cpu) != used.end();
+      const bool doubled = config.client_threads > placed.size();
+      if (with_server) where += fmt::format(" (CPU {} is the server's too)", server_cpu);
+      if (doubled) where += " (more threads than CPUs: some share one)";
+    }
+    report.environment.warnings.push_back(
+        fmt::format("client threads: {} per case, {}", config.client_threads, where));
+  }
   if (server_environment) {
     report.environment.server_environment = std::move(*server_environment);
   } else {
@@ -384,6 +401,7 @@ int run_suite(CliOptions& options, const std::string& executable) {
   selection.server_mode = strategies::parse_server_mode(config.server_mode).value_or(strategies::ServerMode::cached);
   selection.inflight = config.inflight;
   selection.client = strategies::parse_client(config.client).value_or(strategies::Client::pooled);
+  selection.client_threads = config.client_threads;
   // Before any server is started: a filter that selects nothing is an argument error.
   auto cases = build_cases(*suite, strategies::registry(), selection);
   if (!cases) return report_error(cases.error().message);

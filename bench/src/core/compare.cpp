@@ -34,6 +34,7 @@ std::optional<double> case_mean(const CaseResult& c, const std::vector<double>& 
 std::string text_of(const std::string& value) { return value.empty() ? "(empty)" : value; }
 std::string text_of(bool value) { return value ? "true" : "false"; }
 std::string text_of(int value) { return std::to_string(value); }
+std::string text_of(std::size_t value) { return std::to_string(value); }
 std::string text_of(double value) { return fmt::format("{:g}", value); }
 template <class T>
 std::string text_of(const std::vector<T>& values) {
@@ -62,7 +63,7 @@ std::vector<Difference> comparability_differences(const Report& old_report, cons
 #define RINGLAB_COMPARABILITY_KEY(check, part, member) \
   check(#part "." #member, [](const Report& report) -> const auto& { return report.part.member; })
   RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, config, iteration_time_ms, sizes, connection, server_mode,
-                          inflight, client, allocators, interleave, cpu, server_cpu);
+                          inflight, client, client_threads, allocators, interleave, cpu, server_cpu);
   RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, environment, cpu, kernel, allocator, client_cpu, server_cpu);
 #undef RINGLAB_COMPARABILITY_KEY
   return out;

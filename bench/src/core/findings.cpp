@@ -63,6 +63,7 @@ std::string group_title(const CaseResult& c, bool several_payloads, bool several
   std::string title = c.method == "GET" ? fmt::format("{} records", c.size) : fmt::format("{} size {}", c.method, c.size);
   if (several_payloads) title = c.payload + " " + title;
   if (c.inflight > 1) title += fmt::format(", {} in flight", c.inflight);
+  if (c.client_threads > 1) title += fmt::format(", {} client threads", c.client_threads);
   if (several_allocators) title += fmt::format(" ({})", c.allocator);
   return title;
 }
@@ -132,7 +133,7 @@ std::string allocation_line(const Group& g) {
 std::string cpu_line(const Group& g) {
   const CaseResult* epoll = find_named(g, "epoll");
   const auto cpu_per_request = [](const CaseResult& c) {
-    return (c.cpu.user_ns_per_op + c.cpu.system_ns_per_op) / static_cast<double>(std::max<std::size_t>(1, c.inflight));
+    return (c.cpu.user_ns_per_op + c.cpu.system_ns_per_op) / requests_per_op(c);
   };
   if (epoll == nullptr || !(cpu_per_request(*epoll) > 0)) return {};
   const CaseResult* best = nullptr;
@@ -143,7 +144,7 @@ std::string cpu_line(const Group& g) {
   if (best == nullptr) return {};
   const auto syscalls = [](const CaseResult& c) {
     if (!c.io.syscalls_per_op) return std::string("n/a");
-    return fmt::format("{:.2f}", *c.io.syscalls_per_op / static_cast<double>(std::max<std::size_t>(1, c.inflight)));
+    return fmt::format("{:.2f}", *c.io.syscalls_per_op / requests_per_op(c));
   };
   return fmt::format("client CPU per request: {} {} ({} syscalls/req) against epoll's {} ({} syscalls/req): {:.2f}x",
                      best->strategy, time_text(cpu_per_request(*best)), syscalls(*best),
@@ -238,7 +239,8 @@ std::vector<std::string> run_findings(const Report& report) {
   }
   const bool several_payloads = payloads.size() > 1;
   const bool any_inflight =
-      std::any_of(report.cases.begin(), report.cases.end(), [](const CaseResult& c) { return c.inflight > 1; });
+      std::any_of(report.cases.begin(), report.cases.end(),
+                  [](const CaseResult& c) { return c.inflight > 1 || c.client_threads > 1; });
   const bool several_allocators = allocators.size() > 1;
   // The allocator a ratio against the copying baseline holds for, by the name the header gives it
   // ("glibc 2.36" rather than the job name "system"), without the library's path.

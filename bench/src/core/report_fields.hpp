@@ -44,7 +44,7 @@ void describe_environment(V& v, S& e) {
 
 template <class V, class S>
 void describe_config(V& v, S& c) {
-  RINGLAB_REPORT_FIELDS(v, c, suite, filter, sizes, payload, connection, server_mode, inflight, client, iteration_time_ms, warmup,
+  RINGLAB_REPORT_FIELDS(v, c, suite, filter, sizes, payload, connection, server_mode, inflight, client, client_threads, iteration_time_ms, warmup,
                               iterations, max_iterations, target_error, interleave, memory, phases, counters,
                               allocators, url, link, link_leg, out, formats, columns, cpu, server_cpu, arguments);
 }
@@ -90,7 +90,7 @@ void describe_diagnostics(V& v, S& d) {
 
 template <class V, class S>
 void describe_case(V& v, S& c) {
-  RINGLAB_REPORT_FIELDS(v, c, strategy, method, payload, size, connection, server_mode, inflight, client, allocator, baseline,
+  RINGLAB_REPORT_FIELDS(v, c, strategy, method, payload, size, connection, server_mode, inflight, client, client_threads, allocator, baseline,
                               reference, peer,
                               status, reason, not_applicable, ops_per_iteration, warmup_iterations, samples_ns,
                               outliers);

@@ -25,6 +25,7 @@ std::optional<CaseStatus> parse_status(std::string_view name) noexcept { return 
 std::string case_key(const CaseResult& c) {
   std::string key = fmt::format("{}/{}/{}/{}", c.method, c.payload, c.size, c.allocator);
   if (c.inflight > 1) key += fmt::format("/x{}", c.inflight);  // keys of one request in flight stay as they were
+  if (c.client_threads > 1) key += fmt::format("/t{}", c.client_threads);  // and of one client thread
   return key;
 }
 
@@ -32,6 +33,7 @@ std::string case_label(const CaseResult& c) {
   std::string label = fmt::format("{} {} {}", c.strategy, c.payload, c.size);
   if (c.inflight > 1) label += fmt::format(" x{}", c.inflight);
   if (c.client == "fresh") label += " fresh client";
+  if (c.client_threads > 1) label += fmt::format(" t{}", c.client_threads);
   if (!c.allocator.empty()) label += fmt::format(" ({})", c.allocator);
   return label;
 }

@@ -64,12 +64,13 @@ bool several_allocators(const Report& report) {
   return std::any_of(report.cases.begin(), report.cases.end(),
                      [&report](const CaseResult& c) { return c.allocator != report.cases.front().allocator; });
 }
-// A case had more than one request in flight: an op is then a round of N requests, and the per-request
-// columns say what one request cost.
+// A case had more than one request in flight, or more than one client thread: an op is then a round of
+// N requests on each of T threads, and the per-request columns say what one request cost.
 bool any_inflight(const Report& report) {
-  return std::any_of(report.cases.begin(), report.cases.end(), [](const CaseResult& c) { return c.inflight > 1; });
+  return std::any_of(report.cases.begin(), report.cases.end(),
+                     [](const CaseResult& c) { return c.inflight > 1 || c.client_threads > 1; });
 }
-Number per_request(const CaseResult& c, double per_op) { return per_op / static_cast<double>(std::max<std::size_t>(1, c.inflight)); }
+Number per_request(const CaseResult& c, double per_op) { return per_op / requests_per_op(c); }
 Number cpu_per_op(const CaseResult& c) {
   if (!ok(c)) return std::nullopt;
   return c.cpu.user_ns_per_op + c.cpu.system_ns_per_op;
@@ -95,6 +96,8 @@ constexpr std::array kColumns{
     Column{.key = "inflight", .kind = Kind::text, .views = kCsv,
            .text = [](const CaseResult& c) { return std::to_string(c.inflight); }},
     Column{.key = "client", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return c.client; }},
+    Column{.key = "client_threads", .kind = Kind::text, .views = kCsv,
+           .text = [](const CaseResult& c) { return std::to_string(c.client_threads); }},
     Column{.key = "allocator", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return c.allocator; }},
     Column{.key = "baseline", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return bool_text(c.baseline); }},
     Column{.key = "status", .kind = Kind::text, .views = kCsv,
@@ -145,10 +148,11 @@ constexpr std::array kColumns{
     Column{.header = "Req/s", .key = "requests_per_second", .kind = Kind::count, .views = kTables | kCsv | kGbench,
            .number = [](const Report&, const CaseResult& c) -> Number {
              if (!ok(c) || c.stats.median <= 0) return std::nullopt;
-             return static_cast<double>(c.inflight) * 1e9 / c.stats.median;
+             return requests_per_op(c) * 1e9 / c.stats.median;
            },
            .shown = any_inflight,
-           .legend = "  Req/s          : with --inflight: requests completed per second, In flight x 1 s / Median\n"},
+           .legend = "  Req/s          : with --inflight: requests completed per second, In flight x 1 s / Median\n"
+                     "                   (x Client threads with --client-threads)\n"},
     Column{.header = "CPU/req", .key = "cpu_ns_per_request", .kind = Kind::time, .views = kTables | kCsv | kGbench,
            .number = [](const Report&, const CaseResult& c) -> Number {
              const Number cpu = cpu_per_op(c);
@@ -156,7 +160,8 @@ constexpr std::array kColumns{
            },
            .shown = any_inflight,
            .legend = "  CPU/req        : with --inflight: CPU time of the client's measuring thread (user + system, getrusage\n"
-                     "                   RUSAGE_THREAD) per request; a library's own threads are not in it\n"},
+                     "                   RUSAGE_THREAD) per request; a library's own threads are not in it;\n"
+                     "                   with --client-threads T: the T client threads' summed, per request of all T\n"},
     Column{.header = "Sys/req", .key = "cpu_system_ns_per_request", .kind = Kind::time, .views = kFull | kCsv,
            .number = [](const Report&, const CaseResult& c) -> Number {
              return ok(c) ? per_request(c, c.cpu.system_ns_per_op) : std::nullopt;
@@ -168,7 +173,7 @@ constexpr std::array kColumns{
              return c.io.syscalls_per_op ? per_request(c, *c.io.syscalls_per_op) : std::nullopt;
            },
            .shown = any_inflight,
-           .legend = "  Syscalls/req   : with --inflight: Syscalls/op / In flight\n"},
+           .legend = "  Syscalls/req   : with --inflight: Syscalls/op / In flight (/ Client threads with --client-threads)\n"},
     Column{.header = "CPU/op", .key = "cpu_ns_per_op", .kind = Kind::time, .views = kFull | kCsv | kGbench,
            .number = [](const Report&, const CaseResult& c) { return cpu_per_op(c); },
            .legend = "  CPU/op         : CPU time of the client's measuring thread per op, user + system (getrusage\n"

@@ -86,6 +86,7 @@ void put_counters(ordered_json& entry, const Report& report, const CaseResult& c
 std::string benchmark_name(const CaseResult& c, bool allocator_jobs) {
   std::string name = fmt::format("{}/{}/{}/{}", c.strategy, c.method, c.payload, c.size);
   if (c.inflight > 1) name += fmt::format("/inflight:{}", c.inflight);
+  if (c.client_threads > 1) name += fmt::format("/client_threads:{}", c.client_threads);
   if (allocator_jobs) name += "/allocator:" + c.allocator;
   return name;
 }

@@ -276,6 +276,7 @@ std::string phases_svg(const std::vector<const CaseResult*>& group, std::string_
 std::string group_title(const CaseResult& c, bool allocators) {
   std::string title = fmt::format("{} {}, {} records", c.method, c.payload, format_number(static_cast<double>(c.size), 0));
   if (c.inflight > 1) title += fmt::format(", {} in flight", c.inflight);
+  if (c.client_threads > 1) title += fmt::format(", {} client threads", c.client_threads);
   if (allocators) title += ", " + c.allocator;
   return title;
 }

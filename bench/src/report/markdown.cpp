@@ -70,7 +70,9 @@ constexpr std::string_view kNa = "n/a";
 using Column = TableColumn;
 
 std::string group_key(const CaseResult& c) {
-  return fmt::format("{}/{}/{}/{}", c.payload, c.size, c.inflight, c.allocator);
+  std::string key = fmt::format("{}/{}/{}/{}", c.payload, c.size, c.inflight, c.allocator);
+  if (c.client_threads > 1) key += fmt::format("/t{}", c.client_threads);
+  return key;
 }
 
 bool several_allocators(const Report& report) {
@@ -184,6 +186,10 @@ std::vector<Column> identity_columns(const Report& report, const std::vector<std
   if (several_inflight) {
     columns.push_back(plain_column("In flight", compact, report, rows,
                                    [](const CaseResult& c) { return std::to_string(c.inflight); }));
+  }
+  if (std::any_of(report.cases.begin(), report.cases.end(), [](const CaseResult& c) { return c.client_threads > 1; })) {
+    columns.push_back(plain_column("Threads", compact, report, rows,
+                                   [](const CaseResult& c) { return std::to_string(c.client_threads); }));
   }
   return columns;
 }

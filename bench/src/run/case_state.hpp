@@ -21,6 +21,8 @@
 
 namespace ringlab::bench {
 
+class ThreadedStrategy;  // client_threads.hpp
+
 // payload_name() lives in the strategies library; the runner spells the names itself so that
 // it (and its tests) do not need that library linked.
 inline std::string_view payload_text(strategies::Payload payload) noexcept {
@@ -45,6 +47,8 @@ struct CaseState {
   strategies::CaseConfig config;
   std::string name;
   std::unique_ptr<strategies::Strategy> strategy;
+  // With client_threads > 1: `strategy`, as the T copies it runs (timed segments go through it); else null.
+  ThreadedStrategy* threads = nullptr;
   CaseResult result;
   bool active = false;       // set up and not failed
   bool have_checksum = false;

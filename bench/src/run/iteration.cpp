@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "client_threads.hpp"
 #include "ringlab/bench/measure/memory_diagnoser.hpp"
 
 namespace ringlab::bench {
@@ -65,6 +66,7 @@ bool IterationRunner::check_consumed(CaseState& s, uint64_t consumed, std::strin
 // around it: verified ops are not in them). Returns the ticks, or nullopt with s.failure set.
 std::optional<uint64_t> IterationRunner::timed_segment(CaseState& s, uint64_t first, uint64_t last, bool measured,
                                                        std::string_view stage, unsigned number) {
+  if (s.threads != nullptr) return threaded_segment(s, last - first, measured, stage, number);
   http::Timeline timeline{};
   http::Timeline* const tl = phases_ ? &timeline : nullptr;
   strategies::Strategy& strategy = *s.strategy;
@@ -120,6 +122,30 @@ std::optional<uint64_t> IterationRunner::timed_segment(CaseState& s, uint64_t fi
   }
   if (!check_consumed(s, consumed, stage, number, failed_op)) return std::nullopt;
   return t1 - t0;
+}
+
+// The threads count their own allocations, page faults and CPU time around their own ops; the hooks
+// run here, on the runner's thread, around the whole segment.
+std::optional<uint64_t> IterationRunner::threaded_segment(CaseState& s, uint64_t ops, bool measured,
+                                                          std::string_view stage, unsigned number) {
+  if (measured) {
+    for (IterationHook* hook : context_->hooks) hook->iteration_begin(s.index);
+  }
+  ThreadedSegment segment = s.threads->timed(ops, s.consumed, measured, memory_, context_->clock);
+  if (measured) {
+    s.allocations.allocations += segment.allocations.allocations;
+    s.allocations.bytes += segment.allocations.bytes;
+    s.allocations.frees += segment.allocations.frees;
+    s.minor_faults += segment.minor_faults;
+    s.cpu_user_ns += segment.cpu_user_ns;
+    s.cpu_system_ns += segment.cpu_system_ns;
+    for (IterationHook* hook : context_->hooks) hook->iteration_end(s.index, ops);
+  }
+  if (segment.failure) {
+    s.failure = fmt::format("{} iteration {} {}", stage, number, *segment.failure);
+    return std::nullopt;
+  }
+  return segment.ticks;
 }
 
 std::optional<uint64_t> IterationRunner::run(CaseState& s, uint64_t ops, bool measured, std::string_view stage,

@@ -33,6 +33,9 @@ class IterationRunner {
   bool check_consumed(CaseState& s, uint64_t consumed, std::string_view stage, unsigned number, uint64_t op);
   std::optional<uint64_t> timed_segment(CaseState& s, uint64_t first, uint64_t last, bool measured,
                                         std::string_view stage, unsigned number);
+  // The same with client threads (CaseState::threads): `ops` on every thread at once.
+  std::optional<uint64_t> threaded_segment(CaseState& s, uint64_t ops, bool measured, std::string_view stage,
+                                           unsigned number);
 
   const RunContext* context_;
   bool phases_;

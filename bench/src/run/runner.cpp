@@ -9,6 +9,7 @@
 
 #include "case_state.hpp"
 #include "fresh_client.hpp"
+#include "client_threads.hpp"
 #include "iteration.hpp"
 #include "ringlab/bench/core/statistics.hpp"
 #include "ringlab/bench/measure/cycle_counter.hpp"
@@ -58,6 +59,7 @@ class Runner {
       r.server_mode = std::string(strategies::server_mode_name(cases[i].config.server_mode));
       r.inflight = cases[i].config.inflight;
       r.client = std::string(strategies::client_name(cases[i].config.client));
+      r.client_threads = std::max<std::size_t>(1, cases[i].client_threads);
       r.allocator = context_.allocator;
       r.baseline = cases[i].strategy != nullptr && cases[i].strategy->baseline;
       r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;
@@ -134,6 +136,10 @@ class Runner {
                              : "a fresh client opens its own connection: --connection fresh is redundant with it");
       return false;
     }
+    if (fresh_client && s.result.client_threads > 1) {
+      fail(s, "a fresh client is built on the runner's thread: it does not combine with more than one client thread");
+      return false;
+    }
     if (many_in_flight && d->make_inflight == nullptr) {
       s.result.not_applicable = true;
       skip(s, "runs one request in flight at a time");
@@ -141,6 +147,13 @@ class Runner {
     }
     if (fresh_client) {
       s.strategy = std::make_unique<FreshClient>(*d, d->make());
+    } else if (s.result.client_threads > 1) {
+      auto threaded = std::make_unique<ThreadedStrategy>(many_in_flight ? d->make_inflight : d->make,
+                                                         s.result.client_threads, context_.client_cpus);
+      if (threaded->made()) {
+        s.threads = threaded.get();
+        s.strategy = std::move(threaded);
+      }
     } else {
       s.strategy = many_in_flight ? d->make_inflight() : d->make();
     }

@@ -9,6 +9,7 @@
 #include <vector>
 #include <fmt/format.h>
 
+#include "ringlab/base/cpus.hpp"
 #include "ringlab/bench/core/list.hpp"
 #include "case_state.hpp"
 
@@ -122,6 +123,21 @@ Result<std::vector<std::size_t>> parse_inflight(std::string_view list, std::size
   return counts;
 }
 
+std::size_t default_max_client_threads() { return std::max<std::size_t>(1, base::allowed_cpus().size()); }
+
+std::optional<std::string> check_client_threads(std::size_t threads, std::size_t max_threads, bool counters) {
+  if (threads > max_threads) {
+    return fmt::format("{} is above --max-client-threads {} (default: the {} CPUs this process may use; client threads "
+                       "beyond them share CPUs with each other and with the server)",
+                       threads, max_threads, default_max_client_threads());
+  }
+  if (threads > 1 && counters) {
+    return std::string("--counters reads perf_event counters of the runner's thread, which waits while the client "
+                       "threads work: it does not combine with --client-threads above 1");
+  }
+  return std::nullopt;
+}
+
 Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const strategies::Descriptor> registry,
                                           const Selection& selection) {
   std::vector<const strategies::Descriptor*> chosen;
@@ -176,6 +192,10 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
       return fail("--client fresh already opens a new connection per request (the client's own): it does not "
                   "combine with --connection fresh");
     }
+    if (selection.client_threads > 1) {
+      return fail("--client fresh builds its client on the runner's thread: it does not combine with --client-threads "
+                  "above 1");
+    }
   }
   std::vector<CaseSpec> cases;
   for (std::size_t size : sizes) {
@@ -191,6 +211,7 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
         spec.config.count = size;
         spec.config.inflight = inflight;
         spec.config.client = selection.client;
+        spec.client_threads = std::max<std::size_t>(1, selection.client_threads);
         cases.push_back(std::move(spec));
       }
     }

@@ -105,6 +105,7 @@ struct Config {
   std::string server_mode = "cached";  // --server-mode: "cached" or "seed" (bodies serialized per request, chunked)
   std::vector<std::size_t> inflight{1};  // --inflight: requests in flight at once, one case per count
   std::string client = "pooled";  // --client: "pooled" or "fresh" (the whole client built per request)
+  std::size_t client_threads = 1;  // --client-threads: copies of each case's strategy, each on its own thread
   double iteration_time_ms = 100;
   unsigned warmup = 3;
   unsigned iterations = 15;      // measured iterations before the adaptive stop may end a case
@@ -243,6 +244,10 @@ struct CaseResult {
   // "pooled" (one client for the whole case) or "fresh" (--client fresh: every op made, set up, ran and
   // destroyed a client of its own, so every per-op figure includes building it).
   std::string client = "pooled";
+  // Client threads (--client-threads): with T > 1 an op is one op of each of T copies of the strategy,
+  // run at once on T threads (T x inflight requests); allocations, page faults and CPU time are the T
+  // threads' summed. Its latency and phases are not sampled.
+  std::size_t client_threads = 1;
   std::string allocator;       // allocator of the process that ran the case
   bool baseline = false;
   // A reference row (floor_transfer, floor_parse): a physical limit shown for comparison, not a
@@ -286,9 +291,14 @@ struct Report {
   std::vector<CaseResult> cases;
 };
 
-// The "Method/Payload/Size/Allocator" identity of a case (and "/xN" with N requests in flight), used to
-// pair it with its baseline.
+// The "Method/Payload/Size/Allocator" identity of a case (and "/xN" with N requests in flight, "/tT" with
+// T client threads), used to pair it with its baseline.
 [[nodiscard]] std::string case_key(const CaseResult& c);
+
+// The requests one op of a case stands for: In flight x Client threads (1 for a single request).
+[[nodiscard]] inline double requests_per_op(const CaseResult& c) noexcept {
+  return static_cast<double>(c.inflight > 0 ? c.inflight : 1) * static_cast<double>(c.client_threads > 0 ? c.client_threads : 1);
+}
 
 // "string_copy weather 1000 (glibc)": how the notes and warnings name a case.
 [[nodiscard]] std::string case_label(const CaseResult& c);

@@ -34,6 +34,12 @@
 // is a client of its own), so time, allocations, page faults and I/O per op include building it. Refused
 // (the case fails, naming why) with more than one in flight or with connection fresh.
 //
+// Client threads: a case with CaseSpec::client_threads T > 1 runs T copies of its strategy, each on a
+// thread of its own pinned to RunContext::client_cpus (client_threads.hpp): every step above is done by
+// every copy on its own thread, and a timed segment lasts from the earliest thread's start to the
+// latest's end; allocations, page faults and CPU time are the client threads' summed. T = 1 is the
+// strategy on the runner's thread, the path above unchanged.
+//
 // Failure: a run() error (a verified op's checksum that differs from the generator's among them), a
 // checksum or consumption fold that changes between calls of the same case, or (after the cases) a
 // checksum that differs from the baseline's for the same method, payload, size and allocator makes the
@@ -95,6 +101,10 @@ struct Clock {
 struct CaseSpec {
   const strategies::Descriptor* strategy = nullptr;
   strategies::CaseConfig config;  // host, port, payload, count; `ticks` is set by the runner
+  // Client threads (bench --client-threads): with T > 1 the case runs T copies of its strategy at once,
+  // each made by the descriptor's maker and used on a thread of its own (client_threads.hpp); an op is
+  // then one op of every copy, T x inflight requests. 1: the strategy on the runner's thread.
+  std::size_t client_threads = 1;
 };
 
 // "string_copy weather 1000" ("libcurl weather 10 fresh client" with --client fresh, "epoll weather 10 x64"
@@ -159,7 +169,16 @@ struct RunContext {
   // ("interrupted").
   const volatile std::sig_atomic_t* cancel = nullptr;
   std::string allocator;  // CaseResult::allocator
+  // The CPUs client thread i of a case with client_threads > 1 is pinned to: client_cpus[i % size];
+  // empty: not pinned (client_thread_cpus() makes the list).
+  std::vector<int> client_cpus;
 };
+
+// The CPUs of a run's client threads, in the order they are given: `first` (the client's CPU, where the
+// runner's thread is pinned), then the other `allowed` CPUs in ascending order from the one after it,
+// wrapping around; empty (nothing pinned) when `first` is negative. With more threads than CPUs, or
+// with the server on one of them, threads share CPUs (with each other, with the server).
+[[nodiscard]] std::vector<int> client_thread_cpus(int first, std::span<const int> allowed);
 
 // Runs every case; the results are in the order of `cases`. Baseline checksums are checked
 // (check_checksums) and ratios are not: the caller puts the results in a Report and calls

@@ -56,6 +56,15 @@ inline constexpr std::size_t kDefaultMaxInflight = 1024;
 [[nodiscard]] Result<std::vector<std::size_t>> parse_inflight(std::string_view list,
                                                               std::size_t max_inflight = kDefaultMaxInflight);
 
+// bench --client-threads: at most kMaxClientThreadsLimit whatever --max-client-threads says, and by
+// default no more than the CPUs this process may use (each client thread gets a CPU of its own).
+inline constexpr std::size_t kMaxClientThreadsLimit = 1024;
+[[nodiscard]] std::size_t default_max_client_threads();
+// The reason `threads` client threads are refused, or nullopt: above `max_threads`, or with --counters
+// (perf_event counters count the runner's thread, which waits while the client threads work).
+[[nodiscard]] std::optional<std::string> check_client_threads(std::size_t threads, std::size_t max_threads,
+                                                              bool counters);
+
 struct Selection {
   std::string filter = "*";
   std::optional<std::vector<std::size_t>> sizes;  // instead of the suite's
@@ -65,6 +74,7 @@ struct Selection {
   strategies::Client client = strategies::Client::pooled;  // every case's (bench --client)
   // Each size is run at each of these (bench --inflight), in this order; {1}: one request in flight.
   std::vector<std::size_t> inflight{1};
+  std::size_t client_threads = 1;  // every case's (bench --client-threads; CaseSpec::client_threads)
   std::string host = "127.0.0.1";
   uint16_t port = 0;
 };
