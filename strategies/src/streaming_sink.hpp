@@ -55,9 +55,9 @@ namespace ringlab::strategies::detail {
 // not parsed; the records of each piece are folded into the consumer (and the checksum on a verified
 // body); the counters of the overlap. A sink says only how it finds and parses the records of the
 // bytes received so far (parse_received) and at the end of the body (parse_rest). `Weather`,
-// `Repository` and `Github` are the records it parses into: owning ones for the array sink, views for
+// `Repository`, `Github` and `Jos` are the records it parses into: owning ones for the array sink, views for
 // the NDJSON one.
-template <class Weather, class Repository, class Github>
+template <class Weather, class Repository, class Github, class Jos>
 class StreamingSinkBase : public http::BodySink {
  public:
   StreamingSinkBase(json::Parser& parser, base::PaddedBuffer& body) noexcept
@@ -70,6 +70,7 @@ class StreamingSinkBase : public http::BodySink {
     switch (payload_) {
       case Payload::repos: repos_.reserve(records); break;
       case Payload::github: github_.reserve(records); break;
+      case Payload::jos: jos_.reserve(records); break;
       case Payload::weather: weather_.reserve(records); break;
     }
   }
@@ -126,6 +127,7 @@ class StreamingSinkBase : public http::BodySink {
   std::pmr::vector<Weather> weather_;
   std::pmr::vector<Repository> repos_;
   std::pmr::vector<Github> github_;
+  std::pmr::vector<Jos> jos_;
 
  private:
   http::PresizedSink inner_;
@@ -139,7 +141,7 @@ class StreamingSinkBase : public http::BodySink {
 
 // Owning records, all of the body's, reused in place from one body to the next.
 class ArrayStreamingSink final
-    : public StreamingSinkBase<json::WeatherForecast, json::Repository, json::GithubRepository> {
+    : public StreamingSinkBase<json::WeatherForecast, json::Repository, json::GithubRepository, json::JosRepository> {
  public:
   using StreamingSinkBase::StreamingSinkBase;
 
@@ -155,7 +157,8 @@ class ArrayStreamingSink final
 
 // The current batch's records: views into the body.
 class NdjsonStreamingSink final
-    : public StreamingSinkBase<json::WeatherView, json::RepositoryView, json::GithubRepositoryView> {
+    : public StreamingSinkBase<json::WeatherView, json::RepositoryView, json::GithubRepositoryView,
+                               json::JosRepositoryView> {
  public:
   using StreamingSinkBase::StreamingSinkBase;
 

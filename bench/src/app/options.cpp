@@ -94,8 +94,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   add_ranged_option(app, "--max-inflight", max_inflight,
                     "--inflight refuses counts above this (one connection, so one file descriptor, per request)",
                     std::size_t{1}, std::size_t{1} << 20);
-  app.add_option("--payload", payload, "weather, repos or github (default: the suite's)")
-      ->check(CLI::IsMember({"weather", "repos", "github"}));
+  app.add_option("--payload", payload, "weather, repos, github or jos (default: the suite's)")
+      ->check(CLI::IsMember({"weather", "repos", "github", "jos"}));
   app.add_option("--connection", c.connection,
                  "pooled (one kept-alive connection per case) or fresh (every strategy opens a new connection per "
                  "request and closes it after the response)")
