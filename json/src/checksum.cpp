@@ -236,6 +236,18 @@ void Checksum::add(const GithubStarsView& record) noexcept {
   ++records_;
 }
 
+void Checksum::add(const JosRepository& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, jos_members<JosRepository>());
+  ++records_;
+}
+
+void Checksum::add(const JosRepositoryView& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, jos_members<JosRepositoryView>());
+  ++records_;
+}
+
 uint64_t Checksum::value() const noexcept { return mix(state_, records_); }
 
 uint64_t checksum(std::span<const WeatherForecast> records) noexcept { return checksum_of(records); }
@@ -246,6 +258,8 @@ uint64_t checksum(std::span<const GithubRepository> records) noexcept { return c
 uint64_t checksum(std::span<const GithubRepositoryView> records) noexcept { return checksum_of(records); }
 uint64_t checksum(std::span<const GithubStars> records) noexcept { return checksum_of(records); }
 uint64_t checksum(std::span<const GithubStarsView> records) noexcept { return checksum_of(records); }
+uint64_t checksum(std::span<const JosRepository> records) noexcept { return checksum_of(records); }
+uint64_t checksum(std::span<const JosRepositoryView> records) noexcept { return checksum_of(records); }
 
 uint64_t checksum_weather(std::size_t count) {
   Checksum sum;
@@ -299,5 +313,19 @@ uint64_t three_fields_of(std::size_t count, void (*fill)(std::size_t, Record&)) 
 
 uint64_t checksum_github_three_fields(std::size_t count) { return three_fields_of(count, &fill_github); }
 uint64_t checksum_repos_three_fields(std::size_t count) { return three_fields_of(count, &fill_repository); }
+
+uint64_t checksum_jos(std::size_t count) {
+  Checksum sum;
+  JosRecord scratch;
+  JosRepository dto;
+  for (std::size_t i = 0; i < count; ++i) {
+    fill_jos(i, scratch);
+    dto.name.assign(scratch.name);
+    dto.url.assign(scratch.url);
+    dto.stars = scratch.stars;
+    sum.add(dto);
+  }
+  return sum.value();
+}
 
 }  // namespace ringlab::json

@@ -255,6 +255,8 @@ bool read_record(Doc& doc, od::object object, Record& out, const Context& ctx, s
   } else if constexpr (std::is_same_v<Record, GithubStars> || std::is_same_v<Record, GithubStarsView>) {
     return read_flat(doc, object, out, ctx, start, github_stars_members<Record>(), kGithubStarsKeys,
                      fields::kGithubStars);
+  } else if constexpr (std::is_same_v<Record, JosRepository> || std::is_same_v<Record, JosRepositoryView>) {
+    return read_flat(doc, object, out, ctx, start, jos_members<Record>(), kJosKeys, fields::kJos);
   } else {
     return read_repository(doc, object, out, ctx, start);
   }

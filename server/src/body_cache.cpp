@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "ringlab/json/jos.hpp"
 #include "ringlab/json/serialize.hpp"
 
 namespace ringlab::server {
@@ -11,7 +12,13 @@ Body generate_body(const BodyKey& key) {
   Body body;
   const bool ndjson = key.format == Format::ndjson;
   body.content_type = ndjson ? "application/x-ndjson" : "application/json";
-  if (key.route == Route::github) {
+  if (key.route == Route::jos) {
+    if (ndjson) {
+      json::append_jos_ndjson(body.bytes, key.count);
+    } else {
+      json::append_jos_json(body.bytes, key.count);
+    }
+  } else if (key.route == Route::github) {
     if (ndjson) {
       json::append_github_ndjson(body.bytes, key.count);
     } else {

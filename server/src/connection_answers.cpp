@@ -154,7 +154,8 @@ void Connection::respond() {
   switch (routed.route) {
     case Route::weather:
     case Route::repos:
-    case Route::github: {
+    case Route::github:
+    case Route::jos: {
       const BodyKey key{routed.route, routed.format, routed.count};
       if (routed.head_only) {
         // The head alone does not pay for generating the body (see server.hpp).

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   unit_option("--header-timeout", header_timeout,
               "a request head must be complete this long after its first byte (408)", duration);
   unit_option("--body-timeout", body_timeout, "longest wait between two receives of a request body (408)", duration);
-  app.add_option("--max-count", options.max_count, "largest count= of /weather, /repos, /github and /proxy (400 above)")
+  app.add_option("--max-count", options.max_count, "largest count= of /weather, /repos, /github, /jos and /proxy (400 above)")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{0}, uint64_t{1'000'000}));
   unit_option("--max-answer", max_answer,
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
               size);
   unit_option("--inline-body", inline_body, "bodies up to this size are copied next to the head, not referenced", size);
   app.add_option("--body-strategy", body_strategy,
-                 "how cached /weather, /repos and /github bodies reach the kernel: writev (head and body "
+                 "how cached /weather, /repos, /github and /jos bodies reach the kernel: writev (head and body "
                  "as two iovecs), copy (one contiguous buffer), send_zc (IORING_OP_SEND_ZC), fixed "
                  "(SEND_ZC from registered memory), sendfile (spliced from a file)")
       ->capture_default_str()

@@ -18,6 +18,7 @@
 // Internal to strategies/ (tests include it to drive the mappings without a server).
 #include <cstddef>
 #include <memory_resource>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/json/error.hpp"
+#include "ringlab/json/jos.hpp"
 #include "ringlab/json/models.hpp"
 
 namespace ringlab::strategies::detail {
@@ -56,6 +58,7 @@ struct FieldPath {
 [[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::WeatherForecast>& out);
 [[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::Repository>& out);
 [[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::GithubRepository>& out);
+[[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::JosRepository>& out);
 
 // rapidjson.cpp: rapidjson::Reader over the body in situ, its SAX events written into `out`. In situ: the
 // body's bytes are overwritten (strings unescaped where they lie) and a NUL is written after them, into the
@@ -63,36 +66,73 @@ struct FieldPath {
 [[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::WeatherForecast>& out);
 [[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out);
 [[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out);
+[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out);
+
+// token_loop.cpp: jos's Version 8 (ProjectDeserializer, a hand-written loop over JsonTextReader's tokens):
+// rapidjson::Reader's tokens over the body in situ, handled by a hand-written handler that keeps the last
+// property name and switches on it, as his loop does, instead of rapidjson_parse's table-driven state
+// machine. A record is an object of the top-level array; name, url and stars are taken, every other key's
+// value skipped (the tags array, the floats). Stricter than his loop, as every ringlab reader is: a record
+// without one of the three keys, or one of them of another type, is an error. In situ as rapidjson_parse.
+[[nodiscard]] json::Status token_loop_parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out);
 
 // The body received as presized receives it (one padded buffer of Content-Length kept across requests,
-// the kernel writing into it), parsed by a library into owning models reused in place, as presized's.
-// `Library` says only which library parses: `library.parse(body, records)` for a
-// std::pmr::vector<Record>& of each record type, returning a json::Status; it lives as long as the strategy
-// (what it keeps across bodies, rapidjson's Reader, is kept across requests).
+// the kernel writing into it), parsed by a library into owning models: reused in place, as presized's, or,
+// for a row whose models are Models::fresh_owning, made anew at every request, as presized_fresh's (and
+// as .NET's deserializers make theirs). `Library` says only which library parses:
+// `library.parse(body, records)` for a std::pmr::vector<Record>& of each record type, returning a
+// json::Status; it lives as long as the strategy (what it keeps across bodies, rapidjson's Reader, is
+// kept across requests). A library that reads some payloads only says why it skips the others through a
+// static `skip(Payload)` returning the reason, empty for none.
 template <class Library>
 class LibraryStrategy final : public ClientStrategy {
  public:
-  using ClientStrategy::ClientStrategy;
+  explicit LibraryStrategy(const Recipe& recipe)
+      : ClientStrategy(recipe.name), fresh_models_(recipe.models == Models::fresh_owning) {}
+
+  [[nodiscard]] std::optional<std::string> skip_case(const CaseConfig& config) const override {
+    if (const std::string_view reason = skip_reason_for(config.payload); !reason.empty()) return std::string(reason);
+    return std::nullopt;
+  }
 
  private:
+  static std::string_view skip_reason_for(Payload payload) noexcept {
+    if constexpr (requires { Library::skip(payload); }) {
+      return Library::skip(payload);
+    } else {
+      (void)payload;
+      return {};
+    }
+  }
   Status prepare() override {
-    models_.reserve(config().payload, config().count);
+    if (const std::string_view reason = skip_reason_for(config().payload); !reason.empty()) {
+      return fail(label(), reason);  // setup() without skip_case()
+    }
+    models_.emplace();
+    if (!fresh_models_) models_->reserve(config().payload, config().count);
+    return {};
+  }
+  Status before_request() override {
+    if (fresh_models_) models_.emplace();  // the last request's records freed, an empty vector to fill
     return {};
   }
   http::BodySink& sink() override { return sink_; }
   json::Result<uint64_t> deserialize() override {
-    return models_.fill(config().payload, [this](auto& records) { return library_.parse(body_, records); });
+    return models_->fill(config().payload, [this](auto& records) { return library_.parse(body_, records); });
   }
-  uint64_t checksum() override { return models_.checksum(config().payload); }
+  uint64_t checksum() override { return models_->checksum(config().payload); }
 
+  bool fresh_models_;
   base::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
-  OwningModels models_;
+  std::optional<OwningModels> models_;
   Library library_;
 };
 
-// The rows of the two libraries (registry.cpp): nlohmann.cpp, rapidjson.cpp.
+// The rows of the two libraries (registry.cpp): nlohmann.cpp, rapidjson.cpp; and jos's Version 8's
+// hand-written loop, token_loop.cpp (jos payload only).
 std::unique_ptr<Strategy> make_nlohmann(const Recipe& recipe);
 std::unique_ptr<Strategy> make_rapidjson(const Recipe& recipe);
+std::unique_ptr<Strategy> make_token_loop(const Recipe& recipe);
 
 }  // namespace ringlab::strategies::detail

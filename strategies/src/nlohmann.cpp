@@ -161,6 +161,15 @@ class Mapper {
     }(std::make_index_sequence<std::tuple_size_v<decltype(members)>>{});
   }
 
+  // jos's DTO: name, url and stars; the other 18 keys stay in the DOM, unread.
+  bool record(const Json& object, json::JosRepository& out) {
+    const Allocator alloc = out.get_allocator();
+    constexpr auto members = json::jos_members<json::JosRepository>();
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return (field(object, json::fields::kJos[I], out.*std::get<I>(members), alloc) && ...);
+    }(std::make_index_sequence<std::tuple_size_v<decltype(members)>>{});
+  }
+
   bool owner(const Json& object, json::Owner& out) {
     const Json* owner = member(object, "owner");
     if (owner == nullptr) return false;
@@ -278,9 +287,12 @@ json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::Reposi
 json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::GithubRepository>& out) {
   return parse_body(body, out);
 }
+json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::JosRepository>& out) {
+  return parse_body(body, out);
+}
 
 std::unique_ptr<Strategy> make_nlohmann(const Recipe& recipe) {
-  return std::make_unique<LibraryStrategy<NlohmannLibrary>>(recipe.name);
+  return std::make_unique<LibraryStrategy<NlohmannLibrary>>(recipe);
 }
 
 }  // namespace ringlab::strategies::detail

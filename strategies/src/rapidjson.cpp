@@ -73,9 +73,13 @@ json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::Gi
   rapidjson::Reader reader;
   return parse_body(reader, body, out);
 }
+json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out) {
+  rapidjson::Reader reader;
+  return parse_body(reader, body, out);
+}
 
 std::unique_ptr<Strategy> make_rapidjson(const Recipe& recipe) {
-  return std::make_unique<LibraryStrategy<RapidJsonLibrary>>(recipe.name);
+  return std::make_unique<LibraryStrategy<RapidJsonLibrary>>(recipe);
 }
 
 }  // namespace ringlab::strategies::detail

@@ -23,6 +23,7 @@
 #include "json_libraries.hpp"
 #include "rapidjson_values.hpp"
 #include "ringlab/json/fields.hpp"
+#include "ringlab/json/jos.hpp"
 #include "ringlab/json/models.hpp"
 
 namespace ringlab::strategies::detail::rapidjson_sax {
@@ -40,6 +41,7 @@ inline constexpr const auto& kOwnerKeys = json::fields::kOwner;
 inline constexpr const auto& kLicenseKeys = json::fields::kLicense;
 inline constexpr const auto& kRepositoryKeys = json::fields::kRepository;
 inline constexpr const auto& kGithubKeys = json::fields::kGithub;
+inline constexpr const auto& kJosKeys = json::fields::kJos;
 using json::fields::all_of;
 using json::fields::first_missing;
 // The members of a repository's nested objects, in the order of their keys above.
@@ -56,12 +58,15 @@ template <class Record>
 class Handler {
   static constexpr bool kRepos = std::is_same_v<Record, json::Repository>;
   static constexpr bool kGithub = std::is_same_v<Record, json::GithubRepository>;
+  static constexpr bool kJos = std::is_same_v<Record, json::JosRepository>;
   // The keys of a record (its top level).
   static constexpr const auto& keys() noexcept {
     if constexpr (kRepos) {
       return kRepositoryKeys;
     } else if constexpr (kGithub) {
       return kGithubKeys;
+    } else if constexpr (kJos) {
+      return kJosKeys;
     } else {
       return kWeatherKeys;
     }
@@ -271,8 +276,8 @@ class Handler {
         case RepositoryField::owner: return wrong_type(record_field(), s.name(), "an object");
         case RepositoryField::topics: return wrong_type(record_field(), s.name(), "an array");
       }
-    } else if constexpr (kGithub) {
-      ok = github_scalar(s);
+    } else if constexpr (kGithub || kJos) {
+      ok = flat_scalar(s);
     } else {
       json::WeatherForecast& w = *record_;
       switch (static_cast<WeatherField>(field_)) {
@@ -286,11 +291,17 @@ class Handler {
     return ok;
   }
 
-  // A github record is flat: every field is a scalar, in the order of json::github_members.
-  bool github_scalar(const Scalar& s) {
+  // A github record and jos's DTO are flat: every field is a scalar, in the order of json::github_members
+  // or json::jos_members.
+  bool flat_scalar(const Scalar& s) {
     bool ok = false;
-    json::with_member(*record_, json::github_members<json::GithubRepository>(), static_cast<std::size_t>(field_),
-                      [&](auto& member) { ok = set_member(s, member); });
+    const auto use = [&](auto& member) { ok = set_member(s, member); };
+    if constexpr (kJos) {
+      json::with_member(*record_, json::jos_members<json::JosRepository>(), static_cast<std::size_t>(field_), use);
+    } else {
+      json::with_member(*record_, json::github_members<json::GithubRepository>(), static_cast<std::size_t>(field_),
+                        use);
+    }
     return ok;
   }
   template <class T>

@@ -151,6 +151,19 @@ constexpr std::array kOwnStack{
     Recipe{.name = "rapidjson", .mirrors = kLibrarySwapReader, .make = &make_rapidjson,
            .description = "as presized, parsed in situ by rapidjson's SAX Reader (strings unescaped in the body), "
                           "events written straight into owning models reused in place: no DOM"},
+    // jos's Versions 8 and 10 under his conditions (bench jos; bench/src/seeds/jos.hpp maps every Version):
+    // fresh objects at every request, as presized_fresh, which is his Version 9. rapidjson_fresh is the
+    // library swapped over the same receive (his Version 10, Utf8Json for System.Text.Json); token_loop
+    // reads the same rapidjson tokens through a hand-written loop over the DTO's three keys (his Version 8,
+    // ProjectDeserializer over JsonTextReader), so that the pair isolates the hand-written loop.
+    Recipe{.name = "rapidjson_fresh", .mirrors = "Version 10: Utf8Json over the same stream (fresh objects)",
+           .models = Models::fresh_owning, .make = &make_rapidjson,
+           .description = "as rapidjson (in situ SAX, events written straight into the records), into fresh "
+                          "owning models at each request, as presized_fresh"},
+    Recipe{.name = "token_loop", .mirrors = "Version 8: a hand-written loop over JsonTextReader's tokens",
+           .models = Models::fresh_owning, .make = &make_token_loop,
+           .description = "jos only: rapidjson's tokens in situ through a hand-written loop that keeps the last "
+                          "key and takes name, url and stars into fresh DTOs, as jos's ProjectDeserializer"},
     Recipe{.name = "arena", .mirrors = kPooled, .make = &make_arena,
            .description = "body buffer and owning models from a monotonic_buffer_resource released at each "
                           "request; its buffer is sized once at setup: 0 B/op"},
@@ -343,8 +356,9 @@ constexpr std::array<Descriptor, sizeof...(index)> descriptors(std::index_sequen
 
 constexpr auto kRegistry = descriptors(std::make_index_sequence<kRecipes.size()>{});
 
-constexpr base::EnumNames<Payload, 3> kPayloadNames{
-    {{{Payload::weather, "weather"}, {Payload::repos, "repos"}, {Payload::github, "github"}}}, "?"};
+constexpr base::EnumNames<Payload, 4> kPayloadNames{
+    {{{Payload::weather, "weather"}, {Payload::repos, "repos"}, {Payload::github, "github"}, {Payload::jos, "jos"}}},
+    "?"};
 constexpr base::EnumNames<Connection, 2> kConnectionNames{
     {{{Connection::pooled, "pooled"}, {Connection::fresh, "fresh"}}}, "?"};
 constexpr base::EnumNames<ServerMode, 2> kServerModeNames{

@@ -28,6 +28,7 @@ void ArraySink<kModels>::restart() {
     release(weather_);
     release(repos_);
     release(github_);
+    release(jos_);
   }
 }
 
@@ -42,6 +43,7 @@ http::Status ArraySink<kModels>::parse_received() {
     switch (payload_) {
       case Payload::repos: parsed = parse_into(repos_, span, &json::parse_repository_record); break;
       case Payload::github: parsed = parse_into(github_, span, &json::parse_github_record); break;
+      case Payload::jos: parsed = parse_into(jos_, span, &json::parse_jos_record); break;
       case Payload::weather: parsed = parse_into(weather_, span, &json::parse_weather_record); break;
     }
     if (!parsed) return http::fail(http::Errc::sink, describe(parsed.error()));
@@ -54,7 +56,7 @@ http::Status ArraySink<kModels>::parse_rest() {
   if (auto finished = splitter_.finish(body_->view()); !finished) {
     return http::fail(http::Errc::sink, describe(finished.error()));
   }
-  trim_to(records(), weather_, repos_, github_);
+  trim_to(records(), weather_, repos_, github_, jos_);
   return {};
 }
 
@@ -110,6 +112,7 @@ http::Status NdjsonStreamingSink::parse_batch(std::size_t end) {
   switch (payload_) {
     case Payload::repos: parsed = parse_into(repos_, batch, &json::parse_repos_ndjson_views); break;
     case Payload::github: parsed = parse_into(github_, batch, &json::parse_github_ndjson_views); break;
+    case Payload::jos: parsed = parse_into(jos_, batch, &json::parse_jos_ndjson_views); break;
     case Payload::weather: parsed = parse_into(weather_, batch, &json::parse_weather_ndjson_views); break;
   }
   if (!parsed) {

@@ -56,9 +56,9 @@ namespace ringlab::strategies::detail {
 // not parsed; the records of each piece are folded into the consumer (and the checksum on a verified
 // body); the counters of the overlap. A sink says only how it finds and parses the records of the
 // bytes received so far (parse_received) and at the end of the body (parse_rest). `Weather`,
-// `Repository` and `Github` are the records it parses into: owning ones for the array sink, views for
+// `Repository`, `Github` and `Jos` are the records it parses into: owning ones for the array sink, views for
 // the NDJSON one.
-template <class Weather, class Repository, class Github>
+template <class Weather, class Repository, class Github, class Jos>
 class StreamingSinkBase : public http::BodySink {
  public:
   StreamingSinkBase(json::Parser& parser, base::PaddedBuffer& body) noexcept
@@ -71,6 +71,7 @@ class StreamingSinkBase : public http::BodySink {
     switch (payload_) {
       case Payload::repos: repos_.reserve(records); break;
       case Payload::github: github_.reserve(records); break;
+      case Payload::jos: jos_.reserve(records); break;
       case Payload::weather: weather_.reserve(records); break;
     }
   }
@@ -127,6 +128,7 @@ class StreamingSinkBase : public http::BodySink {
   std::pmr::vector<Weather> weather_;
   std::pmr::vector<Repository> repos_;
   std::pmr::vector<Github> github_;
+  std::pmr::vector<Jos> jos_;
 
  private:
   http::PresizedSink inner_;
@@ -147,7 +149,8 @@ enum class StreamedModels {
 
 // Owning records of a JSON array, cut by RecordSplitter and parsed one by one as they complete.
 template <StreamedModels kModels>
-class ArraySink final : public StreamingSinkBase<json::WeatherForecast, json::Repository, json::GithubRepository> {
+class ArraySink final
+    : public StreamingSinkBase<json::WeatherForecast, json::Repository, json::GithubRepository, json::JosRepository> {
  public:
   using StreamingSinkBase::StreamingSinkBase;
 
@@ -167,7 +170,8 @@ extern template class ArraySink<StreamedModels::fresh>;
 
 // The current batch's records: views into the body.
 class NdjsonStreamingSink final
-    : public StreamingSinkBase<json::WeatherView, json::RepositoryView, json::GithubRepositoryView> {
+    : public StreamingSinkBase<json::WeatherView, json::RepositoryView, json::GithubRepositoryView,
+                               json::JosRepositoryView> {
  public:
   using StreamingSinkBase::StreamingSinkBase;
 

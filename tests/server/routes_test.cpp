@@ -48,6 +48,8 @@ TEST_CASE("route_request maps every route and its parameters") {
        .chunk = 16u << 20},
       {.target = "/github?count=7", .route = Route::github, .count = 7},
       {.target = "/github?count=2&format=ndjson", .route = Route::github, .count = 2, .format = N},
+      {.target = "/jos?count=5", .route = Route::jos, .count = 5},
+      {.target = "/jos?count=2&format=ndjson&chunked=1", .route = Route::jos, .count = 2, .format = N, .chunked = true},
       {.method = "POST", .target = "/echo", .route = Route::echo},
       {.method = "POST", .target = "/echo?chunked=1&chunk=7", .route = Route::echo, .chunked = true, .chunk = 7},
       {.target = "/plaintext", .route = Route::plaintext},
@@ -165,6 +167,7 @@ TEST_CASE("route and format names are stable") {
   CHECK(route_name(Route::weather) == "weather");
   CHECK(route_name(Route::repos) == "repos");
   CHECK(route_name(Route::github) == "github");
+  CHECK(route_name(Route::jos) == "jos");
   CHECK(route_name(Route::echo) == "echo");
   CHECK(route_name(Route::plaintext) == "plaintext");
   CHECK(route_name(Route::health) == "health");
@@ -185,9 +188,10 @@ TEST_CASE("count_limit keeps one generated answer within --max-answer and --max-
 }
 
 TEST_CASE("the per-record bounds of count_limit hold for the generated bodies") {
-  for (Route route : {Route::weather, Route::repos, Route::github}) {
+  for (Route route : {Route::weather, Route::repos, Route::github, Route::jos}) {
     const uint64_t bound = route == Route::weather ? kMaxWeatherRecordBytes
                            : route == Route::repos ? kMaxRepoRecordBytes
+                           : route == Route::jos   ? kMaxJosRecordBytes
                                                    : kMaxGithubRecordBytes;
     constexpr uint32_t kCount = 3000;
     for (Format format : {Format::json, Format::ndjson}) {

@@ -66,7 +66,7 @@ const std::set<std::string_view> kAllocating = {"string_copy",        "exact_str
                                               "echo",               "echo_fresh",       "libcurl_echo",
                                               "libcurl_multi_echo", "cpp_httplib_echo", "beast_echo",
                                               "cpprest_echo",       "curlpp_echo",      "streaming_array_fresh",
-                                              "pooled_string"};
+                                              "pooled_string",      "rapidjson_fresh",  "token_loop"};
 
 // Every registered strategy of `group` at 10 and 1,000 records of one payload. One test case per
 // payload, and one ctest entry each (tests/strategies/CMakeLists.txt): all three take about six
@@ -112,11 +112,14 @@ TEST_CASE("allocations per request in steady state: repos") {
 TEST_CASE("allocations per request in steady state: github") {
   check_steady_state(Payload::github, strategies(Needs::nothing_of_the_kernel));
 }
+TEST_CASE("allocations per request in steady state: jos") {
+  check_steady_state(Payload::jos, strategies(Needs::nothing_of_the_kernel));
+}
 // Not matched by the per-payload entries' filter ("steady state: <payload>").
 TEST_CASE("allocations per request in steady state, for the strategies that need a kernel feature" *
           doctest::test_suite(ringlab::testing::kFeatureGated)) {
   const std::vector<const Descriptor*> covered = strategies(Needs::a_kernel_feature);
-  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
+  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::jos}) {
     check_steady_state(payload, covered);
   }
 }

@@ -1,5 +1,5 @@
-// Every registered strategy, against the real server binary, for both payloads and sizes 0, 1, 10 and
-// 1000 (and weather in the seed server mode): its checksum equals the generator's ground truth and string_copy's (send_copy's for POST), on
+// Every registered strategy, against the real server binary, for every payload and sizes 0, 1, 10 and
+// 1000 (and weather and jos in the seed server mode): its checksum equals the generator's ground truth and string_copy's (send_copy's for POST), on
 // the first response (setup) and on every run after it. The strategies that need a kernel feature are
 // covered by feature-gated cases (fixtures.hpp's strategies()): where the kernel lacks it, ctest shows
 // the case as skipped, with the strategy's reason.
@@ -34,9 +34,10 @@ uint64_t ground_truth(const Descriptor& descriptor, Payload payload, std::size_t
   return ringlab::testing::generated_checksum(payload, count);
 }
 
-// The bodies every strategy reads: the three payloads at sizes 0, 1, 10 and 1000 from the server's cache, and
-// weather at 10 and 1000 in the seed server mode (serialized per request and chunked: 10 records fit one
-// 16 KiB chunk, 1000 records (77 KB) take five).
+// The bodies every strategy reads: the four payloads at sizes 0, 1, 10 and 1000 from the server's cache, and
+// weather and jos at 10 and 1000 in the seed server mode (serialized per request and chunked: 10 weather
+// records fit one 16 KiB chunk, 1000 records (77 KB) take five; 1000 jos records about 55). On jos every
+// strategy reads jos's 3-field DTO, so its checksum is json::checksum_jos and equals string_copy's.
 struct Body {
   Payload payload;
   std::size_t count;
@@ -46,13 +47,15 @@ struct Body {
 
 std::vector<Body> bodies() {
   std::vector<Body> out;
-  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
+  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::jos}) {
     for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{1000}}) {
       out.push_back({payload, count});
     }
   }
-  out.push_back({Payload::weather, 10, ServerMode::seed});
-  out.push_back({Payload::weather, 1000, ServerMode::seed});
+  for (const Payload payload : {Payload::weather, Payload::jos}) {
+    out.push_back({payload, 10, ServerMode::seed});
+    out.push_back({payload, 1000, ServerMode::seed});
+  }
   return out;
 }
 
@@ -182,7 +185,7 @@ void check_setup_again(Needs group) {
     // Set up for the first payload it reads, then again for another size of github, which nearly every
     // GET strategy reads; one that does not (floor_parse_minimal: weather only) is set up again for
     // another size of its own payload.
-    for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
+    for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::jos}) {
       config.payload = payload;
       if (!strategy->skip_case(config)) break;
     }

@@ -171,13 +171,14 @@ TEST_CASE("peers are flagged; POST strategies are the three of /echo and the lib
 }
 
 TEST_CASE("payload names read back") {
-  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
+  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::jos}) {
     INFO(payload_name(payload));
     CHECK(parse_payload(payload_name(payload)) == payload);
   }
   CHECK(payload_name(Payload::weather) == "weather");
   CHECK(payload_name(Payload::repos) == "repos");
   CHECK(payload_name(Payload::github) == "github");
+  CHECK(payload_name(Payload::jos) == "jos");
   CHECK_FALSE(parse_payload("Weather").has_value());
   CHECK_FALSE(parse_payload("").has_value());
 }
@@ -218,12 +219,20 @@ TEST_CASE("three_fields: jos's Version 8, a GET row that reads github (and repos
   CHECK_FALSE(strategy->skip_case(config).has_value());
   config.payload = Payload::repos;
   CHECK_FALSE(strategy->skip_case(config).has_value());
+  config.payload = Payload::jos;  // every row reads jos's 3-field DTO there
+  const auto jos_reason = strategy->skip_case(config);
+  REQUIRE(jos_reason.has_value());
+  CHECK(jos_reason->find("3-field DTO") != std::string::npos);
   CHECK(strategy->notes().find("stargazers_count, name and url only") != std::string::npos);
-  // Every other row runs every payload, but floor_parse_minimal, the reader's yardstick, which reads weather only.
+  // Every other row runs every payload, but floor_parse_minimal, the reader's yardstick, which reads weather
+  // only, and token_loop, jos's Version 8 loop, which reads jos only.
   for (const Descriptor& descriptor : registry()) {
-    if (descriptor.name == "three_fields" || descriptor.name == "floor_parse_minimal") continue;
+    if (descriptor.name == "three_fields" || descriptor.name == "floor_parse_minimal" ||
+        descriptor.name == "token_loop") {
+      continue;
+    }
     INFO(descriptor.name);
-    for (const Payload payload : {Payload::weather, Payload::repos, Payload::github}) {
+    for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::jos}) {
       config.payload = payload;
       CHECK_FALSE(descriptor.make()->skip_case(config).has_value());
     }

@@ -1,7 +1,8 @@
 #pragma once
 // The generator's bodies (json/serialize.hpp) as the strategy tests parse, feed and serve them: `count`
 // records of one payload in one string, a JSON array or NDJSON lines, byte for byte what the server
-// answers for them; and their checksum (json/checksum.hpp), the ground truth a strategy's must equal.
+// answers for them; and their checksum (json/checksum.hpp), the ground truth a strategy's must equal (for
+// jos, that of the three fields of jos's DTO, which every strategy reads).
 //
 // Threads: any; nothing here is shared.
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "ringlab/json/checksum.hpp"
+#include "ringlab/json/jos.hpp"
 #include "ringlab/json/serialize.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
@@ -21,6 +23,8 @@ inline std::string generated_body(strategies::Payload payload, std::size_t count
     ndjson ? json::append_repos_ndjson(body, count) : json::append_repos_json(body, count);
   } else if (payload == strategies::Payload::github) {
     ndjson ? json::append_github_ndjson(body, count) : json::append_github_json(body, count);
+  } else if (payload == strategies::Payload::jos) {
+    ndjson ? json::append_jos_ndjson(body, count) : json::append_jos_json(body, count);
   } else {
     ndjson ? json::append_weather_ndjson(body, count) : json::append_weather_json(body, count);
   }
@@ -31,6 +35,7 @@ inline std::string generated_body(strategies::Payload payload, std::size_t count
 inline uint64_t generated_checksum(strategies::Payload payload, std::size_t count) {
   if (payload == strategies::Payload::repos) return json::checksum_repos(count);
   if (payload == strategies::Payload::github) return json::checksum_github(count);
+  if (payload == strategies::Payload::jos) return json::checksum_jos(count);
   return json::checksum_weather(count);
 }
 

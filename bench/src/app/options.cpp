@@ -115,8 +115,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                     "--client-threads refuses counts above this (default: the CPUs this process may use, so that no two "
                     "client threads share a CPU unless asked to)",
                     std::size_t{1}, kMaxClientThreadsLimit);
-  app.add_option("--payload", payload, "weather, repos or github (default: the suite's)")
-      ->check(CLI::IsMember({"weather", "repos", "github"}));
+  app.add_option("--payload", payload, "weather, repos, github or jos (default: the suite's)")
+      ->check(CLI::IsMember({"weather", "repos", "github", "jos"}));
   app.add_option("--connection", c.connection,
                  "pooled (one kept-alive connection per case) or fresh (every strategy opens a new connection per "
                  "request and closes it after the response)")

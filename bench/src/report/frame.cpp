@@ -79,7 +79,8 @@ std::string render_legend() {
   Method         : the strategy (bench --list says where its bytes land and which .NET pattern it mirrors);
                    "(ref)" marks a reference row, a physical limit rather than a contender (floor_transfer:
                    the transfer alone, no parse; floor_parse: the parse alone, no network)
-  Payload        : the route's records (weather: GET /weather, repos: GET /repos, github: GET /github)
+  Payload        : the route's records (weather: GET /weather, repos: GET /repos, github: GET /github,
+                   jos: GET /jos, read into jos's 3-field DTO)
   Size           : records per response (GET) or per posted body (POST)
 )legend";
   // Each column of the tables says what it is in its row of the column table (columns.cpp).

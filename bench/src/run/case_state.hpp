@@ -30,6 +30,7 @@ inline std::string_view payload_text(strategies::Payload payload) noexcept {
     case strategies::Payload::weather: return "weather";
     case strategies::Payload::repos: return "repos";
     case strategies::Payload::github: return "github";
+    case strategies::Payload::jos: return "jos";
   }
   return "?";
 }

@@ -21,6 +21,15 @@ constexpr std::array<std::size_t, 4> kWeatherSizes{10, 100, 1000, 10000};
 constexpr std::array<std::size_t, 4> kReposSizes{10, 100, 1000, 10000};
 // jos's GitHub dummy API answered 10, 100, 1,000 and 10,000 of its flat records (about 1 KB each).
 constexpr std::array<std::size_t, 4> kGithubSizes{10, 100, 1000, 10000};
+// jos's own records (GET /jos: 21 keys, a tags array, two floats) at the sizes of his tables.
+constexpr std::array<std::size_t, 4> kJosSizes{10, 100, 1000, 10000};
+// The strategies his Versions map onto (bench/src/seeds/jos.hpp), each once, in the order of the first
+// Version that uses it: string_copy (Versions 0-5: GetStringAsync + DeserializeObject; 0 and 1 with
+// --client fresh), buffered_stream (6: ResponseContentRead, the content buffered), presized_fresh (7 and 9:
+// ResponseHeadersRead, read from the stream into fresh objects), token_loop (8: the hand-written token
+// loop), rapidjson_fresh (10: another library over the same stream as 9).
+constexpr std::array<std::string_view, 5> kJosStrategies{"string_copy", "buffered_stream", "presized_fresh",
+                                                         "token_loop", "rapidjson_fresh"};
 // Requests per op of the proxy suite: the article's cycles.
 constexpr std::array<std::size_t, 3> kProxyCycles{10, 50, 100};
 // The echo suite posts one 17-byte object per op: its size column says 1.
@@ -46,6 +55,9 @@ constexpr std::array kSuites{
           .description = "GET /repos: every GET strategy at 10, 100, 1000 and 10000 repository records of 1-2 KB"},
     Suite{.name = "github", .payload = strategies::Payload::github, .sizes = kGithubSizes,
           .description = "GET /github: jos's flat 22-field repository records at 10, 100, 1000, 10000"},
+    Suite{.name = "jos", .payload = strategies::Payload::jos, .sizes = kJosSizes, .strategies = kJosStrategies,
+          .description = "GET /jos: jos's records (21 keys, tags, floats) read into his 3-field DTO by the strategies "
+                         "of his Versions 0-10, at 10, 100, 1000, 10000"},
     Suite{.name = "post", .method = strategies::Method::post, .sizes = kWeatherSizes,
           .description = "POST /echo: every POST strategy sending 10, 100, 1000 and 10000 weather records"},
     Suite{.name = "proxy", .method = strategies::Method::proxy, .sizes = kProxyCycles,

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 
+#include "ringlab/json/jos.hpp"
 #include "ringlab/json/models.hpp"
 
 namespace ringlab::json {
@@ -50,6 +51,14 @@ class Consumer {
     put(static_cast<uint64_t>(record.stars) + record.name.size() + record.url.size());
   }
   void add(const GithubStarsView& record) noexcept {
+    put(static_cast<uint64_t>(record.stars) + record.name.raw.size() + record.url.raw.size());
+  }
+
+  // jos's DTO (every jos Version's): the same three as GithubStars.
+  void add(const JosRepository& record) noexcept {
+    put(static_cast<uint64_t>(record.stars) + record.name.size() + record.url.size());
+  }
+  void add(const JosRepositoryView& record) noexcept {
     put(static_cast<uint64_t>(record.stars) + record.name.raw.size() + record.url.raw.size());
   }
 

@@ -26,6 +26,8 @@ enum class Github : int {
 };
 // The three fields jos's Version 8 reads out of a github record.
 enum class GithubStars : int { stars, name, url };
+// jos's GitHubRepositoryDto {Name, Url, Stars}: the three keys every jos Version reads (jos.hpp).
+enum class Jos : int { name, url, stars };
 
 // The names of a table whose entries pair each enumerator with its name, in the enumerators' order.
 template <class Field, std::size_t N>
@@ -115,6 +117,12 @@ inline constexpr auto kGithubStars = names_in_order<GithubStars, 3>({{
     {GithubStars::stars, "stargazers_count"},
     {GithubStars::name, "name"},
     {GithubStars::url, "url"},
+}});
+
+inline constexpr auto kJos = names_in_order<Jos, 3>({{
+    {Jos::name, "name"},
+    {Jos::url, "url"},
+    {Jos::stars, "stars"},
 }});
 
 // The "seen" mask of a record whose N fields all came.

@@ -1,5 +1,5 @@
 #pragma once
-// BodyCache: the generated bodies of /weather, /repos and /github, serialized once per (route, count,
+// BodyCache: the generated bodies of /weather, /repos, /github and /jos, serialized once per (route, count,
 // format) and then served from memory.
 //
 // Bounds (both have defaults, and flags in the server binary): at most max_entries bodies and
@@ -29,7 +29,7 @@
 namespace ringlab::server {
 
 struct BodyKey {
-  Route route = Route::weather;  // weather, repos or github
+  Route route = Route::weather;  // weather, repos, github or jos
   Format format = Format::json;
   uint32_t count = 0;
   friend bool operator==(const BodyKey&, const BodyKey&) = default;
@@ -51,7 +51,7 @@ struct Body {
   BodyPlacement placement;
 };
 
-// Serializes the body for `key` with json/ (weather, repos or github records, JSON array or NDJSON).
+// Serializes the body for `key` with json/ (weather, repos, github or jos records, JSON array or NDJSON).
 [[nodiscard]] Body generate_body(const BodyKey& key);
 
 struct BodyCacheLimits {

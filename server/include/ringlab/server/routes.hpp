@@ -23,7 +23,7 @@
 
 namespace ringlab::server {
 
-enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy, env, github, stats };
+enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy, env, github, stats, jos };
 enum class Format : uint8_t { json, ndjson };
 enum class UpstreamConnection : uint8_t { pooled, fresh };
 // How /proxy's handler reaches the upstream (server/src/upstream.hpp): by starting the fetch itself
@@ -88,7 +88,10 @@ inline constexpr uint64_t kMaxRepoRecordBytes = 2048;
 // About 950 bytes on average, 1,360 at most over the first 200,000: the bound of a description of 99
 // words, each at its longest, with the 21 other fields.
 inline constexpr uint64_t kMaxGithubRecordBytes = 2048;
-// The largest count `route` answers (weather, repos, github; proxy fetches weather); kMaxCount for the
+// jos's records (json/jos.hpp): about 900 bytes, at most 1,200 or so (an "about" of seven sentences of
+// fifteen words at their longest).
+inline constexpr uint64_t kMaxJosRecordBytes = 2048;
+// The largest count `route` answers (weather, repos, github, jos; proxy fetches weather); kMaxCount for the
 // routes that take no count.
 [[nodiscard]] uint64_t count_limit(Route route, const CountLimits& limits) noexcept;
 

@@ -6,6 +6,7 @@
 //             it answers "which copies matter" in minutes
 //   get    every GET strategy x sizes 10, 100, 1000, 10000 x weather (the full table)
 //   repos  every GET strategy x sizes 10, 100, 1000, 10000 x repos (records of 1-2 KB each)
+//   jos    the strategies of jos's Versions x 10, 100, 1000, 10000 x jos (his records, his 3-field DTO)
 //   post   every POST strategy x sizes 10, 100, 1000, 10000 x weather bodies
 //   proxy  every proxy row x 10, 50, 100 GETs of /proxy per op (the size is the requests per op)
 //

@@ -1,0 +1,84 @@
+// bench/src/seeds/jos.hpp: jos's tables as data for the seeds page. One row per Version, 0 to 10, named as
+// his tables name them; every row names a registered strategy that reads his payload and is in the jos
+// suite; his figures as published (spot-checked against his README), the allocation ratios computed from
+// them; Version 10 read against Version 9.
+#include "seeds/jos.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "ringlab/bench/run/suites.hpp"
+#include "ringlab/strategies/strategy.hpp"
+
+namespace rb = ringlab::bench;
+namespace rs = ringlab::strategies;
+namespace seeds = ringlab::bench::seeds;
+
+namespace {
+
+const rs::Descriptor* find(std::string_view name) {
+  for (const rs::Descriptor& descriptor : rs::registry()) {
+    if (descriptor.name == name) return &descriptor;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("jos's table: Version 0 to Version 10, each a registered strategy of the jos suite that reads his DTO") {
+  const rb::Suite* suite = rb::find_suite("jos");
+  REQUIRE(suite != nullptr);
+  CHECK(suite->payload == rs::Payload::jos);
+  CHECK(std::equal(suite->sizes.begin(), suite->sizes.end(), seeds::kJosSizes.begin(), seeds::kJosSizes.end()));
+  for (const auto* table : {&seeds::kJosGetAllProjectsQuery, &seeds::kJosHttpClientBenchmark}) {
+    REQUIRE(table->size() == 11);
+    for (std::size_t v = 0; v < table->size(); ++v) {
+      const seeds::SeedRow& row = (*table)[v];
+      INFO(row.method);
+      CHECK(row.method == "Version " + std::to_string(v));
+      const rs::Descriptor* strategy = find(row.strategy);
+      REQUIRE(strategy != nullptr);
+      CHECK(strategy->method == rs::Method::get);
+      rs::CaseConfig config;
+      config.payload = rs::Payload::jos;
+      CHECK_FALSE(strategy->make()->skip_case(config).has_value());
+      CHECK(std::find(suite->strategies.begin(), suite->strategies.end(), row.strategy) != suite->strategies.end());
+      CHECK((row.flags.empty() || row.flags == "--client fresh"));
+      CHECK((row.compared_with == "Version 0" || row.compared_with == "Version 9"));
+      CHECK_FALSE(row.same.empty());
+      CHECK_FALSE(row.differs.empty());
+      CHECK_FALSE(row.beyond_seed);  // every row makes fresh objects, as his Versions do
+      for (std::size_t s = 0; s < seeds::kJosSizes.size(); ++s) {
+        CHECK_FALSE(std::isnan(row.published_ratio[s]));  // his tables have every figure
+        CHECK(row.published_alloc_ratio[s] ==
+              doctest::Approx(row.published_allocated_kb[s] / (*table)[0].published_allocated_kb[s]));
+      }
+    }
+    // Versions 0 and 1 build a whole client per request; 2 to 5 keep one, and are one row.
+    CHECK((*table)[0].flags == "--client fresh");
+    CHECK((*table)[1].flags == "--client fresh");
+    for (std::size_t v = 2; v <= 5; ++v) CHECK((*table)[v].strategy == (*table)[2].strategy);
+    CHECK((*table)[8].strategy == "token_loop");
+    CHECK((*table)[10].strategy == "rapidjson_fresh");
+    CHECK((*table)[10].compared_with == "Version 9");
+    CHECK((*table)[0].published_alloc_ratio == std::array<double, 4>{1, 1, 1, 1});
+  }
+  // Spot checks against his README (2020-08-11).
+  const auto& query = seeds::kJosGetAllProjectsQuery;
+  CHECK(query[10].published_ratio == std::array<double, 4>{0.96, 0.95, 0.78, 0.69});
+  CHECK(query[9].published_mean_ms[3] == 137.5);
+  CHECK(query[9].published_allocated_kb[3] == doctest::Approx(2.19 * 1024));
+  CHECK(query[3].published_ratio[1] == 1.89);
+  const auto& client = seeds::kJosHttpClientBenchmark;
+  CHECK(client[8].published_ratio == std::array<double, 4>{0.94, 0.85, 0.90, 0.85});
+  CHECK(client[10].published_allocated_kb[0] == 5.57);
+  // Version 10 against Version 9 in his GetAllProjectsQuery table: 0.93 to 1.02 of its time.
+  for (std::size_t s = 0; s < seeds::kJosSizes.size(); ++s) {
+    const double versus_nine = query[10].published_mean_ms[s] / query[9].published_mean_ms[s];
+    CHECK(versus_nine > 0.92);
+    CHECK(versus_nine < 1.03);
+  }
+}
