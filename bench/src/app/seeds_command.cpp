@@ -2,6 +2,7 @@
 // per seed against one embedded server each, the reports written to OUT/<time>-seeds/<seed>/, and the page
 // that puts the write-ups' figures beside ringlab's: OUT/<time>-seeds/seeds.md, and docs/seeds.md when
 // every seed ran to the end. `bench report OUT/<time>-seeds` makes the page again from those reports.
+#include <algorithm>
 #include <ctime>
 #include <deque>
 #include <filesystem>
@@ -66,6 +67,16 @@ int run_seeds_command(CliOptions& options, const std::string& executable) {
   bool complete = true;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const seeds::Seed& seed = *chosen[i];
+    if (!seed.shares_run_of.empty()) {
+      // The same rows as a seed already run (another of the write-up's tables): that run's report.
+      const auto shared = std::find_if(runs.begin(), runs.end(), [&](const seeds::SeedRun& r) {
+        return r.seed != nullptr && r.seed->name == seed.shares_run_of;
+      });
+      if (shared != runs.end()) {
+        runs.push_back({&seed, shared->report, shared->not_run});
+        continue;
+      }
+    }
     std::cerr << fmt::format("seed {} ({} of {}): {} cases\n", seed.name, i + 1, chosen.size(), cases[i].cases.size());
     CliOptions seed_options = options;
     seed_options.config.suite = seeds::seed_suite_name(seed);
@@ -115,7 +126,8 @@ int run_seeds_page_command(const ResultsPageCommand& command) {
   std::deque<Report> reports;
   std::vector<seeds::SeedRun> runs;
   for (const seeds::Seed& seed : seeds::all_seeds()) {
-    const fs::path path = folder / std::string(seed.name) / "report.json";
+    const std::string_view run_of = seed.shares_run_of.empty() ? seed.name : seed.shares_run_of;
+    const fs::path path = folder / std::string(run_of) / "report.json";
     if (!fs::exists(path)) {
       runs.push_back({&seed, nullptr, fmt::format("the run in {} has no report of it", folder.filename().string())});
       continue;

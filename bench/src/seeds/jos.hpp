@@ -24,12 +24,13 @@
 // Constant data with static storage; nothing here allocates.
 #include <array>
 #include <cstddef>
-#include <limits>
 #include <string_view>
+
+#include "ringlab/bench/seeds/seeds.hpp"
 
 namespace ringlab::bench::seeds {
 
-inline constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+// His figures as printed, per Version: jos_rows() turns them into the seed's rows.
 
 // The sizes of his tables: records per response, the columns of every array below.
 inline constexpr std::array<std::size_t, 4> kJosSizes{10, 100, 1000, 10000};
@@ -48,20 +49,6 @@ struct JosMapping {
   bool beyond_seed;
   std::string_view same;     // what the row shares with the Version
   std::string_view differs;  // what it does not
-};
-
-struct SeedRow {
-  std::string_view method;
-  std::string_view strategy;
-  std::string_view flags;
-  std::string_view compared_with;
-  std::array<double, 4> published_ratio;         // his Ratio column, at kJosSizes
-  std::array<double, 4> published_mean_ms;       // his Mean column, in ms
-  std::array<double, 4> published_allocated_kb;  // his Allocated column, in KB
-  std::array<double, 4> published_alloc_ratio;   // published_allocated_kb over Version 0's
-  bool beyond_seed;
-  std::string_view same;
-  std::string_view differs;
 };
 
 // One Version's published figures (the order of his columns: Ratio, Mean, Allocated).
@@ -167,14 +154,15 @@ constexpr std::array<SeedRow, kJosVersions> jos_rows(const std::array<JosFigures
     rows[v] = SeedRow{.method = m.method,
                       .strategy = m.strategy,
                       .flags = m.flags,
-                      .compared_with = m.compared_with,
                       .published_ratio = figures[v].ratio,
-                      .published_mean_ms = figures[v].mean_ms,
-                      .published_allocated_kb = figures[v].allocated_kb,
                       .published_alloc_ratio = alloc_ratio,
                       .beyond_seed = m.beyond_seed,
                       .same = m.same,
-                      .differs = m.differs};
+                      .differs = m.differs,
+                      // Version 0 is the table's first row: the page reads every row against it anyway.
+                      .compared_with = m.compared_with == m.method || m.compared_with == "Version 0"
+                                           ? std::string_view{}
+                                           : m.compared_with};
   }
   return rows;
 }

@@ -154,6 +154,33 @@ std::string figures_table(const Seed& seed, const Report& report) {
   return out;
 }
 
+// Rows read against another row than the first (SeedRow::compared_with): the write-up's figure is the
+// quotient of the two published ratios, ringlab's the paired ratio of the two cases of the same run.
+std::string against_table(const Seed& seed, const Report& report) {
+  std::string out;
+  const std::vector<std::size_t> sizes = sizes_of(seed);
+  for (const SeedRow& row : seed.rows) {
+    if (row.compared_with.empty()) continue;
+    const auto other = std::find_if(seed.rows.begin(), seed.rows.end(),
+                                    [&](const SeedRow& r) { return r.method == row.compared_with; });
+    if (other == seed.rows.end()) continue;
+    if (out.empty()) {
+      out = fmt::format("\n### Read against another row\n\nThe write-up's figure is the quotient of its two published "
+                        "ratios; ringlab's is paired by round in the same run.\n\n| seed method | against | {} | seed | "
+                        "ringlab | ringlab 95 % |\n|---|---|--:|--:|--:|--:|\n",
+                        seed.size_name);
+    }
+    for (std::size_t s = 0; s < sizes.size(); ++s) {
+      const double published_quotient = row.published_ratio[s] / other->published_ratio[s];
+      const Figure f = figure_of(report, row, *other, sizes[s]);
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", row.method, other->method, sizes[s],
+                         published(published_quotient), f.ratio ? format_number(*f.ratio, 2) : std::string("-"),
+                         f.low && f.high ? format_number(*f.low, 2) + "-" + format_number(*f.high, 2) : std::string("-"));
+    }
+  }
+  return out;
+}
+
 // Whether ringlab orders the methods as the write-up did, size by size: every pair of rows (not beyond the
 // seed, both with a published ratio) that the write-up separates by more than kPublishedTie, judged by
 // ringlab's intervals.
@@ -279,6 +306,7 @@ std::string render_seeds_page(std::span<const SeedRun> runs, std::string_view pa
     out += "\n### Figures\n\nThe seed's Ratio and Alloc Ratio are the write-up's, against its first row; ringlab's "
            "against the same row's strategy in the same run.\n\n";
     out += figures_table(seed, *run.report);
+    out += against_table(seed, *run.report);
     out += "\n### Does ringlab order the methods as the write-up did?\n\n" + verdicts(seed, *run.report);
     if (run.report->partial) out += "\nThis seed's run was interrupted: its figures cover the rounds completed.\n";
   }

@@ -42,6 +42,10 @@ struct SeedRow {
   bool beyond_seed = false;
   std::string_view same = {};     // what the ringlab row does as the method did
   std::string_view differs = {};  // what it does differently, and why
+  // The method (of the same seed) this row is read against besides the seed's first row, where the
+  // write-up's point is a comparison with it (jos's Version 10, another library, against Version 9);
+  // empty: the first row only.
+  std::string_view compared_with = {};
 };
 
 // One write-up. Its first row is its baseline: ratios are against it, as the write-up's are.
@@ -58,6 +62,9 @@ struct Seed {
   // says so.
   std::string_view link = {};
   std::string_view link_leg = {};
+  // Another seed whose run this one's figures come from (the same rows, another table of the write-up's
+  // published figures): no run of its own. Empty: its own run.
+  std::string_view shares_run_of = {};
   std::span<const SeedRow> rows = {};
 };
 
