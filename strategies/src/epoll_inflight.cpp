@@ -94,6 +94,17 @@ class EpollInflight final : public CaseStrategy {
     return {.connections_opened = connections_opened_, .syscalls = syscalls_, .counts_syscalls = true};
   }
   void drop_connection() override { close_all(); }
+  // Per connection: its receiver's buffer, its presized body buffer and its models (see "Memory" above).
+  [[nodiscard]] HeldMemory held_memory() const override {
+    HeldMemory held{.connections = count_};
+    for (std::size_t i = 0; i < count_; ++i) {
+      const Connection& connection = connections_[i];
+      held.receive_bytes += connection.receiver.buffer_bytes();
+      if (connection.body.capacity() != 0) held.body_bytes += connection.body.capacity() + base::kPadding;
+      held.model_bytes += connection.models.capacity_bytes();
+    }
+    return held;
+  }
 
  private:
   Status open_case() override;

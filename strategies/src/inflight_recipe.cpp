@@ -58,30 +58,37 @@ Result<Outcome> InflightFrame::run_case(http::Timeline* timeline, Check check) {
     }
   }
   if (stamping) timeline->body_done = ticks();
-  // The N folds folded in connection order: the same at every round, since every body is the same.
+  // The N folds folded in connection order: the same at every round, since every body is the same. A
+  // verified round checksums each connection's records right after their parse, while they are still
+  // there (the shared form parses every body into the same models); the stamp then also covers the
+  // checksums, which only verified rounds (clock stopped) compute.
   uint64_t folded = 0;
   for (std::size_t i = 0; i < sinks_.size(); ++i) {
     const json::Result<uint64_t> consumed = parse_slot(i);
     if (!consumed) [[unlikely]] return fail(label(), describe(consumed.error()));
     folded = (folded ^ *consumed) * 0x100000001B3ULL;
-  }
-  if (stamping) timeline->deserialized = ticks();
-  Outcome outcome{folded, 0};
-  if (check == Check::verify) {
-    for (std::size_t i = 0; i < sinks_.size(); ++i) {
-      const uint64_t checksum = checksum_slot(i);
-      if (checksum != expected()) [[unlikely]] {
+    if (check == Check::verify) {
+      if (const uint64_t checksum = checksum_slot(i); checksum != expected()) [[unlikely]] {
         return fail(label(), "connection " + std::to_string(i + 1) + " of " + std::to_string(sinks_.size()) + ": " +
                                  checksum_mismatch(checksum, expected(), config().count));
       }
     }
-    outcome.checksum = expected();
+    parsed_slot(i);
   }
-  return outcome;
+  if (stamping) timeline->deserialized = ticks();
+  return Outcome{folded, check == Check::verify ? expected() : 0};
 }
 
 IoCounters InflightFrame::io_counters() const {
   return ring_counters(ring_.get(), client_ ? client_->stats().connections_opened : 0);
+}
+
+HeldMemory InflightFrame::held_memory() const {
+  if (!client_) return {};
+  return HeldMemory{.connections = config().inflight,
+                    .body_bytes = held_body_bytes(),
+                    .model_bytes = held_model_bytes(),
+                    .receive_bytes = client_->receive_memory_bytes()};
 }
 
 void InflightFrame::close_case() {

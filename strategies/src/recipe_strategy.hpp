@@ -233,6 +233,30 @@ struct BodySlot {
     }
   }
 
+  // What the slot keeps now (HeldMemory): the body's capacity (a string's heap part, a padded buffer with
+  // its padding, the registered buffer) and the models' record vectors. A fresh body or fresh models are
+  // kept until the next request starts.
+  [[nodiscard]] std::size_t held_body_bytes() const noexcept {
+    if constexpr (std::is_same_v<Body, std::string>) {
+      return landing.body.capacity() > std::string().capacity() ? landing.body.capacity() + 1 : 0;
+    } else if constexpr (kSink == Sink::fixed_buffers) {
+      return landing.buffers ? landing.buffers->buffer_size() : 0;
+    } else {
+      return landing.body.capacity() == 0 ? 0 : landing.body.capacity() + base::kPadding;
+    }
+  }
+  [[nodiscard]] std::size_t held_model_bytes() const noexcept {
+    if constexpr (kModels == Models::fresh_owning) {
+      return models ? models->capacity_bytes() : 0;
+    } else if constexpr (kModels == Models::reused_owning || kModels == Models::views) {
+      return models.capacity_bytes();
+    } else if constexpr (kModels == Models::three_fields) {
+      return models.capacity() * sizeof(json::GithubStars);
+    } else {
+      return 0;
+    }
+  }
+
   Landing<kSink> landing;
   ModelsOf<kModels> models;  // viewing models point into the body: valid until the next request
 };
@@ -255,6 +279,17 @@ class RecipeStrategy final : public ClientStrategy {
     }
     (void)config;
     return std::nullopt;
+  }
+  [[nodiscard]] HeldMemory held_memory() const override {
+    const http::ClientOptions options = client_options();
+    std::size_t receive = options.receive_buffer_bytes;
+    if (options.receive == http::ReceiveMode::provided_buffers) {
+      receive += std::size_t{options.provided_buffer_count} * options.receive_buffer_bytes;
+    }
+    return HeldMemory{.connections = 1,
+                      .body_bytes = slot_.held_body_bytes(),
+                      .model_bytes = slot_.held_model_bytes(),
+                      .receive_bytes = receive};
   }
   [[nodiscard]] std::string notes() const override {
     if constexpr (kModels == Models::three_fields) {

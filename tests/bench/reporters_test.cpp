@@ -422,6 +422,8 @@ TEST_CASE("with N in flight: an In flight column, rows grouped by N, and what on
   round.cpu.user_ns_per_op = 30'000;
   round.cpu.system_ns_per_op = 10'000;
   round.io.syscalls_per_op = 6.0;
+  round.memory.held_bytes_per_connection = 3.0 * 1024 * 1024;
+  round.memory.held_body_bytes_per_connection = 2.0 * 1024 * 1024;
   report.cases.push_back(round);
   rb::compute_ratios(report);
   const std::string table = rb::render_table(report);
@@ -436,6 +438,11 @@ TEST_CASE("with N in flight: an In flight column, rows grouped by N, and what on
   const std::string csv = rb::render_csv(report);
   CHECK(csv.find(",inflight,") != std::string::npos);
   CHECK(csv.find(",cpu_ns_per_request,") != std::string::npos);
+  // What a connection holds while idle: shown for the round, n/a for the cases that did not say.
+  CHECK(table.find("Held/conn") != std::string::npos);
+  CHECK(table.find("3.00 MB") != std::string::npos);
+  CHECK(csv.find(",held_bytes_per_connection,held_body_bytes_per_connection,rss_bytes_per_connection,") !=
+        std::string::npos);
 }
 
 TEST_CASE("with T client threads: a Threads column, and the per-request columns divide by T x N") {

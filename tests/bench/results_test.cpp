@@ -119,7 +119,8 @@ TEST_CASE("the JSON names every field of DESIGN.md's schema") {
     INFO(key);
     CHECK(c.at("stats").contains(key));
   }
-  for (const char* key : {"bytes_per_op", "allocs_per_op", "peak_rss", "minor_faults_per_op"}) {
+  for (const char* key : {"bytes_per_op", "allocs_per_op", "peak_rss", "minor_faults_per_op", "held_bytes_per_connection",
+                          "held_body_bytes_per_connection", "rss_bytes_per_connection"}) {
     INFO(key);
     CHECK(c.at("memory").contains(key));
   }

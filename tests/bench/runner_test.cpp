@@ -49,6 +49,7 @@ struct Behaviour {
   // A server that closes a connection idle for longer than this (0: never): the next run() on it
   // fails, as a kept-alive connection the server closed does; drop_connection() makes run() reconnect.
   uint64_t idle_limit_ns = 0;
+  rs::HeldMemory held{};  // what held_memory() reports (connections 0: nothing)
 
   // Observed.
   rs::CaseConfig last_setup{};  // what the last setup() was given (the default before any)
@@ -128,6 +129,7 @@ class FakeStrategy final : public rs::Strategy {
   }
 
   rs::IoCounters io_counters() const override { return io_; }
+  rs::HeldMemory held_memory() const override { return b_.held; }
   void drop_connection() override {
     ++b_.drops;
     connected_ = false;
@@ -476,6 +478,23 @@ TEST_CASE_FIXTURE(Fixture, "with N in flight, a strategy that runs one request a
   CHECK(rb::case_key(results[1]) == "GET/weather/100/system/x8");
 }
 
+TEST_CASE_FIXTURE(Fixture, "what a strategy holds per idle connection and the resident memory per connection are recorded") {
+  behaviours[1].held = rs::HeldMemory{.connections = 8, .body_bytes = 8000, .model_bytes = 800, .receive_bytes = 80};
+  rb::CaseSpec many = spec(5);
+  many.config.inflight = 8;
+  const auto results = run({spec(0), many});
+  REQUIRE(results.size() == 2);
+  REQUIRE(results[1].status == rb::CaseStatus::ok);
+  const rb::Memory& held = results[1].memory;
+  REQUIRE(held.held_bytes_per_connection.has_value());
+  CHECK(*held.held_bytes_per_connection == doctest::Approx(8880.0 / 8));
+  REQUIRE(held.held_body_bytes_per_connection.has_value());
+  CHECK(*held.held_body_bytes_per_connection == doctest::Approx(1000));
+  CHECK(held.rss_bytes_per_connection.has_value());  // /proc/self/statm read before setup and after the pilot
+  // A strategy that does not say what it holds: null, never 0.
+  CHECK_FALSE(results[0].memory.held_bytes_per_connection.has_value());
+  CHECK_FALSE(results[0].memory.held_body_bytes_per_connection.has_value());
+}
 
 TEST_CASE_FIXTURE(Fixture, "a case without a factory fails instead of crashing") {
   rb::CaseSpec broken;

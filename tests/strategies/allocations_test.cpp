@@ -20,7 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "../support/generated_bodies.hpp"
 #include "fixtures.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/bench/measure/memory_diagnoser.hpp"
 
 namespace ringlab::strategies::testing {
@@ -126,7 +128,9 @@ TEST_CASE("allocations per request in steady state, for the strategies that need
 
 // bench --inflight: a strategy of N requests in flight (Descriptor::make_inflight) keeps N connections, each
 // with its own buffers and models, and a round reuses them all: nothing from the heap per round, but for
-// the strategies that allocate per request by design (string_copy: a fresh body per connection).
+// the strategies that allocate per request by design (string_copy: a fresh body per connection) and
+// provided_buffers' shared form, which holds no body while its connections wait: one padded body of
+// Content-Length per connection per round, freed after its parse, and nothing else (one set of models).
 TEST_CASE("the many-in-flight strategies take nothing from the heap per round, but what their row allocates") {
   REQUIRE(bench::interposition_works());
   ServerProcess server;
@@ -153,6 +157,9 @@ TEST_CASE("the many-in-flight strategies take nothing from the heap per round, b
         if (kAllocating.contains(descriptor.name)) {
           // A fresh body (and models) per connection per round, as one request makes one.
           CHECK(per_round->allocations >= 8);
+        } else if (descriptor.name == "provided_buffers") {
+          CHECK(per_round->allocations == 8);
+          CHECK(per_round->bytes == 8 * (ringlab::testing::generated_body(payload, count).size() + base::kPadding));
         } else {
           CHECK(per_round->allocations == 0);
           CHECK(per_round->bytes == 0);

@@ -57,7 +57,8 @@ void describe_stats(V& v, S& s) {
 
 template <class V, class S>
 void describe_memory(V& v, S& m) {
-  RINGLAB_REPORT_FIELDS(v, m, bytes_per_op, allocs_per_op, alloc_ratio, peak_rss, minor_faults_per_op);
+  RINGLAB_REPORT_FIELDS(v, m, bytes_per_op, allocs_per_op, alloc_ratio, peak_rss, minor_faults_per_op,
+                              held_bytes_per_connection, held_body_bytes_per_connection, rss_bytes_per_connection);
 }
 
 template <class V, class S>

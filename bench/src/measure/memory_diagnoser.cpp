@@ -8,12 +8,15 @@
 #include "ringlab/bench/measure/memory_diagnoser.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace {
@@ -399,6 +402,25 @@ ResourceUsage read_resource_usage() noexcept {
     usage.system_ns = ns(thread.ru_stime);
   }
   return usage;
+}
+
+std::optional<uint64_t> read_resident_bytes() noexcept {
+  // open and read, not a stream: nothing allocated, so that a count in progress is not disturbed.
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char text[128];
+  const ssize_t got = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (got <= 0) return std::nullopt;
+  text[got] = '\0';
+  // "size resident shared text lib data dt", in pages: the second field.
+  const char* field = std::strchr(text, ' ');
+  if (field == nullptr) return std::nullopt;
+  char* end = nullptr;
+  const unsigned long long pages = std::strtoull(field + 1, &end, 10);
+  const long page_bytes = ::sysconf(_SC_PAGESIZE);
+  if (end == field + 1 || page_bytes <= 0) return std::nullopt;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_bytes);
 }
 
 }  // namespace ringlab::bench

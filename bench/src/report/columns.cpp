@@ -224,6 +224,20 @@ constexpr std::array kColumns{
            .number = [](const Report&, const CaseResult& c) -> Number { return c.memory.minor_faults_per_op; },
            .legend = "  Page faults/op : minor page faults of the measuring thread per op (getrusage), the usual cause of the\n"
                      "                   run-to-run spread of strategies that allocate megabytes per op\n"},
+    // Many requests in flight: what a connection costs while it waits (read after setup and the pilot).
+    Column{.header = "Held/conn", .key = "held_bytes_per_connection", .kind = Kind::bytes, .views = kTables | kCsv,
+           .number = memory<&Memory::held_bytes_per_connection>, .shown = any_inflight,
+           .legend = "  Held/conn      : with --inflight: what the strategy keeps per connection while idle, after setup and the\n"
+                     "                   pilot: body buffers' capacity, models' record vectors (not the strings records own\n"
+                     "                   outside them), receive buffers (a provided-buffer ring counted once, shared by N)\n"},
+    Column{.key = "held_body_bytes_per_connection", .kind = Kind::bytes, .views = kCsv,
+           .number = memory<&Memory::held_body_bytes_per_connection>},
+    Column{.header = "RSS/conn", .key = "rss_bytes_per_connection", .kind = Kind::bytes, .views = kFull | kCsv,
+           .number = memory<&Memory::rss_bytes_per_connection>, .shown = any_inflight,
+           .legend = "  RSS/conn       : with --inflight: bench's resident memory after setup and the pilot less before setup,\n"
+                     "                   / In flight: what the case made the client keep (strategy, allocator, sockets' user\n"
+                     "                   memory; the server is another process); memory the allocator kept from earlier cases\n"
+                     "                   and hands out again is not in it\n"},
 
     // The kernel.
     Column{.header = "Syscalls/op", .key = "syscalls_per_op", .kind = Kind::count, .views = kTables | kCsv | kGbench,

@@ -96,6 +96,23 @@ void fill_case_numbers(CaseState& s, double hz, bool memory) {
   summarize_samples(r);
 }
 
+void record_held_memory(CaseState& s) {
+  Memory& m = s.result.memory;
+  const strategies::HeldMemory held = s.strategy->held_memory();
+  if (held.connections > 0) {
+    m.held_bytes_per_connection = held.per_connection();
+    m.held_body_bytes_per_connection =
+        static_cast<double>(held.body_bytes) / static_cast<double>(held.connections);
+  }
+  const std::optional<uint64_t> now = read_resident_bytes();
+  if (s.resident_before && now) {
+    // Signed: memory the allocator had kept from before and hands out again is not new to the process,
+    // and a trim during setup can even shrink it.
+    const double grown = static_cast<double>(*now) - static_cast<double>(*s.resident_before);
+    m.rss_bytes_per_connection = grown / static_cast<double>(std::max<std::size_t>(1, s.config.inflight));
+  }
+}
+
 std::string verification_note(const CaseState& s, double hz) {
   const std::optional<double> verified = median_ns(s.verified_ticks, hz);
   const std::optional<double> timed = median_ns(s.op_ticks, hz);

@@ -76,6 +76,7 @@ struct CaseState {
   uint64_t cpu_system_ns = 0;  // and in the kernel
   strategies::IoCounters io_before;
   strategies::IoCounters io_verified;  // the verified ops' share of the counters, taken out at the end
+  std::optional<uint64_t> resident_before;  // the process's resident bytes just before setup()
 };
 
 // Keeps the phases of every `phase_stride`-th measured op, and the op's whole run() for the latency
@@ -88,6 +89,11 @@ void record_phases(CaseState& s, const http::Timeline& t, uint64_t run_start, ui
 // medians, the latency histogram and the statistics of the samples, into s.result. `hz`: the clock's
 // tick rate; `memory`: allocations were counted.
 void fill_case_numbers(CaseState& s, double hz, bool memory);
+
+// After setup and the pilot, the connections idle: what the strategy says it keeps per connection
+// (Strategy::held_memory) and the process's resident memory grown since `resident_before`, per
+// connection, into the result's memory. Reads /proc: outside the clock.
+void record_held_memory(CaseState& s);
 
 // "verification (full checksum, clock stopped) on N ops: X µs per verified op against Y µs per timed
 // op", or empty when there were no verified or no sampled ops.

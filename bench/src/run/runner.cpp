@@ -170,6 +170,7 @@ class Runner {
       skip(s, *reason);
       return false;
     }
+    s.resident_before = read_resident_bytes();
     if (auto status = s.strategy->setup(s.config); !status) {
       fail(s, "setup: " + status.error().message);
       return false;
@@ -211,6 +212,7 @@ class Runner {
       ops = std::min(max_ops, std::max(ops + 1, next));
     }
     s.ops = ops;
+    record_held_memory(s);  // the connections have seen the case's bodies and are idle now
     return true;
   }
 

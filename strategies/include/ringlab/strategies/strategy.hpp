@@ -17,6 +17,7 @@
 //   run(timeline, consume)  timed, many times; must not allocate unless the strategy is about allocating
 //   run(timeline, verify)   untimed, on sampled ops: the same request, then the full checksum
 //   io_counters()           read before and after the timed iterations
+//   held_memory()           read once after the case's pilot: what it keeps per connection while idle
 //   teardown()              untimed
 //
 // Checks: what runs inside the clock is the request, the deserialization and the consumption; the
@@ -52,6 +53,7 @@
 //
 // Threads: a strategy (its ring, client, buffers) is used by the thread that called setup() only.
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <expected>
 #include <memory>
@@ -157,6 +159,24 @@ struct IoCounters {
   bool counts_syscalls = true;  // false: the strategy cannot see its syscalls (libcurl); shown as n/a
 };
 
+// What a strategy keeps between requests (its connections idle), in bytes, for bench's "held per
+// connection" column: the capacity it keeps, not what the last request used. A strategy that frees its
+// body after every request (string_copy) holds no body; one that keeps a padded buffer (presized) holds
+// the largest body seen, per connection. connections == 0: the strategy does not report it (shown as
+// n/a). Strings a record owns outside its vector are not counted in model_bytes (their capacity is not
+// known without walking the records); RSS per connection, measured by bench, covers them.
+struct HeldMemory {
+  std::size_t connections = 0;    // what the bytes are held for: N with --inflight N, else 1
+  std::size_t body_bytes = 0;     // body buffers' capacity (padded buffers with their padding, strings)
+  std::size_t model_bytes = 0;    // models' record vectors' capacity (capacity x record size)
+  std::size_t receive_bytes = 0;  // the client's receive buffers: its own, or its provided-buffer ring
+  [[nodiscard]] std::size_t total_bytes() const noexcept { return body_bytes + model_bytes + receive_bytes; }
+  // Zero when not reported.
+  [[nodiscard]] double per_connection() const noexcept {
+    return connections == 0 ? 0.0 : static_cast<double>(total_bytes()) / static_cast<double>(connections);
+  }
+};
+
 // What run() does after deserializing.
 enum class Check {
   consume,  // fold the records (json::Consumer): the timed path
@@ -190,6 +210,9 @@ class Strategy {
   // generator's is an error.
   virtual Result<Outcome> run(http::Timeline* timeline, Check check) = 0;
   [[nodiscard]] virtual IoCounters io_counters() const { return {}; }
+  // What it keeps between requests (HeldMemory); asked between run()s, never during one. The default:
+  // not reported.
+  [[nodiscard]] virtual HeldMemory held_memory() const { return {}; }
   // Closes the kept-alive connection, so that the next run() opens a new one. Called by bench, outside
   // the clock, after a case sat idle for longer than a server keeps an idle connection (cases set up
   // one after another, then measured side by side): a connection the server closed meanwhile would

@@ -159,6 +159,15 @@ struct Memory {
   std::optional<double> alloc_ratio;    // bytes_per_op / the baseline's
   uint64_t peak_rss = 0;                // bytes, process high-water mark at the end of the case
   double minor_faults_per_op = 0;
+  // What the strategy keeps per connection while its connections are idle (Strategy::held_memory, read
+  // after setup and the pilot): bodies, models and receive buffers, and the bodies alone. null: the
+  // strategy does not say.
+  std::optional<double> held_bytes_per_connection;
+  std::optional<double> held_body_bytes_per_connection;
+  // The process's resident memory (/proc/self/statm) after setup and the pilot less before setup, per
+  // connection: what the case made the client process keep, strategy and allocator together (the server
+  // is another process). null: not read.
+  std::optional<double> rss_bytes_per_connection;
 };
 
 // CPU time of the client's measuring thread per op, over the timed segments of the measured iterations

@@ -34,6 +34,7 @@
 // Threading: counters are thread-local; counting on one thread does not see other threads. Nothing
 // is locked; an allocation call costs one thread-local load and branch more when counting is off.
 #include <cstdint>
+#include <optional>
 
 namespace ringlab::bench {
 
@@ -65,5 +66,10 @@ struct ResourceUsage {
   uint64_t system_ns = 0;
 };
 [[nodiscard]] ResourceUsage read_resource_usage() noexcept;
+
+// The process's resident memory now, in bytes (/proc/self/statm's resident pages x the page size): what
+// it holds at this moment, where ResourceUsage has only the high-water mark. nullopt when /proc cannot
+// be read. Opens and reads a file: never next to the clock.
+[[nodiscard]] std::optional<uint64_t> read_resident_bytes() noexcept;
 
 }  // namespace ringlab::bench
