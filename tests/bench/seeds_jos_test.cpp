@@ -33,7 +33,7 @@ TEST_CASE("jos's table: Version 0 to Version 10, each a registered strategy of t
   REQUIRE(suite != nullptr);
   CHECK(suite->payload == rs::Payload::jos);
   CHECK(std::equal(suite->sizes.begin(), suite->sizes.end(), seeds::kJosSizes.begin(), seeds::kJosSizes.end()));
-  const auto* const figures_of = [](const auto* table) {
+  const auto figures_of = [](const auto* table) {
     return table == &seeds::kJosGetAllProjectsQuery ? &seeds::kJosGetAllProjectsQueryFigures
                                                     : &seeds::kJosHttpClientBenchmarkFigures;
   };
