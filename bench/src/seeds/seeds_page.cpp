@@ -253,8 +253,11 @@ std::string verdicts(const Seed& seed, const Report& report) {
             : std::string(),
         separated, kPublishedTie, same, reversed, noise, seed_ties, kPublishedTie);
     if (!reversals.empty()) {
+      // The first few name the pattern; the figures table has the rest.
+      constexpr std::size_t kNamed = 4;
       out += " Reversed: ";
-      for (std::size_t k = 0; k < reversals.size(); ++k) out += (k == 0 ? "" : "; ") + reversals[k];
+      for (std::size_t k = 0; k < reversals.size() && k < kNamed; ++k) out += (k == 0 ? "" : "; ") + reversals[k];
+      if (reversals.size() > kNamed) out += fmt::format("; and {} more", reversals.size() - kNamed);
       out += ".";
     }
     out += "\n";
