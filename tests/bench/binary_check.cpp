@@ -271,7 +271,7 @@ TEST_CASE("--client fresh: a whole client per op, recorded per case and in the r
 TEST_CASE("bench proxy: N GETs of /proxy per op, pooled and fresh upstream, each row with its number") {
   e2e::TempDir dir;
   const rb::Report report =
-      passed_report(dir, {"proxy", "--sizes", "3", "--format", "json"}, 4, [](const rb::CaseResult& c) {
+      passed_report(dir, {"proxy", "--sizes", "3", "--format", "json"}, 6, [](const rb::CaseResult& c) {
         CHECK(c.strategy.starts_with("proxy_"));
         CHECK(c.size == 3);
         CHECK(c.checksum == 3);  // three 200 answers per op
