@@ -175,6 +175,12 @@ TEST_CASE("bench over --link 1g: every strategy answers, the header has the meas
       CHECK(c.reason.find("github") != std::string::npos);
       continue;
     }
+    if (c.strategy == "token_loop") {  // jos's Version 8 loop reads his records only: weather is skipped, with why
+      CHECK(c.status == rb::CaseStatus::skipped);
+      CHECK(c.not_applicable);
+      CHECK(c.reason.find("jos") != std::string::npos);
+      continue;
+    }
     CHECK(c.status == rb::CaseStatus::ok);
     CHECK_FALSE(c.samples_ns.empty());
   }
