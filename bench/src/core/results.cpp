@@ -110,7 +110,7 @@ void compute_ratios(Report& report) {
 
 void merge_reports(Report& into, Report from) {
   for (std::string& warning : from.environment.warnings) {
-    into.environment.warnings.push_back(from.environment.allocator + ": " + warning);
+    into.environment.warnings.push_back(allocator_short_name(from.environment.allocator) + ": " + warning);
   }
   into.cases.insert(into.cases.end(), std::make_move_iterator(from.cases.begin()),
                     std::make_move_iterator(from.cases.end()));
