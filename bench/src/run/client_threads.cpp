@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "io_counters_sum.hpp"
+
 namespace ringlab::bench {
 
 std::vector<int> client_thread_cpus(int first, std::span<const int> allowed) {
@@ -158,17 +160,7 @@ strategies::Result<strategies::Outcome> ThreadedStrategy::run(http::Timeline* ti
 
 strategies::IoCounters ThreadedStrategy::io_counters() const {
   strategies::IoCounters sum;
-  for (const auto& copy : copies_) {
-    const strategies::IoCounters c = copy->io_counters();
-    sum.ring_enters += c.ring_enters;
-    sum.sqes_submitted += c.sqes_submitted;
-    sum.cqes_reaped += c.cqes_reaped;
-    sum.connections_opened += c.connections_opened;
-    sum.zero_copy_sends += c.zero_copy_sends;
-    sum.zero_copy_copied += c.zero_copy_copied;
-    sum.syscalls += c.syscalls;
-    sum.counts_syscalls = c.counts_syscalls;
-  }
+  for (const auto& copy : copies_) add_io_counters(sum, copy->io_counters());
   return sum;
 }
 

@@ -4,19 +4,10 @@
 
 #include <utility>
 
+#include "io_counters_sum.hpp"
+
 namespace ringlab::bench {
 namespace {
-
-void add(strategies::IoCounters& sum, const strategies::IoCounters& more) noexcept {
-  sum.ring_enters += more.ring_enters;
-  sum.sqes_submitted += more.sqes_submitted;
-  sum.cqes_reaped += more.cqes_reaped;
-  sum.connections_opened += more.connections_opened;
-  sum.zero_copy_sends += more.zero_copy_sends;
-  sum.zero_copy_copied += more.zero_copy_copied;
-  sum.syscalls += more.syscalls;
-  sum.counts_syscalls = more.counts_syscalls;
-}
 
 strategies::Error error(std::string_view step, std::string_view message) {
   return strategies::Error{fmt::format("fresh client {}: {}", step, message)};
@@ -59,7 +50,7 @@ strategies::Result<strategies::Outcome> FreshClient::run(http::Timeline* timelin
     return std::unexpected(error("setup", status.error().message));
   }
   auto outcome = strategy->run(timeline, check);
-  add(io_, strategy->io_counters());
+  add_io_counters(io_, strategy->io_counters());
   strategy->teardown();
   strategy.reset();  // destroyed inside the op too
   return outcome;
