@@ -23,31 +23,12 @@ namespace {
 
 using rapidjson_sax::Handler;
 
-constexpr unsigned kFlags =
-    rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag;
-
 // `reader` is kept across bodies by the strategy: full-precision number parsing copies each number's digits
 // onto the Reader's own stack, which keeps its capacity while the Reader lives.
 template <class Record>
 json::Status parse_body(rapidjson::Reader& reader, base::PaddedBuffer& body, std::pmr::vector<Record>& out) {
-  if (body.size() == 0) return std::unexpected(library_error(json::kNoRecord, {}, "EMPTY (the body is empty)"));
-  // The Reader reads until a NUL: one goes after the body, into the padding.
-  body.data()[body.size()] = '\0';
-  rapidjson::InsituStringStream stream(body.data());
-  Handler<Record> handler(out, stream);
-  const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, handler);
-  if (handler.failed()) return std::unexpected(std::move(handler.error()));
-  if (result.IsError()) {
-    return std::unexpected(library_error(handler.record(), {},
-                                         std::string("rapidjson: ") + rapidjson::GetParseError_En(result.Code()),
-                                         result.Offset()));
-  }
-  // A NUL inside the body ends the Reader's input early; what follows it was never read.
-  if (stream.Tell() != body.size()) {
-    return std::unexpected(library_error(json::kNoRecord, {}, "TRAILING_CONTENT (a NUL byte, then more bytes)",
-                                         stream.Tell()));
-  }
-  return {};
+  return rapidjson_sax::parse_insitu(reader, body,
+                                     [&out](rapidjson::InsituStringStream& stream) { return Handler<Record>(out, stream); });
 }
 
 // LibraryStrategy's parser.

@@ -10,6 +10,7 @@
 #elif defined(__SSE2__)
 #define RAPIDJSON_SSE2
 #endif
+#include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
 #include <cstddef>
@@ -422,5 +423,35 @@ class Handler {
   json::Error error_;
   bool failed_ = false;
 };
+
+// The Reader's flags of every rapidjson row: in situ, full-precision numbers (score must equal what
+// simdjson reads) and UTF-8 validation (simdjson validates too), so both reject and read the same bodies.
+inline constexpr unsigned kInsituFlags =
+    rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag;
+
+// Parses `body` in situ with `reader` (kept across bodies by the strategy: full-precision parsing copies each
+// number's digits onto the Reader's own stack, which keeps its capacity), its events going to the handler
+// make_handler(stream) returns (Handler below, or token_loop.cpp's TokenLoop: anything with failed(),
+// error() and record()). Errors: an empty body, the handler's own, rapidjson's, and bytes after a NUL.
+template <class MakeHandler>
+json::Status parse_insitu(rapidjson::Reader& reader, base::PaddedBuffer& body, MakeHandler make_handler) {
+  if (body.size() == 0) return std::unexpected(library_error(json::kNoRecord, {}, "EMPTY (the body is empty)"));
+  body.data()[body.size()] = '\0';  // the Reader reads until a NUL, which goes into the padding
+  rapidjson::InsituStringStream stream(body.data());
+  auto handler = make_handler(stream);
+  const rapidjson::ParseResult result = reader.Parse<kInsituFlags>(stream, handler);
+  if (handler.failed()) return std::unexpected(std::move(handler.error()));
+  if (result.IsError()) {
+    return std::unexpected(library_error(handler.record(), {},
+                                         std::string("rapidjson: ") + rapidjson::GetParseError_En(result.Code()),
+                                         result.Offset()));
+  }
+  // A NUL inside the body ends the Reader's input early; what follows it was never read.
+  if (stream.Tell() != body.size()) {
+    return std::unexpected(library_error(json::kNoRecord, {}, "TRAILING_CONTENT (a NUL byte, then more bytes)",
+                                         stream.Tell()));
+  }
+  return {};
+}
 
 }  // namespace ringlab::strategies::detail::rapidjson_sax

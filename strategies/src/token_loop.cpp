@@ -24,9 +24,6 @@
 namespace ringlab::strategies::detail {
 namespace {
 
-constexpr unsigned kFlags =
-    rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag;
-
 // The property the last key named, as his switch tells them apart.
 enum class Property { other, name, url, stars };
 
@@ -144,22 +141,8 @@ class TokenLoop : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TokenLo
 
 json::Status parse_body(rapidjson::Reader& reader, base::PaddedBuffer& body,
                         std::pmr::vector<json::JosRepository>& out) {
-  if (body.size() == 0) return std::unexpected(library_error(json::kNoRecord, {}, "EMPTY (the body is empty)"));
-  body.data()[body.size()] = '\0';  // the Reader reads until a NUL, which goes into the padding
-  rapidjson::InsituStringStream stream(body.data());
-  TokenLoop loop(out, stream);
-  const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, loop);
-  if (loop.failed()) return std::unexpected(std::move(loop.error()));
-  if (result.IsError()) {
-    return std::unexpected(library_error(loop.record(), {},
-                                         std::string("rapidjson: ") + rapidjson::GetParseError_En(result.Code()),
-                                         result.Offset()));
-  }
-  if (stream.Tell() != body.size()) {
-    return std::unexpected(library_error(json::kNoRecord, {}, "TRAILING_CONTENT (a NUL byte, then more bytes)",
-                                         stream.Tell()));
-  }
-  return {};
+  return rapidjson_sax::parse_insitu(reader, body,
+                                     [&out](rapidjson::InsituStringStream& stream) { return TokenLoop(out, stream); });
 }
 
 constexpr std::string_view kJosOnly = "token_loop is jos's Version 8 loop over his DTO's keys: /jos records only";
