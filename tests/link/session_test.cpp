@@ -1,6 +1,7 @@
 // The emulated link as bench builds it: namespaces, veth pairs and the wire, measured and removed;
-// a killed run's namespaces removed by the next run; every strategy over --link 1g; two hosts as
-// two namespaces (server bound in one, bench in the other through --url). Needs root: without it
+// a killed run's namespaces removed by the next run; every strategy over --link 1g, and with 16 in
+// flight over a 2 ms link; two hosts as two namespaces (server bound in one, bench in the other
+// through --url). Needs root: without it
 // the whole file reports itself skipped (exit 77, ctest's SKIP_RETURN_CODE).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -209,6 +210,43 @@ TEST_CASE("bench proxy --link-leg upstream: the link between the server and its 
     REQUIRE_FALSE(c.samples_ns.empty());
     for (const double ns : c.samples_ns) CHECK(ns > 4 * 4e6);
   }
+  CHECK(namespaces_of("ringlab-").empty());
+}
+
+// With N requests in flight over a slow path, a round waits for about one round trip, not N: the axis
+// works inside --link, where many slow requests in flight are the normal case. Every row that runs N in
+// flight (the others say not applicable) sends its 16 requests before it waits for any answer.
+TEST_CASE("bench over --link with 16 in flight: a round of 16 requests waits about one round trip, not 16") {
+  e2e::TempDir dir;
+  // 2 ms one way, no rate limit: a round trip of at least 4 ms; 16 requests one after another, 64 ms.
+  check_runs(tiny_run({"--link", "rate=0,delay=2ms", "--inflight", "16", "--filter", "*"}, dir.file("out")), dir,
+             "bench", 600s);
+  const rb::Report report = written_report(dir.file("out"));
+  REQUIRE(report.environment.link.has_value());
+  CHECK(report.environment.link->measured_rtt_us > 4000);
+  std::size_t ran = 0;
+  for (const rb::CaseResult& c : report.cases) {
+    INFO(c.strategy << ": " << c.reason);
+    CHECK(c.inflight == 16);
+    if (c.status == rb::CaseStatus::skipped) {
+      CHECK(c.not_applicable);  // a row without an N-in-flight form, or one that reads other records
+      continue;
+    }
+    REQUIRE(c.status == rb::CaseStatus::ok);
+    REQUIRE_FALSE(c.samples_ns.empty());
+    ++ran;
+    for (const double ns : c.samples_ns) CHECK(ns > 4e6);  // one round trip at least
+    // Far from 16 round trips (64 ms): the requests were in flight together. The median, and half the
+    // serial time as the bound, so that a loaded machine's stalls do not decide it.
+    CHECK(c.stats.median < 8 * 4e6);
+  }
+  for (const char* row : {"string_copy", "presized", "views", "provided_buffers", "epoll"}) {
+    INFO(row);
+    CHECK(std::ranges::any_of(report.cases, [&](const rb::CaseResult& c) {
+      return c.strategy == row && c.status == rb::CaseStatus::ok;
+    }));
+  }
+  CHECK(ran >= 5);
   CHECK(namespaces_of("ringlab-").empty());
 }
 
