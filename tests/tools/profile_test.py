@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Tests for tools/profile: the profile holds the enabled region of the profiled process only.
+"""Tests for tools/profile: the profile holds the enabled region of the profiled process only, and its
+summary per case span (profile.json) goes to the run's folder.
 
 tools/profile runs a stand-in for bench (profile_workload) that burns CPU in named functions before
 perf is enabled, while it is, after it is disabled, and in a forked child all along. The flat report
@@ -9,6 +10,7 @@ skipped) when perf is missing or not allowed to profile here.
 Run by ctest (tests/tools/CMakeLists.txt) as: profile_test.py PATH/TO/tools/profile PATH/TO/profile_workload SCRATCH_FOLDER
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -50,8 +52,35 @@ class ProfileTest(unittest.TestCase):
         data = os.path.join(self.out, "perf.data")
         self.assertIn(f"perf.data: {data}", result.stdout)
         self.assertTrue(os.path.getsize(data) > 0)
-        # The FIFOs are removed once perf is done with them.
-        self.assertEqual(sorted(os.listdir(self.out)), ["perf.data"])
+        # The FIFOs and the copy of the workload's output are removed once perf is done with them;
+        # "run" is the workload's results folder.
+        self.assertEqual(sorted(os.listdir(self.out)), ["perf.data", "run"])
+
+    def test_the_summary_of_each_case_span_goes_next_to_the_run_s_report(self):
+        result = self.profile("get", "--filter", "presized*")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        path = os.path.join(self.out, "run", "profile.json")
+        self.assertIn(f"profile.json: {path}", result.stdout)
+        with open(path, encoding="utf-8") as f:
+            summary = json.load(f)
+        self.assertEqual(summary["format"], "ringlab profile summary 1")
+        self.assertIn(summary["event"], ("cpu-clock", "cycles"))
+        [case] = summary["cases"]
+        self.assertEqual(case["case"], "ringlab_workload_measured")
+        self.assertEqual(case["spans"], 1)
+        # 400 ms on a CPU at perf's default rate: far more than a handful of samples.
+        self.assertGreater(case["samples"], 50)
+        self.assertAlmostEqual(case["kernel"] + case["user"], 1.0, places=3)
+        self.assertAlmostEqual(sum(d["share"] for d in case["dsos"]), 1.0, places=2)
+        top = case["symbols"][0]
+        self.assertEqual((top["symbol"], top["dso"]), ("ringlab_workload_measured", os.path.basename(WORKLOAD)))
+        self.assertGreater(top["share"], 0.5)
+        self.assertLessEqual(len(case["symbols"]), 15)
+        for absent in ("ringlab_workload_before_enable", "ringlab_workload_after_disable",
+                       "ringlab_workload_server_child"):
+            self.assertNotIn(absent, [s["symbol"] for s in case["symbols"]])
+        # No folder of the machine: DSOs are file names.
+        self.assertFalse(any("/" in d["dso"] for d in case["dsos"]))
 
     def test_a_profile_without_filter_or_with_its_own_perf_control_is_refused(self):
         rows = [

@@ -73,7 +73,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   CLI::App* report_command = app.add_subcommand(
       "report", "make a results page (machine, commit, command, findings, table) of a report: bench report RUN/report.json");
   report_command->add_option("report", results_page.report,
-                             "RUN/report.json: a report bench wrote; or RUN, the folder of a bench seeds run")
+                             "RUN/report.json or RUN: a report bench wrote (with RUN/profile.json from tools/profile, the page says "
+                             "where the CPU goes); or RUN, the folder of a bench seeds run")
       ->required();
   report_command->add_option("--out", results_page.out, "folder the page is written to")->capture_default_str();
   report_command->add_option("--seeds-page", results_page.seeds_page, "the page of a seeds run's folder")

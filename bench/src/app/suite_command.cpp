@@ -59,22 +59,44 @@ class PerfCounterHook final : public IterationHook {
   std::vector<std::optional<perf::PerfCounters>> counters_;
 };
 
-// perf record switched on for the measured iterations of each case only.
+// perf record switched on for the measured iterations of each case only. Each span it was on is kept
+// with its case's name and CLOCK_MONOTONIC times, taken just before enable() and just after disable()
+// returned, so every sample of the span falls inside them; tools/profile records with
+// `perf record -k CLOCK_MONOTONIC` and splits the samples into one profile per case by these spans
+// (perf-spans.tsv, written next to the reports). With --rounds a case has a span per round.
 class PerfControlHook final : public IterationHook {
  public:
   explicit PerfControlHook(PerfControl control) : control_(std::move(control)) {}
 
-  Status case_begin(std::size_t, const CaseSpec&) override { return control_.enable(); }
-  void case_end(std::size_t, const CaseSpec&, CaseResult& result) override {
+  Status case_begin(std::size_t, const CaseSpec&) override {
+    span_start_ns_ = monotonic_ns();
+    return control_.enable();
+  }
+  void case_end(std::size_t, const CaseSpec& spec, CaseResult& result) override {
     if (auto status = control_.disable(); !status) {
       // The profile now holds more than this case: the case's numbers are fine, the profile is not.
       result.status = CaseStatus::failed;
       result.reason = "perf control: " + status.error().message;
+      return;
     }
+    spans_ += fmt::format("{}\t{}\t{}\n", case_name(spec), span_start_ns_, monotonic_ns());
+  }
+
+  // "# case<TAB>start_ns<TAB>end_ns" and a line per span, in the order they ran.
+  [[nodiscard]] std::string spans() const {
+    return "# case\tstart_ns\tend_ns (CLOCK_MONOTONIC; perf was on between them)\n" + spans_;
   }
 
  private:
+  static long long monotonic_ns() noexcept {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<long long>(now.tv_sec) * 1'000'000'000LL + now.tv_nsec;
+  }
+
   PerfControl control_;
+  long long span_start_ns_ = 0;
+  std::string spans_;
 };
 
 struct Target {
@@ -369,7 +391,7 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
   }
   if (g_cancel != 0) mark_partial(report, g_cancel);
   if (!child_job) report.environment.load_average_end = read_load_average();
-  return MeasuredRun{std::move(report), measuring_seconds};
+  return MeasuredRun{std::move(report), measuring_seconds, control_hook ? control_hook->spans() : std::string()};
 }
 
 int run_suite(CliOptions& options, const std::string& executable) {
@@ -415,7 +437,10 @@ int run_suite(CliOptions& options, const std::string& executable) {
     }
     return 0;
   }
-  if (const int presented = present_run(report, options, measured->measuring_seconds); presented != 0) return presented;
+  if (const int presented = present_run(report, options, measured->measuring_seconds, measured->perf_spans);
+      presented != 0) {
+    return presented;
+  }
   if (g_cancel != 0) return report_error("interrupted: the report above is partial", interrupted_exit_code());
   return exit_code_for(report.cases);
 }
