@@ -135,24 +135,28 @@ Result<std::optional<ProfileSummary>> read_profile_summary(const std::filesystem
 std::string render_profile_section(const ProfileSummary& profile) {
   std::string out = fmt::format(
       "A sample profile ({} events, recorded by `perf record` under tools/profile) of the client's measuring thread "
-      "only, during each case's measured iterations: perf was off for start-up, the pilot and the warm-up, and it "
-      "followed bench's main thread and no thread or process started after it (`--no-inherit`), so the server, and "
-      "with --client-threads the other client threads, are not in it. {} Kernel is the thread's time in the kernel "
-      "(system calls and the network stack they run); user is bench's code and the libraries it calls. Shares are of "
-      "the case's samples.\n",
+      "only, while the ops of each case's measured iterations ran (the timed segments; not the verified ops between "
+      "them, the pilot or the warm-up). perf followed bench's main thread and no thread or process started after it "
+      "(`--no-inherit`), so the server, and with --client-threads the other client threads, are not in it. {} Kernel "
+      "is the thread's time in the kernel (system calls, and the network stack they run); user is bench's code and "
+      "the libraries it calls. Shares are of the case's samples.\n",
       profile.event,
       profile.event == "cpu-clock"
           ? "cpu-clock is a timer that ticks only while the thread is on a CPU: time blocked waiting is not sampled, so "
-            "the shares split the CPU time the table's CPU columns count."
+            "the shares split the CPU time the table's CPU columns count. A timer cannot interrupt the kernel where it "
+            "runs with interrupts off: that time is sampled where they are turned back on (`_raw_spin_unlock_irqrestore`, "
+            "`finish_task_switch` and the like), so those symbols stand for the code before them."
           : fmt::format("{} counts while the thread is on a CPU: time blocked waiting is not sampled.", profile.event));
   if (profile.samples_outside_spans > 0) {
-    out += fmt::format("\n{} samples fell in no case's measured span and are left out.\n", profile.samples_outside_spans);
+    out += fmt::format(
+        "\n{} samples fell between the timed segments while perf was on (bench's verified ops and bookkeeping) and "
+        "are in no case.\n",
+        profile.samples_outside_spans);
   }
   for (const CaseProfile& c : profile.cases) {
     out += fmt::format("\n### {}\n\n", c.case_name);
-    out += fmt::format("{} samples of {}{}; kernel {}, user {}.\n\n", c.samples, profile.event,
-                       c.spans > 1 ? fmt::format(" over {} measured spans", c.spans) : std::string(),
-                       percent(c.kernel), percent(c.user));
+    out += fmt::format("{} samples of {}; kernel {}, user {}.\n\n", c.samples, profile.event, percent(c.kernel),
+                       percent(c.user));
     if (c.samples == 0) continue;
     out += "| DSO | Share |\n|---|---:|\n";
     for (const ProfileShare& d : c.dsos) out += fmt::format("| {} | {} |\n", cell_code(d.name), percent(d.share));

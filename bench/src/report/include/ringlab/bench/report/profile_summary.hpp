@@ -2,11 +2,11 @@
 // A profile summary: where the CPU of each profiled case went, as tools/profile writes it next to the
 // run's report (RUN/profile.json), read here for the results page's "Where the CPU goes" section.
 //
-// tools/profile records the run with perf, splits the samples into one profile per case by the spans
-// bench says perf was on (perf-spans.tsv) and writes the shares it counted; nothing here is computed
+// tools/profile records the run with perf, gives each sample to the case whose timed segment holds it
+// (bench writes the segments' times to perf-spans.tsv) and writes the shares it counted; nothing here is computed
 // again, the page shows the file's figures. The file (docs/measuring.md, "A profile on a results page"):
 //   {"format": "ringlab profile summary 1", "event": "cpu-clock", "samples_outside_spans": 0,
-//    "cases": [{"case": "epoll weather 10 x64", "spans": 1, "samples": 1234, "kernel": 0.61, "user": 0.39,
+//    "cases": [{"case": "epoll weather 10 x64", "spans": 30, "samples": 1234, "kernel": 0.61, "user": 0.39,
 //               "dsos": [{"dso": "kernel", "share": 0.61}, ...],
 //               "symbols": [{"symbol": "tcp_sendmsg", "dso": "kernel", "share": 0.05}, ...]}]}
 // Shares are fractions of the case's samples, 0..1. A DSO is a file's name without its folder
@@ -34,7 +34,7 @@ struct ProfileShare {
 
 struct CaseProfile {
   std::string case_name;  // bench's case name: "epoll weather 10 x64"
-  std::size_t spans = 0;  // measured spans perf was on for it (one, or one per round)
+  std::size_t spans = 0;  // its timed segments (one or two per measured iteration)
   uint64_t samples = 0;
   double kernel = 0;  // share of the samples in the kernel
   double user = 0;    // and in user space
@@ -44,7 +44,10 @@ struct CaseProfile {
 
 struct ProfileSummary {
   std::string event;  // perf's sampling event: "cpu-clock" or "cycles"
-  uint64_t samples_outside_spans = 0;  // samples in no case's span (none expected: perf is off there)
+  // Samples taken while perf was on but in no timed segment: bench's verified ops and bookkeeping
+  // between segments (with interleaved rounds perf stays on from the first case's first measured
+  // iteration to the last case's last).
+  uint64_t samples_outside_spans = 0;
   std::vector<CaseProfile> cases;
 };
 
