@@ -189,7 +189,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                  "embedded server's CPU: auto (another than the client's), none (not pinned) or a number")
       ->capture_default_str();
   app.add_option("--perf-control", o.perf_control,
-                 "CTL,ACK FIFOs of `perf record --control`: profile only the measured iterations");
+                 "CTL,ACK FIFOs of `perf record --control`: profile only the measured iterations (set by tools/profile; "
+                 "their timed segments go to perf-spans.tsv next to the reports)");
   add_ranged_option(app, "--perf-control-timeout-ms", o.perf_control_timeout,
                     "wait for perf's ack at most this long", 1LL, 3'600'000LL);
   // Hidden: the protocol between an allocator job's parent and child (allocators.hpp).
