@@ -86,8 +86,8 @@ void print_written(const std::vector<std::filesystem::path>& written);
 struct MeasuredRun {
   Report report;
   double measuring_seconds = 0;  // the wall time of the cases
-  // With --perf-control: the spans perf was on, one line per case (and round) with the case's name
-  // and its CLOCK_MONOTONIC start and end in ns, under a "#" header line. Empty without it.
+  // With --perf-control: the timed segments of the measured iterations, one line per segment with
+  // its case's name and its CLOCK_MONOTONIC start and end in ns, under "#" header lines. Empty without.
   std::string perf_spans;
 };
 [[nodiscard]] Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases,
