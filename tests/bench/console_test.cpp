@@ -4,11 +4,14 @@
 
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../support/bench_cases.hpp"
 #include "ringlab/bench/core/results.hpp"
 #include "ringlab/bench/core/table.hpp"
+#include "ringlab/bench/report/profile_summary.hpp"
 #include "ringlab/bench/report/reporters.hpp"
 
 namespace rb = ringlab::bench;
@@ -146,4 +149,59 @@ TEST_CASE("a results page names the command, the commit, the machine and the pag
   CHECK(rb::run_command_text(report.config) == "tools/bench get --filter 'string_copy, views'");
   report.environment.git_dirty = true;
   CHECK(rb::render_results_page(report, "x").find("with uncommitted changes") != std::string::npos);
+}
+
+namespace {
+
+// What tools/profile writes (profile_summary.hpp): two cases.
+constexpr std::string_view kProfileFixture = R"json({
+ "format": "ringlab profile summary 1", "event": "cpu-clock", "samples_outside_spans": 0,
+ "cases": [
+  {"case": "epoll weather 10 x64", "spans": 1, "samples": 2000, "kernel": 0.613, "user": 0.387,
+   "dsos": [{"dso": "kernel", "share": 0.613}, {"dso": "bench", "share": 0.3}, {"dso": "libc.so.6", "share": 0.087}],
+   "symbols": [{"symbol": "tcp_sendmsg_locked", "dso": "kernel", "share": 0.125},
+               {"symbol": "std::operator|(a, b)", "dso": "bench", "share": 0.05}]},
+  {"case": "views weather 10 x64", "spans": 2, "samples": 1500, "kernel": 0.4, "user": 0.6,
+   "dsos": [{"dso": "bench", "share": 0.6}, {"dso": "kernel", "share": 0.4}],
+   "symbols": [{"symbol": "io_submit_sqes", "dso": "kernel", "share": 0.1}]}
+ ]})json";
+
+}  // namespace
+
+TEST_CASE("a results page of a run under tools/profile names tools/profile and says where the CPU goes per case") {
+  rb::Report report = headline_report();
+  report.config.arguments = {"get", "--filter", "views,epoll", "--inflight", "64", "--perf-control",
+                             "/somewhere/ctl.fifo,/somewhere/ack.fifo", "--sizes", "10"};
+  CHECK(rb::run_command_text(report.config) == "tools/profile get --filter views,epoll --inflight 64 --sizes 10");
+  report.config.arguments = {"get", "--perf-control=/somewhere/ctl.fifo,/somewhere/ack.fifo", "--sizes", "10"};
+  CHECK(rb::run_command_text(report.config) == "tools/profile get --sizes 10");
+
+  auto profile = rb::parse_profile_summary(kProfileFixture);
+  REQUIRE_MESSAGE(profile.has_value(), profile.error().message);
+  const std::string page = rb::render_results_page(report, "tools/bench report 2026-12-04_00-33-38", &*profile);
+  INFO(page);
+  CHECK(page.find("| Command | `tools/profile get --sizes 10` |") != std::string::npos);
+  CHECK(page.find("/somewhere") == std::string::npos);
+  const std::size_t section = page.find("\n## Where the CPU goes\n");
+  REQUIRE(section != std::string::npos);
+  const std::string where = page.substr(section);
+  CHECK(where.find("cpu-clock") != std::string::npos);
+  CHECK(where.find("client's measuring thread only") != std::string::npos);
+  CHECK(where.find("`--no-inherit`") != std::string::npos);
+  CHECK(where.find("interrupts off") != std::string::npos);
+  CHECK(where.find("### epoll weather 10 x64\n\n2000 samples of cpu-clock; kernel 61.3 %, user 38.7 %.") !=
+        std::string::npos);
+  CHECK(where.find("| `kernel` | 61.3 % |") != std::string::npos);
+  CHECK(where.find("| `libc.so.6` | 8.7 % |") != std::string::npos);
+  CHECK(where.find("| `tcp_sendmsg_locked` | `kernel` | 12.5 % |") != std::string::npos);
+  // A '|' in a symbol would end the table's cell.
+  CHECK(where.find("| `std::operator\\|(a, b)` | `bench` | 5.0 % |") != std::string::npos);
+  CHECK(where.find("### views weather 10 x64\n\n1500 samples of cpu-clock; kernel 40.0 %, user 60.0 %.") !=
+        std::string::npos);
+  CHECK(where.find("| `io_submit_sqes` | `kernel` | 10.0 % |") != std::string::npos);
+  // The section comes after the tables it explains and holds no other section.
+  CHECK(page.find("## Every column") < section);
+
+  // A run without a profile: the page as before, with no such section.
+  CHECK(rb::render_results_page(report, "x").find("Where the CPU goes") == std::string::npos);
 }

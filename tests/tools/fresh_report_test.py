@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Every reader of report.json, run on a report that bench has just written (not on a stored fixture):
-tools/plot, bench compare and bench report. And what the console shows for that run: no line wider
+tools/plot, bench compare and bench report (of the report, and of the run's folder with a profile summary
+next to it). And what the console shows for that run: no line wider
 than the console width, the summarized warnings, the generated findings, one line for the rows that do
 not apply to the payload (three_fields on weather) instead of a row per size, and the way to the full
 table.
 
 usage: fresh_report_test.py BENCH SERVER TOOLS_DIR WORK_DIR
 """
+import json
 import os
 import re
 import shutil
@@ -90,6 +92,38 @@ def main():
     for line in page.splitlines():
         if line.startswith(("| Page made by", "| Allocator", "| Machine", "| Compiler")) and work in line:
             fail("the results page names a machine path: %r" % line)
+    if "Where the CPU goes" in page:
+        fail("a run without a profile got a profile section")
+
+    # The run's folder given instead of its report.json, with a profile summary of tools/profile's
+    # format next to the report: the page is the same but for the section that says where the CPU goes.
+    profiled = os.path.join(work, "profiled-run")
+    shutil.copytree(os.path.dirname(report), profiled)
+    with open(os.path.join(profiled, "profile.json"), "w", encoding="utf-8") as f:
+        json.dump({"format": "ringlab profile summary 1", "event": "cpu-clock", "samples_outside_spans": 0,
+                   "cases": [{"case": "views weather 10", "spans": 1, "samples": 400, "kernel": 0.25, "user": 0.75,
+                              "dsos": [{"dso": "bench", "share": 0.75}, {"dso": "kernel", "share": 0.25}],
+                              "symbols": [{"symbol": "ringlab_fixture_symbol", "dso": "bench", "share": 0.5}]}]}, f)
+    profiled_pages = os.path.join(work, "profiled-pages")
+    paged = run([bench, "report", profiled + "/", "--out", profiled_pages])
+    if paged.returncode != 0:
+        fail("bench report RUN exited %d: %s" % (paged.returncode, paged.stderr))
+    with open(os.path.join(profiled_pages, written[0]), encoding="utf-8") as f:
+        with_profile = f.read()
+    for pattern in (r"^\| Page made by \| `tools/bench report profiled-run` \|", r"^## Where the CPU goes$",
+                    r"^### views weather 10$", r"^400 samples of cpu-clock; kernel 25\.0 %, user 75\.0 %\.$",
+                    r"^\| `ringlab_fixture_symbol` \| `bench` \| 50\.0 % \|$"):
+        if not re.search(pattern, with_profile, re.M):
+            fail("the page of the folder with a profile lacks %r:\n%s" % (pattern, with_profile[-3000:]))
+    start = with_profile.index("\n## Where the CPU goes\n")
+    without_section = with_profile[:start] + with_profile[with_profile.index("\nThe columns: ", start):]
+    if without_section.split("| Page made by")[1].split("\n", 1)[1] != page.split("| Page made by")[1].split("\n", 1)[1]:
+        fail("the page of the folder with a profile differs from the report's page elsewhere than in its section")
+    with open(os.path.join(profiled, "profile.json"), "w", encoding="utf-8") as f:
+        f.write('{"format": "ringlab profile summary 1", "event": "cpu-clock"}')
+    refused = run([bench, "report", profiled, "--out", profiled_pages])
+    if refused.returncode == 0 or "profile.json: samples_outside_spans: missing" not in refused.stderr:
+        fail("bench report took a broken profile.json (exit %d): %s" % (refused.returncode, refused.stderr))
     print("fresh report: bench's console, tools/plot, bench compare and bench report all read it")
 
 

@@ -1,21 +1,29 @@
 #!/usr/bin/python3
-"""Tests for tools/profile: the profile holds the enabled region of the profiled process only.
+"""Tests for tools/profile: the profile holds the enabled region of the profiled process only, and its
+summary per case span (profile.json) goes to the run's folder.
 
 tools/profile runs a stand-in for bench (profile_workload) that burns CPU in named functions before
 perf is enabled, while it is, after it is disabled, and in a forked child all along. The flat report
 tools/profile prints must show the enabled function and none of the others. Exit status 77 (ctest:
 skipped) when perf is missing or not allowed to profile here.
 
-Run by ctest (tests/tools/CMakeLists.txt) as: profile_test.py PATH/TO/tools/profile PATH/TO/profile_workload SCRATCH_FOLDER
+And bench itself, where the build has it: two interleaved cases each get a profile of their own in
+the run's profile.json, and `bench report RUN` puts them on the page under the command tools/profile.
+
+Run by ctest (tests/tools/CMakeLists.txt) as:
+  profile_test.py PATH/TO/tools/profile PATH/TO/profile_workload SCRATCH_FOLDER [PATH/TO/bench PATH/TO/server]
 """
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import unittest
 
 PROFILE = WORKLOAD = WORK = None
+BENCH_AND_SERVER = None  # (bench, server) where this build has them: bench itself under tools/profile
 SKIP = 77
 
 
@@ -50,8 +58,83 @@ class ProfileTest(unittest.TestCase):
         data = os.path.join(self.out, "perf.data")
         self.assertIn(f"perf.data: {data}", result.stdout)
         self.assertTrue(os.path.getsize(data) > 0)
-        # The FIFOs are removed once perf is done with them.
-        self.assertEqual(sorted(os.listdir(self.out)), ["perf.data"])
+        # The FIFOs and the copy of the workload's output are removed once perf is done with them;
+        # "run" is the workload's results folder.
+        self.assertEqual(sorted(os.listdir(self.out)), ["perf.data", "run"])
+
+    def test_the_summary_of_each_case_span_goes_next_to_the_run_s_report(self):
+        result = self.profile("get", "--filter", "presized*")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        path = os.path.join(self.out, "run", "profile.json")
+        self.assertIn(f"profile.json: {path}", result.stdout)
+        with open(path, encoding="utf-8") as f:
+            summary = json.load(f)
+        self.assertEqual(summary["format"], "ringlab profile summary 1")
+        self.assertIn(summary["event"], ("cpu-clock", "cycles"))
+        [case] = summary["cases"]
+        self.assertEqual(case["case"], "ringlab_workload_measured")
+        self.assertEqual(case["spans"], 1)
+        # 400 ms on a CPU at perf's default rate: far more than a handful of samples.
+        self.assertGreater(case["samples"], 50)
+        self.assertAlmostEqual(case["kernel"] + case["user"], 1.0, places=3)
+        self.assertAlmostEqual(sum(d["share"] for d in case["dsos"]), 1.0, places=2)
+        top = case["symbols"][0]
+        self.assertEqual((top["symbol"], top["dso"]), ("ringlab_workload_measured", os.path.basename(WORKLOAD)))
+        self.assertGreater(top["share"], 0.5)
+        self.assertLessEqual(len(case["symbols"]), 15)
+        for absent in ("ringlab_workload_before_enable", "ringlab_workload_after_disable",
+                       "ringlab_workload_server_child"):
+            self.assertNotIn(absent, [s["symbol"] for s in case["symbols"]])
+        # No folder of the machine: DSOs are file names.
+        self.assertFalse(any("/" in d["dso"] for d in case["dsos"]))
+
+    def test_bench_under_tools_profile_gives_each_case_its_profile_and_a_page_with_it(self):
+        if BENCH_AND_SERVER is None:
+            self.skipTest("no bench and server built here")
+        bench, server = BENCH_AND_SERVER
+        work = os.path.join(self.out, "work")
+        os.makedirs(work)
+        # Two cases in interleaved rounds: perf stays on across both, so only the timed segments bench
+        # writes can tell their samples apart.
+        env = dict(os.environ, RINGLAB_PROFILE_BENCH=bench, RINGLAB_PROFILE_OUT=os.path.join(self.out, "perf"))
+        result = subprocess.run([PROFILE, "get", "--filter", "views,epoll", "--sizes", "10", "--server", server,
+                                 "--iteration-time", "20", "--warmup", "1", "--iterations", "4", "--max-iterations", "4"],
+                                capture_output=True, text=True, timeout=300, env=env, cwd=work)
+        self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+        found = re.search(r"^profile\.json: (results/[^/\s]+)/profile\.json$", result.stdout, re.M)
+        self.assertIsNotNone(found, result.stdout[-3000:])
+        run = os.path.join(work, found.group(1))
+        self.assertEqual(sorted(f for f in os.listdir(run) if not f.startswith("report.")),
+                         ["perf-spans.tsv", "profile.json"])
+        with open(os.path.join(run, "perf-spans.tsv"), encoding="utf-8") as f:
+            spans = [line.rstrip("\n").split("\t") for line in f if not line.startswith("#")]
+        # Interleaved: the cases' segments alternate and never overlap.
+        self.assertEqual({s[0] for s in spans}, {"views weather 10", "epoll weather 10"})
+        self.assertTrue(all(int(s[1]) < int(s[2]) for s in spans))
+        self.assertTrue(all(int(a[2]) <= int(b[1]) for a, b in zip(spans, spans[1:])))
+        self.assertGreater(len({s[0] for s in spans[:3]}), 1)
+        with open(os.path.join(run, "profile.json"), encoding="utf-8") as f:
+            summary = json.load(f)
+        self.assertEqual([c["case"] for c in summary["cases"]], ["views weather 10", "epoll weather 10"])
+        for case in summary["cases"]:
+            with self.subTest(case=case["case"]):
+                self.assertEqual(case["spans"], sum(1 for s in spans if s[0] == case["case"]))
+                self.assertGreater(case["samples"], 20)
+                self.assertAlmostEqual(case["kernel"] + case["user"], 1.0, places=3)
+                self.assertTrue(case["symbols"])
+                self.assertIn("bench", [d["dso"] for d in case["dsos"]])
+                self.assertFalse(any("/" in d["dso"] for d in case["dsos"]))
+        pages = os.path.join(self.out, "pages")
+        paged = subprocess.run([bench, "report", run, "--out", pages], capture_output=True, text=True, timeout=60)
+        self.assertEqual(paged.returncode, 0, paged.stderr)
+        [name] = os.listdir(pages)
+        with open(os.path.join(pages, name), encoding="utf-8") as f:
+            page = f.read()
+        self.assertRegex(page, r"(?m)^\| Command \| `tools/profile get --filter views,epoll --sizes 10 --server ")
+        self.assertNotIn(".fifo", page)
+        self.assertNotIn("--perf-control", page)
+        for heading in ("## Where the CPU goes", "### views weather 10\n", "### epoll weather 10\n"):
+            self.assertIn(heading, page)
 
     def test_a_profile_without_filter_or_with_its_own_perf_control_is_refused(self):
         rows = [
@@ -72,9 +155,13 @@ if __name__ == "__main__":
         print("usage: profile_test.py PATH/TO/tools/profile PATH/TO/profile_workload SCRATCH_FOLDER", file=sys.stderr)
         sys.exit(2)
     PROFILE, WORKLOAD, WORK = (os.path.abspath(a) for a in sys.argv[1:4])
+    rest = sys.argv[4:]
+    if len(rest) >= 2 and not rest[0].startswith("-"):
+        BENCH_AND_SERVER = (os.path.abspath(rest[0]), os.path.abspath(rest[1]))
+        rest = rest[2:]
     reason = perf_usable()
     if reason:
         print(f"skipped: {reason}")
         sys.exit(SKIP)
     os.makedirs(WORK, exist_ok=True)
-    unittest.main(argv=[sys.argv[0], *sys.argv[4:]], verbosity=2)
+    unittest.main(argv=[sys.argv[0], *rest], verbosity=2)

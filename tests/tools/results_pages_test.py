@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""docs/results: every results page names the command that measured it, the commit it was measured at
+"""docs/results: every results page names the command that measured it (tools/bench, or tools/profile for a
+run with a profile), the commit it was measured at
 and the command that made the page, so that every figure in the docs can be traced and redone; and the
 README's headline excerpt comes from one of them.
 
@@ -24,7 +25,7 @@ def main():
     for name in pages:
         with open(os.path.join(folder, name), encoding="utf-8") as f:
             text = f.read()
-        for what, pattern in (("the command", r"^\| Command \| `tools/bench[^`]*` \|"),
+        for what, pattern in (("the command", r"^\| Command \| `tools/(bench|profile)(?: [^`]*)?` \|"),
                               ("a commit", r"^\| Commit \| `[0-9a-f]{7,40}`"),
                               ("the command that made the page", r"^\| Page made by \| `tools/bench report [^`]+` \|")):
             if not re.search(pattern, text, re.M):
@@ -32,6 +33,9 @@ def main():
         path = re.search(r"(?<![\w.~])/(tmp|home|work|root|srv|mnt|opt)/\S*", text)
         if path:
             fail("%s names a machine path (%s): make the page from a run with the default folders" % (name, path.group(0)))
+        if re.search(r"^\| Command \| `tools/profile", text, re.M) and "\n## Where the CPU goes\n" not in text:
+            fail("%s was measured under tools/profile but shows no profile: make the page from the run's folder, "
+                 "which holds its profile.json" % name)
         if "with uncommitted changes" in text:
             fail("%s was measured with uncommitted changes: its commit does not say what ran" % name)
     with open(os.path.join(source, "README.md"), encoding="utf-8") as f:

@@ -68,11 +68,16 @@ void print_written(const std::vector<std::filesystem::path>& written) {
   }
 }
 
-int present_run(const Report& report, const CliOptions& options, double measuring_seconds) {
+int present_run(const Report& report, const CliOptions& options, double measuring_seconds, std::string_view perf_spans) {
   std::cout << render_console(report) << "\n" << std::flush;
   auto written = write_reports(report, options.config.out, options.formats, std::time(nullptr));
   if (!written) return report_error(written.error().message);
   print_written(*written);
+  if (!perf_spans.empty() && !written->empty()) {
+    const std::filesystem::path spans = written->front().parent_path() / "perf-spans.tsv";
+    if (auto done = write_text_file(spans, perf_spans); !done) return report_error(done.error().message);
+    std::cout << "Perf spans: " << spans.string() << "\n";
+  }
   const Suite* full = find_suite("get");
   if (report.config.suite == "headline" && full != nullptr && !report.cases.empty()) {
     // The full table's size and, at this run's pace, its duration: a figure of this machine, not a guess.

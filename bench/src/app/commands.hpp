@@ -66,9 +66,12 @@ int report_error(std::string_view message, int code = kExitUsage);
 void print_written(const std::vector<std::filesystem::path>& written);
 // The end of a suite run in the parent: the console report (reporters.hpp's render_console), the
 // report files, and the ways on (the full table with its duration at this run's pace, the other
-// suites). `measuring_seconds`: the wall time of the cases. Returns 0, or report_error's code when
-// the files could not be written.
-[[nodiscard]] int present_run(const Report& report, const CliOptions& options, double measuring_seconds);
+// suites). `measuring_seconds`: the wall time of the cases. `perf_spans` (a run under tools/profile,
+// MeasuredRun::perf_spans) is written as perf-spans.tsv next to the reports, and its path printed on a
+// line of its own, "Perf spans: FOLDER/perf-spans.tsv", which tools/profile reads. Returns 0, or
+// report_error's code when the files could not be written.
+[[nodiscard]] int present_run(const Report& report, const CliOptions& options, double measuring_seconds,
+                              std::string_view perf_spans = {});
 // kExitFailed when a case failed, else 0.
 [[nodiscard]] int exit_code_for(const std::vector<CaseResult>& cases);
 // The results root exists (made here if need be) and this process may write in it.
@@ -83,6 +86,9 @@ void print_written(const std::vector<std::filesystem::path>& written);
 struct MeasuredRun {
   Report report;
   double measuring_seconds = 0;  // the wall time of the cases
+  // With --perf-control: the timed segments of the measured iterations, one line per segment with
+  // its case's name and its CLOCK_MONOTONIC start and end in ns, under "#" header lines. Empty without.
+  std::string perf_spans;
 };
 [[nodiscard]] Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases,
                                               const std::string& executable, const std::string& allocator_name);

@@ -73,7 +73,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   CLI::App* report_command = app.add_subcommand(
       "report", "make a results page (machine, commit, command, findings, table) of a report: bench report RUN/report.json");
   report_command->add_option("report", results_page.report,
-                             "RUN/report.json: a report bench wrote; or RUN, the folder of a bench seeds run")
+                             "RUN/report.json or RUN: a report bench wrote (with RUN/profile.json from tools/profile, the page says "
+                             "where the CPU goes); or RUN, the folder of a bench seeds run")
       ->required();
   report_command->add_option("--out", results_page.out, "folder the page is written to")->capture_default_str();
   report_command->add_option("--seeds-page", results_page.seeds_page, "the page of a seeds run's folder")
@@ -188,7 +189,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                  "embedded server's CPU: auto (another than the client's), none (not pinned) or a number")
       ->capture_default_str();
   app.add_option("--perf-control", o.perf_control,
-                 "CTL,ACK FIFOs of `perf record --control`: profile only the measured iterations");
+                 "CTL,ACK FIFOs of `perf record --control`: profile only the measured iterations (set by tools/profile; "
+                 "their timed segments go to perf-spans.tsv next to the reports)");
   add_ranged_option(app, "--perf-control-timeout-ms", o.perf_control_timeout,
                     "wait for perf's ack at most this long", 1LL, 3'600'000LL);
   // Hidden: the protocol between an allocator job's parent and child (allocators.hpp).

@@ -59,12 +59,32 @@ class PerfCounterHook final : public IterationHook {
   std::vector<std::optional<perf::PerfCounters>> counters_;
 };
 
-// perf record switched on for the measured iterations of each case only.
+// perf record switched on for the measured iterations of each case only. Each timed segment of a
+// measured iteration (the ops between two clock readings, iteration_begin to iteration_end) is kept
+// with its case and CLOCK_MONOTONIC start and end; tools/profile records with
+// `perf record -k CLOCK_MONOTONIC` and gives each sample to the case whose segment holds it
+// (perf-spans.tsv, written next to the reports). Per segment rather than per case: interleaved rounds
+// keep perf on from the first case's first measured iteration to the last case's last, with every
+// case's iterations in turn, and the verified ops and the runner's bookkeeping between segments are no
+// case's work. The segments are stored in room reserved up front (the hooks around iterations must not
+// allocate); a segment beyond it is counted, not kept, and its samples then belong to no case.
 class PerfControlHook final : public IterationHook {
  public:
-  explicit PerfControlHook(PerfControl control) : control_(std::move(control)) {}
+  // `max_segments`: room for every segment the run can have (two per measured iteration).
+  PerfControlHook(PerfControl control, std::vector<std::string> case_names, std::size_t max_segments)
+      : control_(std::move(control)), case_names_(std::move(case_names)) {
+    segments_.reserve(max_segments);
+  }
 
   Status case_begin(std::size_t, const CaseSpec&) override { return control_.enable(); }
+  void iteration_begin(std::size_t) noexcept override { segment_start_ns_ = monotonic_ns(); }
+  void iteration_end(std::size_t index, uint64_t) noexcept override {
+    if (segments_.size() == segments_.capacity()) {
+      ++segments_not_kept_;
+      return;
+    }
+    segments_.push_back(Segment{index, segment_start_ns_, monotonic_ns()});
+  }
   void case_end(std::size_t, const CaseSpec&, CaseResult& result) override {
     if (auto status = control_.disable(); !status) {
       // The profile now holds more than this case: the case's numbers are fine, the profile is not.
@@ -73,8 +93,36 @@ class PerfControlHook final : public IterationHook {
     }
   }
 
+  // "# case<TAB>start_ns<TAB>end_ns" and a line per timed segment, in the order they ran.
+  [[nodiscard]] std::string spans() const {
+    std::string text = "# case\tstart_ns\tend_ns (CLOCK_MONOTONIC: the timed segments of measured iterations)\n";
+    if (segments_not_kept_ > 0) {
+      text += fmt::format("# {} segments not kept: more than the {} planned\n", segments_not_kept_, segments_.capacity());
+    }
+    for (const Segment& segment : segments_) {
+      text += fmt::format("{}\t{}\t{}\n", case_names_.at(segment.index), segment.start_ns, segment.end_ns);
+    }
+    return text;
+  }
+
  private:
+  struct Segment {
+    std::size_t index = 0;
+    long long start_ns = 0;
+    long long end_ns = 0;
+  };
+
+  static long long monotonic_ns() noexcept {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<long long>(now.tv_sec) * 1'000'000'000LL + now.tv_nsec;
+  }
+
   PerfControl control_;
+  std::vector<std::string> case_names_;  // by case index
+  std::vector<Segment> segments_;
+  long long segment_start_ns_ = 0;
+  std::size_t segments_not_kept_ = 0;
 };
 
 struct Target {
@@ -332,7 +380,13 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
   if (!options.perf_control.empty()) {
     auto control = PerfControl::open(options.perf_control, options.perf_control_timeout);
     if (!control) return fail(control.error().message);
-    control_hook.emplace(std::move(*control));
+    std::vector<std::string> names;
+    for (const CaseSpec& spec : cases) names.push_back(case_name(spec));
+    // Interleaved, a case runs at most max(max_iterations, balanced rounds) iterations, the rounds
+    // being `iterations` rounded up to a multiple of the case count; each has at most two segments.
+    const RunnerOptions& runner = options.runner;
+    const std::size_t iterations = std::max<std::size_t>(runner.max_iterations, runner.iterations) + cases.size() + 1;
+    control_hook.emplace(std::move(*control), std::move(names), 2 * iterations * cases.size());
     hooks.push_back(&*control_hook);
   }
   context.hooks = hooks;
@@ -369,7 +423,7 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
   }
   if (g_cancel != 0) mark_partial(report, g_cancel);
   if (!child_job) report.environment.load_average_end = read_load_average();
-  return MeasuredRun{std::move(report), measuring_seconds};
+  return MeasuredRun{std::move(report), measuring_seconds, control_hook ? control_hook->spans() : std::string()};
 }
 
 int run_suite(CliOptions& options, const std::string& executable) {
@@ -415,7 +469,10 @@ int run_suite(CliOptions& options, const std::string& executable) {
     }
     return 0;
   }
-  if (const int presented = present_run(report, options, measured->measuring_seconds); presented != 0) return presented;
+  if (const int presented = present_run(report, options, measured->measuring_seconds, measured->perf_spans);
+      presented != 0) {
+    return presented;
+  }
   if (g_cancel != 0) return report_error("interrupted: the report above is partial", interrupted_exit_code());
   return exit_code_for(report.cases);
 }

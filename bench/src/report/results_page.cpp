@@ -7,6 +7,7 @@
 
 #include "ringlab/bench/core/findings.hpp"
 #include "ringlab/bench/core/table.hpp"
+#include "ringlab/bench/report/profile_summary.hpp"
 #include "sections.hpp"
 
 namespace ringlab::bench {
@@ -28,9 +29,24 @@ std::string shell_word(const std::string& word) {
 }  // namespace
 
 std::string run_command_text(const Config& config) {
-  std::string command = "tools/bench";
-  for (const std::string& argument : config.arguments) command += " " + shell_word(argument);
-  return command;
+  // --perf-control is given by tools/profile alone (its FIFOs are the protocol between the two): such a
+  // run was typed as tools/profile with bench's other arguments, and the FIFOs' paths are the machine's.
+  bool profiled = false;
+  std::string arguments;
+  for (std::size_t i = 0; i < config.arguments.size(); ++i) {
+    const std::string& argument = config.arguments[i];
+    if (argument == "--perf-control") {
+      profiled = true;
+      ++i;  // its value
+      continue;
+    }
+    if (argument.starts_with("--perf-control=")) {
+      profiled = true;
+      continue;
+    }
+    arguments += " " + shell_word(argument);
+  }
+  return (profiled ? "tools/profile" : "tools/bench") + arguments;
 }
 
 std::string results_page_name(const Report& report) {
@@ -39,7 +55,7 @@ std::string results_page_name(const Report& report) {
   return fmt::format("{}-{}-{}.md", date.empty() ? "undated" : date, report.config.suite, commit);
 }
 
-std::string render_results_page(const Report& report, std::string_view page_command) {
+std::string render_results_page(const Report& report, std::string_view page_command, const ProfileSummary* profile) {
   const Environment& e = report.environment;
   const Config& c = report.config;
   std::string out = fmt::format("# Results: suite {}, {}\n\n", c.suite, e.timestamp.substr(0, 10));
@@ -80,6 +96,7 @@ std::string render_results_page(const Report& report, std::string_view page_comm
   out += "\n## Every column\n\n";
   out += render_table(report);
   append_section(out, "\n## Request phases (median per op)\n\n", render_phase_table(report));
+  if (profile != nullptr) append_section(out, "\n## Where the CPU goes\n\n", render_profile_section(*profile));
   out += "\nThe columns: docs/measuring.md.\n";
   return out;
 }

@@ -67,7 +67,7 @@ struct LoadCommand {
 
 // `bench report`: which report, and the folder its page goes to.
 struct ResultsPageCommand {
-  std::string report;               // RUN/report.json
+  std::string report;               // RUN/report.json, or RUN
   std::string out = "docs/results";  // the page is OUT/<results_page_name>
   // A seeds run's folder (bench seeds) instead of a report: its page goes here.
   std::string seeds_page = "docs/seeds.md";

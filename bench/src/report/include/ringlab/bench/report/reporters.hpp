@@ -77,13 +77,17 @@ inline constexpr std::size_t kConsoleWidth = 160;
 // the samples and a stacked bar of the phases as inline SVG, and the legend.
 [[nodiscard]] std::string render_html(const Report& report);
 
-// The command that made the report, as typed at the project's root: "tools/bench get --sizes 1000".
+// The command that made the report, as typed at the project's root: "tools/bench get --sizes 1000";
+// a run under tools/profile (it has --perf-control) is "tools/profile get ...", without the FIFOs.
 [[nodiscard]] std::string run_command_text(const Config& config);
+struct ProfileSummary;  // profile_summary.hpp
 // A results page (bench report): a markdown page for docs/results/ that names the command, the commit
 // (and whether the tree had uncommitted changes), the machine, the compiler and the allocator, then
-// the findings, the warnings, the compact table, the notes, every column and the phases.
+// the findings, the warnings, the compact table, the notes, every column and the phases, and, given
+// the run's profile (tools/profile's profile.json), where the CPU goes.
 // `page_command` is the command that made the page. Machine paths are left out.
-[[nodiscard]] std::string render_results_page(const Report& report, std::string_view page_command);
+[[nodiscard]] std::string render_results_page(const Report& report, std::string_view page_command,
+                                              const ProfileSummary* profile = nullptr);
 // "2026-12-04-headline-ccf9a3f.md": the run's date, suite and commit.
 [[nodiscard]] std::string results_page_name(const Report& report);
 

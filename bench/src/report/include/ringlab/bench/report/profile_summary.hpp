@@ -1,0 +1,65 @@
+#pragma once
+// A profile summary: where the CPU of each profiled case went, as tools/profile writes it next to the
+// run's report (RUN/profile.json), read here for the results page's "Where the CPU goes" section.
+//
+// tools/profile records the run with perf, gives each sample to the case whose timed segment holds it
+// (bench writes the segments' times to perf-spans.tsv) and writes the shares it counted; nothing here is computed
+// again, the page shows the file's figures. The file (docs/measuring.md, "A profile on a results page"):
+//   {"format": "ringlab profile summary 1", "event": "cpu-clock", "samples_outside_spans": 0,
+//    "cases": [{"case": "epoll weather 10 x64", "spans": 30, "samples": 1234, "kernel": 0.61, "user": 0.39,
+//               "dsos": [{"dso": "kernel", "share": 0.61}, ...],
+//               "symbols": [{"symbol": "tcp_sendmsg", "dso": "kernel", "share": 0.05}, ...]}]}
+// Shares are fractions of the case's samples, 0..1. A DSO is a file's name without its folder
+// ("kernel" for the kernel), so no machine path reaches the page.
+//
+// Errors: values naming the file and what is wrong ("RUN/profile.json: cases[1].samples: not a
+// number"); a folder without profile.json is no error (read_profile_summary gives nullopt). Plain
+// values; no threads.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/bench/core/error.hpp"
+
+namespace ringlab::bench {
+
+struct ProfileShare {
+  std::string name;  // a DSO, or a symbol
+  std::string dso;   // a symbol's DSO; empty for a DSO's own row
+  double share = 0;  // of the case's samples, 0..1
+};
+
+struct CaseProfile {
+  std::string case_name;  // bench's case name: "epoll weather 10 x64"
+  std::size_t spans = 0;  // its timed segments (one or two per measured iteration)
+  uint64_t samples = 0;
+  double kernel = 0;  // share of the samples in the kernel
+  double user = 0;    // and in user space
+  std::vector<ProfileShare> dsos;     // most samples first
+  std::vector<ProfileShare> symbols;  // the top symbols, most samples first
+};
+
+struct ProfileSummary {
+  std::string event;  // perf's sampling event: "cpu-clock" or "cycles"
+  // Samples taken while perf was on but in no timed segment: bench's verified ops and bookkeeping
+  // between segments (with interleaved rounds perf stays on from the first case's first measured
+  // iteration to the last case's last).
+  uint64_t samples_outside_spans = 0;
+  std::vector<CaseProfile> cases;
+};
+
+inline constexpr std::string_view kProfileSummaryFile = "profile.json";
+inline constexpr std::string_view kProfileSummaryFormat = "ringlab profile summary 1";
+
+[[nodiscard]] Result<ProfileSummary> parse_profile_summary(std::string_view text);
+// FOLDER/profile.json, or nullopt when the folder has none.
+[[nodiscard]] Result<std::optional<ProfileSummary>> read_profile_summary(const std::filesystem::path& folder);
+
+// The results page's section: per case the kernel and user shares, the DSOs and the top symbols, with
+// the event, the sample count and what the profile covers (the client's measuring thread only).
+[[nodiscard]] std::string render_profile_section(const ProfileSummary& profile);
+
+}  // namespace ringlab::bench
