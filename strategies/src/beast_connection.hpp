@@ -30,12 +30,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
-#include "ringlab/http/client.hpp"
 #include "ringlab/http/timeline.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
