@@ -38,20 +38,25 @@ std::unexpected<Error> LibraryPeer::library_error(std::string_view what,
 }
 
 Status LibraryPeer::check_length(std::optional<std::string_view> content_length, std::size_t body_bytes) const {
-  if (!content_length) return {};
+  if (auto mismatch = length_mismatch(content_length, body_bytes)) return fail(label(), *mismatch);
+  return {};
+}
+
+std::optional<std::string> LibraryPeer::length_mismatch(std::optional<std::string_view> content_length,
+                                                        std::size_t body_bytes) {
+  if (!content_length) return std::nullopt;
   std::string_view text = *content_length;
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
   uint64_t declared = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), declared);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return fail(label(), "Content-Length \"" + std::string(*content_length) + "\" is not a number");
+    return "Content-Length \"" + std::string(*content_length) + "\" is not a number";
   }
   if (declared != body_bytes) {
-    return fail(label(), "body of " + std::to_string(body_bytes) + " bytes where Content-Length says " +
-                             std::to_string(declared));
+    return "body of " + std::to_string(body_bytes) + " bytes where Content-Length says " + std::to_string(declared);
   }
-  return {};
+  return std::nullopt;
 }
 
 Result<Outcome> LibraryPeer::deserialize(std::string_view body, Check check) {
@@ -61,12 +66,17 @@ Result<Outcome> LibraryPeer::deserialize(std::string_view body, Check check) {
     return conclude(label(), config(), expected(), json::Result<uint64_t>(body.size()), check,
                     [body] { return echo_checksum(body); });
   }
-  padded_.clear();
-  padded_.append(body);
-  const auto consumed = models_.parse(config().payload, parser_, json::padded_view(padded_));
+  const auto consumed = parse_copy(body, padded_, models_);
   stamp(&http::Timeline::deserialized);
   return conclude(label(), config(), expected(), consumed, check,
                   [this] { return models_.checksum(config().payload); });
+}
+
+json::Result<uint64_t> LibraryPeer::parse_copy(std::string_view body, base::PaddedBuffer& padded,
+                                               OwningModels& models) {
+  padded.clear();
+  padded.append(body);
+  return models.parse(config().payload, parser_, json::padded_view(padded));
 }
 
 }  // namespace ringlab::strategies::detail

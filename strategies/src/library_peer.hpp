@@ -106,11 +106,20 @@ class LibraryPeer : public CaseStrategy {
   // nullopt: no such header, a chunked or close-delimited body): a body shorter or longer than the
   // header says is an error, whatever the library made of it.
   [[nodiscard]] Status check_length(std::optional<std::string_view> content_length, std::size_t body_bytes) const;
+  // What check_length() says, without the case label (for an error that names a connection first);
+  // nullopt when the body agrees with the header or there is none.
+  [[nodiscard]] static std::optional<std::string> length_mismatch(std::optional<std::string_view> content_length,
+                                                                  std::size_t body_bytes);
 
   // The end of every run(): stamps body_done, copies the body into the padded buffer, parses it into the
   // reused owning models, stamps deserialized, consumes and, with Check::verify, compares the checksum.
   // An echo row parses nothing: it consumes the answer's size and checks the answer's checksum.
   [[nodiscard]] Result<Outcome> deserialize(std::string_view body, Check check);
+  // What deserialize() does with a body of records, into the buffer and models given: `body` copied into
+  // `padded`, parsed into `models`; the consumption fold. A peer with N requests in flight keeps a buffer
+  // and models per connection (its bodies are parsed one after another, by the frame's parser).
+  [[nodiscard]] json::Result<uint64_t> parse_copy(std::string_view body, base::PaddedBuffer& padded,
+                                                  OwningModels& models);
 
  private:
   [[nodiscard]] uint64_t expected_of(const CaseConfig& config) const override {
@@ -131,6 +140,9 @@ class LibraryPeer : public CaseStrategy {
 // one maker per library in its source file. libcurl's are curl_peer.hpp's.
 std::unique_ptr<Strategy> make_cpp_httplib(const Recipe& recipe);
 std::unique_ptr<Strategy> make_beast(const Recipe& recipe);
+// The beast GET row's strategy with N requests in flight (Recipe::make_inflight): N connections on one
+// io_context (beast_inflight.cpp).
+std::unique_ptr<Strategy> make_beast_inflight(const Recipe& recipe);
 std::unique_ptr<Strategy> make_cpprest(const Recipe& recipe);
 std::unique_ptr<Strategy> make_curlpp(const Recipe& recipe);
 

@@ -103,15 +103,21 @@ inline constexpr auto kCppHttplib = peer_rows<"cpp_httplib">(
              "Response's std::string, then a padded copy",
      .echo = "as echo with cpp-httplib's Post(): the object copied into its Request; answer in a fresh "
              "Response's std::string"});
-inline constexpr auto kBeast = peer_rows<"beast">(
-    &make_beast,
-    {.mirrors = "WebRequest",
-     .get = "Boost.Beast tcp_stream kept alive; head then body read into a response_parser<string_body> (a "
-            "fresh std::string per request; 512-byte receives, as in Beast's examples), then a padded copy",
-     .post = "POST /echo with Boost.Beast: a request<string_body> built once, written as is; echo read into a "
-             "response_parser<string_body>, then a padded copy",
-     .echo = "as echo with Boost.Beast: request<string_body> built once; answer read by a "
-             "response_parser<string_body>"});
+// The GET row with --inflight N: N connections on one io_context, N requests in flight (beast_inflight.cpp).
+inline constexpr auto kBeast = [] {
+  auto rows = peer_rows<"beast">(
+      &make_beast,
+      {.mirrors = "WebRequest",
+       .get = "Boost.Beast tcp_stream kept alive; head then body read into a response_parser<string_body> (a "
+              "fresh std::string per request; 512-byte receives, as in Beast's examples), then a padded copy",
+       .post = "POST /echo with Boost.Beast: a request<string_body> built once, written as is; echo read into a "
+               "response_parser<string_body>, then a padded copy",
+       .echo = "as echo with Boost.Beast: request<string_body> built once; answer read by a "
+               "response_parser<string_body>"});
+  rows[0].inflight = true;
+  rows[0].make_inflight = &make_beast_inflight;
+  return rows;
+}();
 inline constexpr auto kCpprest = peer_rows<"cpprest">(
     &make_cpprest,
     {.mirrors = "HttpClient",

@@ -81,7 +81,7 @@ TEST_CASE("only three_fields has a partial checksum") {
 // bench --inflight N > 1 makes a case's strategy with Descriptor::make_inflight; a null one shows the case as
 // not applicable. Only a row marked `inflight` has one, and that one makes a strategy: a peer's its own
 // maker, a row of ringlab's stack InflightRecipeStrategy (so it names no maker).
-TEST_CASE("only the rows marked inflight have a many-in-flight factory: epoll and four rows of ringlab's stack") {
+TEST_CASE("only the rows marked inflight have a many-in-flight factory: peers that name one, four of ringlab's stack") {
   const std::span<const detail::Recipe> recipes = detail::recipes();
   for (std::size_t i = 0; i < recipes.size(); ++i) {
     const Descriptor& descriptor = registry()[i];
@@ -99,6 +99,15 @@ TEST_CASE("only the rows marked inflight have a many-in-flight factory: epoll an
     CHECK(descriptor->make_inflight() != nullptr);
   }
   for (const std::string_view one_at_a_time : {"single_enter", "blocking_sockets", "libcurl"}) {
+    INFO(one_at_a_time);
+    REQUIRE(find(one_at_a_time) != nullptr);
+    CHECK((find(one_at_a_time)->make_inflight == nullptr));
+  }
+  // beast: its GET row runs N in flight on one io_context; its POST and echo rows one request at a time.
+  REQUIRE(find("beast") != nullptr);
+  REQUIRE((find("beast")->make_inflight != nullptr));
+  CHECK(find("beast")->make_inflight() != nullptr);
+  for (const std::string_view one_at_a_time : {"beast_post", "beast_echo"}) {
     INFO(one_at_a_time);
     REQUIRE(find(one_at_a_time) != nullptr);
     CHECK((find(one_at_a_time)->make_inflight == nullptr));
