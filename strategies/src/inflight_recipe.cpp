@@ -36,7 +36,7 @@ Status InflightFrame::open_case() {
 Result<Outcome> InflightFrame::run_case(http::Timeline* timeline, Check check) {
   const http::TickSource ticks = config().ticks;
   const bool stamping = timeline != nullptr && ticks != nullptr;
-  before_round();
+  before_round(check);
   if (stamping) timeline->start = timeline->head_parsed = ticks();
   if (client_->open_connections() == 0) {
     // Every connection failed in an earlier round: connect them all again (what the others do after an
@@ -77,6 +77,22 @@ Result<Outcome> InflightFrame::run_case(http::Timeline* timeline, Check check) {
   }
   if (stamping) timeline->deserialized = ticks();
   return Outcome{folded, check == Check::verify ? expected() : 0};
+}
+
+Result<std::size_t> InflightFrame::probe_body_bytes() {
+  http::InflightOptions options;
+  options.connect_timeout = config().timeout;
+  options.io_timeout = config().timeout;
+  http::InflightClient probe(*ring_, options);
+  if (auto connected = probe.connect(url_, 1); !connected) return fail(label(), connected.error().message());
+  base::PaddedBuffer scratch;
+  http::PresizedSink scratch_sink(scratch);
+  http::BodySink* const sinks[] = {&scratch_sink};
+  if (auto round = probe.round(target_, sinks); !round) return fail(label(), round.error().message());
+  if (const int status = probe.status(0); status != 200) {
+    return fail(label(), "status " + std::to_string(status) + " for " + target_ + " (the body probed at setup)");
+  }
+  return scratch.size();
 }
 
 IoCounters InflightFrame::io_counters() const {

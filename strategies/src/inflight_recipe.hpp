@@ -10,14 +10,29 @@
 // round to round, as bench checks). A verified run checksums every connection's records and requires
 // each to equal the generator's.
 //
-// What the row's client fields mean here: the receive mode (own buffer, or one provided-buffer ring
-// shared by the N connections); a row that needs more (fresh connections, one enter per request, a
-// send mode, registered buffers) is not offered with N > 1 (registry.cpp gives it no make_inflight).
+// Which rows take part (registry.cpp sets `inflight`): string_copy, presized, views and provided_buffers
+// through InflightRecipeStrategy or its shared form below; fixed_buffers too (below); and the streaming
+// rows (streaming, streaming_array, streaming_array_fresh) through InflightStreamingStrategy
+// (streaming_sink.hpp), which derives from InflightFrame with a streaming sink per connection instead
+// of a BodySlot. What the row's client fields mean here: the receive mode (own buffer, or one
+// provided-buffer ring shared by the N connections) and the query; a row that needs more (fresh
+// connections, one enter per request, a send mode, a POST, several requests per op) has nothing to mean
+// in a round of N GETs and is not offered with N > 1 (registry.cpp gives it no make_inflight).
+//
+// fixed_buffers: N buffers in one registration with the ring (a ring has one at a time), buffer i
+// being connection i's: its slot's PresizedSink offers it as the receive window with fixed index i, and
+// InflightClient's own_buffer mode then receives the body by READ_FIXED, as http::Client does for the
+// one-request row. Each buffer is sized as that row sizes its one: from one real body, fetched at setup
+// on a connection of its own (probe_body_bytes), rounded up to whole pages. Registered once; never
+// grown: a larger body later is Errc::body_too_large naming its connection, as the one-request row
+// fails (re-registering would unpin and pin every buffer of the ring in the middle of a measurement).
 //
 // Memory held while the connections wait (HeldMemory): a slot per connection keeps what its row keeps,
 // so presized and views hold a padded buffer of the largest body seen and models of its records, per
-// connection. A row that receives from the shared provided-buffer ring (provided_buffers) runs as
-// InflightSharedStrategy instead, so that an idle connection holds nothing but its share of the ring:
+// connection; fixed_buffers holds its registered buffer per connection, counted as body bytes (the
+// client's receive bytes are only its receivers' own head buffers). A row that receives from the shared
+// provided-buffer ring (provided_buffers) runs as InflightSharedStrategy instead, so that an idle
+// connection holds nothing but its share of the ring:
 // the bytes a round receives still need a contiguous padded body per connection until that body is
 // parsed (the N responses arrive interleaved, and simdjson parses contiguous padded input), but that
 // buffer is made at begin() to Content-Length (one allocation per response, no regrowth) and freed
@@ -28,14 +43,17 @@
 //
 // Timeline: a round has no single request's phases. run() stamps `start` and `head_parsed` before the
 // round, `body_done` when every response is in and `deserialized` after the N parses: bench's phase
-// table then shows the round's network part as "body" and the N parses as "deserialize".
+// table then shows the round's network part as "body" and the N parses as "deserialize" (for the
+// streaming rows, which parse while the round receives, nearly everything is "body").
 //
 // Errors: as ClientStrategy's, prefixed with the case label; InflightClient's errors name the
-// connection ("connection 3 of 64: ..."). After an error the client's failed connections stay closed,
-// so the next run() connects all N again; nothing is retried.
+// connection ("connection 3 of 64: ..."), and so do a sink's errors (a body larger than a registered
+// buffer, a streaming sink's parse error), which fail that connection's response. After an error the
+// client's failed connections stay closed, so the next run() connects all N again; nothing is retried.
 //
 // Threads and lifetime: one thread (the ring's). The strategy keeps a reference to its row, which is
 // constant data of the program.
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -47,11 +65,13 @@
 #include "recipe.hpp"
 #include "recipe_strategy.hpp"
 #include "ringlab/http/inflight_client.hpp"
+#include "ringlab/net/fixed_buffers.hpp"
 #include "ringlab/net/ring.hpp"
 
 namespace ringlab::strategies::detail {
 
-// What every InflightRecipeStrategy does whatever its sink and models: the ring, the client, the round.
+// What every many-in-flight strategy of ringlab's stack does whatever its sinks and models: the ring, the
+// client, the round.
 class InflightFrame : public CaseStrategy {
  public:
   explicit InflightFrame(const Recipe& recipe) : CaseStrategy(recipe.name), recipe_(&recipe) {}
@@ -64,9 +84,11 @@ class InflightFrame : public CaseStrategy {
   [[nodiscard]] HeldMemory held_memory() const override;
 
  protected:
-  // The N slots' sinks, in connection order; made by open_slots().
+  // The N slots' sinks, in connection order; made by open_slots(), called once the ring exists and
+  // before the N connections are opened.
   virtual Status open_slots(std::size_t connections) = 0;
-  virtual void before_round() = 0;
+  // At the start of every round; `check` is the round's (a streaming sink checksums as it parses).
+  virtual void before_round(Check check) = 0;
   // Parses slot `index`'s body; its consumption fold.
   virtual json::Result<uint64_t> parse_slot(std::size_t index) = 0;
   virtual uint64_t checksum_slot(std::size_t index) = 0;
@@ -78,6 +100,10 @@ class InflightFrame : public CaseStrategy {
   [[nodiscard]] virtual std::size_t held_model_bytes() const = 0;
 
   [[nodiscard]] json::Parser& parser() noexcept { return parser_; }
+  [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }
+  // Bytes of one body as the server sends it for the case: one GET on a connection of its own (closed
+  // after), outside the measured rounds; what open_slots() sizes registered memory for.
+  Result<std::size_t> probe_body_bytes();
   std::vector<http::BodySink*> sinks_;
 
  private:
@@ -96,7 +122,6 @@ class InflightFrame : public CaseStrategy {
 
 template <Sink kSink, Models kModels>
 class InflightRecipeStrategy final : public InflightFrame {
-  static_assert(kSink != Sink::fixed_buffers, "registered buffers: one per connection is not built");
   static_assert(kModels == Models::fresh_owning || kModels == Models::reused_owning || kModels == Models::views,
                 "the many-in-flight rows parse whole records");
 
@@ -106,16 +131,35 @@ class InflightRecipeStrategy final : public InflightFrame {
 
  private:
   Status open_slots(std::size_t connections) override {
-    slots_.clear();
-    sinks_.clear();
+    close_slots();
+    if constexpr (kSink == Sink::fixed_buffers) {
+      // N buffers in one registration (a ring has one at a time), each the size the one-request row
+      // gives its one: from one real body, probed now. Registered once; never grown (recipe_strategy.hpp).
+      auto body_bytes = probe_body_bytes();
+      if (!body_bytes) return std::unexpected(body_bytes.error());
+      const std::size_t bytes = fixed_buffer_bytes(*body_bytes);
+      auto buffers = net::FixedBuffers::create(ring(), static_cast<unsigned>(connections), bytes);
+      if (!buffers) {
+        // Pinned pages count against RLIMIT_MEMLOCK unless the process may lock memory: N large bodies
+        // can pass it where one does not.
+        const bool memlock = buffers.error().code == ENOMEM;
+        return fail(label(), std::to_string(connections) + " registered buffers of " + std::to_string(bytes) +
+                                 " bytes: " + buffers.error().message() +
+                                 (memlock ? " (pinned memory counts against RLIMIT_MEMLOCK)" : ""));
+      }
+      registered_ = std::move(*buffers);
+    }
     for (std::size_t i = 0; i < connections; ++i) {
       slots_.push_back(std::make_unique<BodySlot<kSink, kModels>>());
+      if constexpr (kSink == Sink::fixed_buffers) {
+        slots_.back()->landing.land_in(*registered_, static_cast<unsigned>(i));  // buffer index = connection
+      }
       slots_.back()->reserve(config().payload, config().count);
       sinks_.push_back(&slots_.back()->sink());
     }
     return {};
   }
-  void before_round() override {
+  void before_round(Check) override {
     for (auto& slot : slots_) slot->before_request();
   }
   json::Result<uint64_t> parse_slot(std::size_t index) override {
@@ -125,7 +169,9 @@ class InflightRecipeStrategy final : public InflightFrame {
   void close_slots() override {
     sinks_.clear();
     slots_.clear();
+    registered_.reset();  // after the slots that land in it; unregisters, before the ring goes
   }
+  // fixed_buffers: the registered buffers (a slot's held body is its buffer, idle or not).
   [[nodiscard]] std::size_t held_body_bytes() const override {
     std::size_t bytes = 0;
     for (const auto& slot : slots_) bytes += slot->held_body_bytes();
@@ -139,6 +185,7 @@ class InflightRecipeStrategy final : public InflightFrame {
 
   // Each slot on the heap: a sink refers to its own body, so a slot never moves.
   std::vector<std::unique_ptr<BodySlot<kSink, kModels>>> slots_;
+  std::unique_ptr<net::FixedBuffers> registered_;  // fixed_buffers: buffer i is connection i's
 };
 
 // The shared form (see "Memory held" above): per connection a padded body made to Content-Length at
@@ -168,7 +215,7 @@ class InflightSharedStrategy final : public InflightFrame {
     models_.reserve(config().payload, config().count);
     return {};
   }
-  void before_round() override {}
+  void before_round(Check) override {}
   json::Result<uint64_t> parse_slot(std::size_t index) override {
     return models_.parse(config().payload, parser(), json::padded_view(bodies_[index]->buffer));
   }

@@ -119,16 +119,42 @@ template <>
 struct Landing<Sink::pooled_string> : BodyAndSink<base::PaddedBuffer, http::PresizedSink, false> {
   std::string text;  // the body as a string, made anew at every parse (before_request() frees the last)
 };
-// Made by prepare() once the ring exists; release() takes it apart in the reverse order, before the ring
-// goes (the registered buffer is unregistered then).
+// One registered buffer of a net::FixedBuffers that the strategy owns (a ring has one registration at a
+// time, so the N slots of the many-in-flight form land in N buffers of one registration). Made by
+// land_in() once the buffers are registered; reset() takes it apart in the reverse order, and must come
+// before the buffers are unregistered.
 template <>
 struct Landing<Sink::fixed_buffers> {
   static constexpr bool kFreshBody = false;
-  std::unique_ptr<net::FixedBuffers> buffers;
+  // Lands in buffer `index` of `buffers` (which must outlive this landing): its fixed-buffer index is
+  // `index`, so the client receives into it by READ_FIXED.
+  void land_in(net::FixedBuffers& buffers, unsigned index) {
+    reset();
+    registered_bytes = buffers.buffer_size();
+    memory.emplace(buffers.buffer(index));
+    body.emplace(buffers.buffer_size(), &*memory);
+    sink.emplace(*body, static_cast<int>(index));
+  }
+  void reset() noexcept {
+    sink.reset();
+    body.reset();
+    memory.reset();
+    registered_bytes = 0;
+  }
+  std::size_t registered_bytes = 0;  // the registered buffer's usable bytes (HeldMemory's body bytes)
   std::optional<RegisteredMemory> memory;
   std::optional<base::PaddedBuffer> body;
   std::optional<http::PresizedSink> sink;
 };
+
+// fixed_buffers: the size of each registered buffer for a body of `body_bytes` (one real body, fetched
+// at setup), rounded up to whole pages. The buffer never grows: a later, larger body is
+// Errc::body_too_large (PresizedSink with a fixed index refuses it), never a silent reallocation out of
+// registered memory nor a second registration in the middle of a measurement.
+[[nodiscard]] constexpr std::size_t fixed_buffer_bytes(std::size_t body_bytes) noexcept {
+  constexpr std::size_t kPage = 4096;
+  return (std::max<std::size_t>(body_bytes, 1) + kPage - 1) / kPage * kPage;
+}
 
 // What the body is parsed into, one type per Models.
 template <Models kModels>
@@ -240,7 +266,7 @@ struct BodySlot {
     if constexpr (std::is_same_v<Body, std::string>) {
       return landing.body.capacity() > std::string().capacity() ? landing.body.capacity() + 1 : 0;
     } else if constexpr (kSink == Sink::fixed_buffers) {
-      return landing.buffers ? landing.buffers->buffer_size() : 0;
+      return landing.registered_bytes;
     } else {
       return landing.body.capacity() == 0 ? 0 : landing.body.capacity() + base::kPadding;
     }
@@ -360,21 +386,16 @@ class RecipeStrategy final : public ClientStrategy {
     return {};
   }
 
-  // fixed_buffers: one registered buffer the size of one real body, rounded up to whole pages.
+  // fixed_buffers: one registered buffer the size of one real body (fixed_buffer_bytes).
   Status register_body()
     requires(kSink == Sink::fixed_buffers)
   {
-    constexpr std::size_t kPage = 4096;
     auto body_bytes = probe_body_bytes();
     if (!body_bytes) return std::unexpected(body_bytes.error());
-    const std::size_t size = (std::max<std::size_t>(*body_bytes, 1) + kPage - 1) / kPage * kPage;
-    auto buffers = net::FixedBuffers::create(ring(), 1, size);
+    auto buffers = net::FixedBuffers::create(ring(), 1, fixed_buffer_bytes(*body_bytes));
     if (!buffers) return fail(label(), buffers.error().message());
-    Landing<kSink>& landing = slot_.landing;
-    landing.buffers = std::move(*buffers);
-    landing.memory.emplace(landing.buffers->buffer(0));
-    landing.body.emplace(landing.buffers->buffer_size(), &*landing.memory);
-    landing.sink.emplace(*landing.body, 0);
+    registered_ = std::move(*buffers);
+    slot_.landing.land_in(*registered_, 0);
     return {};
   }
 
@@ -388,11 +409,8 @@ class RecipeStrategy final : public ClientStrategy {
 
   void release() override {
     if constexpr (kSink == Sink::fixed_buffers) {
-      Landing<kSink>& landing = slot_.landing;
-      landing.sink.reset();
-      landing.body.reset();
-      landing.memory.reset();
-      landing.buffers.reset();  // unregisters: before the ring goes
+      slot_.landing.reset();
+      registered_.reset();  // unregisters: before the ring goes
     }
   }
 
@@ -405,6 +423,7 @@ class RecipeStrategy final : public ClientStrategy {
   const Recipe* recipe_;
   std::string request_body_;  // POST rows: serialized once at setup, sent unchanged by every run()
   std::size_t time_wait_before_ = 0;
+  std::unique_ptr<net::FixedBuffers> registered_;  // fixed_buffers: the one registered buffer
   BodySlot<kSink, kModels> slot_;
 };
 

@@ -11,8 +11,8 @@
 // file, a maker next to it (declared in its family's header), and a row naming the maker: here for
 // ringlab's stack and the references, in peer_recipes.hpp for a peer. A row that also runs cases with
 // more than one request in flight (bench --inflight) sets `inflight`: a row of ringlab's stack is then run
-// by InflightRecipeStrategy (inflight_recipe.hpp), a peer names its own maker in `make_inflight`; the
-// other rows' Descriptor::make_inflight is null.
+// by InflightRecipeStrategy (inflight_recipe.hpp) unless it names a maker of its own in `make_inflight`,
+// as the streaming rows and the peers do; the other rows' Descriptor::make_inflight is null.
 #include <array>
 #include <cstddef>
 #include <string>
@@ -93,6 +93,12 @@ constexpr Recipe reference(Recipe row) {
 template <class RecordSink>
 std::unique_ptr<Strategy> make_streaming(const Recipe& recipe) {
   return std::make_unique<StreamingStrategy<RecordSink>>(recipe.name, recipe.client.query);
+}
+
+// The same sinks, one per connection, with N requests in flight.
+template <class RecordSink>
+std::unique_ptr<Strategy> make_inflight_streaming(const Recipe& recipe) {
+  return std::make_unique<InflightStreamingStrategy<RecordSink>>(recipe);
 }
 
 // ---- ringlab's own stack -----------------------------------------------------------------------------
@@ -180,16 +186,18 @@ constexpr std::array kOwnStack{
            .description = "multishot recv into a provided-buffer ring; one copy remains: kernel-chosen buffers -> "
                           "padded buffer (simdjson needs contiguous padded input)"},
     // The kernel pins and maps the buffer's pages once, at setup, instead of at every receive.
-    Recipe{.name = "fixed_buffers", .mirrors = kPooled, .sink = Sink::fixed_buffers,
+    Recipe{.name = "fixed_buffers", .mirrors = kPooled, .sink = Sink::fixed_buffers, .inflight = true,
            .description = "body received by READ_FIXED into a registered (pinned once) padded buffer, parsed in "
                           "place into reused owning models"},
     // Records parsed between receives (streaming_sink.hpp): NDJSON lines as batches into views (its
     // non-streaming twin is views), or the records of the ordinary array cut by json::RecordSplitter.
     Recipe{.name = "streaming", .mirrors = kHeadersRead, .client = {.query = "&format=ndjson"},
-           .make = &make_streaming<NdjsonStreamingSink>,
+           .make = &make_streaming<NdjsonStreamingSink>, .inflight = true,
+           .make_inflight = &make_inflight_streaming<NdjsonStreamingSink>,
            .description = "NDJSON body (format=ndjson) received in place; between receives, the whole lines so far "
                           "are parsed as one batch (iterate_many) into views"},
     Recipe{.name = "streaming_array", .mirrors = kHeadersRead, .make = &make_streaming<ArrayStreamingSink>,
+           .inflight = true, .make_inflight = &make_inflight_streaming<ArrayStreamingSink>,
            .description = "JSON array body received in place; between receives, RecordSplitter cuts the records "
                           "whose last byte is in and each is parsed"},
     // ---- the seed methods of nikouu's HttpClientBenchmarking that no row above does as .NET does
@@ -198,7 +206,8 @@ constexpr std::array kOwnStack{
     // stream and builds a new List<T> of new records as the bytes arrive; streaming_array does the same
     // parse but overwrites kept records, which no seed method does.
     Recipe{.name = "streaming_array_fresh", .mirrors = kStreamedFresh, .models = Models::fresh_owning,
-           .make = &make_streaming<FreshArrayStreamingSink>,
+           .make = &make_streaming<FreshArrayStreamingSink>, .inflight = true,
+           .make_inflight = &make_inflight_streaming<FreshArrayStreamingSink>,
            .description = "as streaming_array (JSON array body received in place; between receives, RecordSplitter "
                           "cuts the records whose last byte is in), each record parsed into fresh owning models "
                           "made anew at every request"},

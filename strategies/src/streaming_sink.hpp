@@ -37,7 +37,9 @@
 // sink's records live until the next begin(); the NDJSON sink's views until its next batch (and no
 // longer than the body buffer stays where it is).
 #include <cstdint>
+#include <memory>
 #include <memory_resource>
+#include <string>
 #include <vector>
 
 #include "ringlab/http/body_sink.hpp"
@@ -47,6 +49,7 @@
 #include "ringlab/json/deserialize.hpp"
 #include "ringlab/json/record_splitter.hpp"
 #include "client_strategy.hpp"
+#include "inflight_recipe.hpp"
 #include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
@@ -110,6 +113,11 @@ class StreamingSinkBase : public http::BodySink {
   // Records parsed before the last piece of the body arrived, i.e. while the body was still being
   // waited for: the overlap achieved.
   [[nodiscard]] std::size_t records_before_end() const noexcept { return before_end_; }
+  // What the record vectors keep (capacity x record size): HeldMemory's model bytes.
+  [[nodiscard]] std::size_t capacity_bytes() const noexcept {
+    return weather_.capacity() * sizeof(Weather) + repos_.capacity() * sizeof(Repository) +
+           github_.capacity() * sizeof(Github) + jos_.capacity() * sizeof(Jos);
+  }
 
  protected:
   virtual void restart() = 0;                   // a new body begins
@@ -219,6 +227,77 @@ class StreamingStrategy final : public ClientStrategy {
   std::string_view extra_query_;
   base::PaddedBuffer body_;
   Sink sink_{parser(), body_};
+};
+
+// The streaming rows with N requests in flight (inflight_recipe.hpp's frame: N kept-alive connections on
+// one ring, one GET on each per round): each connection has a sink of its own over a body of its own, so
+// the records of every connection are parsed as that connection's bytes arrive, the connections'
+// receives interleaved in one round; that is what streaming buys under concurrency, the parsing of one
+// connection's records overlapping the wait for the others' bytes. The N sinks share the frame's one
+// parser: one thread, and each sink's parse (a batch, a record) ends before the next completion is
+// handled. By the end of the round every record has been parsed and consumed, so the frame's per-
+// connection "parse" only reads each sink's fold (and on a verified round its checksum, taken as the
+// records went by): the round's stamps show nearly all of the work as "body", none as "deserialize".
+// notes() says how many records, over the N bodies of the last round, were parsed before their body's
+// last piece arrived. Memory held (HeldMemory): each connection's padded body (Content-Length and the
+// padding, kept) and its sink's record vectors.
+template <class Sink>
+class InflightStreamingStrategy final : public InflightFrame {
+ public:
+  using InflightFrame::InflightFrame;
+  ~InflightStreamingStrategy() override { close_slots(); }
+
+  [[nodiscard]] std::string notes() const override {
+    std::size_t before = 0;
+    std::size_t records = 0;
+    for (const auto& slot : slots_) {
+      before += slot->sink.records_before_end();
+      records += slot->sink.records();
+    }
+    return "last round: " + std::to_string(before) + " of " + std::to_string(records) + " records over " +
+           std::to_string(slots_.size()) + " connections parsed before the last piece of their body arrived";
+  }
+
+ private:
+  // A connection's body and the sink over it; on the heap, so that the sink's reference never moves.
+  struct Slot {
+    explicit Slot(json::Parser& shared_parser) : sink(shared_parser, body) {}
+    base::PaddedBuffer body;
+    Sink sink;
+  };
+
+  Status open_slots(std::size_t connections) override {
+    close_slots();
+    for (std::size_t i = 0; i < connections; ++i) {
+      slots_.push_back(std::make_unique<Slot>(parser()));
+      slots_.back()->sink.expect(config().payload, config().count);
+      sinks_.push_back(&slots_.back()->sink);
+    }
+    return {};
+  }
+  void before_round(Check check) override {
+    for (auto& slot : slots_) slot->sink.verify(check == Check::verify);
+  }
+  json::Result<uint64_t> parse_slot(std::size_t index) override { return slots_[index]->sink.consumed(); }
+  uint64_t checksum_slot(std::size_t index) override { return slots_[index]->sink.checksum(); }
+  void close_slots() override {
+    sinks_.clear();
+    slots_.clear();
+  }
+  [[nodiscard]] std::size_t held_body_bytes() const override {
+    std::size_t bytes = 0;
+    for (const auto& slot : slots_) {
+      if (slot->body.capacity() != 0) bytes += slot->body.capacity() + base::kPadding;
+    }
+    return bytes;
+  }
+  [[nodiscard]] std::size_t held_model_bytes() const override {
+    std::size_t bytes = 0;
+    for (const auto& slot : slots_) bytes += slot->sink.capacity_bytes();
+    return bytes;
+  }
+
+  std::vector<std::unique_ptr<Slot>> slots_;
 };
 
 }  // namespace ringlab::strategies::detail

@@ -16,6 +16,7 @@ using namespace ringlab;
 using namespace ringlab::http;
 using namespace ringlab::http::testing;
 
+using ringlab::net::testing::has_fixed_buffers;
 using ringlab::net::testing::has_provided_buffer_ring;
 using ringlab::testing::kFeatureGated;
 
@@ -59,14 +60,16 @@ std::vector<Misbehaviour> misbehaviours() {
 
 // Three connections, the first the server accepts misbehaving: the round fails with that
 // connection's error, the other two responses arrive whole, the failed connection is closed, the
-// next round is refused, and connect() makes the client whole again.
-void one_connection_fails(const InflightOptions& base) {
+// next round is refused, and connect() makes the client whole again. With fixed_buffer_bytes, every
+// body is received into a registered buffer (the rig's FixedSlot mode): what follows the head, the
+// close or the reset included, comes by READ_FIXED.
+void one_connection_fails(const InflightOptions& base, std::size_t fixed_buffer_bytes = 0) {
   for (const Misbehaviour& row : misbehaviours()) {
     INFO(row.what);
     InflightOptions options = base;
     options.io_timeout = std::chrono::milliseconds(500);
     TestServer server(numbered_server(numbered_answers(small_size), row.serve));
-    InflightRig rig(options);
+    InflightRig rig(options, {}, fixed_buffer_bytes);
     constexpr std::size_t kConnections = 3;
     REQUIRE(rig.connect(server, kConnections));
 
@@ -120,6 +123,62 @@ TEST_CASE("provided_buffers: garbage, a close or a reset mid-body, silence: the 
           doctest::test_suite(kFeatureGated)) {
   if (!has_provided_buffer_ring(*net::testing::make_ring())) return;
   one_connection_fails(provided_small());
+}
+
+TEST_CASE("registered buffers: garbage, a close or a reset mid-body, silence: the round fails naming the connection" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_fixed_buffers(*net::testing::make_ring())) return;
+  one_connection_fails(inflight_options(), 1 << 20);  // room for the reset's announced megabyte
+}
+
+TEST_CASE("registered buffers: a body larger than its buffer, or a window the kernel refuses, fails its connection" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_fixed_buffers(*net::testing::make_ring())) return;
+  constexpr std::size_t kConnections = 3;
+  constexpr std::size_t kBufferBytes = 8192;
+  SUBCASE("a body larger than the buffer: body_too_large, at the head, before any byte of it lands") {
+    // The first connection the server accepts answers 10,000 bytes; the others 2,000.
+    const SizeFor size_for = [](int connection) {
+      return connection == 0 ? std::size_t{10'000} : small_size(connection);
+    };
+    TestServer server(numbered_server(numbered_answers(size_for)));
+    InflightRig rig(inflight_options(), {}, kBufferBytes);
+    REQUIRE(rig.connect(server, kConnections));
+    const Error error = round_failed(rig.round());
+    INFO(error.message());
+    CHECK(error.code == Errc::body_too_large);
+    CHECK(error.detail.find("exceeds the fixed buffer") != std::string::npos);
+    const std::size_t named = connection_named(error, kConnections);
+    REQUIRE(named >= 1);
+    for (std::size_t i = 0; i < kConnections; ++i) {
+      if (i + 1 == named) continue;
+      const int served_by = connection_of(rig.bodies[i]);
+      CHECK(served_by >= 1);
+      CHECK(rig.bodies[i] == numbered_body(served_by, 0, small_size(served_by)));
+    }
+    CHECK(rig.client.open_connections() == kConnections - 1);
+  }
+  SUBCASE("an index the ring has no buffer for, or a window outside the buffer its index names: the read fails") {
+    for (const bool unknown_index : {true, false}) {
+      INFO((unknown_index ? "index 7 of 3 buffers" : "buffer 1's memory under index 0"));
+      TestServer server(numbered_server(numbered_answers(small_size)));
+      InflightOptions options = inflight_options();
+      options.receive_buffer_bytes = 16;  // the head alone: the body is asked of the sink's window
+      InflightRig rig(options, {}, kBufferBytes);
+      REQUIRE(rig.connect(server, kConnections));
+      FixedSlot wrong(rig.fixed->buffer(1), unknown_index ? 7 : 0);
+      rig.sinks[1] = &wrong;
+      const Error error = round_failed(rig.round());
+      INFO(error.message());
+      CHECK(error.detail.find("connection 2 of 3: read_fixed") != std::string::npos);
+      CHECK(error.detail.find("connections failed") == std::string::npos);  // only the one
+      CHECK(rig.client.open_connections() == kConnections - 1);
+      for (const std::size_t i : {std::size_t{0}, std::size_t{2}}) {
+        const int served_by = connection_of(rig.bodies[i]);
+        CHECK(rig.bodies[i] == numbered_body(served_by, 0, small_size(served_by)));
+      }
+    }
+  }
 }
 
 TEST_CASE("Two silent connections of four: the lowest is named, both counted, the others complete") {

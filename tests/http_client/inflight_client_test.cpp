@@ -17,6 +17,7 @@ using namespace ringlab;
 using namespace ringlab::http;
 using namespace ringlab::http::testing;
 
+using ringlab::net::testing::has_fixed_buffers;
 using ringlab::net::testing::has_provided_buffer_ring;
 using ringlab::testing::allocations_on_this_thread;
 using ringlab::testing::kFeatureGated;
@@ -27,11 +28,13 @@ namespace {
 std::size_t mixed_size(int connection) { return 10 + static_cast<std::size_t>(connection) * 3001 % 70000; }
 
 // Rounds over 1, 4 and 64 connections: every body byte for byte, the requests as sent, the counts.
-void every_body_arrives(const InflightOptions& options) {
+// With fixed_buffer_bytes, each connection's sink lies in a registered buffer of that size (the rig's
+// FixedSlot mode).
+void every_body_arrives(const InflightOptions& options, std::size_t fixed_buffer_bytes = 0) {
   for (std::size_t n : {std::size_t{1}, std::size_t{4}, std::size_t{64}}) {
     INFO(n, " connections");
     TestServer server(numbered_server(numbered_answers(mixed_size)));
-    InflightRig rig(options);
+    InflightRig rig(options, {}, fixed_buffer_bytes);
     const auto connected = rig.connect(server, n);
     REQUIRE_MESSAGE(connected, (connected ? "" : connected.error().message()));
     CHECK(rig.client.connections() == n);
@@ -64,6 +67,22 @@ void every_body_arrives(const InflightOptions& options) {
       CHECK(request.find("\r\nHost: 127.0.0.1:" + std::to_string(server.port()) + "\r\n") != std::string::npos);
     }
     CHECK(other == n);
+    if (fixed_buffer_bytes > 0) {
+      // A body longer than the head's receive buffer cannot come whole with the head: the rest was
+      // received in place, by READ_FIXED (at 64 connections some bodies are). The registered buffers
+      // are the caller's, not the client's receive memory.
+      std::size_t long_bodies = 0;
+      for (const auto& slot : rig.fixed_slots) {
+        // Each connection's body has the same size at every round.
+        CHECK(slot->in_place + slot->copied == static_cast<std::size_t>(kRounds) * slot->buffer.size());
+        if (slot->buffer.size() > options.receive_buffer_bytes) {
+          ++long_bodies;
+          CHECK(slot->in_place > 0);
+        }
+      }
+      if (n == 64) CHECK(long_bodies > 0);
+      CHECK(rig.client.receive_memory_bytes() == n * options.receive_buffer_bytes);
+    }
   }
 }
 
@@ -75,7 +94,8 @@ InflightOptions provided(unsigned count, unsigned bytes) {
 }
 
 // A small response written in two pieces, cut one byte later at every round, on two connections.
-void split_at_every_byte(const InflightOptions& options) {
+// With fixed_buffer_bytes, into registered buffers: a cut past the head sends the rest by READ_FIXED.
+void split_at_every_byte(const InflightOptions& options, std::size_t fixed_buffer_bytes = 0) {
   const SizeFor size_for = [](int) { return std::size_t{40}; };
   const std::string sample = with_length(numbered_body(0, 0, size_for(0)));
   // numbered_server's numbering, each answer cut in two.
@@ -91,11 +111,12 @@ void split_at_every_byte(const InflightOptions& options) {
       if (!c.write(std::string_view(response).substr(cut))) return;
     }
   });
-  InflightRig rig(options);
+  InflightRig rig(options, {}, fixed_buffer_bytes);
   REQUIRE(rig.connect(splitting, 2));
   const int rounds = static_cast<int>(sample.size()) - 1;
   for (int round = 0; round < rounds; ++round) rig.checked_round(round, size_for);
   CHECK(rig.client.stats().connections_opened == 2);
+  if (fixed_buffer_bytes > 0) CHECK(rig.received_in_place() > 0);
 }
 
 // After warm-up rounds, a round allocates nothing: presized sinks, the request serialized once.
@@ -133,6 +154,15 @@ TEST_CASE("provided_buffers: every connection's body arrives byte for byte, at 1
   every_body_arrives(provided(64, 16 * 1024));
 }
 
+TEST_CASE("registered buffers: every body arrives by READ_FIXED into its connection's buffer, at 1, 4 and 64 "
+          "connections" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_fixed_buffers(*net::testing::make_ring())) return;
+  InflightOptions options = inflight_options();
+  options.receive_buffer_bytes = 16 * 1024;  // most bodies arrive mostly by READ_FIXED
+  every_body_arrives(options, 72 * 1024);     // mixed_size's largest body, and its first line
+}
+
 TEST_CASE("own_buffer: a small response cut at every byte boundary, on two connections") {
   split_at_every_byte(inflight_options());
 }
@@ -141,6 +171,15 @@ TEST_CASE("provided_buffers: a small response cut at every byte boundary, on two
           doctest::test_suite(kFeatureGated)) {
   if (!has_provided_buffer_ring(*net::testing::make_ring())) return;
   split_at_every_byte(provided(8, 4096));
+}
+
+TEST_CASE("registered buffers: a small response cut at every byte boundary, on two connections" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_fixed_buffers(*net::testing::make_ring())) return;
+  split_at_every_byte(inflight_options(), 4096);
+  InflightOptions tiny = inflight_options();
+  tiny.receive_buffer_bytes = 16;  // heads over many receives; nearly every body byte by READ_FIXED
+  split_at_every_byte(tiny, 4096);
 }
 
 TEST_CASE("own_buffer: a round in steady state allocates nothing") { steady_rounds_allocate_nothing(inflight_options()); }

@@ -1,8 +1,8 @@
 #pragma once
 // What the InflightClient tests share: short deadlines, a server whose every body names the server
 // connection and the request it answers, and a rig (a ring, a client, one string sink per
-// connection) that checks each round's bodies byte for byte and that every sink stays bound to one
-// connection from round to round.
+// connection, or one sink per connection over a registered buffer) that checks each round's bodies
+// byte for byte and that every sink stays bound to one connection from round to round.
 //
 // Threads: the test's thread, except the server handlers (test_server.hpp), which run on their own.
 #include <doctest/doctest.h>
@@ -12,14 +12,18 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <memory_resource>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "../support/net.hpp"
+#include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/http/inflight_client.hpp"
 #include "ringlab/http/sinks.hpp"
+#include "ringlab/net/fixed_buffers.hpp"
 #include "test_server.hpp"
 
 namespace ringlab::http::testing {
@@ -92,11 +96,39 @@ inline TestServer::Handler numbered_server(Answer answer, TestServer::Handler mi
   };
 }
 
-// A client on its own ring with one string sink per connection.
+// A body received into registered buffer `index`'s memory: a PaddedBuffer carved out of it under a
+// PresizedSink with fixed index `index`, so that the client receives what follows the head by
+// READ_FIXED (a test may give an index that is not the buffer's, to see the kernel refuse). Counts the
+// body bytes that arrived at the buffer's write cursor (received in place: by READ_FIXED) and those
+// copied there from the head's receive.
+struct FixedSlot final : BodySink {
+  FixedSlot(std::span<char> region, int index)
+      : arena(region.data(), region.size() + base::kPadding, std::pmr::null_memory_resource()),
+        buffer(region.size(), &arena),
+        inner(buffer, index) {}
+  Status begin(const ResponseHead& head) override { return inner.begin(head); }
+  ReceiveWindow receive_window() override { return inner.receive_window(); }
+  Status on_body(std::string_view bytes) override {
+    (bytes.data() == buffer.data() + buffer.size() ? in_place : copied) += bytes.size();
+    return inner.on_body(bytes);
+  }
+  Status end() override { return inner.end(); }
+
+  std::pmr::monotonic_buffer_resource arena;  // the registered buffer, handed out once
+  base::PaddedBuffer buffer;
+  PresizedSink inner;
+  std::size_t in_place = 0;
+  std::size_t copied = 0;
+};
+
+// A client on its own ring with one string sink per connection, or, with fixed_buffer_bytes, one
+// FixedSlot per connection: connect() registers one buffer of that size per connection (buffer k-1
+// is connection k's), and every round copies the buffers' bodies into `bodies` for the checks.
 class InflightRig {
  public:
-  explicit InflightRig(const InflightOptions& options, const net::RingOptions& ring_options = {})
-      : ring(net::testing::make_ring(ring_options)), client(*ring, options) {}
+  explicit InflightRig(const InflightOptions& options, const net::RingOptions& ring_options = {},
+                       std::size_t fixed_buffer_bytes = 0)
+      : ring(net::testing::make_ring(ring_options)), client(*ring, options), fixed_buffer_bytes_(fixed_buffer_bytes) {}
 
   Status connect(const TestServer& server, std::size_t connections) {
     url_text_ = server.url("/");
@@ -111,11 +143,38 @@ class InflightRig {
       string_sinks_.emplace_back(body);
     }
     for (StringSink& sink : string_sinks_) sinks.push_back(&sink);
+    if (fixed_buffer_bytes_ > 0) {
+      // A ring has one registration at a time: the last connect()'s buffers go first.
+      fixed_slots.clear();
+      fixed.reset();
+      auto registered = net::FixedBuffers::create(*ring, static_cast<unsigned>(connections), fixed_buffer_bytes_);
+      REQUIRE_MESSAGE(registered, (registered ? "" : registered.error().message()));
+      fixed = std::move(*registered);
+      sinks.clear();
+      for (std::size_t i = 0; i < connections; ++i) {
+        const auto index = static_cast<unsigned>(i);
+        fixed_slots.push_back(std::make_unique<FixedSlot>(fixed->buffer(index), static_cast<int>(index)));
+        sinks.push_back(fixed_slots.back().get());
+      }
+    }
     bound_.assign(connections, -1);
     return client.connect(*url, connections);
   }
 
-  Result<RoundInfo> round(std::string_view target = "/") { return client.round(target, sinks); }
+  Result<RoundInfo> round(std::string_view target = "/") {
+    auto info = client.round(target, sinks);
+    for (std::size_t i = 0; i < fixed_slots.size() && i < bodies.size(); ++i) {
+      bodies[i].assign(fixed_slots[i]->buffer.view());
+    }
+    return info;
+  }
+
+  // FixedSlot mode: the body bytes received in place (by READ_FIXED), over every connection and round.
+  [[nodiscard]] std::size_t received_in_place() const {
+    std::size_t bytes = 0;
+    for (const auto& slot : fixed_slots) bytes += slot->in_place;
+    return bytes;
+  }
 
   // A round that must succeed, every body numbered_body(k, round, size_for(k)) for the server
   // connection k the sink's connection has been bound to since its connect.
@@ -150,8 +209,11 @@ class InflightRig {
   InflightClient client;
   std::vector<std::string> bodies;
   std::vector<BodySink*> sinks;
+  std::unique_ptr<net::FixedBuffers> fixed;            // FixedSlot mode: destroyed before the ring
+  std::vector<std::unique_ptr<FixedSlot>> fixed_slots;  // over `fixed`'s buffers: destroyed before them
 
  private:
+  std::size_t fixed_buffer_bytes_ = 0;
   std::string url_text_;
   std::vector<StringSink> string_sinks_;
   std::vector<int> bound_;

@@ -60,6 +60,10 @@ inline bool has_recv_multishot(const Ring& ring) {
   return ringlab::testing::feature_available("recv_multishot", ring.features().recv_multishot,
                                              "the kernel has no multishot recv");
 }
+inline bool has_fixed_buffers(const Ring& ring) {
+  return ringlab::testing::feature_available("fixed_buffers", ring.features().fixed_buffers,
+                                             "the kernel has no registered buffers (IORING_OP_READ_FIXED)");
+}
 // Multishot recv into a provided buffer ring: what Stream::receive_provided needs.
 inline bool has_provided_receive(const Ring& ring) { return has_recv_multishot(ring) && has_provided_buffer_ring(ring); }
 

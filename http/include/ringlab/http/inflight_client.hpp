@@ -27,9 +27,16 @@
 // framing, 1xx and parse rule; nothing of it is repeated here). Two modes, as ClientOptions:
 //   own_buffer        each receive lands in the receiver's window: its own buffer (receive_buffer_bytes,
 //                     one per connection) until the head is parsed, then the sink's window when it
-//                     offers one (a PresizedSink receives its body in place; read_fixed into a
-//                     registered buffer). A receive that did not fill its window is re-armed with
-//                     IORING_RECVSEND_POLL_FIRST (the socket is drained: wait before trying).
+//                     offers one (a PresizedSink receives its body in place). A receive that did not
+//                     fill its window is re-armed with IORING_RECVSEND_POLL_FIRST (the socket is
+//                     drained: wait before trying).
+//                     Registered buffers: a window that lies in one (ReceiveWindow::fixed_buffer_index,
+//                     a PresizedSink made with that index) is received into by READ_FIXED with that
+//                     index, as http::Client does; the client registers nothing. For N connections the
+//                     caller registers N buffers with the ring (net::FixedBuffers, one registration)
+//                     and gives connection k a sink over buffer k-1; a body larger than its buffer is
+//                     the sink's Errc::body_too_large for that connection, and an index the ring does
+//                     not have fails the receive ("read_fixed: ...") of that connection.
 //   provided_buffers  ONE net::BufferRing (provided_buffer_count buffers of provided_buffer_bytes)
 //                     shared by all the connections; each receive is a single-shot recv with buffer
 //                     select (Ring::prep_recv_select), so a receive in flight holds at most one
