@@ -98,7 +98,15 @@ TEST_CASE("only the rows marked inflight have a many-in-flight factory: epoll an
     REQUIRE((descriptor->make_inflight != nullptr));
     CHECK(descriptor->make_inflight() != nullptr);
   }
-  for (const std::string_view one_at_a_time : {"single_enter", "blocking_sockets", "libcurl"}) {
+  for (const std::string_view many : {"libcurl_multi", "blocking_sockets"}) {
+    INFO(many);
+    const Descriptor* descriptor = find(many);
+    REQUIRE(descriptor != nullptr);
+    REQUIRE((descriptor->make_inflight != nullptr));
+    CHECK(descriptor->make_inflight() != nullptr);
+  }
+  for (const std::string_view one_at_a_time :
+       {"single_enter", "libcurl", "libcurl_multi_post", "libcurl_multi_echo"}) {
     INFO(one_at_a_time);
     REQUIRE(find(one_at_a_time) != nullptr);
     CHECK((find(one_at_a_time)->make_inflight == nullptr));
