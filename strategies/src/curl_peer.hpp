@@ -5,7 +5,9 @@
 // (cleared, not freed, between requests), which LibraryPeer copies into a padded buffer and parses. POST
 // rows give the body with CURLOPT_POSTFIELDS, which libcurl sends from where it lies, without a copy; an
 // empty Expect header keeps libcurl from waiting for a 100 Continue before large bodies, as no other row
-// does. What differs is how a transfer is driven: perform() (curl_easy_perform, or a multi handle's loop).
+// does. What differs is how a transfer is driven: perform() (curl_easy_perform, or a multi handle's loop),
+// or, for a handle of a round of N (libcurl_multi with N in flight), the round's own loop, run between
+// begin_transfer() and end_transfer().
 //
 // The phase timeline has what can be seen from outside: start, first byte and end of head (from the header
 // callback), end of body (the transfer done), deserialized. Deadlines: CURLOPT_CONNECTTIMEOUT_MS and

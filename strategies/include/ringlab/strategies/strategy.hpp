@@ -51,7 +51,9 @@
 // no sizing request, no count read from /proc; a strategy that cannot be built without a request (one
 // that sizes memory from a real body, the floors that fetch theirs once) says so in skip_case().
 //
-// Threads: a strategy (its ring, client, buffers) is used by the thread that called setup() only.
+// Threads: a strategy (its ring, client, buffers) is used by the thread that called setup() only. One
+// that runs its requests on threads of its own besides (blocking_sockets with N in flight: a worker per
+// connection) starts and joins them itself and reports their CPU time (IoCounters' worker_* fields).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
