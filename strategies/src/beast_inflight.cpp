@@ -13,7 +13,7 @@
 // responses' waits on this one thread, and mix the two in the timeline.) Each body is checked as the
 // one-connection row checks it (status 200, the body against its Content-Length), copied into its
 // connection's padded buffer, its response freed, and parsed into its connection's reused owning models;
-// the N consumption folds are folded in connection order (json::Consumer's multiplier), so that one
+// the N consumption folds are folded in connection order (common.hpp's fold_connection), so that one
 // connection's fold is the one-connection row's.
 //
 // Deadline: every step of every chain is bounded by the case's deadline (tcp_stream::expires_after, set
@@ -56,9 +56,6 @@
 namespace ringlab::strategies::detail {
 namespace {
 
-// The fold of the N connections' consumption folds, in connection order (json::Consumer's multiplier):
-// with one connection it is that connection's fold.
-constexpr uint64_t kFoldMultiplier = 0x9E3779B97F4A7C15ULL;
 
 // What a connection's bodies become, beside its BeastConnection.
 struct Slot {
@@ -114,8 +111,7 @@ class BeastInflight final : public LibraryPeer {
 
   // "label: connection 3 of 64: what"; only on error paths (it allocates).
   [[nodiscard]] std::unexpected<Error> failed_on(std::size_t index, std::string_view what) const {
-    return fail(label(), "connection " + std::to_string(index + 1) + " of " + std::to_string(count_) + ": " +
-                             std::string(what));
+    return fail_on_connection(label(), index, count_, what);
   }
 
   boost::asio::io_context io_{1};
@@ -188,7 +184,7 @@ Result<Outcome> BeastInflight::round(http::Timeline* timeline, Check check) {
     if (!folded) [[unlikely]] {
       return std::unexpected(std::move(folded.error()));
     }
-    consumed = consumed * kFoldMultiplier + *folded;
+    consumed = fold_connection(consumed, *folded);
   }
   stamp(&http::Timeline::deserialized);
   Outcome outcome{consumed, 0};

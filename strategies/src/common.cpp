@@ -29,6 +29,12 @@ std::string case_label(std::string_view strategy, const CaseConfig& config) {
   return label;
 }
 
+std::unexpected<Error> fail_on_connection(std::string_view label, std::size_t index, std::size_t count,
+                                          std::string_view what) {
+  return fail(label, "connection " + std::to_string(index + 1) + " of " + std::to_string(count) + ": " +
+                         std::string(what));
+}
+
 std::optional<std::string> no_fresh_client(const CaseConfig& config, std::string_view why) {
   if (config.client != Client::fresh) return std::nullopt;
   std::string reason(why);

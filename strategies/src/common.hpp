@@ -4,6 +4,7 @@
 // owning or viewing models, consumed (json/consume.hpp), with the checksum of the models on demand.
 //
 // Internal to strategies/ (tests include it to drive the pieces directly).
+#include <algorithm>
 #include <cstdint>
 #include <memory_resource>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "ringlab/json/consume.hpp"
 #include "ringlab/json/deserialize.hpp"
 #include "ringlab/json/models.hpp"
+#include "ringlab/http/timeline.hpp"
 #include "ringlab/net/error.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
@@ -31,6 +33,47 @@ void append_payload_json(std::string& out, const CaseConfig& config);
 
 // "label: what". Only on error paths: it allocates.
 [[nodiscard]] std::unexpected<Error> fail(std::string_view label, std::string_view what);
+
+// "label: connection 3 of 64: what" (`index` counted from 0, named from 1): an error of one connection
+// of a strategy with `count` requests in flight. Only on error paths: it allocates.
+[[nodiscard]] std::unexpected<Error> fail_on_connection(std::string_view label, std::size_t index, std::size_t count,
+                                                        std::string_view what);
+
+// `message` less the "label: " it starts with ("blocking_sockets weather 10 fresh client: recv ..." ->
+// "recv ..."): the error of a strategy that runs one connection of another's round, for the round to
+// name with its own label and the connection. A message that does not start so is kept whole.
+[[nodiscard]] constexpr std::string_view without_label(std::string_view message, std::string_view label) noexcept {
+  if (message.starts_with(label) && message.substr(label.size()).starts_with(": ")) {
+    message.remove_prefix(label.size() + 2);
+  }
+  return message;
+}
+
+// The consumption fold of a round of N requests (the peers with N in flight): the N connections' folds
+// folded in connection order, starting from 0 (with one connection, that connection's fold). Constant
+// from round to round, as bench checks, since every response of a case is the same.
+[[nodiscard]] constexpr uint64_t fold_connection(uint64_t round, uint64_t connection) noexcept {
+  return round * 0x9E3779B97F4A7C15ULL + connection;
+}
+
+// The stamps of a round of N requests taken from its connections' own timelines (`stamps_of(i)`, i in
+// [0, count)): first_byte and head_parsed the first of any connection, body_done the last. A connection
+// that stamped nothing counts for nothing.
+template <class StampsOf>
+void stamp_round(http::Timeline& round, std::size_t count, StampsOf&& stamps_of) noexcept {
+  uint64_t first_byte = UINT64_MAX;
+  uint64_t head_parsed = UINT64_MAX;
+  uint64_t body_done = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const http::Timeline& own = stamps_of(i);
+    if (own.first_byte != 0) first_byte = std::min(first_byte, own.first_byte);
+    if (own.head_parsed != 0) head_parsed = std::min(head_parsed, own.head_parsed);
+    body_done = std::max(body_done, own.body_done);
+  }
+  round.first_byte = first_byte == UINT64_MAX ? 0 : first_byte;
+  round.head_parsed = head_parsed == UINT64_MAX ? 0 : head_parsed;
+  round.body_done = body_done;
+}
 
 // A strategy that cannot be built without a request of its own (it sizes its memory from one real body,
 // or fetches the body it parses once) has no fresh-client form: with CaseConfig::client fresh, its

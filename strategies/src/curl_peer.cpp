@@ -71,12 +71,18 @@ Status CurlPeer::open_case() {
 }
 
 Result<Outcome> CurlPeer::run_case(http::Timeline* timeline, Check check) {
+  begin_transfer(timeline);
+  return end_transfer(perform(std::chrono::steady_clock::now()), check);
+}
+
+void CurlPeer::begin_transfer(http::Timeline* timeline) noexcept {
   begin(timeline);
-  const auto started = std::chrono::steady_clock::now();
   body_.clear();
   head_started_ = false;
   error_[0] = '\0';
-  const auto done = perform(started);
+}
+
+Result<Outcome> CurlPeer::end_transfer(const Result<CURLcode>& done, Check check) {
   long connects = 0;
   curl_easy_getinfo(easy_, CURLINFO_NUM_CONNECTS, &connects);
   count_connections(static_cast<uint64_t>(connects));

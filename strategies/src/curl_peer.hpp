@@ -5,7 +5,9 @@
 // (cleared, not freed, between requests), which LibraryPeer copies into a padded buffer and parses. POST
 // rows give the body with CURLOPT_POSTFIELDS, which libcurl sends from where it lies, without a copy; an
 // empty Expect header keeps libcurl from waiting for a 100 Continue before large bodies, as no other row
-// does. What differs is how a transfer is driven: perform() (curl_easy_perform, or a multi handle's loop).
+// does. What differs is how a transfer is driven: perform() (curl_easy_perform, or a multi handle's loop),
+// or, for a handle of a round of N (libcurl_multi with N in flight), the round's own loop, run between
+// begin_transfer() and end_transfer().
 //
 // The phase timeline has what can be seen from outside: start, first byte and end of head (from the header
 // callback), end of body (the transfer done), deserialized. Deadlines: CURLOPT_CONNECTTIMEOUT_MS and
@@ -33,6 +35,14 @@ class CurlPeer : public LibraryPeer {
            "makes its own, unseen";
   }
 
+  // What run() does around perform(), for a driver of many easy handles that runs this one's transfer
+  // itself (libcurl_multi with N in flight, libcurl_multi.cpp): before the transfer, and after it with
+  // libcurl's result (or the driver's error): the status, length and body checks, then deserialize().
+  void begin_transfer(http::Timeline* timeline) noexcept;
+  [[nodiscard]] Result<Outcome> end_transfer(const Result<CURLcode>& done, Check check);
+  [[nodiscard]] CURL* easy() const noexcept { return easy_; }
+  [[nodiscard]] const std::string& url() const noexcept { return url_; }
+
  protected:
   // "libcurl" or "libcurl multi": how errors name the interface.
   [[nodiscard]] virtual std::string_view interface_name() const noexcept = 0;
@@ -42,9 +52,6 @@ class CurlPeer : public LibraryPeer {
   virtual void close_driver() noexcept {}
   // The one transfer of a run(), on easy(): libcurl's result, or an error of the driver itself.
   virtual Result<CURLcode> perform(std::chrono::steady_clock::time_point started) = 0;
-
-  [[nodiscard]] CURL* easy() const noexcept { return easy_; }
-  [[nodiscard]] const std::string& url() const noexcept { return url_; }
 
  private:
   Status open_case() final;
@@ -65,5 +72,8 @@ class CurlPeer : public LibraryPeer {
 // echo), libcurl_multi.cpp (GET, POST and echo).
 std::unique_ptr<Strategy> make_libcurl(const Recipe& recipe);
 std::unique_ptr<Strategy> make_libcurl_multi(const Recipe& recipe);
+// The libcurl_multi GET row's strategy with N requests in flight (Recipe::make_inflight): N easy handles,
+// each set up as the one-handle peer's, in one multi handle (libcurl_multi.cpp).
+std::unique_ptr<Strategy> make_libcurl_multi_inflight(const Recipe& recipe);
 
 }  // namespace ringlab::strategies::detail

@@ -62,9 +62,6 @@ constexpr uint32_t kInterest = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 // The reports that move a connection on: a receive or a send (or getsockopt, for a connect) says what.
 constexpr uint32_t kReadable = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 constexpr uint32_t kWritable = EPOLLOUT | EPOLLHUP | EPOLLERR;
-// The fold of the N connections' consumption folds, in connection order (json::Consumer's multiplier):
-// with one connection it is that connection's fold.
-constexpr uint64_t kFoldMultiplier = 0x9E3779B97F4A7C15ULL;
 
 // One connection and its response exchange. Never moved: the sink points into the body buffer.
 struct Connection {
@@ -131,8 +128,6 @@ class EpollInflight final : public CaseStrategy {
   Status receive(std::size_t index);
   // Moves connection `index` on after epoll reported `events` for it.
   Status on_ready(std::size_t index, uint32_t events);
-  // Summarises the connections' stamps into the round's timeline.
-  void stamp_round(http::Timeline& timeline) const noexcept;
   void stamp(uint64_t http::Timeline::*phase) noexcept {
     if (timeline_ != nullptr) timeline_->*phase = config().ticks();
   }
@@ -149,8 +144,7 @@ class EpollInflight final : public CaseStrategy {
 
   // "label: connection 3 of 64: what"; only on error paths (it allocates).
   [[nodiscard]] std::unexpected<Error> failed_on(std::size_t index, std::string_view what) const {
-    return fail(label(), "connection " + std::to_string(index + 1) + " of " + std::to_string(count_) + ": " +
-                             std::string(what));
+    return fail_on_connection(label(), index, count_, what);
   }
   // The exchange's errors leave the peer empty: this one names it.
   [[nodiscard]] std::unexpected<Error> exchange_failed(std::size_t index, http::Error error) const {
@@ -342,7 +336,9 @@ Result<Outcome> EpollInflight::round(http::Timeline* timeline, Check check) {
       if (auto moved = on_ready(index, events_[e].events); !moved) return std::unexpected(std::move(moved.error()));
     }
   }
-  if (timeline_ != nullptr) stamp_round(*timeline_);
+  if (timeline_ != nullptr) {
+    stamp_round(*timeline_, count_, [this](std::size_t i) -> const http::Timeline& { return connections_[i].stamps; });
+  }
 
   // All N are in: each body into its own models, the folds folded in connection order.
   uint64_t consumed = 0;
@@ -352,7 +348,7 @@ Result<Outcome> EpollInflight::round(http::Timeline* timeline, Check check) {
     if (!folded) [[unlikely]] {
       return failed_on(i, describe(folded.error()));
     }
-    consumed = consumed * kFoldMultiplier + *folded;
+    consumed = fold_connection(consumed, *folded);
   }
   stamp(&http::Timeline::deserialized);
   Outcome outcome{consumed, 0};
@@ -366,21 +362,6 @@ Result<Outcome> EpollInflight::round(http::Timeline* timeline, Check check) {
     outcome.checksum = expected();
   }
   return outcome;
-}
-
-void EpollInflight::stamp_round(http::Timeline& timeline) const noexcept {
-  uint64_t first_byte = UINT64_MAX;
-  uint64_t head_parsed = UINT64_MAX;
-  uint64_t body_done = 0;
-  for (std::size_t i = 0; i < count_; ++i) {
-    const http::Timeline& own = connections_[i].stamps;
-    if (own.first_byte != 0) first_byte = std::min(first_byte, own.first_byte);
-    if (own.head_parsed != 0) head_parsed = std::min(head_parsed, own.head_parsed);
-    body_done = std::max(body_done, own.body_done);
-  }
-  timeline.first_byte = first_byte == UINT64_MAX ? 0 : first_byte;
-  timeline.head_parsed = head_parsed == UINT64_MAX ? 0 : head_parsed;
-  timeline.body_done = body_done;
 }
 
 }  // namespace

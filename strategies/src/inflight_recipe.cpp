@@ -53,8 +53,7 @@ Result<Outcome> InflightFrame::run_case(http::Timeline* timeline, Check check) {
   }
   for (std::size_t i = 0; i < sinks_.size(); ++i) {
     if (const int status = client_->status(i); status != 200) [[unlikely]] {
-      return fail(label(), "connection " + std::to_string(i + 1) + " of " + std::to_string(sinks_.size()) +
-                               ": status " + std::to_string(status) + " for " + target_);
+      return fail_on_connection(label(), i, sinks_.size(), "status " + std::to_string(status) + " for " + target_);
     }
   }
   if (stamping) timeline->body_done = ticks();
@@ -66,11 +65,10 @@ Result<Outcome> InflightFrame::run_case(http::Timeline* timeline, Check check) {
   for (std::size_t i = 0; i < sinks_.size(); ++i) {
     const json::Result<uint64_t> consumed = parse_slot(i);
     if (!consumed) [[unlikely]] return fail(label(), describe(consumed.error()));
-    folded = (folded ^ *consumed) * 0x100000001B3ULL;
+    folded = fold_connection(folded, *consumed);
     if (check == Check::verify) {
       if (const uint64_t checksum = checksum_slot(i); checksum != expected()) [[unlikely]] {
-        return fail(label(), "connection " + std::to_string(i + 1) + " of " + std::to_string(sinks_.size()) + ": " +
-                                 checksum_mismatch(checksum, expected(), config().count));
+        return fail_on_connection(label(), i, sinks_.size(), checksum_mismatch(checksum, expected(), config().count));
       }
     }
     parsed_slot(i);

@@ -76,9 +76,11 @@ inline constexpr std::array kSocketAndCurlPeers{
     peer({.name = "libcurl_echo", .mirrors = kEchoPeer, .method = Method::echo, .make = &make_libcurl,
           .description = "as echo through libcurl's easy interface (handle reused, keep-alive): CURLOPT_POSTFIELDS, "
                          "answer appended to a std::string by the write callback"}),
-    peer({.name = "blocking_sockets", .mirrors = kSocketPeers, .make = &make_blocking_sockets,
+    // With --inflight N: N worker threads, one blocking connection each (blocking_inflight.cpp).
+    peer({.name = "blocking_sockets", .mirrors = kSocketPeers, .make = &make_blocking_sockets, .inflight = true,
+          .make_inflight = &make_blocking_sockets_inflight,
           .description = "blocking send/recv on a kept-alive socket, ringlab's parser; body received in place into "
-                         "a presized padded buffer"}),
+                         "a presized padded buffer; with N in flight, N worker threads, one connection each"}),
     // With --inflight N: N connections on one epoll instance, N requests in flight (epoll_inflight.cpp).
     peer({.name = "epoll", .mirrors = kSocketPeers, .make = &make_epoll, .inflight = true,
           .make_inflight = &make_epoll_inflight,
@@ -86,14 +88,20 @@ inline constexpr std::array kSocketAndCurlPeers{
                          "a presized padded buffer"}),
 };
 
-inline constexpr auto kLibcurlMulti = peer_rows<"libcurl_multi">(
-    &make_libcurl_multi,
-    {.mirrors = "WebClient",
-     .get = "libcurl multi interface, one transfer at a time (poll/perform loop), connection kept in the multi's "
-            "cache; write callback into a std::string, then a padded copy",
-     .post = "POST /echo through libcurl's multi interface: body from CURLOPT_POSTFIELDS (no copy); echo "
-             "written into a std::string, then a padded copy",
-     .echo = "as libcurl_echo, driven by libcurl's multi interface"});
+// The GET row, with --inflight N: N easy handles in one multi (libcurl_multi.cpp).
+inline constexpr auto kLibcurlMulti = [] {
+  auto rows = peer_rows<"libcurl_multi">(
+      &make_libcurl_multi,
+      {.mirrors = "WebClient",
+       .get = "libcurl multi interface, one transfer at a time (poll/perform loop), connection kept in the multi's "
+              "cache; write callback into a std::string, then a padded copy; with N in flight, N easy handles at once",
+       .post = "POST /echo through libcurl's multi interface: body from CURLOPT_POSTFIELDS (no copy); echo "
+               "written into a std::string, then a padded copy",
+       .echo = "as libcurl_echo, driven by libcurl's multi interface"});
+  rows[0].inflight = true;
+  rows[0].make_inflight = &make_libcurl_multi_inflight;
+  return rows;
+}();
 inline constexpr auto kCppHttplib = peer_rows<"cpp_httplib">(
     &make_cpp_httplib,
     {.mirrors = "RestSharp",

@@ -102,6 +102,12 @@ IoCounters SocketPeer::io_counters() const {
   return {.connections_opened = connections_opened_, .syscalls = syscalls_};
 }
 
+HeldMemory SocketPeer::held_memory() const {
+  HeldMemory held{.connections = 1, .model_bytes = models_.capacity_bytes(), .receive_bytes = receiver_.buffer_bytes()};
+  if (body_.capacity() != 0) held.body_bytes = body_.capacity() + base::kPadding;
+  return held;
+}
+
 void SocketPeer::close_case() { close_connection(); }
 
 }  // namespace ringlab::strategies::detail

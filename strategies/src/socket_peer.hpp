@@ -51,6 +51,9 @@ class SocketPeer : public CaseStrategy {
   using CaseStrategy::CaseStrategy;
   [[nodiscard]] IoCounters io_counters() const final;
   void drop_connection() final { close_connection(); }
+  // Its one connection's: the receiver's buffer, the presized body buffer (with its padding) and the
+  // models' record vectors.
+  [[nodiscard]] HeldMemory held_memory() const final;
 
  protected:
   // Makes socket_ a connected socket to peer().
@@ -103,5 +106,8 @@ std::unique_ptr<Strategy> make_epoll(const Recipe& recipe);
 // The epoll row's strategy with N requests in flight (Recipe::make_inflight): N connections on one epoll
 // instance, not built on SocketPeer, which drives one socket (epoll_inflight.cpp).
 std::unique_ptr<Strategy> make_epoll_inflight(const Recipe& recipe);
+// The blocking_sockets row's (Recipe::make_inflight): N worker threads, each running the row's one-socket
+// strategy on a connection of its own (blocking_inflight.cpp).
+std::unique_ptr<Strategy> make_blocking_sockets_inflight(const Recipe& recipe);
 
 }  // namespace ringlab::strategies::detail

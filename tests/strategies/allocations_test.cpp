@@ -131,6 +131,8 @@ TEST_CASE("allocations per request in steady state, for the strategies that need
 // the strategies that allocate per request by design (string_copy: a fresh body per connection) and
 // provided_buffers' shared form, which holds no body while its connections wait: one padded body of
 // Content-Length per connection per round, freed after its parse, and nothing else (one set of models).
+// Counted on this thread only: blocking_sockets' N worker threads, which make its requests, are not seen
+// (what its round's thread does, waking them and waiting, takes nothing from the heap).
 TEST_CASE("the many-in-flight strategies take nothing from the heap per round, but what their row allocates") {
   REQUIRE(bench::interposition_works());
   ServerProcess server;

@@ -74,7 +74,7 @@ uint64_t one_request_consumed(std::string_view name, const CaseConfig& config) {
 // The N folds folded in connection order, as InflightFrame::run_case does.
 uint64_t folded(uint64_t each, std::size_t n) {
   uint64_t fold = 0;
-  for (std::size_t i = 0; i < n; ++i) fold = (fold ^ each) * 0x100000001B3ULL;
+  for (std::size_t i = 0; i < n; ++i) fold = ringlab::strategies::detail::fold_connection(fold, each);
   return fold;
 }
 

@@ -160,8 +160,9 @@ constexpr std::array kColumns{
            },
            .shown = any_inflight,
            .legend = "  CPU/req        : with --inflight: CPU time of the client's measuring thread (user + system, getrusage\n"
-                     "                   RUSAGE_THREAD) per request; a library's own threads are not in it;\n"
-                     "                   with --client-threads T: the T client threads' summed, per request of all T\n"},
+                     "                   RUSAGE_THREAD) per request, with that of the strategy's own worker threads\n"
+                     "                   (blocking_sockets' N threads, which report theirs); a library's own threads are\n"
+                     "                   not in it; with --client-threads T: the T client threads' summed, per request of all T\n"},
     Column{.header = "Sys/req", .key = "cpu_system_ns_per_request", .kind = Kind::time, .views = kFull | kCsv,
            .number = [](const Report&, const CaseResult& c) -> Number {
              return ok(c) ? per_request(c, c.cpu.system_ns_per_op) : std::nullopt;
@@ -177,7 +178,8 @@ constexpr std::array kColumns{
     Column{.header = "CPU/op", .key = "cpu_ns_per_op", .kind = Kind::time, .views = kFull | kCsv | kGbench,
            .number = [](const Report&, const CaseResult& c) { return cpu_per_op(c); },
            .legend = "  CPU/op         : CPU time of the client's measuring thread per op, user + system (getrusage\n"
-                     "                   RUSAGE_THREAD, tick-sampled split); below Median by the time the op waited\n"},
+                     "                   RUSAGE_THREAD, tick-sampled split), with the strategy's own worker threads'; below\n"
+                     "                   Median by the time the op waited (above it when workers ran at once)\n"},
     Column{.key = "cpu_user_ns_per_op", .kind = Kind::time, .views = kCsv | kGbench,
            .number = [](const Report&, const CaseResult& c) -> Number { return ok(c) ? Number(c.cpu.user_ns_per_op) : std::nullopt; }},
     Column{.key = "cpu_system_ns_per_op", .kind = Kind::time, .views = kCsv | kGbench,
@@ -222,8 +224,9 @@ constexpr std::array kColumns{
            .number = [](const Report&, const CaseResult& c) -> Number { return static_cast<double>(c.memory.peak_rss); }},
     Column{.header = "Page faults/op", .key = "minor_faults_per_op", .kind = Kind::count, .views = kTables | kCsv | kGbench,
            .number = [](const Report&, const CaseResult& c) -> Number { return c.memory.minor_faults_per_op; },
-           .legend = "  Page faults/op : minor page faults of the measuring thread per op (getrusage), the usual cause of the\n"
-                     "                   run-to-run spread of strategies that allocate megabytes per op\n"},
+           .legend = "  Page faults/op : minor page faults of the measuring thread per op (getrusage), with the strategy's own\n"
+                     "                   worker threads'; the usual cause of the run-to-run spread of strategies that\n"
+                     "                   allocate megabytes per op\n"},
     // Many requests in flight: what a connection costs while it waits (read after setup and the pilot).
     Column{.header = "Held/conn", .key = "held_bytes_per_connection", .kind = Kind::bytes, .views = kTables | kCsv,
            .number = memory<&Memory::held_bytes_per_connection>, .shown = any_inflight,

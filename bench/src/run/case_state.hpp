@@ -71,8 +71,9 @@ struct CaseState {
 
   // Summed over the timed segments of measured iterations only (verified ops excluded).
   AllocationCounts allocations;
+  // The measuring thread's, plus the strategy's own worker threads' (IoCounters' worker_* fields).
   uint64_t minor_faults = 0;
-  uint64_t cpu_user_ns = 0;    // the measuring thread's CPU time, user space
+  uint64_t cpu_user_ns = 0;    // CPU time in user space
   uint64_t cpu_system_ns = 0;  // and in the kernel
   strategies::IoCounters io_before;
   strategies::IoCounters io_verified;  // the verified ops' share of the counters, taken out at the end

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 #include <utility>
 
 #include "io_counters_sum.hpp"
@@ -30,14 +29,6 @@ std::vector<int> client_thread_cpus(int first, std::span<const int> allowed) {
   return out;
 }
 
-template <class F>
-void ThreadedStrategy::on_every_thread(F&& work) {
-  using Work = std::remove_reference_t<F>;
-  const Job job{.run = [](void* context, std::size_t thread) { (*static_cast<Work*>(context))(thread); },
-                .context = static_cast<void*>(&work)};
-  execute(job);
-}
-
 ThreadedStrategy::ThreadedStrategy(std::unique_ptr<strategies::Strategy> (*make)(), std::size_t threads,
                                    std::span<const int> cpus)
     : pinning_errors_(threads) {
@@ -50,23 +41,10 @@ ThreadedStrategy::ThreadedStrategy(std::unique_ptr<strategies::Strategy> (*make)
     for (std::size_t i = 0; i < threads; ++i) cpus_.push_back(cpus[i % cpus.size()]);
   }
   if (!made_) return;
-  threads_.reserve(threads);
-  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this, i] { thread_main(i); });
-}
-
-ThreadedStrategy::~ThreadedStrategy() {
-  // Each copy ends on the thread that used it.
-  if (!threads_.empty()) on_every_thread([&](std::size_t i) { copies_[i].reset(); });
-  {
-    const std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  for (std::thread& t : threads_) t.join();
-}
-
-void ThreadedStrategy::thread_main(std::size_t thread) {
-  if (!cpus_.empty()) {
+  crew_ = std::make_unique<base::ThreadCrew>(threads);
+  // Each thread pins itself first; setup() reports a thread that could not.
+  if (cpus_.empty()) return;
+  on_every_thread([this](std::size_t thread) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpus_[thread], &set);
@@ -75,36 +53,12 @@ void ThreadedStrategy::thread_main(std::size_t thread) {
       pinning_errors_[thread] = fmt::format("client thread {}: sched_setaffinity CPU {}: {}", thread + 1,
                                             cpus_[thread], std::strerror(error));
     }
-  }
-  uint64_t seen = 0;
-  for (;;) {
-    const Job* job = nullptr;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      job = job_;
-    }
-    job->run(job->context, thread);
-    {
-      const std::lock_guard lock(mutex_);
-      if (--pending_ == 0) done_.notify_one();
-    }
-  }
+  });
 }
 
-void ThreadedStrategy::execute(const Job& job) {
-  {
-    const std::lock_guard lock(mutex_);
-    job_ = &job;
-    pending_ = threads_.size();
-    ++generation_;
-  }
-  wake_.notify_all();
-  std::unique_lock lock(mutex_);
-  done_.wait(lock, [this] { return pending_ == 0; });
-  job_ = nullptr;
+ThreadedStrategy::~ThreadedStrategy() {
+  // Each copy ends on the thread that used it; then the crew joins the threads.
+  on_every_thread([&](std::size_t i) { copies_[i].reset(); });
 }
 
 std::optional<std::string> ThreadedStrategy::skip_reason(const net::RingFeatures& features) const {
@@ -116,7 +70,7 @@ std::optional<std::string> ThreadedStrategy::skip_case(const strategies::CaseCon
 }
 
 strategies::Status ThreadedStrategy::setup(const strategies::CaseConfig& config) {
-  // The threads pinned themselves when they started; the first job comes after that.
+  // The threads pinned themselves in their first job (the constructor's); this is their second.
   std::vector<std::optional<strategies::Error>> errors(copies_.size());
   on_every_thread([&](std::size_t i) {
     if (!pinning_errors_[i].empty()) {
@@ -187,6 +141,7 @@ ThreadedSegment ThreadedStrategy::timed(uint64_t ops, uint64_t consumed, bool co
     AllocationCounts allocations;
     ResourceUsage before;
     ResourceUsage after;
+    WorkerUsage workers;  // the copy's own worker threads', if it has any (IoCounters' worker_* fields)
     std::optional<std::string> failure;
   };
   std::vector<PerThread> per(copies_.size());
@@ -195,7 +150,9 @@ ThreadedSegment ThreadedStrategy::timed(uint64_t ops, uint64_t consumed, bool co
     PerThread& p = per[i];
     strategies::Strategy& strategy = *copies_[i];
     start_together.arrive_and_wait();
+    strategies::IoCounters workers_before;
     if (count) {
+      workers_before = strategy.io_counters();
       p.before = read_resource_usage();
       if (memory) start_counting_allocations();
     }
@@ -218,6 +175,7 @@ ThreadedSegment ThreadedStrategy::timed(uint64_t ops, uint64_t consumed, bool co
     if (count) {
       if (memory) p.allocations = stop_counting_allocations();
       p.after = read_resource_usage();
+      p.workers = worker_usage_between(workers_before, strategy.io_counters());
     }
     if (error) {
       p.failure = fmt::format("client thread {} op {}: {}", i + 1, op + 1, error->message);
@@ -236,9 +194,9 @@ ThreadedSegment ThreadedStrategy::timed(uint64_t ops, uint64_t consumed, bool co
     out.allocations.allocations += p.allocations.allocations;
     out.allocations.bytes += p.allocations.bytes;
     out.allocations.frees += p.allocations.frees;
-    out.minor_faults += p.after.minor_faults - p.before.minor_faults;
-    out.cpu_user_ns += p.after.user_ns - p.before.user_ns;
-    out.cpu_system_ns += p.after.system_ns - p.before.system_ns;
+    out.minor_faults += p.after.minor_faults - p.before.minor_faults + p.workers.minor_faults;
+    out.cpu_user_ns += p.after.user_ns - p.before.user_ns + p.workers.user_ns;
+    out.cpu_system_ns += p.after.system_ns - p.before.system_ns + p.workers.system_ns;
     if (p.failure && !out.failure) out.failure = std::move(p.failure);
   }
   out.ticks = last >= first ? last - first : 0;

@@ -9,8 +9,9 @@
 // segments go through timed() instead of the runner's loop of run() calls: every thread waits at a
 // barrier, reads the clock, runs its ops, reads the clock again; the segment lasts from the earliest
 // start to the latest end (the wall time of T threads working at once). Each thread counts its own
-// allocations, page faults and CPU time (all per thread: memory_diagnoser.hpp) around its own ops,
-// and timed() sums them: the client's threads only, never the server's or the runner's, which waits.
+// allocations, page faults and CPU time (all per thread: memory_diagnoser.hpp) around its own ops, with
+// the CPU time and page faults its copy's own worker threads report (IoCounters' worker_* fields), and
+// timed() sums them: the client's threads only, never the server's or the runner's, which waits.
 // With T = 1 the runner never makes one: one strategy on the runner's thread, as always.
 //
 // Checks: a verified op runs on every copy; each checks its own checksum against the generator's (the
@@ -22,17 +23,15 @@
 // on every client thread; the copies are touched by their own threads only, except io_counters() and
 // notes(), read between jobs. Errors: the first failing thread's, naming it ("client thread 2: ...").
 // Lifetimes: the destructor stops and joins the threads; teardown() must have run first.
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "ringlab/base/thread_crew.hpp"
 #include "ringlab/bench/measure/memory_diagnoser.hpp"
 #include "ringlab/bench/run/runner.hpp"
 #include "ringlab/strategies/strategy.hpp"
@@ -81,30 +80,17 @@ class ThreadedStrategy final : public strategies::Strategy {
   ThreadedSegment timed(uint64_t ops, uint64_t consumed, bool count, bool memory, const Clock& clock);
 
  private:
-  // Work given to every thread at once: run(context, i) is called on thread i.
-  struct Job {
-    void (*run)(void* context, std::size_t thread) = nullptr;
-    void* context = nullptr;
-  };
   // work(i) on every thread i at once; returns when all are done. Allocates nothing.
   template <class F>
-  void on_every_thread(F&& work);
-  void execute(const Job& job);
-  void thread_main(std::size_t thread);
+  void on_every_thread(F&& work) {
+    if (crew_) crew_->on_every_thread(work);
+  }
 
   std::vector<std::unique_ptr<strategies::Strategy>> copies_;
   std::vector<int> cpus_;           // thread i's CPU, or empty: not pinned
-  std::vector<std::string> pinning_errors_;  // set by each thread at its start
+  std::vector<std::string> pinning_errors_;  // set by each thread, pinning itself, before any other job
   bool made_ = true;
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::condition_variable done_;
-  const Job* job_ = nullptr;
-  uint64_t generation_ = 0;
-  std::size_t pending_ = 0;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
+  std::unique_ptr<base::ThreadCrew> crew_;  // the client threads; null when a copy was not made
 };
 
 }  // namespace ringlab::bench

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "client_threads.hpp"
+#include "io_counters_sum.hpp"
 #include "ringlab/bench/measure/memory_diagnoser.hpp"
 
 namespace ringlab::bench {
@@ -63,7 +64,9 @@ bool IterationRunner::check_consumed(CaseState& s, uint64_t consumed, std::strin
 
 // Ops [first, last) of an iteration between two clock readings: the timed region. In measured
 // iterations the allocations, page faults and the hooks' counters are read around it (and only
-// around it: verified ops are not in them). Returns the ticks, or nullopt with s.failure set.
+// around it: verified ops are not in them); so are the CPU time and page faults of the strategy's own
+// worker threads (IoCounters' worker_* fields), added to this thread's. Returns the ticks, or nullopt
+// with s.failure set.
 std::optional<uint64_t> IterationRunner::timed_segment(CaseState& s, uint64_t first, uint64_t last, bool measured,
                                                        std::string_view stage, unsigned number) {
   if (s.threads != nullptr) return threaded_segment(s, last - first, measured, stage, number);
@@ -73,8 +76,10 @@ std::optional<uint64_t> IterationRunner::timed_segment(CaseState& s, uint64_t fi
   const bool stamping = measured && tl != nullptr;
   uint64_t run_start = 0;
   uint64_t run_end = 0;
+  strategies::IoCounters workers_before;
   if (measured) {
     for (IterationHook* hook : context_->hooks) hook->iteration_begin(s.index);
+    workers_before = strategy.io_counters();
     const ResourceUsage usage = read_resource_usage();
     s.minor_faults -= usage.minor_faults;
     s.cpu_user_ns -= usage.user_ns;
@@ -111,9 +116,10 @@ std::optional<uint64_t> IterationRunner::timed_segment(CaseState& s, uint64_t fi
       s.allocations.frees += c.frees;
     }
     const ResourceUsage usage = read_resource_usage();
-    s.minor_faults += usage.minor_faults;
-    s.cpu_user_ns += usage.user_ns;
-    s.cpu_system_ns += usage.system_ns;
+    const WorkerUsage workers = worker_usage_between(workers_before, strategy.io_counters());
+    s.minor_faults += usage.minor_faults + workers.minor_faults;
+    s.cpu_user_ns += usage.user_ns + workers.user_ns;
+    s.cpu_system_ns += usage.system_ns + workers.system_ns;
     for (IterationHook* hook : context_->hooks) hook->iteration_end(s.index, last - first);
   }
   if (error) {

@@ -51,7 +51,9 @@
 // no sizing request, no count read from /proc; a strategy that cannot be built without a request (one
 // that sizes memory from a real body, the floors that fetch theirs once) says so in skip_case().
 //
-// Threads: a strategy (its ring, client, buffers) is used by the thread that called setup() only.
+// Threads: a strategy (its ring, client, buffers) is used by the thread that called setup() only. One
+// that runs its requests on threads of its own besides (blocking_sockets with N in flight: a worker per
+// connection) starts and joins them itself and reports their CPU time (IoCounters' worker_* fields).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -157,6 +159,15 @@ struct IoCounters {
   // send, recv, epoll_wait... for blocking_sockets and epoll. Meaningful only with counts_syscalls.
   uint64_t syscalls = 0;
   bool counts_syscalls = true;  // false: the strategy cannot see its syscalls (libcurl); shown as n/a
+  // A strategy that runs its requests on threads of its own (blocking_sockets with N in flight: a worker
+  // thread per connection): their CPU time in user space and in the kernel, and their minor page faults,
+  // cumulative since setup (getrusage(RUSAGE_THREAD) taken by each worker after each of its jobs). The
+  // measuring thread's getrusage does not see them; bench adds their change over the timed ops to the
+  // op's CPU time and page faults. Zero for a strategy without workers (a library's own threads, which
+  // it does not see, are not in them either).
+  uint64_t worker_user_ns = 0;
+  uint64_t worker_system_ns = 0;
+  uint64_t worker_minor_faults = 0;
 };
 
 // What a strategy keeps between requests (its connections idle), in bytes, for bench's "held per

@@ -171,8 +171,9 @@ struct Memory {
 };
 
 // CPU time of the client's measuring thread per op, over the timed segments of the measured iterations
-// (getrusage RUSAGE_THREAD; verified ops excluded): what the client spends, not what the op waits. A
-// strategy's own helper threads (a library's pool) are not in it.
+// (getrusage RUSAGE_THREAD; verified ops excluded): what the client spends, not what the op waits. The
+// worker threads a strategy runs and reports (IoCounters' worker_* fields: blocking_sockets with N in
+// flight) are in it; a library's own threads (cpprest's pool), which no strategy sees, are not.
 struct Cpu {
   double user_ns_per_op = 0;
   double system_ns_per_op = 0;
