@@ -14,43 +14,12 @@
 #include <string_view>
 
 #include "fixtures.hpp"
+#include "inflight_fixtures.hpp"
 #include "../support/generated_bodies.hpp"
 #include "ringlab/json/models.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
-
-std::unique_ptr<Strategy> make_inflight() {
-  const Descriptor* beast = find("beast");
-  REQUIRE(beast != nullptr);
-  REQUIRE((beast->make_inflight != nullptr));
-  auto strategy = beast->make_inflight();
-  REQUIRE(strategy != nullptr);
-  return strategy;
-}
-
-uint64_t steady_ticks() noexcept {
-  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
-
-// What one connection's consumption fold is: the one-connection beast row's, for the same case.
-uint64_t one_request_consumed(const CaseConfig& config) {
-  CaseConfig one = config;
-  one.inflight = 1;
-  auto strategy = find("beast")->make();
-  REQUIRE(strategy->setup(one).has_value());
-  auto ran = strategy->run(nullptr, Check::consume);
-  REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-  strategy->teardown();
-  return ran->consumed;
-}
-
-// The N folds folded in connection order, as the strategy says it does.
-uint64_t folded(uint64_t each, std::size_t n) {
-  uint64_t fold = 0;
-  for (std::size_t i = 0; i < n; ++i) fold = fold * 0x9E3779B97F4A7C15ULL + each;
-  return fold;
-}
 
 struct Case {
   std::size_t inflight;
@@ -78,13 +47,13 @@ TEST_CASE("N requests in flight against the real server: the generator's records
     config.inflight = c.inflight;
     INFO(c.inflight << " in flight, " << payload_name(c.payload) << " " << c.count << ", "
                     << server_mode_name(c.mode));
-    auto strategy = make_inflight();
+    auto strategy = make_inflight("beast");
     auto set = strategy->setup(config);
     REQUIRE_MESSAGE(set.has_value(), (set ? "" : set.error().message));
     CHECK_FALSE(strategy->io_counters().counts_syscalls);  // asio's, unseen
     CHECK(strategy->io_counters().connections_opened == c.inflight);  // setup's verified round opened them all
 
-    const uint64_t expected_consumed = folded(one_request_consumed(config), c.inflight);
+    const uint64_t expected_consumed = folded(one_request_consumed("beast", config), c.inflight);
     const uint64_t expected_checksum = ringlab::testing::generated_checksum(c.payload, c.count);
     for (unsigned round = 0; round < kRounds; ++round) {
       for (const Check check : {Check::consume, Check::verify}) {
@@ -109,7 +78,7 @@ TEST_CASE("what each idle connection holds: its flat_buffer, a padded body of th
   config.port = server.port();
   config.count = kRecords;
   config.inflight = kConnections;
-  auto strategy = make_inflight();
+  auto strategy = make_inflight("beast");
   REQUIRE(strategy->setup(config).has_value());
   REQUIRE(strategy->run(nullptr, Check::consume).has_value());
   const HeldMemory held = strategy->held_memory();
@@ -131,7 +100,7 @@ TEST_CASE("a timed round stamps its phases in order; connected only when the rou
   config.count = 100;
   config.inflight = 8;
   config.ticks = &steady_ticks;
-  auto strategy = make_inflight();
+  auto strategy = make_inflight("beast");
   REQUIRE(strategy->setup(config).has_value());
   for (const bool reconnect : {false, true}) {
     INFO("connections dropped before the round: " << reconnect);
@@ -157,22 +126,6 @@ TEST_CASE("a timed round stamps its phases in order; connected only when the rou
   strategy->teardown();
 }
 
-std::string weather_response(std::size_t count, std::string_view extra_headers = {}) {
-  const std::string body = ringlab::testing::generated_body(Payload::weather, count);
-  return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-         "\r\n" + std::string(extra_headers) + "\r\n" + body;
-}
-
-// A case of 3 weather records with 4 in flight and a short deadline, against `port`.
-CaseConfig bad_server_case(uint16_t port) {
-  CaseConfig config;
-  config.port = port;
-  config.count = 3;
-  config.inflight = 4;
-  config.timeout = std::chrono::milliseconds(200);
-  return config;
-}
-
 // "beast weather 3 x4: connection K of 4: ..." for some K in 1..4.
 bool names_a_connection(const std::string& message) {
   constexpr std::string_view kPrefix = "beast weather 3 x4: connection ";
@@ -185,7 +138,7 @@ bool names_a_connection(const std::string& message) {
 // connects all four connections again.
 template <class Expect>
 void fails_every_round(const CaseConfig& config, Expect&& check) {
-  auto strategy = make_inflight();
+  auto strategy = make_inflight("beast");
   auto set = strategy->setup(config);
   REQUIRE_FALSE(set);
   check(set.error().message);
@@ -260,7 +213,7 @@ TEST_CASE("responses with Connection: close: each closes its connection, and the
   CannedServer server(weather_response(3, "Connection: close\r\n"));
   CaseConfig config = bad_server_case(server.port());
   config.timeout = std::chrono::seconds(5);
-  auto strategy = make_inflight();
+  auto strategy = make_inflight("beast");
   auto set = strategy->setup(config);
   REQUIRE_MESSAGE(set.has_value(), (set ? "" : set.error().message));
   for (int round = 0; round < 2; ++round) {
@@ -275,7 +228,7 @@ TEST_CASE("responses with Connection: close: each closes its connection, and the
 }
 
 TEST_CASE("refused: no request in flight, and run() before setup()") {
-  auto strategy = make_inflight();
+  auto strategy = make_inflight("beast");
   auto early = strategy->run(nullptr, Check::consume);
   REQUIRE_FALSE(early);
   CHECK(early.error().message.find("setup") != std::string::npos);

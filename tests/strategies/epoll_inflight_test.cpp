@@ -14,42 +14,11 @@
 #include <string_view>
 
 #include "fixtures.hpp"
+#include "inflight_fixtures.hpp"
 #include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
-
-std::unique_ptr<Strategy> make_inflight() {
-  const Descriptor* epoll = find("epoll");
-  REQUIRE(epoll != nullptr);
-  REQUIRE((epoll->make_inflight != nullptr));
-  auto strategy = epoll->make_inflight();
-  REQUIRE(strategy != nullptr);
-  return strategy;
-}
-
-uint64_t steady_ticks() noexcept {
-  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
-
-// What one connection's consumption fold is: the one-socket epoll peer's, for the same case.
-uint64_t one_request_consumed(const CaseConfig& config) {
-  CaseConfig one = config;
-  one.inflight = 1;
-  auto strategy = find("epoll")->make();
-  REQUIRE(strategy->setup(one).has_value());
-  auto ran = strategy->run(nullptr, Check::consume);
-  REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-  strategy->teardown();
-  return ran->consumed;
-}
-
-// The N folds folded in connection order, as the strategy says it does.
-uint64_t folded(uint64_t each, std::size_t n) {
-  uint64_t fold = 0;
-  for (std::size_t i = 0; i < n; ++i) fold = fold * 0x9E3779B97F4A7C15ULL + each;
-  return fold;
-}
 
 struct Case {
   std::size_t inflight;
@@ -78,14 +47,14 @@ TEST_CASE("N requests in flight against the real server: the generator's records
     config.inflight = c.inflight;
     INFO(c.inflight << " in flight, " << payload_name(c.payload) << " " << c.count << ", "
                     << server_mode_name(c.mode));
-    auto strategy = make_inflight();
+    auto strategy = make_inflight("epoll");
     auto set = strategy->setup(config);
     REQUIRE_MESSAGE(set.has_value(), (set ? "" : set.error().message));
     const IoCounters after_setup = strategy->io_counters();
     CHECK(after_setup.counts_syscalls);
     CHECK(after_setup.connections_opened == c.inflight);  // setup's verified round opened them all
 
-    const uint64_t expected_consumed = folded(one_request_consumed(config), c.inflight);
+    const uint64_t expected_consumed = folded(one_request_consumed("epoll", config), c.inflight);
     const uint64_t expected_checksum = ringlab::testing::generated_checksum(c.payload, c.count);
     for (unsigned round = 0; round < kRounds; ++round) {
       for (const Check check : {Check::consume, Check::verify}) {
@@ -111,7 +80,7 @@ TEST_CASE("a timed round stamps its phases in order; connected only when the rou
   config.count = 100;
   config.inflight = 8;
   config.ticks = &steady_ticks;
-  auto strategy = make_inflight();
+  auto strategy = make_inflight("epoll");
   REQUIRE(strategy->setup(config).has_value());
   for (const bool reconnect : {false, true}) {
     INFO("connections dropped before the round: " << reconnect);
@@ -137,31 +106,11 @@ TEST_CASE("a timed round stamps its phases in order; connected only when the rou
   strategy->teardown();
 }
 
-std::string weather_response(std::size_t count, std::string_view extra_headers = {}) {
-  const std::string body = ringlab::testing::generated_body(Payload::weather, count);
-  return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-         "\r\n" + std::string(extra_headers) + "\r\n" + body;
-}
-
-// A case of 3 weather records with 4 in flight and a short deadline, against `port`.
-CaseConfig bad_server_case(uint16_t port) {
-  CaseConfig config;
-  config.port = port;
-  config.count = 3;
-  config.inflight = 4;
-  config.timeout = std::chrono::milliseconds(200);
-  return config;
-}
-
-bool says_timeout(const std::string& message) {
-  return message.find("ETIMEDOUT") != std::string::npos || message.find("timed out") != std::string::npos;
-}
-
 // Setup's round fails with the error `check` accepts; so does each of two rounds after it, and each opens
 // all four connections again.
 template <class Expect>
 void fails_every_round(uint16_t port, Expect&& check) {
-  auto strategy = make_inflight();
+  auto strategy = make_inflight("epoll");
   auto set = strategy->setup(bad_server_case(port));
   REQUIRE_FALSE(set);
   check(set.error().message);
@@ -227,7 +176,7 @@ TEST_CASE("responses with Connection: close: each closes its connection, and the
   CannedServer server(weather_response(3, "Connection: close\r\n"));
   CaseConfig config = bad_server_case(server.port());
   config.timeout = std::chrono::seconds(5);
-  auto strategy = make_inflight();
+  auto strategy = make_inflight("epoll");
   auto set = strategy->setup(config);
   REQUIRE_MESSAGE(set.has_value(), (set ? "" : set.error().message));
   for (int round = 0; round < 2; ++round) {
@@ -242,7 +191,7 @@ TEST_CASE("responses with Connection: close: each closes its connection, and the
 }
 
 TEST_CASE("refused: no request in flight, and run() before setup()") {
-  auto strategy = make_inflight();
+  auto strategy = make_inflight("epoll");
   auto early = strategy->run(nullptr, Check::consume);
   REQUIRE_FALSE(early);
   CHECK(early.error().message.find("setup") != std::string::npos);

@@ -10,6 +10,7 @@
 #include "../support/generated_bodies.hpp"
 #include "common.hpp"
 #include "fixtures.hpp"
+#include "inflight_fixtures.hpp"
 #include "ringlab/json/models.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/strategies/strategy.hpp"
@@ -56,26 +57,6 @@ Rounds run_rounds(std::string_view name, const CaseConfig& config, int rounds) {
   out.notes = strategy->notes();
   strategy->teardown();
   return out;
-}
-
-// The consumption fold of one body of `config`, by `name`'s one-request strategy.
-uint64_t one_request_consumed(std::string_view name, const CaseConfig& config) {
-  CaseConfig one = config;
-  one.inflight = 1;
-  std::unique_ptr<Strategy> strategy = find(name)->make();
-  const auto set_up = strategy->setup(one);
-  REQUIRE_MESSAGE(set_up.has_value(), (set_up ? "" : set_up.error().message));
-  auto ran = strategy->run(nullptr, Check::consume);
-  REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-  strategy->teardown();
-  return ran->consumed;
-}
-
-// The N folds folded in connection order, as InflightFrame::run_case does.
-uint64_t folded(uint64_t each, std::size_t n) {
-  uint64_t fold = 0;
-  for (std::size_t i = 0; i < n; ++i) fold = ringlab::strategies::detail::fold_connection(fold, each);
-  return fold;
 }
 
 // `name` at N = 1, 4 and 64, 10 and 1,000 weather records: four rounds each (verified and timed in

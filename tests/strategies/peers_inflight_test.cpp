@@ -16,44 +16,13 @@
 #include <string_view>
 
 #include "fixtures.hpp"
+#include "inflight_fixtures.hpp"
 #include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::testing {
 namespace {
 
 constexpr std::string_view kPeers[] = {"libcurl_multi", "blocking_sockets"};
-
-std::unique_ptr<Strategy> make_inflight(std::string_view name) {
-  const Descriptor* descriptor = find(name);
-  REQUIRE(descriptor != nullptr);
-  REQUIRE((descriptor->make_inflight != nullptr));
-  auto strategy = descriptor->make_inflight();
-  REQUIRE(strategy != nullptr);
-  return strategy;
-}
-
-uint64_t steady_ticks() noexcept {
-  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
-
-// One connection's consumption fold: the row's one-request strategy's, for the same case.
-uint64_t one_request_consumed(std::string_view name, const CaseConfig& config) {
-  CaseConfig one = config;
-  one.inflight = 1;
-  auto strategy = find(name)->make();
-  REQUIRE(strategy->setup(one).has_value());
-  auto ran = strategy->run(nullptr, Check::consume);
-  REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-  strategy->teardown();
-  return ran->consumed;
-}
-
-// The N folds folded in connection order (common.hpp's fold_connection).
-uint64_t folded(uint64_t each, std::size_t n) {
-  uint64_t fold = 0;
-  for (std::size_t i = 0; i < n; ++i) fold = fold * 0x9E3779B97F4A7C15ULL + each;
-  return fold;
-}
 
 uint64_t worker_cpu_ns(const IoCounters& counters) { return counters.worker_user_ns + counters.worker_system_ns; }
 
@@ -158,20 +127,6 @@ TEST_CASE("a timed round stamps its phases in order") {
     CHECK(t.body_done <= t.deserialized);
     strategy->teardown();
   }
-}
-
-// A case of 3 weather records with 4 in flight and a short deadline, against `port`.
-CaseConfig bad_server_case(uint16_t port) {
-  CaseConfig config;
-  config.port = port;
-  config.count = 3;
-  config.inflight = 4;
-  config.timeout = std::chrono::milliseconds(200);
-  return config;
-}
-
-bool says_timeout(const std::string& message) {
-  return message.find("ETIMEDOUT") != std::string::npos || message.find("timed out") != std::string::npos;
 }
 
 // Setup's round fails with the error `check` accepts; so does each of two rounds after it.
