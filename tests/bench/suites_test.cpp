@@ -239,3 +239,23 @@ TEST_CASE("the headline suite is the default: its own strategies in its order, a
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().message == "suite headline names provided_buffers, which is no registered GET strategy");
 }
+
+TEST_CASE("a run holds the sum over its cases of in flight x client threads connections") {
+  std::vector<rb::CaseSpec> cases;
+  CHECK(rb::connections_held(cases) == 0);
+  for (const std::size_t inflight : {1, 4, 16, 64, 256}) {
+    rb::CaseSpec spec;
+    spec.strategy = &kRegistry[0];
+    spec.config.inflight = inflight;
+    cases.push_back(spec);
+  }
+  CHECK(rb::connections_held(cases) == 341);
+  cases.back().client_threads = 2;  // 256 connections on each of two threads
+  CHECK(rb::connections_held(cases) == 597);
+  // Ten rows at those five counts and two sizes, one client thread: docs/measuring.md's sweep, above the
+  // server's default of 4,096 connections, which bench raises for such a run.
+  cases.back().client_threads = 1;
+  std::vector<rb::CaseSpec> sweep;
+  for (int rows_and_sizes = 0; rows_and_sizes < 20; ++rows_and_sizes) sweep.insert(sweep.end(), cases.begin(), cases.end());
+  CHECK(rb::connections_held(sweep) == 6820);
+}

@@ -33,6 +33,12 @@ namespace {
 // A measured RTT further than this from the configured one is a warning in the report's header.
 constexpr double kLinkRttTolerance = 0.20;
 
+// The embedded server's --max-connections: the connections the run's cases hold, plus this many for
+// what they open beside them, and never below this floor (the server's own default), so that a run of
+// few cases gets the server a user would start.
+constexpr std::size_t kConnectionsBesideHeld = 1024;
+constexpr std::size_t kServerMinConnections = 4096;
+
 // perf_event counters around measured iterations: one counter set per case, opened when the case
 // starts measuring and closed when it ends.
 class PerfCounterHook final : public IterationHook {
@@ -231,6 +237,13 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
     // connection idle for longer than the server's default idle timeout (30 s); the harness's own
     // pauses are not what is measured, so the embedded server waits an hour.
     server_options.extra_arguments = {"--idle-timeout", "3600s"};
+    // Every case keeps its connections open for the whole run (connections_held): the server admits
+    // them all at once, with room for what the cases open on the side (a fresh client's verified ops,
+    // --connection fresh, the proxy rows' requests), or the last cases set up would be refused.
+    server_options.extra_arguments.insert(
+        server_options.extra_arguments.end(),
+        {"--max-connections", std::to_string(std::max<std::size_t>(connections_held(cases) + kConnectionsBesideHeld,
+                                                                   kServerMinConnections))});
     server_options.stop_timeout = options.server_stop_timeout;
     if (link_spec.emulated()) {
       // The server starts inside the server namespace (it inherits this thread's), then this thread

@@ -2,6 +2,8 @@
 // against its baseline's (runner.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <span>
 #include <unordered_map>
 
 #include "case_state.hpp"
@@ -16,6 +18,14 @@ std::string case_name(const CaseSpec& spec) {
   if (spec.config.client == strategies::Client::fresh) name += " fresh client";
   if (spec.client_threads > 1) name += fmt::format(" t{}", spec.client_threads);
   return name;
+}
+
+std::size_t connections_held(std::span<const CaseSpec> cases) noexcept {
+  std::size_t held = 0;
+  for (const CaseSpec& spec : cases) {
+    held += std::max<std::size_t>(spec.config.inflight, 1) * std::max<std::size_t>(spec.client_threads, 1);
+  }
+  return held;
 }
 
 void check_checksums(std::vector<CaseResult>& results) {

@@ -111,6 +111,12 @@ struct CaseSpec {
 // with 64 in flight)
 [[nodiscard]] std::string case_name(const CaseSpec& spec);
 
+// The connections the cases hold open at once: every case is set up before the first round (interleaved
+// rounds) and keeps its kept-alive connections until the run ends, so a run holds the sum over its cases
+// of in-flight count x client threads. The embedded server must admit that many at once (its
+// --max-connections); a sweep of 10 rows at 1, 4, 16, 64 and 256 in flight at two sizes holds 6,820.
+[[nodiscard]] std::size_t connections_held(std::span<const CaseSpec> cases) noexcept;
+
 // Called around every measured iteration (perf counters, perf record control). begin/end run just
 // outside the timed region, so their cost is not in the samples; they must not allocate. `index`
 // is the case's position in the span given to run_cases: with interleaving the calls of different
