@@ -1,5 +1,6 @@
-// profile_summary.cpp: tools/profile's profile.json read (and refused when it is not that file). The
-// section it gives a results page is checked on a page in console_test.cpp.
+// profile_summary.cpp: tools/profile's profile.json read (and refused when it is not that file), and the
+// areas per request it shows with the run's report. The rest of the section a results page gets is
+// checked on a page in console_test.cpp.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -57,6 +58,86 @@ TEST_CASE("a profile summary that is not tools/profile's is refused, naming what
   for (const auto& [text, message] : rows) {
     CAPTURE(text);
     auto parsed = rb::parse_profile_summary(text);
+    REQUIRE_FALSE(parsed.has_value());
+    CHECK(parsed.error().message == message);
+  }
+}
+
+namespace {
+
+// A case of a run at 64 in flight whose CPU per request is `user_ns + system_ns`.
+rb::CaseResult inflight_case(std::string strategy, double user_ns, double system_ns, double syscalls) {
+  rb::CaseResult c;
+  c.strategy = std::move(strategy);
+  c.payload = "weather";
+  c.size = 10;
+  c.inflight = 64;
+  c.cpu.user_ns_per_op = user_ns * 64;
+  c.cpu.system_ns_per_op = system_ns * 64;
+  c.io.syscalls_per_op = syscalls * 64;
+  return c;
+}
+
+std::string areas_json(std::string_view name, const std::vector<double>& shares) {
+  const char* keys[] = {"network", "io_uring", "epoll", "syscall", "kernel", "user"};
+  std::string areas;
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    areas += std::string(i > 0 ? ", " : "") + "{\"area\": \"" + keys[i] + "\", \"share\": " + std::to_string(shares[i]) + "}";
+  }
+  return "{\"case\": \"" + std::string(name) + "\", \"spans\": 4, \"samples\": 1000, \"kernel\": 0.9, \"user\": 0.1, " +
+         "\"dsos\": [], \"symbols\": [], \"areas\": [" + areas + "]}";
+}
+
+}  // namespace
+
+TEST_CASE("a profile's areas are shown per request and say how low a change of interface alone can go") {
+  const std::string text = R"({"format": "ringlab profile summary 1", "event": "cpu-clock", "samples_outside_spans": 0,
+    "cases": [)" + areas_json("views weather 10 x64", {0.75, 0.10, 0, 0.02, 0.04, 0.09}) + ", " +
+                           areas_json("epoll weather 10 x64", {0.72, 0, 0.08, 0.05, 0.02, 0.13}) + "]}";
+  auto parsed = rb::parse_profile_summary(text);
+  REQUIRE_MESSAGE(parsed.has_value(), parsed.error().message);
+  REQUIRE(parsed->cases[0].areas.size() == 6);
+  CHECK(parsed->cases[0].areas[1].name == "io_uring");
+  CHECK(parsed->cases[0].areas[1].share == doctest::Approx(0.10));
+
+  rb::Report report;
+  report.cases.push_back(inflight_case("views", 600, 6200, 0.09));  // 6.8 us per request
+  report.cases.push_back(inflight_case("epoll", 900, 5700, 2.10));  // 6.6 us
+  const std::string section = rb::render_profile_section(*parsed, &report);
+  INFO(section);
+  CHECK(section.find("| Area | views weather 10 x64 | epoll weather 10 x64 |") != std::string::npos);
+  CHECK(section.find("| Network stack (TCP/IP, sockets, loopback, wake-ups) | 5.10 μs (75.0 %) | 4.75 μs (72.0 %) |") !=
+        std::string::npos);
+  CHECK(section.find("| io_uring (submission, completion, waits) | 0.68 μs (10.0 %) | 0.00 μs (0.0 %) |") !=
+        std::string::npos);
+  CHECK(section.find("| CPU/req | 6.80 μs | 6.60 μs |") != std::string::npos);
+  CHECK(section.find("| Syscalls/req | 0.09 | 2.10 |") != std::string::npos);
+  CHECK(section.find("- views against epoll: CPU/req 6.80 μs against 6.60 μs (1.03x). The network stack is 5.10 μs "
+                     "against 4.75 μs of it (75.0 % and 72.0 % of each)") != std::string::npos);
+  CHECK(section.find("views would still spend 5.10 μs per request, 0.77x epoll's CPU/req, and epoll 4.75 μs, 0.70x "
+                     "views's") != std::string::npos);
+
+  // Without the report: the shares alone, and nothing said of the pair.
+  const std::string shares = rb::render_profile_section(*parsed);
+  CHECK(shares.find("| Network stack (TCP/IP, sockets, loopback, wake-ups) | 75.0 % | 72.0 % |") != std::string::npos);
+  CHECK(shares.find("What the areas say") == std::string::npos);
+  // Cases of different sizes are not a pair.
+  report.cases[1].size = 1000;
+  CHECK(rb::render_profile_section(*parsed, &report).find("What the areas say") == std::string::npos);
+}
+
+TEST_CASE("a profile's areas that are not tools/profile's are refused, naming what is wrong") {
+  const std::string head = R"({"format": "ringlab profile summary 1", "event": "cpu-clock", "samples_outside_spans": 0,
+    "cases": [{"case": "x", "spans": 1, "samples": 3, "kernel": 1, "user": 0, "dsos": [], "symbols": [], "areas": )";
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {R"([{"area": "user", "share": 1}])", "cases[0].areas[0].area: \"user\", expected \"network\""},
+      {R"([{"area": "network", "share": 1}])", "cases[0].areas: 1 areas, expected 6"},
+      {R"([{"area": "network", "share": 2}])", "cases[0].areas[0].share: a share above 1"},
+      {R"({"network": 1})", "cases[0].areas: not an array"},
+  };
+  for (const auto& [areas, message] : rows) {
+    CAPTURE(areas);
+    auto parsed = rb::parse_profile_summary(head + areas + "}]}");
     REQUIRE_FALSE(parsed.has_value());
     CHECK(parsed.error().message == message);
   }

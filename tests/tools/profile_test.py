@@ -87,6 +87,10 @@ class ProfileTest(unittest.TestCase):
             self.assertNotIn(absent, [s["symbol"] for s in case["symbols"]])
         # No folder of the machine: DSOs are file names.
         self.assertFalse(any("/" in d["dso"] for d in case["dsos"]))
+        # Every sample in one area, in tools/profile's order; the workload burns its CPU in user space.
+        self.assertEqual([a["area"] for a in case["areas"]], ["network", "io_uring", "epoll", "syscall", "kernel", "user"])
+        self.assertAlmostEqual(sum(a["share"] for a in case["areas"]), 1.0, places=2)
+        self.assertAlmostEqual(case["areas"][-1]["share"], case["user"], places=3)
 
     def test_bench_under_tools_profile_gives_each_case_its_profile_and_a_page_with_it(self):
         if BENCH_AND_SERVER is None:
@@ -124,6 +128,16 @@ class ProfileTest(unittest.TestCase):
                 self.assertTrue(case["symbols"])
                 self.assertIn("bench", [d["dso"] for d in case["dsos"]])
                 self.assertFalse(any("/" in d["dso"] for d in case["dsos"]))
+                # A request over loopback: its call chains reach the network stack, and each sample
+                # is in one area.
+                areas = {a["area"]: a["share"] for a in case["areas"]}
+                self.assertAlmostEqual(sum(areas.values()), 1.0, places=2)
+                self.assertGreater(areas["network"], 0)
+                self.assertAlmostEqual(areas["user"], case["user"], places=3)
+        # epoll's own machinery is never in views' chains, nor io_uring's in epoll's.
+        views, epoll = ({a["area"]: a["share"] for a in c["areas"]} for c in summary["cases"])
+        self.assertEqual(views["epoll"], 0)
+        self.assertEqual(epoll["io_uring"], 0)
         pages = os.path.join(self.out, "pages")
         paged = subprocess.run([bench, "report", run, "--out", pages], capture_output=True, text=True, timeout=60)
         self.assertEqual(paged.returncode, 0, paged.stderr)
@@ -133,8 +147,10 @@ class ProfileTest(unittest.TestCase):
         self.assertRegex(page, r"(?m)^\| Command \| `tools/profile get --filter views,epoll --sizes 10 --server ")
         self.assertNotIn(".fifo", page)
         self.assertNotIn("--perf-control", page)
-        for heading in ("## Where the CPU goes", "### views weather 10\n", "### epoll weather 10\n"):
+        for heading in ("## Where the CPU goes", "### By area", "### views weather 10\n", "### epoll weather 10\n"):
             self.assertIn(heading, page)
+        self.assertRegex(page, r"(?m)^\| Area \| views weather 10 \| epoll weather 10 \|$")
+        self.assertRegex(page, r"(?m)^- views against epoll: CPU/req [0-9.]+ μs against [0-9.]+ μs")
 
     def test_a_profile_without_filter_or_with_its_own_perf_control_is_refused(self):
         rows = [

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "columns.hpp"
 #include "ringlab/bench/core/table.hpp"
 
 namespace ringlab::bench {
@@ -77,6 +78,120 @@ std::string cell_code(std::string_view text) {
   return "`" + out + "`";
 }
 
+// A column's number for a case (columns.cpp's, so the page and the tables agree).
+std::optional<double> column_number(std::string_view key, const Report& report, const CaseResult& c) {
+  for (const columns::Column& column : columns::all()) {
+    if (column.key == key && column.number != nullptr) return column.number(report, c);
+  }
+  return std::nullopt;
+}
+
+// The report's case a profile's case is: the spans name it as the tables do, without the allocator.
+const CaseResult* report_case(const Report& report, std::string_view name) {
+  for (const CaseResult& c : report.cases) {
+    const std::string label = case_label(c);
+    if (label == name || (label.starts_with(name) && label.substr(name.size()).starts_with(" ("))) return &c;
+  }
+  return nullptr;
+}
+
+std::string microseconds(double ns) { return format_number(ns / 1000, ns < 10'000 ? 2 : 1) + " μs"; }
+
+double area_share(const CaseProfile& c, std::string_view key) {
+  for (const ProfileShare& a : c.areas) {
+    if (a.name == key) return a.share;
+  }
+  return 0;
+}
+
+struct ProfiledCase {
+  const CaseProfile* profile;
+  const CaseResult* result;             // nullptr: not in the report
+  std::optional<double> cpu_per_request;  // ns
+};
+
+// The areas per request of every profiled case with areas, and what they say of each pair of cases
+// that measured the same thing (payload, size, in flight, threads).
+std::string render_areas(const ProfileSummary& profile, const Report* report) {
+  std::vector<ProfiledCase> cases;
+  for (const CaseProfile& c : profile.cases) {
+    if (c.areas.empty() || c.samples == 0) continue;
+    const CaseResult* result = report != nullptr ? report_case(*report, c.case_name) : nullptr;
+    cases.push_back({&c, result,
+                     result != nullptr ? column_number("cpu_ns_per_request", *report, *result) : std::nullopt});
+  }
+  if (cases.empty()) return {};
+  std::string out =
+      "\n### By area\n\n"
+      "Each sample goes to one area by its call chain (tools/profile): the network stack when any frame is TCP/IP, "
+      "the socket layer, the loopback device, the receive softirq or a socket's wake-up of its waiter (whichever "
+      "interface started the work; a readiness check such as tcp_poll is the interface's, not the stack's), else "
+      "io_uring when a frame is io_uring's, else epoll, else system call entry and exit, else the rest of the kernel; "
+      "user space is every sample taken there. Per request: the area's share of the case's samples x its CPU/req "
+      "(with --client-threads the measuring thread's shares stand for all the client threads' CPU).\n\n";
+  out += "| Area |";
+  for (const ProfiledCase& c : cases) out += fmt::format(" {} |", c.profile->case_name);
+  out += "\n|---|";
+  for (std::size_t i = 0; i < cases.size(); ++i) out += "---:|";
+  out += "\n";
+  for (const ProfileArea& area : kProfileAreas) {
+    out += fmt::format("| {} |", area.name);
+    for (const ProfiledCase& c : cases) {
+      const double share = area_share(*c.profile, area.key);
+      out += c.cpu_per_request ? fmt::format(" {} ({}) |", microseconds(share * *c.cpu_per_request), percent(share))
+                               : fmt::format(" {} |", percent(share));
+    }
+    out += "\n";
+  }
+  out += "| CPU/req |";
+  for (const ProfiledCase& c : cases) {
+    out += fmt::format(" {} |", c.cpu_per_request ? microseconds(*c.cpu_per_request) : "n/a");
+  }
+  out += "\n| Syscalls/req |";
+  for (const ProfiledCase& c : cases) {
+    const std::optional<double> calls =
+        c.result != nullptr ? column_number("syscalls_per_request", *report, *c.result) : std::nullopt;
+    out += fmt::format(" {} |", calls ? format_number(*calls, 2) : "n/a");
+  }
+  out += "\n";
+
+  std::string pairs;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    for (std::size_t j = i + 1; j < cases.size(); ++j) {
+      const ProfiledCase& a = cases[i];
+      const ProfiledCase& b = cases[j];
+      if (!a.cpu_per_request || !b.cpu_per_request || *b.cpu_per_request <= 0) continue;
+      const CaseResult& ra = *a.result;
+      const CaseResult& rb = *b.result;
+      if (ra.payload != rb.payload || ra.size != rb.size || ra.inflight != rb.inflight ||
+          ra.client_threads != rb.client_threads) {
+        continue;
+      }
+      const double cpu_a = *a.cpu_per_request;
+      const double cpu_b = *b.cpu_per_request;
+      const double net_a = area_share(*a.profile, "network") * cpu_a;
+      const double net_b = area_share(*b.profile, "network") * cpu_b;
+      const double user_a = area_share(*a.profile, "user") * cpu_a;
+      const double user_b = area_share(*b.profile, "user") * cpu_b;
+      const double rest_a = cpu_a - net_a - user_a;
+      const double rest_b = cpu_b - net_b - user_b;
+      pairs += fmt::format(
+          "- {a} against {b}: CPU/req {} against {} ({}x). The network stack is {} against {} of it ({} and {} "
+          "of each); the other kernel areas together (the interface's machinery, system call entry and exit, "
+          "faults and timers) {} against {}; user space {} against {}. Doing nothing but its network work, {a} "
+          "would still spend {} per request, {}x {b}'s CPU/req, and {b} {}, {}x {a}'s: the lowest ratios a change "
+          "of interface alone reaches while the stack's work per request stays as it is.\n",
+          microseconds(cpu_a), microseconds(cpu_b), format_number(cpu_a / cpu_b, 2), microseconds(net_a),
+          microseconds(net_b), percent(net_a / cpu_a), percent(net_b / cpu_b), microseconds(rest_a),
+          microseconds(rest_b), microseconds(user_a), microseconds(user_b), microseconds(net_a),
+          format_number(net_a / cpu_b, 2), microseconds(net_b), format_number(cpu_a > 0 ? net_b / cpu_a : 0, 2),
+          fmt::arg("a", ra.strategy), fmt::arg("b", rb.strategy));
+    }
+  }
+  if (!pairs.empty()) out += "\nWhat the areas say:\n\n" + pairs;
+  return out;
+}
+
 }  // namespace
 
 Result<ProfileSummary> parse_profile_summary(std::string_view text) {
@@ -113,6 +228,26 @@ Result<ProfileSummary> parse_profile_summary(std::string_view text) {
       std::string dso = read.string(symbol, "dso", at);
       profile.symbols.push_back({std::move(name), std::move(dso), read.share(symbol, "share", at)});
     }
+    // Optional: tools/profile's files from before it decided areas have none.
+    if (c.is_object() && c.contains("areas")) {
+      const json& areas = read.array(c, "areas", where);
+      for (std::size_t a = 0; a < areas.size(); ++a) {
+        const std::string at = fmt::format("{}.areas[{}]", where, a);
+        std::string area = read.string(areas[a], "area", at);
+        const double share = read.share(areas[a], "share", at);
+        if (read.error()) break;
+        constexpr std::size_t kAreas = std::size(kProfileAreas);
+        if (a >= kAreas || area != kProfileAreas[a].key) {
+          const std::string_view expected = a < kAreas ? kProfileAreas[a].key : std::string_view("no more areas");
+          return fail(fmt::format("{}.area: \"{}\", expected \"{}\"", at, area, expected));
+        }
+        profile.areas.push_back({std::move(area), "", share});
+      }
+      if (!read.error() && profile.areas.size() != std::size(kProfileAreas)) {
+        return fail(
+            fmt::format("{}.areas: {} areas, expected {}", where, profile.areas.size(), std::size(kProfileAreas)));
+      }
+    }
     summary.cases.push_back(std::move(profile));
   }
   if (read.error()) return fail(*read.error());
@@ -132,7 +267,7 @@ Result<std::optional<ProfileSummary>> read_profile_summary(const std::filesystem
   return std::optional<ProfileSummary>(std::move(*summary));
 }
 
-std::string render_profile_section(const ProfileSummary& profile) {
+std::string render_profile_section(const ProfileSummary& profile, const Report* report) {
   std::string out = fmt::format(
       "A sample profile ({} events, recorded by `perf record` under tools/profile) of the client's measuring thread "
       "only, while the ops of each case's measured iterations ran (the timed segments; not the verified ops between "
@@ -153,6 +288,7 @@ std::string render_profile_section(const ProfileSummary& profile) {
         "are in no case.\n",
         profile.samples_outside_spans);
   }
+  out += render_areas(profile, report);
   for (const CaseProfile& c : profile.cases) {
     out += fmt::format("\n### {}\n\n", c.case_name);
     out += fmt::format("{} samples of {}; kernel {}, user {}.\n\n", c.samples, profile.event, percent(c.kernel),

@@ -96,7 +96,7 @@ std::string render_results_page(const Report& report, std::string_view page_comm
   out += "\n## Every column\n\n";
   out += render_table(report);
   append_section(out, "\n## Request phases (median per op)\n\n", render_phase_table(report));
-  if (profile != nullptr) append_section(out, "\n## Where the CPU goes\n\n", render_profile_section(*profile));
+  if (profile != nullptr) append_section(out, "\n## Where the CPU goes\n\n", render_profile_section(*profile, &report));
   out += "\nThe columns: docs/measuring.md.\n";
   return out;
 }

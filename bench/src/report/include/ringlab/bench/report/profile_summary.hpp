@@ -8,9 +8,14 @@
 //   {"format": "ringlab profile summary 1", "event": "cpu-clock", "samples_outside_spans": 0,
 //    "cases": [{"case": "epoll weather 10 x64", "spans": 30, "samples": 1234, "kernel": 0.61, "user": 0.39,
 //               "dsos": [{"dso": "kernel", "share": 0.61}, ...],
-//               "symbols": [{"symbol": "tcp_sendmsg", "dso": "kernel", "share": 0.05}, ...]}]}
+//               "symbols": [{"symbol": "tcp_sendmsg", "dso": "kernel", "share": 0.05}, ...],
+//               "areas": [{"area": "network", "share": 0.52}, ...]}]}
 // Shares are fractions of the case's samples, 0..1. A DSO is a file's name without its folder
-// ("kernel" for the kernel), so no machine path reaches the page.
+// ("kernel" for the kernel), so no machine path reaches the page. "areas" (absent in the files of
+// tools/profile before it decided them; then the page shows no areas) gives every sample to one of
+// kProfileAreas by its call chain: the network stack wherever a frame is, else io_uring's or
+// epoll's machinery, else system call entry and exit, else the rest of the kernel, or user space
+// (tools/profile's AREAS says the rules).
 //
 // Errors: values naming the file and what is wrong ("RUN/profile.json: cases[1].samples: not a
 // number"); a folder without profile.json is no error (read_profile_summary gives nullopt). Plain
@@ -23,6 +28,7 @@
 #include <vector>
 
 #include "ringlab/bench/core/error.hpp"
+#include "ringlab/bench/core/results.hpp"
 
 namespace ringlab::bench {
 
@@ -40,6 +46,21 @@ struct CaseProfile {
   double user = 0;    // and in user space
   std::vector<ProfileShare> dsos;     // most samples first
   std::vector<ProfileShare> symbols;  // the top symbols, most samples first
+  std::vector<ProfileShare> areas;    // kProfileAreas' keys in that order; empty when the file has none
+};
+
+// The areas of a profile, in the file's order: the key profile.json writes and the page's name of it.
+struct ProfileArea {
+  std::string_view key;
+  std::string_view name;
+};
+inline constexpr ProfileArea kProfileAreas[] = {
+    {"network", "Network stack (TCP/IP, sockets, loopback, wake-ups)"},
+    {"io_uring", "io_uring (submission, completion, waits)"},
+    {"epoll", "epoll (waits, readiness checks)"},
+    {"syscall", "System call entry and exit"},
+    {"kernel", "Rest of the kernel (faults, timers, scheduler)"},
+    {"user", "User space"},
 };
 
 struct ProfileSummary {
@@ -60,6 +81,11 @@ inline constexpr std::string_view kProfileSummaryFormat = "ringlab profile summa
 
 // The results page's section: per case the kernel and user shares, the DSOs and the top symbols, with
 // the event, the sample count and what the profile covers (the client's measuring thread only).
-[[nodiscard]] std::string render_profile_section(const ProfileSummary& profile);
+// With `report` (the run's; nullptr: shares only) and areas in the file, a table of the areas per
+// request (an area's share x the case's CPU/req, the report case of the same name) and, for every two
+// profiled cases of the same payload, size, in-flight and threads, what the areas say of their
+// difference: how much of each one's CPU/req the network stack is, and the ratio of CPU/req that
+// would be left if one did nothing but its network work.
+[[nodiscard]] std::string render_profile_section(const ProfileSummary& profile, const Report* report = nullptr);
 
 }  // namespace ringlab::bench
