@@ -112,7 +112,7 @@ TEST_CASE("a profile's areas are shown per request and say how low a change of i
         std::string::npos);
   CHECK(section.find("| CPU/req | 6.80 μs | 6.60 μs |") != std::string::npos);
   CHECK(section.find("| Syscalls/req | 0.09 | 2.10 |") != std::string::npos);
-  CHECK(section.find("- views against epoll: CPU/req 6.80 μs against 6.60 μs (1.03x). The network stack is 5.10 μs "
+  CHECK(section.find("- views weather 10 x64 against epoll weather 10 x64: CPU/req 6.80 μs against 6.60 μs (1.03x). The network stack is 5.10 μs "
                      "against 4.75 μs of it (75.0 % and 72.0 % of each)") != std::string::npos);
   CHECK(section.find("views would still spend 5.10 μs per request, 0.77x epoll's CPU/req, and epoll 4.75 μs, 0.70x "
                      "views's") != std::string::npos);

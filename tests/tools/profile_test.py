@@ -150,7 +150,7 @@ class ProfileTest(unittest.TestCase):
         for heading in ("## Where the CPU goes", "### By area", "### views weather 10\n", "### epoll weather 10\n"):
             self.assertIn(heading, page)
         self.assertRegex(page, r"(?m)^\| Area \| views weather 10 \| epoll weather 10 \|$")
-        self.assertRegex(page, r"(?m)^- views against epoll: CPU/req [0-9.]+ μs against [0-9.]+ μs")
+        self.assertRegex(page, r"(?m)^- views weather 10 against epoll weather 10: CPU/req [0-9.]+ μs against [0-9.]+ μs")
 
     def test_a_profile_without_filter_or_with_its_own_perf_control_is_refused(self):
         rows = [

@@ -176,12 +176,13 @@ std::string render_areas(const ProfileSummary& profile, const Report* report) {
       const double rest_a = cpu_a - net_a - user_a;
       const double rest_b = cpu_b - net_b - user_b;
       pairs += fmt::format(
-          "- {a} against {b}: CPU/req {} against {} ({}x). The network stack is {} against {} of it ({} and {} "
+          "- {} against {}: CPU/req {} against {} ({}x). The network stack is {} against {} of it ({} and {} "
           "of each); the other kernel areas together (the interface's machinery, system call entry and exit, "
           "faults and timers) {} against {}; user space {} against {}. Doing nothing but its network work, {a} "
           "would still spend {} per request, {}x {b}'s CPU/req, and {b} {}, {}x {a}'s: the lowest ratios a change "
           "of interface alone reaches while the stack's work per request stays as it is.\n",
-          microseconds(cpu_a), microseconds(cpu_b), format_number(cpu_a / cpu_b, 2), microseconds(net_a),
+          a.profile->case_name, b.profile->case_name, microseconds(cpu_a), microseconds(cpu_b),
+          format_number(cpu_a / cpu_b, 2), microseconds(net_a),
           microseconds(net_b), percent(net_a / cpu_a), percent(net_b / cpu_b), microseconds(rest_a),
           microseconds(rest_b), microseconds(user_a), microseconds(user_b), microseconds(net_a),
           format_number(net_a / cpu_b, 2), microseconds(net_b), format_number(cpu_a > 0 ? net_b / cpu_a : 0, 2),
