@@ -309,6 +309,7 @@ TEST_CASE("bench compare refuses bad arguments and unreadable files with status 
       {{good, good, "--fail-over", "ten"}, "'ten': expected a percentage"},
       {{good, good, "--fail-over=-5"}, "'-5': expected a percentage"},
       {{good, good, "--alpha", "1.5"}, "'1.5': expected a number in (0, 1)"},
+      {{good, good, "--ratio-tolerance", "-1"}, "'-1': expected a percentage"},
       {{good, good, "--verbose"}, "not expected: --verbose"},
       {{good, (dir.path / "missing.json").string()}, "NEW:"},
       {{broken, good}, "OLD:"},
@@ -323,6 +324,7 @@ TEST_CASE("bench compare refuses bad arguments and unreadable files with status 
   CHECK(help.status == 0);
   CHECK(contains(help.out, "Usage: bench compare [OPTIONS] files"));
   CHECK(contains(help.out, "--fail-over PCT"));
+  CHECK(contains(help.out, "--ratio-tolerance PCT"));
 }
 
 TEST_CASE("runs made with other in-flight counts are not comparable") {
@@ -405,4 +407,98 @@ TEST_CASE("a different CPU model or placement is a different machine") {
   std::vector<std::string> keys;
   for (const Difference& d : comparability_differences(pair.old_report, pair.new_report)) keys.push_back(d.key);
   CHECK(keys == std::vector<std::string>{"config.allocators", "environment.cpu", "environment.client_cpu"});
+}
+
+TEST_CASE("two builds in two folders ran the same allocator; another allocator or version is another run") {
+  Pair pair;
+  pair.old_report.environment.allocator =
+      "glibc 2.36 (/lib/x86_64-linux-gnu/libc.so.6), called through /home/a/before/build/bench";
+  pair.new_report.environment.allocator =
+      "glibc 2.36 (/usr/lib/x86_64-linux-gnu/libc.so.6), called through /srv/after/build/bench";
+  CHECK(comparability_differences(pair.old_report, pair.new_report).empty());
+
+  pair.new_report.environment.allocator = "glibc 2.37 (/lib/x86_64-linux-gnu/libc.so.6), called through /srv/b/bench";
+  auto differences = comparability_differences(pair.old_report, pair.new_report);
+  REQUIRE(differences.size() == 1);
+  CHECK(differences[0].key == "environment.allocator");
+  CHECK(differences[0].old_value == "glibc 2.36 (libc.so.6), called through bench");
+  CHECK(differences[0].new_value == "glibc 2.37 (libc.so.6), called through bench");
+
+  // Another interposer is another run, wherever it lies; so is one job's allocator among several.
+  pair.new_report.environment.allocator =
+      "glibc 2.36 (/lib/libc.so.6), called through /x/bench, called through /x/libheap.so";
+  CHECK(comparability_differences(pair.old_report, pair.new_report).size() == 1);
+  pair.old_report.environment.allocator =
+      "one per job: system = glibc 2.36 (/lib/libc.so.6); mimalloc = mimalloc 2.0.9 (/a/libmimalloc.so.2)";
+  pair.new_report.environment.allocator =
+      "one per job: system = glibc 2.36 (/lib/libc.so.6); mimalloc = mimalloc 2.1.2 (/b/libmimalloc.so.2)";
+  CHECK(comparability_differences(pair.old_report, pair.new_report).size() == 1);
+}
+
+TEST_CASE("a run of several in-flight counts pairs each count with its own, and says so") {
+  Report old_report;
+  Report new_report;
+  for (std::size_t n : {1u, 64u}) {
+    CaseResult c = make_case("views", 10, "system", samples(n == 1 ? 30000 : 400000, static_cast<unsigned>(n)));
+    c.inflight = n;
+    old_report.cases.push_back(c);
+    c.samples_ns = samples(n == 1 ? 30000 : 520000, static_cast<unsigned>(n) + 7);  // x64 is 30 % slower
+    c.stats.mean = mean(c.samples_ns);
+    new_report.cases.push_back(c);
+  }
+  const auto comparisons = compare_reports(old_report, new_report);
+  REQUIRE(comparisons.size() == 2);
+  CHECK(comparisons[0].inflight == 1);
+  CHECK(comparisons[0].verdict == Verdict::same);
+  CHECK(comparisons[1].inflight == 64);
+  CHECK(comparisons[1].verdict == Verdict::slower);
+  const std::string table = format_comparison(comparisons, {});
+  INFO(table);
+  CHECK(contains(table, "| In flight |"));
+  CHECK_FALSE(contains(table, "| Threads |"));
+  const auto failed = regressions(comparisons, 10);
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].inflight == 64);
+}
+
+TEST_CASE("ratios against each run's baseline: shown from both runs, counted within the tolerance") {
+  // The whole machine is 20 % slower in NEW; views' ratio moved 1 %, presized's 5 %.
+  Report old_report;
+  Report new_report;
+  const struct {
+    const char* strategy;
+    double mean;
+    double old_ratio;
+    double new_ratio;
+  } rows[] = {{"string_copy", 100000, 1.0, 1.0}, {"views", 80000, 0.80, 0.808}, {"presized", 90000, 0.90, 0.945}};
+  unsigned seed = 1;
+  for (const auto& row : rows) {
+    CaseResult c = make_case(row.strategy, 1000, "system", samples(row.mean, seed++));
+    c.stats.ratio = row.old_ratio;
+    old_report.cases.push_back(c);
+    c = make_case(row.strategy, 1000, "system", samples(row.mean * 1.2, seed++));
+    c.stats.ratio = row.new_ratio;
+    new_report.cases.push_back(c);
+  }
+  const auto comparisons = compare_reports(old_report, new_report);
+  REQUIRE(comparisons.size() == 3);
+  CHECK(comparisons[1].old_ratio == doctest::Approx(0.80));
+  CHECK(comparisons[1].new_ratio == doctest::Approx(0.808));
+  CHECK(comparisons[1].verdict == Verdict::slower);  // the means moved with the machine
+
+  CompareOptions options;
+  const std::string table = format_comparison(comparisons, options);
+  INFO(table);
+  CHECK(contains(table, "| Ratio Old | Ratio New | Ratio New/Old |"));
+  CHECK(contains(table, "|     0.800 |     0.808 |         1.010 |"));
+  // The baseline's own ratio (1 in both) is not counted.
+  CHECK(contains(table, "1 of 2 moved by at most 3 %; the largest move: presized GET/weather/1000/system 1.050."));
+  options.ratio_tolerance = 5.5;
+  CHECK(contains(format_comparison(comparisons, options), "2 of 2 moved by at most 5.5 %"));
+
+  // Without ratios in one run: no ratio columns and no count.
+  for (CaseResult& c : new_report.cases) c.stats.ratio.reset();
+  const std::string plain = format_comparison(compare_reports(old_report, new_report), {});
+  CHECK_FALSE(contains(plain, "Ratio Old"));
+  CHECK_FALSE(contains(plain, "moved by at most"));
 }

@@ -16,10 +16,12 @@ namespace ringlab::bench {
 namespace {
 
 constexpr std::string_view kDescription =
-    "Compares two report.json files: pairs their cases by strategy, method, payload, size and allocator\n"
-    "and prints both means, NEW/OLD and Welch's t-test on the kept samples. Reports whose settings\n"
-    "(iteration time, sizes, allocators, CPU placement, interleave) or machines (CPU model, kernel)\n"
-    "differ are refused with exit status 2.";
+    "Compares two report.json files: pairs their cases by strategy, method, payload, size, allocator,\n"
+    "in-flight count and client threads, and prints both means, NEW/OLD and Welch's t-test on the kept\n"
+    "samples; where both runs have ratios, each case's Ratio in both (against its own run's baseline, so\n"
+    "a drift of the machine between the runs cancels) and how many moved by more than --ratio-tolerance.\n"
+    "Reports whose settings (iteration time, sizes, in flight, client threads, allocators, CPU placement,\n"
+    "interleave) or machines (CPU model, kernel, allocator) differ are refused with exit status 2.";
 
 // A finite number written whole ("5", "0.5"); nullopt otherwise.
 std::optional<double> parse_number(std::string_view text) {
@@ -52,6 +54,15 @@ void add_compare_arguments(CLI::App& app, CompareCommand& into) {
             return number && *number > 0 && *number < 1 ? std::string() : "'" + text + "': expected a number in (0, 1)";
           },
           "A in (0, 1)"));
+  app.add_option("--ratio-tolerance", into.options.ratio_tolerance,
+                 "a Ratio that moved by at most PCT % between the runs counts as unchanged (default 3)")
+      ->type_name("PCT")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const auto number = parse_number(text);
+            return number && *number >= 0 ? std::string() : "'" + text + "': expected a percentage >= 0";
+          },
+          "PCT >= 0"));
   app.add_flag("--force", into.force, "compare anyway, listing the differences above the comparison");
 }
 

@@ -17,9 +17,26 @@ namespace ringlab::bench {
 
 namespace {
 
-using Key = std::tuple<std::string, std::string, std::string, std::size_t, std::string>;
+using Key = std::tuple<std::string, std::string, std::string, std::size_t, std::string, std::size_t, std::size_t>;
 
-Key key_of(const CaseResult& c) { return {c.strategy, c.method, c.payload, c.size, c.allocator}; }
+Key key_of(const CaseResult& c) {
+  return {c.strategy, c.method, c.payload, c.size, c.allocator, std::max<std::size_t>(c.inflight, 1),
+          std::max<std::size_t>(c.client_threads, 1)};
+}
+
+// NEW's Ratio over OLD's: how far the case moved against its run's baseline.
+std::optional<double> ratio_change(const CaseComparison& c) {
+  if (!c.old_ratio || !c.new_ratio || !(*c.old_ratio > 0)) return std::nullopt;
+  return *c.new_ratio / *c.old_ratio;
+}
+
+// "presized GET/weather/1000/system" and " x64", " t2" when the case ran so: how lines name a case.
+std::string case_text(const CaseComparison& c) {
+  std::string text = fmt::format("{} {}/{}/{}/{}", c.strategy, c.method, c.payload, c.size, c.allocator);
+  if (c.inflight > 1) text += fmt::format(" x{}", c.inflight);
+  if (c.client_threads > 1) text += fmt::format(" t{}", c.client_threads);
+  return text;
+}
 
 // The samples the statistics kept, i.e. without the outliers the run removed.
 std::vector<double> kept_samples(const CaseResult& c) { return without(c.samples_ns, c.outliers); }
@@ -50,6 +67,28 @@ std::string text_of(const std::vector<T>& values) {
   return out.empty() ? "(none)" : out;
 }
 
+// An allocator's description with every path cut to its file name: "glibc 2.36 (libc.so.6), called
+// through bench". The folders say where a checkout was built, not what was measured: two builds of
+// two commits in two folders of one machine ran the same allocator.
+std::string without_folders(std::string_view description) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < description.size()) {
+    const bool path_starts =
+        description[i] == '/' && (i == 0 || description[i - 1] == ' ' || description[i - 1] == '(');
+    if (!path_starts) {
+      out += description[i++];
+      continue;
+    }
+    std::size_t end = description.find_first_of(" ),;", i);
+    if (end == std::string_view::npos) end = description.size();
+    const std::string_view path = description.substr(i, end - i);
+    out += path.substr(path.rfind('/') + 1);
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Difference> comparability_differences(const Report& old_report, const Report& new_report) {
@@ -64,7 +103,9 @@ std::vector<Difference> comparability_differences(const Report& old_report, cons
   check(#part "." #member, [](const Report& report) -> const auto& { return report.part.member; })
   RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, config, iteration_time_ms, sizes, connection, server_mode,
                           inflight, client, client_threads, allocators, interleave, cpu, server_cpu);
-  RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, environment, cpu, kernel, allocator, client_cpu, server_cpu);
+  RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, environment, cpu, kernel);
+  check("environment.allocator", [](const Report& report) { return without_folders(report.environment.allocator); });
+  RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, environment, client_cpu, server_cpu);
 #undef RINGLAB_COMPARABILITY_KEY
   return out;
 }
@@ -118,6 +159,8 @@ std::vector<CaseComparison> compare_reports(const Report& old_report, const Repo
     cmp.payload = c.payload;
     cmp.size = c.size;
     cmp.allocator = c.allocator;
+    cmp.inflight = std::max<std::size_t>(c.inflight, 1);
+    cmp.client_threads = std::max<std::size_t>(c.client_threads, 1);
     return cmp;
   };
 
@@ -149,6 +192,8 @@ std::vector<CaseComparison> compare_reports(const Report& old_report, const Repo
                  (new_case.reason.empty() ? "" : ": " + new_case.reason);
     } else {
       if (cmp.old_mean && cmp.new_mean && *cmp.old_mean > 0) cmp.ratio = *cmp.new_mean / *cmp.old_mean;
+      cmp.old_ratio = old_case.stats.ratio;
+      cmp.new_ratio = new_case.stats.ratio;
       cmp.test = welch_test(new_kept, old_kept);
       if (!cmp.test) {
         cmp.verdict = Verdict::not_comparable;
@@ -194,32 +239,70 @@ std::string format_comparison(std::span<const CaseComparison> comparisons, const
   std::vector<double> scaled;
   for (double m : means) scaled.push_back(m / unit.scale);
   const int decimals = scaled.empty() ? 1 : decimals_for(scaled);
+  const auto any = [&comparisons](auto predicate) {
+    return std::any_of(comparisons.begin(), comparisons.end(), predicate);
+  };
+  const bool inflight = any([](const CaseComparison& c) { return c.inflight > 1; });
+  const bool threads = any([](const CaseComparison& c) { return c.client_threads > 1; });
+  const bool ratios = any([](const CaseComparison& c) { return c.old_ratio && c.new_ratio; });
 
-  std::vector<TableColumn> columns{{"Strategy", false, {}},
-                                   {"Method", false, {}},
-                                   {"Payload", false, {}},
-                                   {"Size", true, {}},
-                                   {"Allocator", false, {}},
-                                   {fmt::format("Old [{}]", unit.name), true, {}},
-                                   {fmt::format("New [{}]", unit.name), true, {}},
-                                   {"New/Old", true, {}},
-                                   {"p", true, {}},
-                                   {"Verdict", false, {}}};
+  const auto ratio_text = [](const std::optional<double>& r) { return r ? format_number(*r, 3) : std::string("-"); };
+  std::vector<TableColumn> columns{{"Strategy", false, {}}, {"Method", false, {}}, {"Payload", false, {}},
+                                   {"Size", true, {}}};
+  if (inflight) columns.push_back({"In flight", true, {}});
+  if (threads) columns.push_back({"Threads", true, {}});
+  columns.push_back({"Allocator", false, {}});
+  columns.push_back({fmt::format("Old [{}]", unit.name), true, {}});
+  columns.push_back({fmt::format("New [{}]", unit.name), true, {}});
+  columns.push_back({"New/Old", true, {}});
+  columns.push_back({"p", true, {}});
+  columns.push_back({"Verdict", false, {}});
+  if (ratios) {
+    columns.push_back({"Ratio Old", true, {}});
+    columns.push_back({"Ratio New", true, {}});
+    columns.push_back({"Ratio New/Old", true, {}});
+  }
   const auto number = [&](const std::optional<double>& v) {
     return v ? format_number(*v / unit.scale, decimals) : std::string("-");
   };
+  std::size_t ratios_compared = 0;
+  std::size_t ratios_within = 0;
+  const CaseComparison* largest = nullptr;
   for (const auto& c : comparisons) {
-    const std::string cells[] = {c.strategy, c.method, c.payload, std::to_string(c.size),
-                                 c.allocator.empty() ? "-" : c.allocator, number(c.old_mean), number(c.new_mean),
-                                 c.ratio ? format_number(*c.ratio, 3) : "-",
-                                 c.test ? fmt::format("{:.2g}", c.test->p) : "-", std::string(verdict_name(c.verdict))};
+    std::vector<std::string> cells{c.strategy, c.method, c.payload, std::to_string(c.size)};
+    if (inflight) cells.push_back(std::to_string(c.inflight));
+    if (threads) cells.push_back(std::to_string(c.client_threads));
+    cells.push_back(c.allocator.empty() ? "-" : c.allocator);
+    cells.push_back(number(c.old_mean));
+    cells.push_back(number(c.new_mean));
+    cells.push_back(c.ratio ? format_number(*c.ratio, 3) : "-");
+    cells.push_back(c.test ? fmt::format("{:.2g}", c.test->p) : "-");
+    cells.push_back(std::string(verdict_name(c.verdict)));
+    if (ratios) {
+      cells.push_back(ratio_text(c.old_ratio));
+      cells.push_back(ratio_text(c.new_ratio));
+      const std::optional<double> moved = ratio_change(c);
+      cells.push_back(ratio_text(moved));
+      if (moved && c.old_ratio != 1.0) {  // a baseline's own ratio is 1 in both
+        ++ratios_compared;
+        if (std::fabs(*moved - 1) * 100 <= options.ratio_tolerance) ++ratios_within;
+        if (largest == nullptr || std::fabs(*moved - 1) > std::fabs(*ratio_change(*largest) - 1)) largest = &c;
+      }
+    }
     for (std::size_t i = 0; i < columns.size(); ++i) columns[i].cells.push_back(cells[i]);
   }
   std::string out = render_table_columns(columns);
   out += fmt::format("\nWelch's two-sided t-test on the kept samples; significant when p < {:g} ({:g} % level).\n",
                      options.alpha, (1.0 - options.alpha) * 100.0);
+  if (ratios_compared > 0) {
+    out += fmt::format(
+        "Ratios against each run's own baseline (paired by round, so a drift of the whole machine between the runs "
+        "cancels): {} of {} moved by at most {:g} %; the largest move: {} {}.\n",
+        ratios_within, ratios_compared, options.ratio_tolerance, case_text(*largest),
+        format_number(*ratio_change(*largest), 3));
+  }
   for (const auto& c : comparisons) {
-    if (!c.note.empty()) out += fmt::format("{} {}/{}/{}/{}: {}\n", c.strategy, c.method, c.payload, c.size, c.allocator, c.note);
+    if (!c.note.empty()) out += fmt::format("{}: {}\n", case_text(c), c.note);
   }
   return out;
 }
@@ -274,7 +357,7 @@ int run_compare(const CompareCommand& command, std::ostream& out, std::ostream& 
   }
   out << fmt::format("\nRegression check (--fail-over {:g} %): {} case(s) failed:\n", *fail_over, failed.size());
   for (const auto& c : failed) {
-    out << fmt::format("  {} {}/{}/{}/{}: {}\n", c.strategy, c.method, c.payload, c.size, c.allocator,
+    out << fmt::format("  {}: {}\n", case_text(c),
                        c.verdict == Verdict::broken ? c.note
                                                     : fmt::format("{:.1f} % slower (p = {:.2g})", (*c.ratio - 1) * 100, c.test->p));
   }

@@ -1,9 +1,10 @@
 #pragma once
-// `bench compare OLD.json NEW.json [--fail-over PCT] [--alpha A]`: two runs side by side, case by
-// case, with a verdict on whether each difference is more than noise.
+// `bench compare OLD.json NEW.json [--fail-over PCT] [--alpha A] [--ratio-tolerance PCT]`: two runs
+// side by side, case by case, with a verdict on whether each difference is more than noise.
 //
-// Pairing: a case is identified by (strategy, method, payload, size, allocator). A case found in
-// only one file is listed as such, never dropped.
+// Pairing: a case is identified by (strategy, method, payload, size, allocator, in flight, client
+// threads): a run of --inflight 1,64 has two cases of each row. A case found in only one file is
+// listed as such, never dropped.
 //
 // Per case: both means (ns per op, over the samples the statistics kept, i.e. samples_ns without
 // the outliers), the ratio new / old, and Welch's two-sided t-test on those samples (unequal
@@ -12,11 +13,20 @@
 // assumes independent samples; iterations of a benchmark are only roughly that, so read p as a
 // noise filter, not as a probability of anything.
 //
+// Ratios: where both runs measured a baseline, each case's Ratio (against its own run's baseline,
+// paired by round) is shown from both runs with their quotient. A drift of the whole machine between
+// the two runs (30 % on a shared VM) moves the means but cancels in the ratios, so a change of code
+// shows there; the line under the table counts the ratios that moved less than --ratio-tolerance
+// (default 3 %) and names the largest move.
+//
 // Comparability: two runs whose settings or machines differ measure different things, and a
 // difference between them says nothing about the code. compare refuses them (exit status 2, naming
 // each key that differs) unless --force, which prints the differences above the comparison. The
-// keys: config.iteration_time_ms, sizes, allocators, interleave, cpu, server_cpu; environment.cpu
-// (the model), kernel, allocator, client_cpu and server_cpu (the placement the run really had).
+// keys: config.iteration_time_ms, sizes, connection, server_mode, inflight, client, client_threads,
+// allocators, interleave, cpu, server_cpu; environment.cpu (the model), kernel, allocator, client_cpu
+// and server_cpu (the placement the run really had). The allocator is compared without folders
+// ("glibc 2.36 (libc.so.6), called through bench"): two builds of two commits in two checkouts of one
+// machine ran the same allocator.
 //
 // Regression check: with --fail-over PCT the exit status is 1 when some case got slower by more
 // than PCT percent *and* the difference is significant (a large ratio that is not significant is
@@ -65,14 +75,19 @@ struct CaseComparison {
   std::string allocator;
   std::optional<double> old_mean;  // ns per op; absent when the case is absent or not ok there
   std::optional<double> new_mean;
+  std::size_t inflight = 1;        // requests in flight (--inflight)
+  std::size_t client_threads = 1;  // --client-threads
   std::optional<double> ratio;     // new / old
+  std::optional<double> old_ratio;  // the case's Ratio against OLD's baseline; absent without one
+  std::optional<double> new_ratio;  // and against NEW's
   std::optional<WelchTest> test;
   Verdict verdict = Verdict::not_comparable;
   std::string note;  // why it is not comparable / broken
 };
 
 struct CompareOptions {
-  double alpha = 0.001;  // significance level of the two-sided test
+  double alpha = 0.001;          // significance level of the two-sided test
+  double ratio_tolerance = 3.0;  // percent: a Ratio that moved less is counted unchanged (--ratio-tolerance)
 };
 
 struct Difference {
@@ -90,17 +105,19 @@ struct Difference {
 // The cases that fail a --fail-over check: significantly slower by more than `percent` %, or broken.
 [[nodiscard]] std::vector<CaseComparison> regressions(std::span<const CaseComparison> comparisons, double percent);
 
-// The comparison as a console table (time units chosen per column as in the main table), followed by
-// one line per note.
+// The comparison as a console table (time units chosen per column as in the main table; In flight and
+// Threads when a case has more than one, the Ratio columns when both runs have ratios), the count of
+// ratios within the tolerance, then one line per note.
 [[nodiscard]] std::string format_comparison(std::span<const CaseComparison> comparisons, const CompareOptions& options);
 
-// The subcommand's arguments: `bench compare OLD.json NEW.json [--fail-over PCT] [--alpha A] [--force]`,
+// The subcommand's arguments: `bench compare OLD.json NEW.json [--fail-over PCT] [--alpha A]
+// [--ratio-tolerance PCT] [--force]`,
 // parsed by the command line (app/cli.hpp's add_compare_arguments).
 struct CompareCommand {
   std::vector<std::string> files;   // OLD.json NEW.json
   std::optional<double> fail_over;  // --fail-over PCT
   bool force = false;
-  CompareOptions options;           // --alpha
+  CompareOptions options;           // --alpha, --ratio-tolerance
 };
 
 // Runs a parsed comparison. Prints the table to `out` and problems to `err`. Returns the process
