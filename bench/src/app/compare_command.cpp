@@ -31,6 +31,16 @@ std::optional<double> parse_number(std::string_view text) {
   return value;
 }
 
+// A percentage of at least 0 (--fail-over, --ratio-tolerance).
+CLI::Validator percentage() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto number = parse_number(text);
+        return number && *number >= 0 ? std::string() : "'" + text + "': expected a percentage >= 0";
+      },
+      "PCT >= 0");
+}
+
 }  // namespace
 
 void add_compare_arguments(CLI::App& app, CompareCommand& into) {
@@ -40,12 +50,7 @@ void add_compare_arguments(CLI::App& app, CompareCommand& into) {
          "--fail-over", [&into](const double& percent) { into.fail_over = percent; },
          "exit 1 if a case is significantly slower by more than PCT %, or broke")
       ->type_name("PCT")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            const auto number = parse_number(text);
-            return number && *number >= 0 ? std::string() : "'" + text + "': expected a percentage >= 0";
-          },
-          "PCT >= 0"));
+      ->check(percentage());
   app.add_option("--alpha", into.options.alpha, "significance level of the two-sided test (default 0.001, i.e. 99.9 %)")
       ->type_name("A")
       ->check(CLI::Validator(
@@ -57,12 +62,7 @@ void add_compare_arguments(CLI::App& app, CompareCommand& into) {
   app.add_option("--ratio-tolerance", into.options.ratio_tolerance,
                  "a Ratio that moved by at most PCT % between the runs counts as unchanged (default 3)")
       ->type_name("PCT")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            const auto number = parse_number(text);
-            return number && *number >= 0 ? std::string() : "'" + text + "': expected a percentage >= 0";
-          },
-          "PCT >= 0"));
+      ->check(percentage());
   app.add_flag("--force", into.force, "compare anyway, listing the differences above the comparison");
 }
 
