@@ -134,28 +134,10 @@ bool names_a_connection(const std::string& message) {
   return k >= '1' && k <= '4' && message.substr(kPrefix.size() + 1, 6) == " of 4:";
 }
 
-// Setup's round fails with the error `check` accepts; so does each of two rounds after it, and each
-// connects all four connections again.
-template <class Expect>
-void fails_every_round(const CaseConfig& config, Expect&& check) {
-  auto strategy = make_inflight("beast");
-  auto set = strategy->setup(config);
-  REQUIRE_FALSE(set);
-  check(set.error().message);
-  for (int round = 0; round < 2; ++round) {
-    const uint64_t opened = strategy->io_counters().connections_opened;
-    auto ran = strategy->run(nullptr, Check::verify);
-    REQUIRE_FALSE(ran);
-    check(ran.error().message);
-    CHECK(strategy->io_counters().connections_opened == opened + 4);
-  }
-  strategy->teardown();
-}
-
 TEST_CASE("a server that never answers: the deadline fails the round, naming a connection") {
   CannedServer server("", false, true);
   const auto started = std::chrono::steady_clock::now();
-  fails_every_round(bad_server_case(server.port()), [](const std::string& message) {
+  fails_every_round("beast", bad_server_case(server.port()), [](const std::string& message) {
     INFO(message);
     CHECK(names_a_connection(message));
     CHECK(message.find(": beast read head 127.0.0.1:") != std::string::npos);
@@ -170,7 +152,7 @@ TEST_CASE("a server that answers one connection only: one of the three others fa
   // kernel, then never read.
   CannedServer server(weather_response(3), false);
   const auto started = std::chrono::steady_clock::now();
-  fails_every_round(bad_server_case(server.port()), [](const std::string& message) {
+  fails_every_round("beast", bad_server_case(server.port()), [](const std::string& message) {
     INFO(message);
     CHECK(names_a_connection(message));
     CHECK(message.find("timeout") != std::string::npos);
@@ -187,7 +169,7 @@ TEST_CASE("a server that closes mid-response: an error naming the connection and
   CaseConfig config = bad_server_case(server.port());
   config.timeout = std::chrono::seconds(2);
   const auto started = std::chrono::steady_clock::now();
-  fails_every_round(config, [](const std::string& message) {
+  fails_every_round("beast", config, [](const std::string& message) {
     INFO(message);
     CHECK(names_a_connection(message));
     CHECK(message.find(": beast read body 127.0.0.1:") != std::string::npos);
@@ -201,7 +183,7 @@ TEST_CASE("a status other than 200 on a connection is an error naming it") {
   const std::string error = R"({"error":"boom"})";
   CannedServer server("HTTP/1.1 500 Internal Server Error\r\nContent-Length: " + std::to_string(error.size()) +
                       "\r\nConnection: close\r\n\r\n" + error);
-  fails_every_round(bad_server_case(server.port()), [](const std::string& message) {
+  fails_every_round("beast", bad_server_case(server.port()), [](const std::string& message) {
     INFO(message);
     CHECK(names_a_connection(message));
     CHECK(message.find(" of 4: status 500 for /weather?count=3") != std::string::npos);
@@ -209,35 +191,11 @@ TEST_CASE("a status other than 200 on a connection is an error naming it") {
 }
 
 TEST_CASE("responses with Connection: close: each closes its connection, and the next round connects it again") {
-  // The canned server answers each connection once, then closes it, one connection after another.
-  CannedServer server(weather_response(3, "Connection: close\r\n"));
-  CaseConfig config = bad_server_case(server.port());
-  config.timeout = std::chrono::seconds(5);
-  auto strategy = make_inflight("beast");
-  auto set = strategy->setup(config);
-  REQUIRE_MESSAGE(set.has_value(), (set ? "" : set.error().message));
-  for (int round = 0; round < 2; ++round) {
-    const uint64_t opened = strategy->io_counters().connections_opened;
-    auto ran = strategy->run(nullptr, Check::verify);
-    REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-    CHECK(ran->checksum == ringlab::testing::generated_checksum(Payload::weather, 3));
-    CHECK(strategy->io_counters().connections_opened == opened + 4);
-  }
-  strategy->teardown();
-  CHECK(server.requests() == 12);  // setup's round and two more, four requests each
+  reopens_after_each_close("beast");
 }
 
 TEST_CASE("refused: no request in flight, and run() before setup()") {
-  auto strategy = make_inflight("beast");
-  auto early = strategy->run(nullptr, Check::consume);
-  REQUIRE_FALSE(early);
-  CHECK(early.error().message.find("setup") != std::string::npos);
-  CaseConfig config;
-  config.port = 1;
-  config.inflight = 0;
-  auto set = strategy->setup(config);
-  REQUIRE_FALSE(set);
-  CHECK(set.error().message.find("inflight is 0") != std::string::npos);
+  refuses_early_run_and_no_request_in_flight("beast");
 }
 
 }  // namespace

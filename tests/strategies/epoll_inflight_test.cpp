@@ -106,28 +106,10 @@ TEST_CASE("a timed round stamps its phases in order; connected only when the rou
   strategy->teardown();
 }
 
-// Setup's round fails with the error `check` accepts; so does each of two rounds after it, and each opens
-// all four connections again.
-template <class Expect>
-void fails_every_round(uint16_t port, Expect&& check) {
-  auto strategy = make_inflight("epoll");
-  auto set = strategy->setup(bad_server_case(port));
-  REQUIRE_FALSE(set);
-  check(set.error().message);
-  for (int round = 0; round < 2; ++round) {
-    const uint64_t opened = strategy->io_counters().connections_opened;
-    auto ran = strategy->run(nullptr, Check::verify);
-    REQUIRE_FALSE(ran);
-    check(ran.error().message);
-    CHECK(strategy->io_counters().connections_opened == opened + 4);
-  }
-  strategy->teardown();
-}
-
 TEST_CASE("a server that never answers: the deadline fails the round, naming how many responses are missing") {
   CannedServer server("", false, true);
   const auto started = std::chrono::steady_clock::now();
-  fails_every_round(server.port(), [](const std::string& message) {
+  fails_every_round("epoll", bad_server_case(server.port()), [](const std::string& message) {
     INFO(message);
     CHECK(message.starts_with("epoll weather 3 x4: "));
     CHECK(message.find("4 of 4 responses missing") != std::string::npos);
@@ -141,7 +123,7 @@ TEST_CASE("a server that answers one connection only: the other three responses 
   // The canned server serves one connection at a time and keeps it: the three others are accepted by the
   // kernel, then never read.
   CannedServer server(weather_response(3), false);
-  fails_every_round(server.port(), [](const std::string& message) {
+  fails_every_round("epoll", bad_server_case(server.port()), [](const std::string& message) {
     INFO(message);
     CHECK(message.starts_with("epoll weather 3 x4: 3 of 4 responses missing"));
     CHECK(says_timeout(message));
@@ -153,7 +135,7 @@ TEST_CASE("a server that closes mid-response: an error naming the connection and
   const std::string cut = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
                           body.substr(0, body.size() / 2);
   CannedServer server(cut);
-  fails_every_round(server.port(), [](const std::string& message) {
+  fails_every_round("epoll", bad_server_case(server.port()), [](const std::string& message) {
     INFO(message);
     CHECK(message.starts_with("epoll weather 3 x4: connection "));
     CHECK(message.find(" of 4: truncated ") != std::string::npos);
@@ -164,7 +146,7 @@ TEST_CASE("a status other than 200 on a connection is an error naming it") {
   const std::string error = R"({"error":"boom"})";
   CannedServer server("HTTP/1.1 500 Internal Server Error\r\nContent-Length: " + std::to_string(error.size()) +
                       "\r\nConnection: close\r\n\r\n" + error);
-  fails_every_round(server.port(), [](const std::string& message) {
+  fails_every_round("epoll", bad_server_case(server.port()), [](const std::string& message) {
     INFO(message);
     CHECK(message.starts_with("epoll weather 3 x4: connection "));
     CHECK(message.find(" of 4: status 500 from 127.0.0.1:") != std::string::npos);
@@ -172,35 +154,11 @@ TEST_CASE("a status other than 200 on a connection is an error naming it") {
 }
 
 TEST_CASE("responses with Connection: close: each closes its connection, and the next round opens it again") {
-  // The canned server answers each connection once, then closes it, one connection after another.
-  CannedServer server(weather_response(3, "Connection: close\r\n"));
-  CaseConfig config = bad_server_case(server.port());
-  config.timeout = std::chrono::seconds(5);
-  auto strategy = make_inflight("epoll");
-  auto set = strategy->setup(config);
-  REQUIRE_MESSAGE(set.has_value(), (set ? "" : set.error().message));
-  for (int round = 0; round < 2; ++round) {
-    const uint64_t opened = strategy->io_counters().connections_opened;
-    auto ran = strategy->run(nullptr, Check::verify);
-    REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-    CHECK(ran->checksum == ringlab::testing::generated_checksum(Payload::weather, 3));
-    CHECK(strategy->io_counters().connections_opened == opened + 4);
-  }
-  strategy->teardown();
-  CHECK(server.requests() == 12);  // setup's round and two more, four requests each
+  reopens_after_each_close("epoll");
 }
 
 TEST_CASE("refused: no request in flight, and run() before setup()") {
-  auto strategy = make_inflight("epoll");
-  auto early = strategy->run(nullptr, Check::consume);
-  REQUIRE_FALSE(early);
-  CHECK(early.error().message.find("setup") != std::string::npos);
-  CaseConfig config;
-  config.port = 1;
-  config.inflight = 0;
-  auto set = strategy->setup(config);
-  REQUIRE_FALSE(set);
-  CHECK(set.error().message.find("inflight is 0") != std::string::npos);
+  refuses_early_run_and_no_request_in_flight("epoll");
 }
 
 }  // namespace

@@ -129,27 +129,12 @@ TEST_CASE("a timed round stamps its phases in order") {
   }
 }
 
-// Setup's round fails with the error `check` accepts; so does each of two rounds after it.
-template <class Expect>
-void fails_every_round(std::string_view name, uint16_t port, Expect&& check) {
-  auto strategy = make_inflight(name);
-  auto set = strategy->setup(bad_server_case(port));
-  REQUIRE_FALSE(set);
-  check(set.error().message);
-  for (int round = 0; round < 2; ++round) {
-    auto ran = strategy->run(nullptr, Check::verify);
-    REQUIRE_FALSE(ran);
-    check(ran.error().message);
-  }
-  strategy->teardown();
-}
-
 TEST_CASE("a server that never answers: the deadline fails the round, naming a connection") {
   for (const std::string_view name : kPeers) {
     INFO(name);
     CannedServer server("", false, true);
     const auto started = std::chrono::steady_clock::now();
-    fails_every_round(name, server.port(), [name](const std::string& message) {
+    fails_every_round(name, bad_server_case(server.port()), [name](const std::string& message) {
       INFO(message);
       CHECK(message.starts_with(std::string(name) + " weather 3 x4: connection "));
       CHECK(message.find(" of 4: ") != std::string::npos);
@@ -168,7 +153,7 @@ TEST_CASE("a server that closes mid-response: an error naming the connection") {
     INFO(name);
     CannedServer server(cut);
     const auto started = std::chrono::steady_clock::now();
-    fails_every_round(name, server.port(), [name](const std::string& message) {
+    fails_every_round(name, bad_server_case(server.port()), [name](const std::string& message) {
       INFO(message);
       CHECK(message.starts_with(std::string(name) + " weather 3 x4: connection "));
       CHECK(message.find(" of 4: ") != std::string::npos);
@@ -180,43 +165,16 @@ TEST_CASE("a server that closes mid-response: an error naming the connection") {
 }
 
 TEST_CASE("responses with Connection: close: each closes its connection, and the next round opens it again") {
-  const std::string body = ringlab::testing::generated_body(Payload::weather, 3);
-  const std::string response = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-                               std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
   for (const std::string_view name : kPeers) {
     INFO(name);
-    // The canned server answers each connection once, then closes it, one connection after another.
-    CannedServer server(response);
-    CaseConfig config = bad_server_case(server.port());
-    config.timeout = std::chrono::seconds(5);
-    auto strategy = make_inflight(name);
-    auto set = strategy->setup(config);
-    REQUIRE_MESSAGE(set.has_value(), (set ? "" : set.error().message));
-    for (int round = 0; round < 2; ++round) {
-      const uint64_t opened = strategy->io_counters().connections_opened;
-      auto ran = strategy->run(nullptr, Check::verify);
-      REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-      CHECK(ran->checksum == ringlab::testing::generated_checksum(Payload::weather, 3));
-      CHECK(strategy->io_counters().connections_opened == opened + 4);
-    }
-    strategy->teardown();
-    CHECK(server.requests() == 12);  // setup's round and two more, four requests each
+    reopens_after_each_close(name);
   }
 }
 
 TEST_CASE("refused: no request in flight, and run() before setup(); destroyed without teardown, no hang") {
   for (const std::string_view name : kPeers) {
     INFO(name);
-    auto strategy = make_inflight(name);
-    auto early = strategy->run(nullptr, Check::consume);
-    REQUIRE_FALSE(early);
-    CHECK(early.error().message.find("setup") != std::string::npos);
-    CaseConfig config;
-    config.port = 1;
-    config.inflight = 0;
-    auto set = strategy->setup(config);
-    REQUIRE_FALSE(set);
-    CHECK(set.error().message.find("inflight is 0") != std::string::npos);
+    refuses_early_run_and_no_request_in_flight(name);
   }
   ServerProcess server;
   CaseConfig config;
