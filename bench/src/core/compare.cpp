@@ -161,6 +161,7 @@ std::vector<CaseComparison> compare_reports(const Report& old_report, const Repo
     cmp.allocator = c.allocator;
     cmp.inflight = std::max<std::size_t>(c.inflight, 1);
     cmp.client_threads = std::max<std::size_t>(c.client_threads, 1);
+    cmp.baseline = c.baseline;
     return cmp;
   };
 
@@ -283,7 +284,7 @@ std::string format_comparison(std::span<const CaseComparison> comparisons, const
       cells.push_back(ratio_text(c.new_ratio));
       const std::optional<double> moved = ratio_change(c);
       cells.push_back(ratio_text(moved));
-      if (moved && c.old_ratio != 1.0) {  // a baseline's own ratio is 1 in both
+      if (moved && !c.baseline) {
         ++ratios_compared;
         if (std::fabs(*moved - 1) * 100 <= options.ratio_tolerance) ++ratios_within;
         if (largest == nullptr || std::fabs(*moved - 1) > std::fabs(*ratio_change(*largest) - 1)) largest = &c;

@@ -80,6 +80,7 @@ struct CaseComparison {
   std::optional<double> ratio;     // new / old
   std::optional<double> old_ratio;  // the case's Ratio against OLD's baseline; absent without one
   std::optional<double> new_ratio;  // and against NEW's
+  bool baseline = false;            // the case the ratios divide by (its own Ratio is 1 in both)
   std::optional<WelchTest> test;
   Verdict verdict = Verdict::not_comparable;
   std::string note;  // why it is not comparable / broken
