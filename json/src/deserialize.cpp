@@ -28,18 +28,12 @@ Status parse_array(Parser& parser, simdjson::padded_string_view body, std::pmr::
   std::size_t n = 0;
   for (auto element : array) {
     ctx.record = n;
-    od::value value;
     od::object object;
     bool ok = true;
-    if (const error_code e = element.get(value)) {
+    if (const error_code e = element.get_object().get(object)) {
       ok = fail(doc, ctx, {}, e);
     } else {
-      const auto start = static_cast<std::size_t>(value.raw_json_token().data() - ctx.body);
-      if (const error_code e2 = value.get_object().get(object)) {
-        ok = fail(doc, ctx, {}, e2);
-      } else {
-        ok = read_record(doc, object, slot(out, n), ctx, start);
-      }
+      ok = read_record(doc, object, slot(out, n), ctx, kRecordStart);
     }
     if (!ok) return std::unexpected(std::move(error));
     ++n;

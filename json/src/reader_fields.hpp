@@ -1,9 +1,9 @@
 // How the simdjson readers (deserialize.cpp) match keys and read one field: keys compared as words,
 // scalars, owning and viewing text, optional members.
 //
-// Private to deserialize.cpp, which includes it once. The readers keep internal linkage (an unnamed
-// namespace), as they had when they were one file: GCC inlines functions it sees called once only when
-// no other unit can call them, and the parse loops depend on that inlining.
+// Private to deserialize.cpp, which includes it once; internal linkage (an unnamed namespace). The parse
+// loops depend on the per-record readers being inlined into them (reader_records.hpp's read_members says
+// why): those are marked always_inline rather than left to GCC's choice, since each has three callers.
 #pragma once
 
 #include <array>
@@ -18,6 +18,10 @@
 #include <type_traits>
 
 #include <simdjson.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ringlab/json/fields.hpp"
 #include "ringlab/json/models.hpp"
@@ -99,6 +103,25 @@ template <std::size_t N>
   return -1;
 }
 
+// Whether `raw` (as in key_equals) is key number I of `Keys`, a table known at compile time: the key's
+// words and length are immediates in the instructions, with no load from the table and no branch on the
+// key's size. The readers try each record's keys this way in the order bodies list them (read_members).
+template <const auto& Keys, std::size_t I>
+[[gnu::always_inline]] inline bool key_is(const char* raw) noexcept {
+  constexpr Key key = Keys[I];
+  constexpr std::size_t size = key.text.size();
+  // read_members passes a key that parsed (member_at refuses a null one); GCC, inlining simdjson's error
+  // paths, does not see it and warns of a null dereference (-Wnull-dereference) unless told.
+  if (raw == nullptr) __builtin_unreachable();
+  if ((load_word(raw) & key.head_mask) != key.head) return false;
+  if constexpr (size > 16) {
+    if (std::memcmp(raw + 8, key.text.data() + 8, size - 8) != 0) return false;
+  } else if constexpr (size > 8) {
+    if (load_word(raw + size - 8) != key.tail) return false;
+  }
+  return raw[size] == '"';
+}
+
 // The keys of each record (fields.hpp: in the order bodies usually list them, which match_key tries first).
 using WeatherField = fields::Weather;
 using OwnerField = fields::Owner;
@@ -116,27 +139,47 @@ using fields::all_of;
 // A backslash in `text`. `text` lies in a padded body, so whole words are read past its end and the
 // extra bytes masked off: no loop over single bytes, whose exit at a varying length is a branch the
 // CPU mispredicts (a byte loop, or memchr, cost a quarter of the whole parse). Strings of up to 16
-// bytes, most of them, take two loads and no branch.
-[[gnu::always_inline]] inline uint64_t backslash_bytes(uint64_t word, std::size_t keep) noexcept {
+// bytes, most of them, take one 16-byte compare and a mask computed without a branch.
+#if defined(__SSE2__)
+// The bytes equal to `c` among the 16 bytes at `p`, one bit each.
+[[gnu::always_inline]] inline uint32_t byte_bits(const char* p, char c) noexcept {
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(c))));
+}
+[[gnu::always_inline]] inline uint32_t backslash_bits(const char* p) noexcept { return byte_bits(p, '\\'); }
+
+[[gnu::always_inline]] inline bool has_backslash(std::string_view text) noexcept {
+  const char* p = text.data();
+  const std::size_t n = text.size();
+  // (1 << n) - 1 keeps the first n bits; n <= 16 here, so the shift stays inside 32 bits.
+  if (n <= 16) return (backslash_bits(p) & ((uint32_t{1} << n) - 1)) != 0;
+  uint32_t found = 0;
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) found |= backslash_bits(p + i);
+  found |= backslash_bits(p + i) & ((uint32_t{1} << (n - i)) - 1);
+  return found != 0;
+}
+#else
+// Without SSE2: eight bytes at a time (a word whose byte equals '\\' has its high bit set in `found`).
+[[gnu::always_inline]] inline uint64_t backslash_bytes(uint64_t word) noexcept {
   constexpr uint64_t kOnes = 0x0101010101010101ULL;
   constexpr uint64_t kHighs = 0x8080808080808080ULL;
   const uint64_t x = word ^ (kOnes * '\\');
-  const uint64_t mask = keep >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * keep)) - 1;
-  return (x - kOnes) & ~x & kHighs & mask;
+  return (x - kOnes) & ~x & kHighs;
 }
 
 [[gnu::always_inline]] inline bool has_backslash(std::string_view text) noexcept {
   const char* p = text.data();
   const std::size_t n = text.size();
-  if (n <= 16) {
-    return (backslash_bytes(load_word(p), n) | backslash_bytes(load_word(p + 8), n > 8 ? n - 8 : 0)) != 0;
-  }
   uint64_t found = 0;
   std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) found |= backslash_bytes(load_word(p + i), 8);
-  found |= backslash_bytes(load_word(p + i), n - i);
+  for (; i + 8 <= n; i += 8) found |= backslash_bytes(load_word(p + i));
+  // The last 0-7 bytes: `keep` holds the low 8 * (n - i) bits, shifted so that no shift reaches 64.
+  const uint64_t keep = (~uint64_t{0} >> 1) >> (63 - 8 * (n - i));
+  found |= backslash_bytes(load_word(p + i)) & keep;
   return found != 0;
 }
+#endif
 
 // --- scalar fields -----------------------------------------------------------------------------------
 
@@ -169,9 +212,25 @@ constexpr bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == 
 [[gnu::always_inline]] inline error_code read(od::value v, JsonStringView& out) noexcept {
   std::string_view token = v.raw_json_token();
   if (token.empty() || token.front() != '"') return simdjson::INCORRECT_TYPE;
+#if defined(__SSE2__)
+  // Most strings close within 16 bytes: one load finds the closing quote and any backslash before it,
+  // without the trailing-whitespace walk and the separate escape scan below.
+  {
+    const char* text = token.data() + 1;
+    const uint32_t quotes = byte_bits(text, '"');
+    const uint32_t before_quote = (quotes & (0 - quotes)) - 1;  // the bits below the first quote
+    if (quotes != 0 && (byte_bits(text, '\\') & before_quote) == 0) {
+      od::raw_json_string consumed;
+      if (const error_code e = v.get_raw_json_string().get(consumed)) return e;
+      out.raw = std::string_view(text, static_cast<std::size_t>(std::countr_zero(quotes)));
+      out.has_escapes = false;
+      return simdjson::SUCCESS;
+    }
+  }
+#endif
   while (token.size() > 1 && is_space(token.back())) token.remove_suffix(1);
   if (token.size() < 2 || token.back() != '"') return simdjson::STRING_ERROR;
-  const std::string_view raw = token.substr(1, token.size() - 2);
+  const std::string_view raw(token.data() + 1, token.size() - 2);  // size >= 2 here: no bounds check needed
   const bool escapes = has_backslash(raw);
   if (escapes) {
     std::string_view decoded;

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <memory_resource>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "parse_errors.hpp"
@@ -18,29 +20,100 @@
 namespace ringlab::json {
 namespace {
 
+// --- members -----------------------------------------------------------------------------------------
+
+// What a member's reader returns when it has recorded its error itself (a nested record's reader names
+// its own field): read_members then stops without recording another.
+inline constexpr error_code kReported = simdjson::NUM_ERROR_CODES;
+
+// The key and value of the member `it` stands at. False, with the error recorded (naming `parent`, the
+// field the object is, if any), when the object is malformed there.
+template <class Doc, class Iterator>
+[[gnu::always_inline]] inline bool member_at(Doc& doc, Iterator& it, od::raw_json_string& key, od::value& value,
+                                             const Context& ctx, std::string_view parent) {
+  auto field = *it;
+  if (const error_code e = field.key().get(key)) return fail(doc, ctx, parent, e);
+  // A key that parsed has its bytes; checked, since key_is assumes it. One predicted compare.
+  if (key.raw() == nullptr) return fail(doc, ctx, parent, simdjson::UNEXPECTED_ERROR);
+  if (const error_code e = field.value().get(value)) return fail(doc, ctx, parent, e);
+  return true;
+}
+
+// Reads the members of `object`: read_member(k, value) for a member whose key is Keys[k], which returns
+// an error code (kReported if it recorded the error itself); unknown keys are skipped (On-Demand skips
+// their values); a key given twice is read twice, so its last value stays; each key read sets its bit
+// in `seen`. False, with the error recorded, when a member fails.
+//
+// The keys are tried first in the table's order, as compile-time constants (key_is): while a body lists
+// them in that order, as the server and the usual APIs write them, each member costs one compare against
+// immediates and `k` is a constant in the call of read_member, whose switch on it folds away. From the
+// first member off that order on, the rest go through match_key's table. Always inlined: the records'
+// readers are called once per record from three loops (array, lines, one record), and as a call the
+// iterator's state would live in memory and be stored back at every token.
+template <const auto& Keys, class Doc, class ReadMember>
+[[gnu::always_inline]] inline bool read_members(Doc& doc, od::object object, const Context& ctx,
+                                                std::string_view parent, uint32_t& seen, ReadMember&& read_member) {
+  constexpr std::size_t N = std::tuple_size_v<std::remove_cvref_t<decltype(Keys)>>;
+  auto it = object.begin();
+  const auto end = object.end();
+  od::raw_json_string key;
+  od::value value;
+  // The member read by `k`; false ends the reading (its error recorded).
+  const auto read_one = [&](std::size_t k) __attribute__((always_inline)) {
+    const error_code e = read_member(k, value);
+    if (e == kReported) return false;
+    if (e) return fail(doc, ctx, FieldName(parent, Keys[k].text), e);
+    seen |= uint32_t{1} << k;
+    return true;
+  };
+  // In order: member I has key I. `stop` says why the members in order ended: the object's end, a member
+  // off the order, or a failure (its error recorded); none while every key so far came in order.
+  enum class Stop { none, done, off_order, failed };
+  Stop stop = Stop::none;
+  const auto in_order = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) __attribute__((always_inline)) {
+    if (!(it != end)) return (stop = Stop::done, false);
+    if (!member_at(doc, it, key, value, ctx, parent)) return (stop = Stop::failed, false);
+    if (!key_is<Keys, I>(key.raw())) return (stop = Stop::off_order, false);
+    if (!read_one(I)) return (stop = Stop::failed, false);
+    ++it;
+    return true;
+  };
+  [&]<std::size_t... I>(std::index_sequence<I...>) __attribute__((always_inline)) {
+    (in_order(std::integral_constant<std::size_t, I>{}) && ...);
+  }(std::make_index_sequence<N>{});
+  if (stop == Stop::failed) return false;
+  if (stop == Stop::done) return true;
+  // Off the table's order (a member out of place, an unknown key, a repeated one) or past its end.
+  std::size_t hint = N;
+  if (stop == Stop::off_order) {
+    const int k = match_key(key, Keys, hint);
+    if (k >= 0 && !read_one(static_cast<std::size_t>(k))) return false;
+    ++it;
+  }
+  for (; it != end; ++it) {
+    if (!member_at(doc, it, key, value, ctx, parent)) return false;
+    const int k = match_key(key, Keys, hint);
+    if (k >= 0 && !read_one(static_cast<std::size_t>(k))) return false;
+  }
+  return true;
+}
+
 // --- records -----------------------------------------------------------------------------------------
 
 template <class Doc, class Weather>
-bool read_weather(Doc& doc, od::object object, Weather& out, const Context& ctx, std::size_t start) {
+[[gnu::always_inline]] inline bool read_weather(Doc& doc, od::object object, Weather& out, const Context& ctx,
+                                                std::size_t start) {
   uint32_t seen = 0;
-  std::size_t hint = 0;
-  for (auto field : object) {
-    od::raw_json_string key;
-    if (const error_code e = field.key().get(key)) return fail(doc, ctx, {}, e);
-    od::value value;
-    if (const error_code e = field.value().get(value)) return fail(doc, ctx, {}, e);
-    const int k = match_key(key, kWeatherKeys, hint);
-    error_code e = simdjson::SUCCESS;
+  const bool read = read_members<kWeatherKeys>(doc, object, ctx, {}, seen, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
     switch (static_cast<WeatherField>(k)) {
-      case WeatherField::date: e = read(value, out.date); break;
-      case WeatherField::temperature_c: e = read(value, out.temperature_c); break;
-      case WeatherField::summary: e = read(value, out.summary); break;
-      case WeatherField::temperature_f: e = read(value, out.temperature_f); break;
-      default: continue;  // unknown key: On-Demand skips its value
+      case WeatherField::date: return json::read(value, out.date);
+      case WeatherField::temperature_c: return json::read(value, out.temperature_c);
+      case WeatherField::summary: return json::read(value, out.summary);
+      case WeatherField::temperature_f: return json::read(value, out.temperature_f);
     }
-    if (e) return fail(doc, ctx, kWeatherKeys[static_cast<std::size_t>(k)].text, e);
-    seen |= uint32_t{1} << k;
-  }
+    return simdjson::SUCCESS;
+  });
+  if (!read) return false;
   if (seen != all_of<kWeatherKeys.size()>()) {
     return fail_at(ctx, fields::first_missing(seen, fields::kWeather), simdjson::NO_SUCH_FIELD, start);
   }
@@ -53,27 +126,19 @@ bool read_owner(Doc& doc, od::value v, OwnerForm& out, const Context& ctx) {
   od::object object;
   if (const error_code e = v.get_object().get(object)) return fail(doc, ctx, "owner", e);
   uint32_t seen = 0;
-  std::size_t hint = 0;
-  for (auto field : object) {
-    od::raw_json_string key;
-    if (const error_code e = field.key().get(key)) return fail(doc, ctx, "owner", e);
-    od::value value;
-    if (const error_code e = field.value().get(value)) return fail(doc, ctx, "owner", e);
-    const int k = match_key(key, kOwnerKeys, hint);
-    error_code e = simdjson::SUCCESS;
+  const bool read = read_members<kOwnerKeys>(doc, object, ctx, "owner", seen, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
     switch (static_cast<OwnerField>(k)) {
-      case OwnerField::login: e = read(value, out.login); break;
-      case OwnerField::id: e = read(value, out.id); break;
-      case OwnerField::node_id: e = read(value, out.node_id); break;
-      case OwnerField::avatar_url: e = read(value, out.avatar_url); break;
-      case OwnerField::html_url: e = read(value, out.html_url); break;
-      case OwnerField::type: e = read(value, out.type); break;
-      case OwnerField::site_admin: e = read(value, out.site_admin); break;
-      default: continue;
+      case OwnerField::login: return json::read(value, out.login);
+      case OwnerField::id: return json::read(value, out.id);
+      case OwnerField::node_id: return json::read(value, out.node_id);
+      case OwnerField::avatar_url: return json::read(value, out.avatar_url);
+      case OwnerField::html_url: return json::read(value, out.html_url);
+      case OwnerField::type: return json::read(value, out.type);
+      case OwnerField::site_admin: return json::read(value, out.site_admin);
     }
-    if (e) return fail(doc, ctx, FieldName("owner", kOwnerKeys[static_cast<std::size_t>(k)].text), e);
-    seen |= uint32_t{1} << k;
-  }
+    return simdjson::SUCCESS;
+  });
+  if (!read) return false;
   if (seen != all_of<kOwnerKeys.size()>()) {
     return fail_at(ctx, FieldName("owner", fields::first_missing(seen, fields::kOwner)), simdjson::NO_SUCH_FIELD, start);
   }
@@ -100,23 +165,16 @@ bool read_license(Doc& doc, od::value v, std::optional<LicenseForm>& out, const 
     }
   }
   uint32_t seen = 0;
-  std::size_t hint = 0;
-  for (auto field : object) {
-    od::raw_json_string key;
-    if (const error_code e = field.key().get(key)) return fail(doc, ctx, "license", e);
-    od::value value;
-    if (const error_code e = field.value().get(value)) return fail(doc, ctx, "license", e);
-    const int k = match_key(key, kLicenseKeys, hint);
-    error_code e = simdjson::SUCCESS;
-    switch (static_cast<LicenseField>(k)) {
-      case LicenseField::key: e = read(value, out->key); break;
-      case LicenseField::name: e = read(value, out->name); break;
-      case LicenseField::spdx_id: e = read(value, out->spdx_id); break;
-      default: continue;
-    }
-    if (e) return fail(doc, ctx, FieldName("license", kLicenseKeys[static_cast<std::size_t>(k)].text), e);
-    seen |= uint32_t{1} << k;
-  }
+  const bool read =
+      read_members<kLicenseKeys>(doc, object, ctx, "license", seen, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
+        switch (static_cast<LicenseField>(k)) {
+          case LicenseField::key: return json::read(value, out->key);
+          case LicenseField::name: return json::read(value, out->name);
+          case LicenseField::spdx_id: return json::read(value, out->spdx_id);
+        }
+        return simdjson::SUCCESS;
+      });
+  if (!read) return false;
   if (seen != all_of<kLicenseKeys.size()>()) {
     return fail_at(ctx, FieldName("license", fields::first_missing(seen, fields::kLicense)), simdjson::NO_SUCH_FIELD,
                       start);
@@ -168,104 +226,100 @@ bool read_topics(Doc& doc, od::value v, JsonStringArrayView& out, const Context&
 }
 
 template <class Doc, class Repo>
-bool read_repository(Doc& doc, od::object object, Repo& out, const Context& ctx, std::size_t start) {
+[[gnu::always_inline]] inline bool read_repository(Doc& doc, od::object object, Repo& out, const Context& ctx,
+                                                   std::size_t start) {
   const Allocator alloc = allocator_of(out);
+  // A nested record's reader records its own error: kReported tells read_members so.
+  const auto nested = [](bool read) __attribute__((always_inline)) { return read ? simdjson::SUCCESS : kReported; };
   uint32_t seen = 0;
-  std::size_t hint = 0;
-  for (auto field : object) {
-    od::raw_json_string key;
-    if (const error_code e = field.key().get(key)) return fail(doc, ctx, {}, e);
-    od::value value;
-    if (const error_code e = field.value().get(value)) return fail(doc, ctx, {}, e);
-    const int k = match_key(key, kRepositoryKeys, hint);
-    error_code e = simdjson::SUCCESS;
-    bool nested = true;
+  const bool read = read_members<kRepositoryKeys>(doc, object, ctx, {}, seen, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
     switch (static_cast<RepositoryField>(k)) {
-      case RepositoryField::id: e = read(value, out.id); break;
-      case RepositoryField::node_id: e = read(value, out.node_id); break;
-      case RepositoryField::name: e = read(value, out.name); break;
-      case RepositoryField::full_name: e = read(value, out.full_name); break;
-      case RepositoryField::is_private: e = read(value, out.is_private); break;
-      case RepositoryField::owner: nested = read_owner(doc, value, out.owner, ctx); break;
-      case RepositoryField::html_url: e = read(value, out.html_url); break;
-      case RepositoryField::description: e = read(value, out.description); break;
-      case RepositoryField::fork: e = read(value, out.fork); break;
-      case RepositoryField::url: e = read(value, out.url); break;
-      case RepositoryField::created_at: e = read(value, out.created_at); break;
-      case RepositoryField::updated_at: e = read(value, out.updated_at); break;
-      case RepositoryField::pushed_at: e = read(value, out.pushed_at); break;
-      case RepositoryField::homepage: e = read_optional(value, out.homepage, alloc); break;
-      case RepositoryField::size: e = read(value, out.size); break;
-      case RepositoryField::stargazers_count: e = read(value, out.stargazers_count); break;
-      case RepositoryField::watchers_count: e = read(value, out.watchers_count); break;
-      case RepositoryField::language: e = read_optional(value, out.language, alloc); break;
-      case RepositoryField::forks_count: e = read(value, out.forks_count); break;
-      case RepositoryField::open_issues_count: e = read(value, out.open_issues_count); break;
-      case RepositoryField::archived: e = read(value, out.archived); break;
-      case RepositoryField::default_branch: e = read(value, out.default_branch); break;
-      case RepositoryField::topics: nested = read_topics(doc, value, out.topics, ctx); break;
-      case RepositoryField::license: nested = read_license(doc, value, out.license, alloc, ctx); break;
-      case RepositoryField::score: e = read(value, out.score); break;
-      default: continue;
+      case RepositoryField::id: return json::read(value, out.id);
+      case RepositoryField::node_id: return json::read(value, out.node_id);
+      case RepositoryField::name: return json::read(value, out.name);
+      case RepositoryField::full_name: return json::read(value, out.full_name);
+      case RepositoryField::is_private: return json::read(value, out.is_private);
+      case RepositoryField::owner: return nested(read_owner(doc, value, out.owner, ctx));
+      case RepositoryField::html_url: return json::read(value, out.html_url);
+      case RepositoryField::description: return json::read(value, out.description);
+      case RepositoryField::fork: return json::read(value, out.fork);
+      case RepositoryField::url: return json::read(value, out.url);
+      case RepositoryField::created_at: return json::read(value, out.created_at);
+      case RepositoryField::updated_at: return json::read(value, out.updated_at);
+      case RepositoryField::pushed_at: return json::read(value, out.pushed_at);
+      case RepositoryField::homepage: return read_optional(value, out.homepage, alloc);
+      case RepositoryField::size: return json::read(value, out.size);
+      case RepositoryField::stargazers_count: return json::read(value, out.stargazers_count);
+      case RepositoryField::watchers_count: return json::read(value, out.watchers_count);
+      case RepositoryField::language: return read_optional(value, out.language, alloc);
+      case RepositoryField::forks_count: return json::read(value, out.forks_count);
+      case RepositoryField::open_issues_count: return json::read(value, out.open_issues_count);
+      case RepositoryField::archived: return json::read(value, out.archived);
+      case RepositoryField::default_branch: return json::read(value, out.default_branch);
+      case RepositoryField::topics: return nested(read_topics(doc, value, out.topics, ctx));
+      case RepositoryField::license: return nested(read_license(doc, value, out.license, alloc, ctx));
+      case RepositoryField::score: return json::read(value, out.score);
     }
-    if (!nested) return false;
-    if (e) return fail(doc, ctx, kRepositoryKeys[static_cast<std::size_t>(k)].text, e);
-    seen |= uint32_t{1} << k;
-  }
+    return simdjson::SUCCESS;
+  });
+  if (!read) return false;
   if (seen != all_of<kRepositoryKeys.size()>()) {
     return fail_at(ctx, fields::first_missing(seen, fields::kRepository), simdjson::NO_SUCH_FIELD, start);
   }
   return true;
 }
 
-// A record whose fields are all scalars or strings, listed by `members` and matched by `keys` (the
+// A record whose fields are all scalars or strings, listed by `members` and matched by `Keys` (the
 // github records; and GithubStars, whose three keys leave the other 19 of a github record unknown, so
 // that On-Demand skips their values unread). As the others: keys in any order, unknown keys skipped, a
 // key given twice counts with its last value, a missing one is an error naming it.
-template <class Doc, class Record, class Members, std::size_t N>
-bool read_flat(Doc& doc, od::object object, Record& out, const Context& ctx, std::size_t start,
-               const Members& members, const std::array<Key, N>& keys, const std::array<std::string_view, N>& names) {
-  static_assert(std::tuple_size_v<Members> == N, "one key per member");
+template <const auto& Keys, class Doc, class Record, class Members, std::size_t N>
+[[gnu::always_inline]] inline bool read_flat(Doc& doc, od::object object, Record& out, const Context& ctx,
+                                             std::size_t start, const Members& members,
+                                             const std::array<std::string_view, N>& names) {
+  static_assert(std::tuple_size_v<Members> == N && Keys.size() == N, "one key per member");
   const Allocator alloc = allocator_of(out);
   uint32_t seen = 0;
-  std::size_t hint = 0;
-  for (auto field : object) {
-    od::raw_json_string key;
-    if (const error_code e = field.key().get(key)) return fail(doc, ctx, {}, e);
-    od::value value;
-    if (const error_code e = field.value().get(value)) return fail(doc, ctx, {}, e);
-    const int k = match_key(key, keys, hint);
-    if (k < 0) continue;  // unknown key: On-Demand skips its value
+  const bool read = read_members<Keys>(doc, object, ctx, {}, seen, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
     error_code e = simdjson::SUCCESS;
-    with_member(out, members, static_cast<std::size_t>(k),
-                [&](auto& member) { e = read_member(value, member, alloc); });
-    if (e) return fail(doc, ctx, keys[static_cast<std::size_t>(k)].text, e);
-    seen |= uint32_t{1} << k;
-  }
+    with_member(out, members, k,
+                [&](auto& member) __attribute__((always_inline)) { e = read_member(value, member, alloc); });
+    return e;
+  });
+  if (!read) return false;
   if (seen != all_of<N>()) return fail_at(ctx, fields::first_missing(seen, names), simdjson::NO_SUCH_FIELD, start);
   return true;
 }
 
+// Always inlined for the reason read_members gives: this is the body of the three parse loops.
 template <class Doc, class Record>
-bool read_record(Doc& doc, od::object object, Record& out, const Context& ctx, std::size_t start) {
+[[gnu::always_inline]] inline bool read_record(Doc& doc, od::object object, Record& out, const Context& ctx,
+                                               std::size_t start) {
   if constexpr (std::is_same_v<Record, WeatherForecast> || std::is_same_v<Record, WeatherView>) {
     return read_weather(doc, object, out, ctx, start);
   } else if constexpr (std::is_same_v<Record, GithubRepository> || std::is_same_v<Record, GithubRepositoryView>) {
-    return read_flat(doc, object, out, ctx, start, github_members<Record>(), kGithubKeys, fields::kGithub);
+    return read_flat<kGithubKeys>(doc, object, out, ctx, start, github_members<Record>(), fields::kGithub);
   } else if constexpr (std::is_same_v<Record, GithubStars> || std::is_same_v<Record, GithubStarsView>) {
-    return read_flat(doc, object, out, ctx, start, github_stars_members<Record>(), kGithubStarsKeys,
-                     fields::kGithubStars);
+    return read_flat<kGithubStarsKeys>(doc, object, out, ctx, start, github_stars_members<Record>(),
+                                       fields::kGithubStars);
   } else if constexpr (std::is_same_v<Record, JosRepository> || std::is_same_v<Record, JosRepositoryView>) {
-    return read_flat(doc, object, out, ctx, start, jos_members<Record>(), kJosKeys, fields::kJos);
+    return read_flat<kJosKeys>(doc, object, out, ctx, start, jos_members<Record>(), fields::kJos);
   } else {
     return read_repository(doc, object, out, ctx, start);
   }
 }
 
+// A new record at the end of `out`: the vector grows, once per record only while a larger body than any
+// before it is parsed. Out of line, so that slot() stays inlined in the parse loops.
+template <class Record>
+[[gnu::noinline]] Record& new_slot(std::pmr::vector<Record>& out) {
+  return out.emplace_back();
+}
+
 // The next record slot: an existing record to overwrite, or a new one.
 template <class Record>
-Record& slot(std::pmr::vector<Record>& out, std::size_t n) {
-  return n < out.size() ? out[n] : out.emplace_back();
+[[gnu::always_inline]] inline Record& slot(std::pmr::vector<Record>& out, std::size_t n) {
+  return n < out.size() ? out[n] : new_slot(out);
 }
 
 template <class Record>

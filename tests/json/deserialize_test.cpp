@@ -525,6 +525,62 @@ TEST_CASE("the byte offset of a type error points at the value") {
   CHECK(status.error().message.ends_with(" at byte " + std::to_string(text.find("\"12\""))));
 }
 
+TEST_CASE("a missing field's offset is its record's start, in arrays, lines and record spans") {
+  // The array loop does not keep each record's position; the error finds it again (parse_errors.hpp).
+  json::Parser parser;
+  const std::string good = R"({"date":"2024-01-01","temperatureC":1,"summary":"Cool","temperatureF":33})";
+  const std::string bad = R"({"date":"2024-01-02","summary":"Cool","temperatureF":33})";
+  const std::string text = " [ " + good + " ,\n" + good + ",  " + bad + " ] ";
+  const std::size_t start = text.find(bad);
+  const simdjson::padded_string body(text);
+  std::pmr::vector<json::WeatherView> views;
+  std::pmr::vector<json::WeatherForecast> owning;
+  for (const auto& status : {json::parse_weather_views(parser, body, views), json::parse_weather(parser, body, owning)}) {
+    REQUIRE_FALSE(status.has_value());
+    CHECK(status.error().record == 2);
+    CHECK(status.error().field == "temperatureC");
+    CHECK(status.error().offset == start);
+    CHECK(status.error().message.ends_with(" at byte " + std::to_string(start)));
+  }
+  const std::string lines = good + "\n" + bad + "\n";
+  const simdjson::padded_string line_body(lines);
+  const auto status = json::parse_weather_ndjson_views(parser, line_body, views, 1 << 16);
+  REQUIRE_FALSE(status.has_value());
+  CHECK(status.error().offset == lines.find(bad));
+}
+
+TEST_CASE("records whose keys leave the usual order at any member read the same as in order") {
+  // read_members reads keys in the table's order as constants, then falls back to the general match at
+  // the first member off that order: every point of leaving it gives the same record.
+  json::Parser parser;
+  const std::string members[] = {R"("date":"2024-01-01")", R"("temperatureC":7)", R"("summary":"Mild")",
+                                 R"("temperatureF":44)"};
+  std::size_t order[] = {0, 1, 2, 3};
+  std::size_t orders = 0;
+  do {
+    std::string record = "{";
+    for (std::size_t i = 0; i < 4; ++i) record += (i ? "," : "") + members[order[i]];
+    record += "}";
+    // The same record after a temperatureC given first with another value (the last one counts) and
+    // followed by an unknown key (skipped).
+    const std::string text = std::string("[") + record + R"(,{"temperatureC":99,)" +
+                             record.substr(1, record.size() - 2) + R"(,"extra":[1,{"a":2}]}])";
+    const simdjson::padded_string body(text);
+    std::pmr::vector<json::WeatherView> views;
+    const auto status = json::parse_weather_views(parser, body, views);
+    REQUIRE_MESSAGE(status.has_value(), text);
+    REQUIRE(views.size() == 2);
+    for (const json::WeatherView& view : views) {
+      CHECK(view.date.raw == "2024-01-01");
+      CHECK(view.temperature_c == 7);
+      CHECK(view.summary.raw == "Mild");
+      CHECK(view.temperature_f == 44);
+    }
+    ++orders;
+  } while (std::next_permutation(std::begin(order), std::end(order)));
+  CHECK(orders == 24);
+}
+
 TEST_CASE("a body cut at any byte is an error, never a crash or a silent success") {
   json::Parser parser;
   for (const Payload p : kPayloads) {
