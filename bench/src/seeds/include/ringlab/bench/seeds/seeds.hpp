@@ -36,6 +36,10 @@ struct SeedRow {
   // The write-up's Ratio (time against its own first row) and Alloc Ratio, per size in Seed::sizes'
   // order; kNone where it gives none.
   std::array<double, 4> published_ratio{kNone, kNone, kNone, kNone};
+  // The write-up's spread of that Ratio, per size: its RatioSD (ScaledSD in BenchmarkDotNet 0.10) as
+  // printed; where it prints none, its StdDev of the row's time over the baseline row's Mean, computed
+  // from the published columns. kNone where it publishes no spread at all.
+  std::array<double, 4> published_ratio_sd{kNone, kNone, kNone, kNone};
   std::array<double, 4> published_alloc_ratio{kNone, kNone, kNone, kNone};
   // The row does more than the seed's method did (models reused across requests, a parse in place):
   // marked on the page, and left out of the seed-against-ringlab order.
