@@ -1,7 +1,7 @@
 // bench/src/seeds/jos.hpp: jos's tables as data for the seeds page. One row per Version, 0 to 10, named as
 // his tables name them; every row names a registered strategy that reads his payload and is in the jos
 // suite; his figures as published (spot-checked against his README), the allocation ratios computed from
-// them; his spreads as printed; Version 10 read against Version 9.
+// them; his spreads as printed; Version 10 read against Version 9, its mapping stating both tables' figures.
 #include "seeds/jos.hpp"
 
 #include <doctest/doctest.h>
@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "ringlab/bench/run/suites.hpp"
 #include "ringlab/strategies/strategy.hpp"
@@ -88,4 +90,32 @@ TEST_CASE("jos's table: Version 0 to Version 10, each a registered strategy of t
   CHECK(std::isnan(query_figures[3].ratio_sd[3]));
   CHECK(query[3].published_ratio_sd[3] == doctest::Approx(0.91 / 204.4));
   CHECK(client[0].published_ratio_sd == std::array<double, 4>{0.00, 0.00, 0.00, 1.01 / 201.7});
+}
+
+TEST_CASE("Version 10's mapping states its time against Version 9 as both of his tables give it") {
+  // "lo-hi" of a quotient per size, rounded to two places as the page prints it.
+  const auto range = [](const auto& of_size) {
+    double lo = 1e9, hi = 0;
+    for (std::size_t s = 0; s < seeds::kJosSizes.size(); ++s) {
+      lo = std::min(lo, of_size(s));
+      hi = std::max(hi, of_size(s));
+    }
+    return fmt::format("{:.2f}-{:.2f}", lo, hi);
+  };
+  const auto& client = seeds::kJosHttpClientBenchmarkFigures;
+  const auto& query = seeds::kJosGetAllProjectsQueryFigures;
+  const std::string client_mean = range([&](std::size_t s) { return client[10].mean_ms[s] / client[9].mean_ms[s]; });
+  const std::string query_mean = range([&](std::size_t s) { return query[10].mean_ms[s] / query[9].mean_ms[s]; });
+  const std::string client_ratio = range([&](std::size_t s) { return client[10].ratio[s] / client[9].ratio[s]; });
+  const std::string query_ratio = range([&](std::size_t s) { return query[10].ratio[s] / query[9].ratio[s]; });
+  CHECK(client_mean == "0.90-1.01");
+  CHECK(query_mean == "0.93-1.02");
+  CHECK(client_ratio == "0.86-1.01");
+  CHECK(query_ratio == "0.93-1.03");
+  const std::string same(seeds::kJosMapping[10].same);
+  INFO(same);
+  CHECK(same.find("his Mean is " + client_mean + " of V9's in HttpClientBenchmark and " + query_mean +
+                  " in GetAllProjectsQuery") != std::string::npos);
+  CHECK(same.find("the quotients of his Ratios, which the page shows, are " + client_ratio + " and " + query_ratio) !=
+        std::string::npos);
 }

@@ -1,7 +1,7 @@
 // The seeds (bench/src/seeds): every seed's table names registered strategies and valid flags, the cases
 // share what the rows share, and the page's figures and verdicts are computed from a report whose numbers
-// are known: the write-up's order by its printed hundredths and published spreads, and one count per pair
-// of ringlab cases.
+// are known: the write-up's order by its printed hundredths and published spreads, one count per pair of
+// ringlab cases, and the page's statements about the write-ups as their texts have them.
 #include "ringlab/bench/seeds/seeds.hpp"
 
 #include <doctest/doctest.h>
@@ -11,7 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "ringlab/link/spec.hpp"
+#include "seeds/typed_vs_manual.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
 namespace rb = ringlab::bench;
@@ -270,4 +273,29 @@ TEST_CASE("methods that share one ringlab case count once per pair of cases") {
   CHECK(page.find("- 1000 records: nothing to order: the write-up separates no two of ringlab's cases.") !=
         std::string::npos);
   CHECK(page.find("the write-up does not separate 1 pair(s) of cases; 4 pair(s)") != std::string::npos);
+}
+
+TEST_CASE("the page's statements about the write-ups say what their texts say") {
+  std::vector<rs::SeedRun> runs;
+  for (const rs::Seed& seed : rs::all_seeds()) runs.push_back({&seed, nullptr, "not run in this test"});
+  const std::string page = rs::render_seeds_page(runs, "x");
+  // Every write-up ran its client and its server on one machine.
+  CHECK(page.find("crossed a real network stack") == std::string::npos);
+  CHECK(page.find("The write-ups ran client and\n  server on one machine too") != std::string::npos);
+  CHECK(page.find("net-http-perf's run script starts its reflector on 127.0.0.1") != std::string::npos);
+  CHECK(page.find("(where that endpoint's upstream ran, the article\n  does not say)") != std::string::npos);
+  // The article's time per request at each cycle count, from its Means.
+  namespace tvm = rs::typed_vs_manual;
+  const std::array<double, 3> cycles{10, 50, 100};
+  const auto per_request_ms = [&](const std::array<double, 3>& mean) {
+    return fmt::format("{:.0f}, {:.0f} and {:.0f} ms", mean[0] / cycles[0] * 1e3, mean[1] / cycles[1] * 1e3,
+                       mean[2] / cycles[2] * 1e3);
+  };
+  CHECK(per_request_ms(tvm::kManualMean) == "340, 575 and 177 ms");
+  CHECK(page.find("per request its Means are " + per_request_ms(tvm::kManualMean) + " (manual) and " +
+                  per_request_ms(tvm::kTypedMean) + " (typed)") != std::string::npos);
+  CHECK(page.find("about 340 ms") == std::string::npos);
+  // How orders are counted is stated once, for every seed.
+  CHECK(page.find("differ by more than 2 (1.00 against 0.98 is a tie) and by more than the sum of the\n  two rows' "
+                  "published spreads") != std::string::npos);
 }

@@ -41,8 +41,12 @@ constexpr std::string_view kEverywhere = R"(## What differs everywhere
   pays at once, mostly in page faults once a buffer passes the mmap threshold. An Alloc Ratio here is
   bytes requested from the allocator per op against the baseline row's, counted on the client's thread
   (a peer's own threads, the C++ REST SDK's pool, are not counted: its rows are marked).
-- **Loopback on one machine**, client and server pinned to different CPUs. A kept-alive request over
-  loopback is mostly the wake-up of the other CPU, where the write-ups crossed a real network stack.
+- **Loopback on one machine**, client and server pinned to different CPUs. The write-ups ran client and
+  server on one machine too: nikouu's script starts the API and the benchmark side by side, jos's
+  instructions run his dummy API and then the benchmark, dotnet-client-libraries-benchmark's API ran in
+  local IIS, net-http-perf's run script starts its reflector on 127.0.0.1, and the typed-vs-manual
+  article's benchmark calls its endpoint on localhost:9256 (where that endpoint's upstream ran, the article
+  does not say). A kept-alive request over loopback is mostly the wake-up of the other CPU.
 - **Ratios are paired by round**: every case of a seed runs in the same interleaved rounds, and a row's
   Ratio is the median of its per-round ratios against the seed's first row, with the 95 % interval of
   that median. The write-ups' Ratio is BenchmarkDotNet's mean of ratios.
