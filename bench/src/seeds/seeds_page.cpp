@@ -142,8 +142,9 @@ std::string mapping_table(const Seed& seed) {
 
 std::string figures_table(const Seed& seed, const Report& report) {
   std::string out = fmt::format(
-      "| seed method | {} | seed Ratio | ringlab Ratio | ringlab 95 % | seed Alloc Ratio | ringlab Alloc Ratio | "
-      "ringlab Allocated | Page faults/op | Median |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+      "| seed method | {} | seed Ratio | seed spread | ringlab Ratio | ringlab 95 % | seed Alloc Ratio | "
+      "ringlab Alloc Ratio | ringlab Allocated | Page faults/op | Median |\n"
+      "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
       seed.size_name);
   const std::vector<std::size_t> sizes = sizes_of(seed);
   for (std::size_t s = 0; s < sizes.size(); ++s) {
@@ -164,9 +165,10 @@ std::string figures_table(const Seed& seed, const Report& report) {
         faults = format_number(f.result->memory.minor_faults_per_op, 2);
         median = format_duration_ns(f.result->stats.median);
       }
-      out += fmt::format("| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.method,
-                         row.beyond_seed ? " (beyond)" : "", sizes[s], published(row.published_ratio[s]), ratio,
-                         interval, published(row.published_alloc_ratio[s]), alloc, allocated, faults, median);
+      out += fmt::format("| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.method,
+                         row.beyond_seed ? " (beyond)" : "", sizes[s], published(row.published_ratio[s]),
+                         published(row.published_ratio_sd[s]), ratio, interval, published(row.published_alloc_ratio[s]),
+                         alloc, allocated, faults, median);
     }
   }
   return out;
@@ -276,8 +278,8 @@ PairCount count_pairs(const std::vector<CaseGroup>& groups, std::size_t s) {
       const CaseGroup& slower = order == PublishedOrder::first_faster ? groups[j] : groups[i];
       const Figure& f = faster.figure;
       const Figure& g = slower.figure;
-      const bool overlap =
-          f.high.value_or(*f.ratio) >= g.low.value_or(*g.ratio) && g.high.value_or(*g.ratio) >= f.low.value_or(*f.ratio);
+      const bool overlap = f.high.value_or(*f.ratio) >= g.low.value_or(*g.ratio) &&
+                           g.high.value_or(*g.ratio) >= f.low.value_or(*f.ratio);
       if (overlap) {
         ++n.noise;
       } else if (*f.ratio < *g.ratio) {
@@ -413,8 +415,8 @@ std::string render_seeds_page(std::span<const SeedRun> runs, std::string_view pa
       out += fmt::format("\nNot run here: {}.\n", run.not_run.empty() ? "no report" : run.not_run);
       continue;
     }
-    out += "\n### Figures\n\nThe seed's Ratio and Alloc Ratio are the write-up's, against its first row; ringlab's "
-           "against the same row's strategy in the same run.\n\n";
+    out += "\n### Figures\n\nThe seed's Ratio, its spread and Alloc Ratio are the write-up's, against its first row; "
+           "ringlab's against the same row's strategy in the same run.\n\n";
     out += figures_table(seed, *run.report);
     out += against_table(seed, *run.report);
     out += "\n### Does ringlab order the methods as the write-up did?\n\n" + verdicts(seed, *run.report);

@@ -115,12 +115,12 @@ enum class PublishedOrder { tie, first_faster, second_faster };
 [[nodiscard]] PublishedOrder published_order(double ratio_a, double spread_a, double ratio_b, double spread_b);
 
 // docs/seeds.md: the conditions, then per seed the mapping (method -> strategy and flags, what is the
-// same, what differs), the table of the write-up's figures beside ringlab's (Ratio with its 95 %
-// interval, paired by round against the seed's baseline row; Alloc Ratio), and the generated sentences
-// on whether ringlab orders the methods as the write-up did: per pair of ringlab cases, counted once
-// however many of the seed's methods share each case, the write-up's order (published_order, which
-// every pair of methods across the two cases must agree on) against ringlab's 95 % intervals.
-// `page_command`: how the page was made.
+// same, what differs), the table of the write-up's figures (Ratio, its spread, Alloc Ratio) beside
+// ringlab's (Ratio with its 95 % interval, paired by round against the seed's baseline row; Alloc
+// Ratio), and the generated sentences on whether ringlab orders the methods as the write-up did: per
+// pair of ringlab cases, counted once however many of the seed's methods share each case, the
+// write-up's order (published_order, which every pair of methods across the two cases must agree on)
+// against ringlab's 95 % intervals. `page_command`: how the page was made.
 [[nodiscard]] std::string render_seeds_page(std::span<const SeedRun> runs, std::string_view page_command);
 
 }  // namespace ringlab::bench::seeds
