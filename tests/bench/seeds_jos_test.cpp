@@ -1,7 +1,7 @@
 // bench/src/seeds/jos.hpp: jos's tables as data for the seeds page. One row per Version, 0 to 10, named as
 // his tables name them; every row names a registered strategy that reads his payload and is in the jos
 // suite; his figures as published (spot-checked against his README), the allocation ratios computed from
-// them; Version 10 read against Version 9.
+// them; his spreads as printed; Version 10 read against Version 9, its mapping stating both tables' figures.
 #include "seeds/jos.hpp"
 
 #include <doctest/doctest.h>
@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "ringlab/bench/run/suites.hpp"
 #include "ringlab/strategies/strategy.hpp"
@@ -81,10 +83,39 @@ TEST_CASE("jos's table: Version 0 to Version 10, each a registered strategy of t
   const auto& client = seeds::kJosHttpClientBenchmark;
   CHECK(client[8].published_ratio == std::array<double, 4>{0.94, 0.85, 0.90, 0.85});
   CHECK(seeds::kJosHttpClientBenchmarkFigures[10].allocated_kb[0] == 5.57);
-  // Version 10 against Version 9 in his GetAllProjectsQuery table: 0.93 to 1.02 of its time.
-  for (std::size_t s = 0; s < seeds::kJosSizes.size(); ++s) {
-    const double versus_nine = query_figures[10].mean_ms[s] / query_figures[9].mean_ms[s];
-    CHECK(versus_nine > 0.92);
-    CHECK(versus_nine < 1.03);
-  }
+  // His spreads as printed: RatioSD where his table has the column, StdDev over Version 0's Mean at 10,000.
+  CHECK(query[5].published_ratio_sd[1] == 0.31);
+  CHECK(client[5].published_ratio_sd[2] == 0.08);
+  CHECK(query_figures[3].stddev_ms[1] == 3.1137);
+  CHECK(std::isnan(query_figures[3].ratio_sd[3]));
+  CHECK(query[3].published_ratio_sd[3] == doctest::Approx(0.91 / 204.4));
+  CHECK(client[0].published_ratio_sd == std::array<double, 4>{0.00, 0.00, 0.00, 1.01 / 201.7});
+}
+
+TEST_CASE("Version 10's mapping states its time against Version 9 as both of his tables give it") {
+  // "lo-hi" of a quotient per size, rounded to two places as the page prints it.
+  const auto range = [](const auto& of_size) {
+    double lo = 1e9, hi = 0;
+    for (std::size_t s = 0; s < seeds::kJosSizes.size(); ++s) {
+      lo = std::min(lo, of_size(s));
+      hi = std::max(hi, of_size(s));
+    }
+    return fmt::format("{:.2f}-{:.2f}", lo, hi);
+  };
+  const auto& client = seeds::kJosHttpClientBenchmarkFigures;
+  const auto& query = seeds::kJosGetAllProjectsQueryFigures;
+  const std::string client_mean = range([&](std::size_t s) { return client[10].mean_ms[s] / client[9].mean_ms[s]; });
+  const std::string query_mean = range([&](std::size_t s) { return query[10].mean_ms[s] / query[9].mean_ms[s]; });
+  const std::string client_ratio = range([&](std::size_t s) { return client[10].ratio[s] / client[9].ratio[s]; });
+  const std::string query_ratio = range([&](std::size_t s) { return query[10].ratio[s] / query[9].ratio[s]; });
+  CHECK(client_mean == "0.90-1.01");
+  CHECK(query_mean == "0.93-1.02");
+  CHECK(client_ratio == "0.86-1.01");
+  CHECK(query_ratio == "0.93-1.03");
+  const std::string same(seeds::kJosMapping[10].same);
+  INFO(same);
+  CHECK(same.find("his Mean is " + client_mean + " of V9's in HttpClientBenchmark and " + query_mean +
+                  " in GetAllProjectsQuery") != std::string::npos);
+  CHECK(same.find("the quotients of his Ratios, which the page shows, are " + client_ratio + " and " + query_ratio) !=
+        std::string::npos);
 }

@@ -88,9 +88,12 @@ TEST_CASE("published figures where the seed has a size, and only there; none on 
         const bool published = !row.beyond_seed && i < sizes;
         CHECK(std::isnan(row.published_ratio[i]) != published);
         CHECK(std::isnan(row.published_alloc_ratio[i]) != published);
+        // Every write-up publishes a spread beside each Ratio (RatioSD, ScaledSD or StdDev).
+        CHECK(std::isnan(row.published_ratio_sd[i]) != published);
         if (published) {
           CHECK(row.published_ratio[i] > 0);
           CHECK(row.published_alloc_ratio[i] > 0);
+          CHECK(row.published_ratio_sd[i] >= 0);
         }
       }
     }

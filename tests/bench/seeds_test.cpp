@@ -1,6 +1,7 @@
 // The seeds (bench/src/seeds): every seed's table names registered strategies and valid flags, the cases
 // share what the rows share, and the page's figures and verdicts are computed from a report whose numbers
-// are known.
+// are known: the write-up's order by its printed hundredths and published spreads, one count per pair of
+// ringlab cases, and the page's statements about the write-ups as their texts have them.
 #include "ringlab/bench/seeds/seeds.hpp"
 
 #include <doctest/doctest.h>
@@ -8,8 +9,12 @@
 #include <array>
 #include <cmath>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "ringlab/link/spec.hpp"
+#include "seeds/typed_vs_manual.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
 namespace rb = ringlab::bench;
@@ -132,11 +137,11 @@ TEST_CASE("the page puts the published figures beside ratios paired against the 
 
   CHECK(page.find("`0123456789abcdef`") != std::string::npos);
   CHECK(page.find("| Command | `tools/bench seeds` |") != std::string::npos);
-  CHECK(page.find("| Faster | 10 | 0.90 | 0.80 |") != std::string::npos);
-  CHECK(page.find("| Reconnecting | 10 | 1.50 | 1.60 |") != std::string::npos);
-  CHECK(page.find("| Baseline | 10 | 1.00 | 1.00 | - |") != std::string::npos);
-  CHECK(page.find("| Faster | 10 | 0.90 | 0.80 | 0.80-0.80 | 0.50 | 0.00 | 0 B |") != std::string::npos);
-  CHECK(page.find("| Reused models (beyond) | 1000 | - | 0.50 |") != std::string::npos);
+  CHECK(page.find("| Faster | 10 | 0.90 | - | 0.80 |") != std::string::npos);
+  CHECK(page.find("| Reconnecting | 10 | 1.50 | - | 1.60 |") != std::string::npos);
+  CHECK(page.find("| Baseline | 10 | 1.00 | - | 1.00 | - |") != std::string::npos);
+  CHECK(page.find("| Faster | 10 | 0.90 | - | 0.80 | 0.80-0.80 | 0.50 | 0.00 | 0 B |") != std::string::npos);
+  CHECK(page.find("| Reused models (beyond) | 1000 | - | - | 0.50 |") != std::string::npos);
   CHECK(page.find("`presized` `--connection fresh`") != std::string::npos);
   // 10: three pairs the write-up separates, all in its order.
   CHECK(page.find("- 10 records: the same order. The write-up's fastest is Faster (0.90), ringlab's Faster (0.80") !=
@@ -160,8 +165,138 @@ TEST_CASE("a row whose case is missing or failed shows no ringlab figure") {
   report.cases.push_back(failed);
   const std::array runs{rs::SeedRun{&kSeed, &report, {}}};
   const std::string page = rs::render_seeds_page(runs, "x");
-  CHECK(page.find("| Faster | 10 | 0.90 | failed | - |") != std::string::npos);
-  CHECK(page.find("| Reconnecting | 10 | 1.50 | - | - |") != std::string::npos);
+  CHECK(page.find("| Faster | 10 | 0.90 | - | failed | - |") != std::string::npos);
+  CHECK(page.find("| Reconnecting | 10 | 1.50 | - | - | - |") != std::string::npos);
   CHECK(page.find("- 1000 records: too few rows with both figures to compare.") != std::string::npos);
   CHECK(rs::seed_of(report) == nullptr);  // kSeed is not one of all_seeds()
+}
+
+TEST_CASE("the write-up's own order: Ratios compared in printed hundredths, two hundredths apart a tie") {
+  using rs::PublishedOrder;
+  // 1.00 - 0.98 is 0.020000000000000018 as doubles: still exactly two hundredths, a tie.
+  CHECK(rs::published_order(1.00, rs::kNone, 0.98, rs::kNone) == PublishedOrder::tie);
+  CHECK(rs::published_order(0.98, rs::kNone, 1.00, rs::kNone) == PublishedOrder::tie);
+  CHECK(rs::published_order(0.30, rs::kNone, 0.28, rs::kNone) == PublishedOrder::tie);
+  CHECK(rs::published_order(1.00, rs::kNone, 1.00, rs::kNone) == PublishedOrder::tie);
+  // Three hundredths are separated, either way round.
+  CHECK(rs::published_order(1.00, rs::kNone, 0.97, rs::kNone) == PublishedOrder::second_faster);
+  CHECK(rs::published_order(0.97, rs::kNone, 1.00, rs::kNone) == PublishedOrder::first_faster);
+  // A computed ratio (typed over manual, 1.134) is read in the hundredths it would print in.
+  CHECK(rs::published_order(1.0, rs::kNone, 3.858 / 3.402, rs::kNone) == PublishedOrder::first_faster);
+  CHECK(rs::published_order(rs::kNone, rs::kNone, 0.50, rs::kNone) == PublishedOrder::tie);
+}
+
+TEST_CASE("the write-up separates two rows only beyond the sum of their published spreads") {
+  using rs::PublishedOrder;
+  // nikouu at 1,000 records: GetStringAsync 1.11 (RatioSD 0.12) against the baseline 1.00 (0.00) is a tie,
+  // against GetStreamAsync 0.78 (0.01) it is separated.
+  CHECK(rs::published_order(1.11, 0.12, 1.00, 0.00) == PublishedOrder::tie);
+  CHECK(rs::published_order(0.78, 0.01, 1.11, 0.12) == PublishedOrder::first_faster);
+  // A gap equal to the spreads' sum is not beyond it; one hundredth more is.
+  CHECK(rs::published_order(1.10, 0.05, 1.00, 0.05) == PublishedOrder::tie);
+  CHECK(rs::published_order(1.11, 0.05, 1.00, 0.05) == PublishedOrder::second_faster);
+  // A spread the write-up does not publish adds nothing.
+  CHECK(rs::published_order(1.10, rs::kNone, 1.00, 0.09) == PublishedOrder::second_faster);
+
+  // The seeds' own rows. nikouu: the stream methods against GetStringAsync at 1,000 records.
+  const rs::Seed* nikouu = rs::find_seed("nikouu");
+  REQUIRE(nikouu != nullptr);
+  const auto row_of = [](const rs::Seed& seed, std::string_view method) {
+    for (const rs::SeedRow& row : seed.rows) {
+      if (row.method == method && !row.beyond_seed) return &row;
+    }
+    FAIL("no row " << method);
+    return static_cast<const rs::SeedRow*>(nullptr);
+  };
+  const auto order = [](const rs::SeedRow* a, const rs::SeedRow* b, std::size_t s) {
+    return rs::published_order(a->published_ratio[s], a->published_ratio_sd[s], b->published_ratio[s],
+                               b->published_ratio_sd[s]);
+  };
+  const rs::SeedRow* get_string = row_of(*nikouu, "GetStringAsync");
+  CHECK(get_string->published_ratio_sd == std::array<double, 4>{0.02, 0.01, 0.12, 0.04});
+  CHECK(order(&nikouu->rows.front(), get_string, 2) == PublishedOrder::tie);
+  CHECK(order(row_of(*nikouu, "GetStreamAsync"), get_string, 2) == PublishedOrder::first_faster);
+  // jos's GetAllProjectsQuery at 100 items: Version 3 (1.89, RatioSD 0.13) against Version 5 (1.73, 0.31) is a
+  // tie; against Version 0 it is separated.
+  const rs::Seed* query = rs::find_seed("jos-query");
+  REQUIRE(query != nullptr);
+  CHECK(order(row_of(*query, "Version 3"), row_of(*query, "Version 5"), 1) == PublishedOrder::tie);
+  CHECK(order(row_of(*query, "Version 3"), row_of(*query, "Version 0"), 1) == PublishedOrder::second_faster);
+  // The article's typed and manual clients: its StdDevs over manual's Mean (0.12-0.40) hold every cycle count
+  // a tie, as the article concludes.
+  const rs::Seed* typed = rs::find_seed("typed");
+  REQUIRE(typed != nullptr);
+  for (std::size_t s = 0; s < 3; ++s) CHECK(order(&typed->rows[0], &typed->rows[1], s) == PublishedOrder::tie);
+  // net-http-perf on .NET Core 2.0: the two HttpWebRequest rows (4.98 and 4.74, ScaledSD 0.31 and 0.29) are a
+  // tie; HttpClient from netstandard2.0 (1.35, 0.11) is separated from net461's (1.00).
+  const rs::Seed* perf = rs::find_seed("net-http-perf");
+  REQUIRE(perf != nullptr);
+  CHECK(order(&perf->rows[1], &perf->rows[3], 0) == PublishedOrder::tie);
+  CHECK(order(&perf->rows[0], &perf->rows[2], 0) == PublishedOrder::first_faster);
+}
+
+TEST_CASE("methods that share one ringlab case count once per pair of cases") {
+  // Two methods on string_copy, three on presized: six pairs of methods across the cases, one pair of cases.
+  constexpr std::array kShared{
+      rs::SeedRow{.method = "Baseline", .strategy = "string_copy", .published_ratio = {1.00, 1.00},
+                  .published_ratio_sd = {0.00, 0.00}, .same = "-", .differs = "-"},
+      rs::SeedRow{.method = "Buffered", .strategy = "string_copy", .published_ratio = {0.98, 0.98},
+                  .published_ratio_sd = {0.02, 0.02}, .same = "-", .differs = "-"},
+      rs::SeedRow{.method = "StreamA", .strategy = "presized", .published_ratio = {0.70, 1.10},
+                  .published_ratio_sd = {0.03, 0.01}, .same = "-", .differs = "-"},
+      rs::SeedRow{.method = "StreamB", .strategy = "presized", .published_ratio = {0.71, 0.90},
+                  .published_ratio_sd = {0.03, 0.01}, .same = "-", .differs = "-"},
+      rs::SeedRow{.method = "StreamC", .strategy = "presized", .published_ratio = {0.70, 0.70},
+                  .published_ratio_sd = {0.03, 0.01}, .same = "-", .differs = "-"},
+  };
+  const rs::Seed shared{.name = "shared", .title = "Shared cases", .suite = "get", .sizes = {10, 1000},
+                        .size_name = "records", .about = "-", .rows = kShared};
+  rb::Report report;
+  report.config.suite = "seed-shared";
+  report.config.interleave = true;
+  report.cases.push_back(measured("string_copy", 10, 1000, 4000));
+  report.cases.push_back(measured("presized", 10, 1400, 0));
+  report.cases.push_back(measured("string_copy", 1000, 1000, 4000));
+  report.cases.push_back(measured("presized", 1000, 1400, 0));
+  const std::array runs{rs::SeedRun{&shared, &report, {}}};
+  const std::string page = rs::render_seeds_page(runs, "x");
+  INFO(page);
+  // 10: every method on presized is faster than every one on string_copy in the write-up, slower here: one
+  // reversal, not six; the pairs within a case (one on string_copy, three on presized) are not ordered.
+  CHECK(page.find("| StreamB | 10 | 0.71 | 0.03 | 1.40 |") != std::string::npos);
+  CHECK(page.find("- 10 records: a different order.") != std::string::npos);
+  CHECK(page.find("Of the 1 pair(s) of ringlab cases the write-up separates, ringlab orders 0 the same way, 1 the "
+                  "other way and 0 within its 95 % intervals; the write-up does not separate 0 pair(s) of cases; 4 "
+                  "pair(s) of its methods share one ringlab case.") != std::string::npos);
+  CHECK(page.find("Reversed: StreamA and 2 more before Baseline and 1 more (0.70-0.71 against 0.98-1.00 in the "
+                  "write-up, 1.40 against 1.00 here).") != std::string::npos);
+  // 1000: presized's methods fall on both sides of string_copy's in the write-up: it cannot separate the cases.
+  CHECK(page.find("- 1000 records: nothing to order: the write-up separates no two of ringlab's cases.") !=
+        std::string::npos);
+  CHECK(page.find("the write-up does not separate 1 pair(s) of cases; 4 pair(s)") != std::string::npos);
+}
+
+TEST_CASE("the page's statements about the write-ups say what their texts say") {
+  std::vector<rs::SeedRun> runs;
+  for (const rs::Seed& seed : rs::all_seeds()) runs.push_back({&seed, nullptr, "not run in this test"});
+  const std::string page = rs::render_seeds_page(runs, "x");
+  // Every write-up ran its client and its server on one machine.
+  CHECK(page.find("crossed a real network stack") == std::string::npos);
+  CHECK(page.find("The write-ups ran client and\n  server on one machine too") != std::string::npos);
+  CHECK(page.find("net-http-perf's run script starts its reflector on 127.0.0.1") != std::string::npos);
+  CHECK(page.find("(where that endpoint's upstream ran, the article\n  does not say)") != std::string::npos);
+  // The article's time per request at each cycle count, from its Means.
+  namespace tvm = rs::typed_vs_manual;
+  const std::array<double, 3> cycles{10, 50, 100};
+  const auto per_request_ms = [&](const std::array<double, 3>& mean) {
+    return fmt::format("{:.0f}, {:.0f} and {:.0f} ms", mean[0] / cycles[0] * 1e3, mean[1] / cycles[1] * 1e3,
+                       mean[2] / cycles[2] * 1e3);
+  };
+  CHECK(per_request_ms(tvm::kManualMean) == "340, 575 and 177 ms");
+  CHECK(page.find("per request its Means are " + per_request_ms(tvm::kManualMean) + " (manual) and " +
+                  per_request_ms(tvm::kTypedMean) + " (typed)") != std::string::npos);
+  CHECK(page.find("about 340 ms") == std::string::npos);
+  // How orders are counted is stated once, for every seed.
+  CHECK(page.find("differ by more than 2 (1.00 against 0.98 is a tie) and by more than the sum of the\n  two rows' "
+                  "published spreads") != std::string::npos);
 }

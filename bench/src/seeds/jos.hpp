@@ -17,9 +17,11 @@
 //
 // Published figures are copied from his README (2020-08-11) as printed: Ratio, Mean in milliseconds, and
 // Allocated in KB; the 10,000-item column, printed in MB, times 1024 (BenchmarkDotNet's units are
-// binary). BenchmarkDotNet 0.12.1 printed no allocation ratio: published_alloc_ratio is Allocated over
-// the table's Version 0 at the same size, computed here. kNone (NaN) marks a figure the write-up does
-// not have (none of his rows lacks one).
+// binary); RatioSD and StdDev as printed. BenchmarkDotNet 0.12.1 printed no allocation ratio:
+// published_alloc_ratio is Allocated over the table's Version 0 at the same size, computed here. His
+// 10,000-item tables print no RatioSD: there published_ratio_sd is the row's StdDev over Version 0's
+// Mean, computed here. kNone (NaN) marks a figure the write-up does not have (his only gap: RatioSD at
+// 10,000 items).
 //
 // Constant data with static storage; nothing here allocates.
 #include <array>
@@ -51,11 +53,13 @@ struct JosMapping {
   std::string_view differs;  // what it does not
 };
 
-// One Version's published figures (the order of his columns: Ratio, Mean, Allocated).
+// One Version's published figures: Ratio, Mean and Allocated, then his spreads, RatioSD and StdDev.
 struct JosFigures {
   std::array<double, 4> ratio;
   std::array<double, 4> mean_ms;
   std::array<double, 4> allocated_kb;
+  std::array<double, 4> ratio_sd;   // kNone at 10,000 items: those tables print no RatioSD
+  std::array<double, 4> stddev_ms;
 };
 
 inline constexpr std::size_t kJosVersions = 11;  // Version 0 to Version 10
@@ -107,39 +111,63 @@ inline constexpr std::array<JosMapping, kJosVersions> kJosMapping{{
      "System.Text.Json, ringlab's library stays simdjson"},
     {"Version 10", "rapidjson_fresh", "", "Version 9", false,
      "Version 9's receive with another JSON library (Utf8Json) into the same fresh DTOs: read against Version 9, "
-     "the same pattern with the library swapped (his 0.93-1.02 of V9's time), not against Version 0",
+     "the same pattern with the library swapped, not against Version 0 (his Mean is 0.90-1.01 of V9's in "
+     "HttpClientBenchmark and 0.93-1.02 in GetAllProjectsQuery; the quotients of his Ratios, which the page "
+     "shows, are 0.86-1.01 and 0.93-1.03)",
      "rapidjson parses in situ (strings unescaped where they lie in the body) by SAX, after the whole body; "
      "his Utf8Json reads the stream"},
 }};
 
 // GetAllProjectsQuery, 2020-08-11.
 inline constexpr std::array<JosFigures, kJosVersions> kJosGetAllProjectsQueryFigures{{
-    {{1.00, 1.00, 1.00, 1.00}, {4.458, 10.167, 27.67, 204.4}, {74.57, 499.21, 4673.37, 53.98 * 1024}},
-    {{1.01, 1.00, 1.00, 1.01}, {4.515, 10.192, 27.65, 205.9}, {74.95, 499.59, 4673.68, 53.98 * 1024}},
-    {{0.97, 1.21, 0.96, 1.01}, {4.308, 16.158, 26.48, 206.6}, {58.11, 482.75, 4656.98, 53.96 * 1024}},
-    {{0.96, 1.89, 1.01, 1.00}, {4.303, 17.477, 28.08, 205.1}, {59.27, 483.88, 4657.76, 53.96 * 1024}},
-    {{0.97, 1.49, 1.02, 1.01}, {4.315, 14.450, 28.16, 205.7}, {59.34, 483.98, 4657.89, 53.96 * 1024}},
-    {{0.99, 1.73, 1.03, 1.01}, {4.394, 13.882, 28.61, 206.2}, {59.32, 483.96, 4657.74, 53.96 * 1024}},
-    {{0.97, 1.08, 1.02, 0.98}, {4.310, 10.927, 28.10, 200.4}, {53.23, 396.51, 3757.36, 36.36 * 1024}},
-    {{0.97, 1.04, 1.00, 0.94}, {4.309, 10.588, 27.70, 191.8}, {44.28, 306.19, 2852.3, 27.55 * 1024}},
-    {{0.96, 0.96, 0.92, 0.85}, {4.291, 9.765, 25.45, 173.0}, {44.54, 309.26, 2883.25, 27.85 * 1024}},
-    {{0.98, 1.00, 0.84, 0.67}, {4.349, 10.244, 23.19, 137.5}, {27.51, 46.72, 237.55, 2.19 * 1024}},
-    {{0.96, 0.95, 0.78, 0.69}, {4.286, 9.632, 21.52, 140.8}, {6.27, 143.91, 2029.17, 32.99 * 1024}},
+    {{1.00, 1.00, 1.00, 1.00}, {4.458, 10.167, 27.67, 204.4}, {74.57, 499.21, 4673.37, 53.98 * 1024},
+     {0.00, 0.00, 0.00, kNone}, {0.0705, 0.0705, 0.516, 0.63}},
+    {{1.01, 1.00, 1.00, 1.01}, {4.515, 10.192, 27.65, 205.9}, {74.95, 499.59, 4673.68, 53.98 * 1024},
+     {0.02, 0.01, 0.01, kNone}, {0.0683, 0.1309, 0.197, 1.06}},
+    {{0.97, 1.21, 0.96, 1.01}, {4.308, 16.158, 26.48, 206.6}, {58.11, 482.75, 4656.98, 53.96 * 1024},
+     {0.02, 0.10, 0.02, kNone}, {0.0588, 3.0826, 0.268, 0.48}},
+    {{0.96, 1.89, 1.01, 1.00}, {4.303, 17.477, 28.08, 205.1}, {59.27, 483.88, 4657.76, 53.96 * 1024},
+     {0.02, 0.13, 0.04, kNone}, {0.0608, 3.1137, 0.783, 0.91}},
+    {{0.97, 1.49, 1.02, 1.01}, {4.315, 14.450, 28.16, 205.7}, {59.34, 483.98, 4657.89, 53.96 * 1024},
+     {0.02, 0.30, 0.02, kNone}, {0.0591, 1.9526, 0.480, 1.17}},
+    {{0.99, 1.73, 1.03, 1.01}, {4.394, 13.882, 28.61, 206.2}, {59.32, 483.96, 4657.74, 53.96 * 1024},
+     {0.02, 0.31, 0.02, kNone}, {0.0563, 3.3221, 0.345, 0.70}},
+    {{0.97, 1.08, 1.02, 0.98}, {4.310, 10.927, 28.10, 200.4}, {53.23, 396.51, 3757.36, 36.36 * 1024},
+     {0.01, 0.02, 0.02, kNone}, {0.0698, 0.2323, 0.638, 1.04}},
+    {{0.97, 1.04, 1.00, 0.94}, {4.309, 10.588, 27.70, 191.8}, {44.28, 306.19, 2852.3, 27.55 * 1024},
+     {0.02, 0.04, 0.02, kNone}, {0.0700, 0.5718, 0.540, 0.81}},
+    {{0.96, 0.96, 0.92, 0.85}, {4.291, 9.765, 25.45, 173.0}, {44.54, 309.26, 2883.25, 27.85 * 1024},
+     {0.02, 0.02, 0.03, kNone}, {0.0539, 0.1305, 0.474, 0.96}},
+    {{0.98, 1.00, 0.84, 0.67}, {4.349, 10.244, 23.19, 137.5}, {27.51, 46.72, 237.55, 2.19 * 1024},
+     {0.02, 0.02, 0.03, kNone}, {0.0524, 0.1725, 0.600, 0.74}},
+    {{0.96, 0.95, 0.78, 0.69}, {4.286, 9.632, 21.52, 140.8}, {6.27, 143.91, 2029.17, 32.99 * 1024},
+     {0.02, 0.02, 0.02, kNone}, {0.0684, 0.1572, 0.460, 0.51}},
 }};
 
 // HttpClientBenchmark, 2020-08-11.
 inline constexpr std::array<JosFigures, kJosVersions> kJosHttpClientBenchmarkFigures{{
-    {{1.00, 1.00, 1.00, 1.00}, {4.548, 10.379, 27.98, 201.7}, {74.01, 494.44, 4626.33, 53.52 * 1024}},
-    {{0.99, 0.99, 1.00, 1.02}, {4.511, 10.238, 27.83, 206.2}, {74.25, 494.67, 4626.47, 53.52 * 1024}},
-    {{0.95, 0.88, 0.95, 1.02}, {4.342, 9.185, 26.58, 204.8}, {57.41, 477.84, 4609.57, 53.51 * 1024}},
-    {{0.94, 0.88, 0.96, 1.01}, {4.270, 9.212, 26.71, 204.1}, {58.54, 478.96, 4610.61, 53.51 * 1024}},
-    {{0.94, 0.89, 0.96, 1.02}, {4.300, 9.221, 26.85, 206.2}, {58.63, 479.05, 4610.89, 53.51 * 1024}},
-    {{0.96, 0.89, 0.99, 1.02}, {4.346, 9.190, 29.20, 205.0}, {58.63, 479.05, 4611.32, 53.51 * 1024}},
-    {{0.95, 0.87, 1.03, 0.98}, {4.314, 9.070, 28.76, 198.7}, {52.54, 391.59, 3710.51, 35.9 * 1024}},
-    {{0.95, 0.88, 1.03, 0.96}, {4.298, 9.134, 28.69, 192.7}, {43.59, 301.31, 2805.2, 27.09 * 1024}},
-    {{0.94, 0.85, 0.90, 0.85}, {4.271, 8.923, 25.28, 171.9}, {43.84, 304.77, 2836.12, 27.39 * 1024}},
-    {{0.96, 0.91, 0.83, 0.68}, {4.363, 9.456, 21.34, 137.3}, {26.84, 41.8, 190.46, 1.73 * 1024}},
-    {{0.95, 0.82, 0.71, 0.69}, {4.334, 8.497, 19.99, 138.4}, {5.57, 139.03, 1982.46, 32.53 * 1024}},
+    {{1.00, 1.00, 1.00, 1.00}, {4.548, 10.379, 27.98, 201.7}, {74.01, 494.44, 4626.33, 53.52 * 1024},
+     {0.00, 0.00, 0.00, kNone}, {0.0799, 0.1256, 0.265, 1.01}},
+    {{0.99, 0.99, 1.00, 1.02}, {4.511, 10.238, 27.83, 206.2}, {74.25, 494.67, 4626.47, 53.52 * 1024},
+     {0.02, 0.02, 0.02, kNone}, {0.0788, 0.0766, 0.369, 1.05}},
+    {{0.95, 0.88, 0.95, 1.02}, {4.342, 9.185, 26.58, 204.8}, {57.41, 477.84, 4609.57, 53.51 * 1024},
+     {0.02, 0.02, 0.01, kNone}, {0.0811, 0.1539, 0.181, 0.91}},
+    {{0.94, 0.88, 0.96, 1.01}, {4.270, 9.212, 26.71, 204.1}, {58.54, 478.96, 4610.61, 53.51 * 1024},
+     {0.02, 0.02, 0.02, kNone}, {0.0853, 0.1642, 0.438, 0.57}},
+    {{0.94, 0.89, 0.96, 1.02}, {4.300, 9.221, 26.85, 206.2}, {58.63, 479.05, 4610.89, 53.51 * 1024},
+     {0.02, 0.03, 0.01, kNone}, {0.0554, 0.2122, 0.262, 1.09}},
+    {{0.96, 0.89, 0.99, 1.02}, {4.346, 9.190, 29.20, 205.0}, {58.63, 479.05, 4611.32, 53.51 * 1024},
+     {0.02, 0.01, 0.08, kNone}, {0.0461, 0.1226, 1.431, 0.79}},
+    {{0.95, 0.87, 1.03, 0.98}, {4.314, 9.070, 28.76, 198.7}, {52.54, 391.59, 3710.51, 35.9 * 1024},
+     {0.03, 0.01, 0.03, kNone}, {0.0938, 0.0949, 0.744, 1.29}},
+    {{0.95, 0.88, 1.03, 0.96}, {4.298, 9.134, 28.69, 192.7}, {43.59, 301.31, 2805.2, 27.09 * 1024},
+     {0.02, 0.01, 0.03, kNone}, {0.0828, 0.1274, 0.886, 1.03}},
+    {{0.94, 0.85, 0.90, 0.85}, {4.271, 8.923, 25.28, 171.9}, {43.84, 304.77, 2836.12, 27.39 * 1024},
+     {0.03, 0.02, 0.01, kNone}, {0.0793, 0.1824, 0.317, 0.80}},
+    {{0.96, 0.91, 0.83, 0.68}, {4.363, 9.456, 21.34, 137.3}, {26.84, 41.8, 190.46, 1.73 * 1024},
+     {0.03, 0.03, 0.03, kNone}, {0.0869, 0.1986, 1.188, 1.30}},
+    {{0.95, 0.82, 0.71, 0.69}, {4.334, 8.497, 19.99, 138.4}, {5.57, 139.03, 1982.46, 32.53 * 1024},
+     {0.02, 0.01, 0.01, kNone}, {0.0602, 0.1305, 0.242, 1.07}},
 }};
 
 // The rows of one table: the mapping with that table's figures, and the allocation ratios computed.
@@ -148,13 +176,17 @@ constexpr std::array<SeedRow, kJosVersions> jos_rows(const std::array<JosFigures
   for (std::size_t v = 0; v < kJosVersions; ++v) {
     const JosMapping& m = kJosMapping[v];
     std::array<double, 4> alloc_ratio{};
+    std::array<double, 4> ratio_sd{};
     for (std::size_t s = 0; s < kJosSizes.size(); ++s) {
       alloc_ratio[s] = figures[v].allocated_kb[s] / figures[0].allocated_kb[s];  // NaN in, NaN out
+      const double printed_sd = figures[v].ratio_sd[s];  // kNone (NaN) is the one value unequal to itself
+      ratio_sd[s] = printed_sd == printed_sd ? printed_sd : figures[v].stddev_ms[s] / figures[0].mean_ms[s];
     }
     rows[v] = SeedRow{.method = m.method,
                       .strategy = m.strategy,
                       .flags = m.flags,
                       .published_ratio = figures[v].ratio,
+                      .published_ratio_sd = ratio_sd,
                       .published_alloc_ratio = alloc_ratio,
                       .beyond_seed = m.beyond_seed,
                       .same = m.same,

@@ -7,9 +7,9 @@
 // request, and the App.Net461 job, where HttpWebRequest is .NET Framework's own stack over a pooled
 // ServicePoint.
 //
-// Published: the Scaled column (BenchmarkDotNet 0.10's name for Ratio, against Net461_HttpClient) is
-// copied as it is; there is no allocation ratio, so published_alloc_ratio is computed from the Allocated
-// column against Net461_HttpClient's and rounded to two places.
+// Published: the Scaled and ScaledSD columns (BenchmarkDotNet 0.10's names for Ratio and RatioSD, against
+// Net461_HttpClient) are copied as they are; there is no allocation ratio, so published_alloc_ratio is
+// computed from the Allocated column against Net461_HttpClient's and rounded to two places.
 #include <array>
 
 #include "ringlab/bench/seeds/seeds.hpp"
@@ -27,18 +27,26 @@ inline constexpr std::string_view kAllocDerived =
 
 inline constexpr std::array kNetHttpPerfCoreRows{
     SeedRow{.method = "Net461_HttpClient", .strategy = "echo", .flags = "",
-            .published_ratio = {1.00, kNone, kNone, kNone}, .published_alloc_ratio = {1.00, kNone, kNone, kNone},
+            .published_ratio = {1.00, kNone, kNone, kNone},
+            .published_ratio_sd = {0.00, kNone, kNone, kNone},
+            .published_alloc_ratio = {1.00, kNone, kNone, kNone},
             .same = kEchoKept, .differs = kAllocDerived},
     SeedRow{.method = "Net461_HttpWebRequest", .strategy = "echo", .flags = "--client fresh",
-            .published_ratio = {4.98, kNone, kNone, kNone}, .published_alloc_ratio = {7.04, kNone, kNone, kNone},
+            .published_ratio = {4.98, kNone, kNone, kNone},
+            .published_ratio_sd = {0.31, kNone, kNone, kNone},
+            .published_alloc_ratio = {7.04, kNone, kNone, kNone},
             .same = kEchoNewClient, .differs = kAllocDerived},
     SeedRow{.method = "NetStandard20_HttpClient", .strategy = "echo", .flags = "",
-            .published_ratio = {1.35, kNone, kNone, kNone}, .published_alloc_ratio = {1.00, kNone, kNone, kNone},
+            .published_ratio = {1.35, kNone, kNone, kNone},
+            .published_ratio_sd = {0.11, kNone, kNone, kNone},
+            .published_alloc_ratio = {1.00, kNone, kNone, kNone},
             .same = kEchoKept,
             .differs = "the same row as Net461_HttpClient: ringlab has one build, not a net461 and a netstandard2.0 "
                        "library; Alloc Ratio computed from the seed's Allocated column"},
     SeedRow{.method = "NetStandard20_HttpWebRequest", .strategy = "echo", .flags = "--client fresh",
-            .published_ratio = {4.74, kNone, kNone, kNone}, .published_alloc_ratio = {7.04, kNone, kNone, kNone},
+            .published_ratio = {4.74, kNone, kNone, kNone},
+            .published_ratio_sd = {0.29, kNone, kNone, kNone},
+            .published_alloc_ratio = {7.04, kNone, kNone, kNone},
             .same = kEchoNewClient,
             .differs = "the same row as Net461_HttpWebRequest: ringlab has one build; Alloc Ratio computed from "
                        "the seed's Allocated column"},
@@ -50,19 +58,27 @@ inline constexpr std::array kNetHttpPerfCoreRows{
 
 inline constexpr std::array kNetHttpPerfFrameworkRows{
     SeedRow{.method = "Net461_HttpClient", .strategy = "echo", .flags = "",
-            .published_ratio = {1.00, kNone, kNone, kNone}, .published_alloc_ratio = {1.00, kNone, kNone, kNone},
+            .published_ratio = {1.00, kNone, kNone, kNone},
+            .published_ratio_sd = {0.00, kNone, kNone, kNone},
+            .published_alloc_ratio = {1.00, kNone, kNone, kNone},
             .same = kEchoKept, .differs = kAllocDerived},
     SeedRow{.method = "Net461_HttpWebRequest", .strategy = "echo", .flags = "",
-            .published_ratio = {0.92, kNone, kNone, kNone}, .published_alloc_ratio = {0.89, kNone, kNone, kNone},
+            .published_ratio = {0.92, kNone, kNone, kNone},
+            .published_ratio_sd = {0.06, kNone, kNone, kNone},
+            .published_alloc_ratio = {0.89, kNone, kNone, kNone},
             .same = "HttpWebRequest over a pooled ServicePoint: the connection kept alive",
             .differs = "ringlab has one client stack: HttpClient and HttpWebRequest on .NET Framework are the same "
                        "row here; Alloc Ratio computed from the seed's Allocated column"},
     SeedRow{.method = "NetStandard20_HttpClient", .strategy = "echo", .flags = "",
-            .published_ratio = {1.21, kNone, kNone, kNone}, .published_alloc_ratio = {0.99, kNone, kNone, kNone},
+            .published_ratio = {1.21, kNone, kNone, kNone},
+            .published_ratio_sd = {0.10, kNone, kNone, kNone},
+            .published_alloc_ratio = {0.99, kNone, kNone, kNone},
             .same = kEchoKept,
             .differs = "ringlab has one build; Alloc Ratio computed from the seed's Allocated column"},
     SeedRow{.method = "NetStandard20_HttpWebRequest", .strategy = "echo", .flags = "",
-            .published_ratio = {1.28, kNone, kNone, kNone}, .published_alloc_ratio = {0.89, kNone, kNone, kNone},
+            .published_ratio = {1.28, kNone, kNone, kNone},
+            .published_ratio_sd = {0.09, kNone, kNone, kNone},
+            .published_alloc_ratio = {0.89, kNone, kNone, kNone},
             .same = "HttpWebRequest over a pooled ServicePoint: the connection kept alive",
             .differs = "ringlab has one build and one client stack; Alloc Ratio computed from the seed's "
                        "Allocated column"},

@@ -36,6 +36,10 @@ struct SeedRow {
   // The write-up's Ratio (time against its own first row) and Alloc Ratio, per size in Seed::sizes'
   // order; kNone where it gives none.
   std::array<double, 4> published_ratio{kNone, kNone, kNone, kNone};
+  // The write-up's spread of that Ratio, per size: its RatioSD (ScaledSD in BenchmarkDotNet 0.10) as
+  // printed; where it prints none, its StdDev of the row's time over the baseline row's Mean, computed
+  // from the published columns. kNone where it publishes no spread at all.
+  std::array<double, 4> published_ratio_sd{kNone, kNone, kNone, kNone};
   std::array<double, 4> published_alloc_ratio{kNone, kNone, kNone, kNone};
   // The row does more than the seed's method did (models reused across requests, a parse in place):
   // marked on the page, and left out of the seed-against-ringlab order.
@@ -102,10 +106,21 @@ struct SeedRun {
 [[nodiscard]] std::string seed_suite_name(const Seed& seed);
 [[nodiscard]] const Seed* seed_of(const Report& report);
 
+// How a write-up itself orders two of its rows at one size, from their published Ratios and spreads
+// (SeedRow::published_ratio and published_ratio_sd). Both are compared as the write-up prints them, in
+// whole hundredths: the rows are separated only where their Ratios differ by more than 2 hundredths
+// (1.00 against 0.98 is a tie) and by more than the sum of their two spreads, where the write-up
+// publishes one (a kNone spread adds nothing); otherwise they are a tie.
+enum class PublishedOrder { tie, first_faster, second_faster };
+[[nodiscard]] PublishedOrder published_order(double ratio_a, double spread_a, double ratio_b, double spread_b);
+
 // docs/seeds.md: the conditions, then per seed the mapping (method -> strategy and flags, what is the
-// same, what differs), the table of the write-up's figures beside ringlab's (Ratio with its 95 %
-// interval, paired by round against the seed's baseline row; Alloc Ratio), and the generated sentences
-// on whether ringlab orders the methods as the write-up did. `page_command`: how the page was made.
+// same, what differs), the table of the write-up's figures (Ratio, its spread, Alloc Ratio) beside
+// ringlab's (Ratio with its 95 % interval, paired by round against the seed's baseline row; Alloc
+// Ratio), and the generated sentences on whether ringlab orders the methods as the write-up did: per
+// pair of ringlab cases, counted once however many of the seed's methods share each case, the
+// write-up's order (published_order, which every pair of methods across the two cases must agree on)
+// against ringlab's 95 % intervals. `page_command`: how the page was made.
 [[nodiscard]] std::string render_seeds_page(std::span<const SeedRun> runs, std::string_view page_command);
 
 }  // namespace ringlab::bench::seeds
