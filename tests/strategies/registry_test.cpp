@@ -1,10 +1,13 @@
 // The registry: what bench knows the strategies by.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <memory>
 #include <set>
 #include <span>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "recipe.hpp"
@@ -38,6 +41,46 @@ TEST_CASE("the registry lists every recipe once, in table order, with a descript
     REQUIRE(static_cast<bool>(descriptor.make));
     CHECK(descriptor.make() != nullptr);
   }
+}
+
+// docs/strategies.md is written by hand; this holds it to the recipe table. A strategy's row names it in
+// backquotes in the first cell of a table row ("| `presized` (mirrors) | ...").
+std::set<std::string, std::less<>> names_in_first_cells(std::string_view page) {
+  std::set<std::string, std::less<>> names;
+  std::istringstream lines{std::string(page)};
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("| ") || line.starts_with("|---")) continue;
+    const std::string_view cell = std::string_view(line).substr(1, line.find('|', 1) - 1);
+    for (std::size_t open = cell.find('`'); open != std::string_view::npos; open = cell.find('`', open)) {
+      const std::size_t close = cell.find('`', open + 1);
+      if (close == std::string_view::npos) break;
+      const std::string_view name = cell.substr(open + 1, close - open - 1);
+      const bool identifier = !name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") ==
+                                                   std::string_view::npos;
+      if (identifier) names.emplace(name);
+      open = close + 1;
+    }
+  }
+  return names;
+}
+
+TEST_CASE("docs/strategies.md has a row for every recipe and names no strategy the table lacks") {
+  std::ifstream file(RINGLAB_SOURCE_DIR "/docs/strategies.md");
+  REQUIRE(file.good());
+  std::ostringstream page;
+  page << file.rdbuf();
+  const auto on_page = names_in_first_cells(page.str());
+  std::set<std::string, std::less<>> in_table;
+  for (const detail::Recipe& recipe : detail::recipes()) {
+    in_table.emplace(recipe.name);
+    CHECK_MESSAGE(on_page.contains(recipe.name), "docs/strategies.md has no row for ", recipe.name);
+  }
+  for (const std::string& name : on_page) {
+    CHECK_MESSAGE(in_table.contains(name), "docs/strategies.md has a row for ", name, ", which no recipe is");
+  }
+  // The reader itself: a row naming two strategies, a code span that is no name, a line outside a table.
+  CHECK(names_in_first_cells("| `a_b`, `c` with `--inflight N` | x `d` |\n|---|---|\ntext `e`\n") ==
+        std::set<std::string, std::less<>>{"a_b", "c"});
 }
 
 TEST_CASE("table order: by method, then ringlab's stack, the peers and the reference rows") {
