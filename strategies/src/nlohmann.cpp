@@ -270,6 +270,7 @@ json::Status parse_body(std::string_view body, std::pmr::vector<Record>& out) {
 
 // LibraryStrategy's parser: the DOM is built and freed per body, nothing is kept.
 struct NlohmannLibrary {
+  static constexpr bool kInSitu = false;  // LibraryFloor: the body is only read
   template <class Record>
   json::Status parse(base::PaddedBuffer& body, std::pmr::vector<Record>& out) {
     return parse_body(body.view(), out);
@@ -293,6 +294,9 @@ json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::JosRep
 
 std::unique_ptr<Strategy> make_nlohmann(const Recipe& recipe) {
   return std::make_unique<LibraryStrategy<NlohmannLibrary>>(recipe);
+}
+std::unique_ptr<Strategy> make_floor_parse_nlohmann(const Recipe& recipe) {
+  return std::make_unique<LibraryFloor<NlohmannLibrary>>(recipe);
 }
 
 }  // namespace ringlab::strategies::detail

@@ -37,6 +37,7 @@ struct RapidJsonLibrary {
   json::Status parse(base::PaddedBuffer& body, std::pmr::vector<Record>& out) {
     return parse_body(reader, body, out);
   }
+  static constexpr bool kInSitu = true;  // LibraryFloor: the body is overwritten where it is parsed
   rapidjson::Reader reader;  // kept across bodies (parse_body says why)
 };
 
@@ -61,6 +62,9 @@ json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::Jo
 
 std::unique_ptr<Strategy> make_rapidjson(const Recipe& recipe) {
   return std::make_unique<LibraryStrategy<RapidJsonLibrary>>(recipe);
+}
+std::unique_ptr<Strategy> make_floor_parse_rapidjson(const Recipe& recipe) {
+  return std::make_unique<LibraryFloor<RapidJsonLibrary>>(recipe);
 }
 
 }  // namespace ringlab::strategies::detail

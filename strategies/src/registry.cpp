@@ -33,6 +33,7 @@
 namespace ringlab::strategies::detail {
 // floor_minimal.cpp: the yardstick of json/'s reader, a reference row next to floor_parse.
 std::unique_ptr<Strategy> make_floor_parse_minimal(const Recipe& recipe);
+
 }  // namespace ringlab::strategies::detail
 
 namespace ringlab::strategies {
@@ -151,10 +152,11 @@ constexpr std::array kOwnStack{
            .models = Models::three_fields,
            .description = "as presized, parsed into {stars, name, url} alone: On-Demand skips the other 19 fields "
                           "of each github record; its checksum covers those three fields only (weather: skipped)"},
-    Recipe{.name = "nlohmann", .mirrors = kLibrarySwap, .make = &make_nlohmann,
+    Recipe{.name = "nlohmann", .mirrors = kLibrarySwap, .parse_floor = "floor_parse_nlohmann", .make = &make_nlohmann,
            .description = "as presized, parsed by nlohmann::json::parse into a DOM (built and freed per request), "
                           "then mapped onto owning models reused in place"},
-    Recipe{.name = "rapidjson", .mirrors = kLibrarySwapReader, .make = &make_rapidjson,
+    Recipe{.name = "rapidjson", .mirrors = kLibrarySwapReader, .parse_floor = "floor_parse_rapidjson",
+           .make = &make_rapidjson,
            .description = "as presized, parsed in situ by rapidjson's SAX Reader (strings unescaped in the body), "
                           "events written straight into owning models reused in place: no DOM"},
     // jos's Versions 8 and 10 under his conditions (bench jos; bench/src/seeds/jos.hpp maps every Version):
@@ -163,11 +165,11 @@ constexpr std::array kOwnStack{
     // reads the same rapidjson tokens through a hand-written loop over the DTO's three keys (his Version 8,
     // ProjectDeserializer over JsonTextReader), so that the pair isolates the hand-written loop.
     Recipe{.name = "rapidjson_fresh", .mirrors = "Version 10: Utf8Json over the same stream (fresh objects)",
-           .models = Models::fresh_owning, .make = &make_rapidjson,
+           .parse_floor = "floor_parse_rapidjson", .models = Models::fresh_owning, .make = &make_rapidjson,
            .description = "as rapidjson (in situ SAX, events written straight into the records), into fresh "
                           "owning models at each request, as presized_fresh"},
     Recipe{.name = "token_loop", .mirrors = "Version 8: a hand-written loop over JsonTextReader's tokens",
-           .models = Models::fresh_owning, .make = &make_token_loop,
+           .parse_floor = "floor_parse_rapidjson", .models = Models::fresh_owning, .make = &make_token_loop,
            .description = "jos only: rapidjson's tokens in situ through a hand-written loop that keeps the last "
                           "key and takes name, url and stars into fresh DTOs, as jos's ProjectDeserializer"},
     Recipe{.name = "arena", .mirrors = kPooled, .make = &make_arena,
@@ -277,7 +279,7 @@ constexpr std::array kOwnStack{
           .description = "as echo, on a new connection per request, closed after the answer"}),
 };
 
-// ---- reference rows: physical limits (floors.cpp, floor_minimal.cpp) ---------------------------------
+// ---- reference rows: physical limits (floors.cpp, floor_minimal.cpp; the libraries' in their files)
 constexpr std::array kReferences{
     reference({.name = "floor_transfer", .make = &make_floor_transfer,
                .description = "reference: kept-alive GET through the same ring into a presized padded buffer, "
@@ -285,6 +287,13 @@ constexpr std::array kReferences{
     reference({.name = "floor_parse", .make = &make_floor_parse,
                .description = "reference: the body already in a warm padded buffer, parsed into views and consumed, "
                               "no request: what parsing alone costs"}),
+    reference({.name = "floor_parse_rapidjson", .make = &make_floor_parse_rapidjson,
+               .description = "reference: floor_parse's warm body parsed by rapidjson as the rapidjson rows parse "
+                              "it (in situ SAX into owning models), after one copy of the body, which in situ "
+                              "parsing overwrites"}),
+    reference({.name = "floor_parse_nlohmann", .make = &make_floor_parse_nlohmann,
+               .description = "reference: floor_parse's warm body parsed by nlohmann as the nlohmann row parses it "
+                              "(a DOM, mapped onto owning models)"}),
     reference({.name = "floor_parse_minimal", .make = &make_floor_parse_minimal,
                .description = "reference: floor_parse's warm body parsed by a minimal On-Demand loop of the four "
                               "weather fields into plain structs: the yardstick of json/'s reader (weather only)"}),
@@ -345,6 +354,13 @@ std::unique_ptr<Strategy> make_inflight_row() {
 
 using Factory = std::unique_ptr<Strategy> (*)();
 
+// The parse floor of a row (Descriptor::parse_floor): its own if it names one; every other GET row reads
+// through json/'s reader (ringlab's stack and the peers that use it alike), whose floor is floor_parse.
+constexpr std::string_view parse_floor_of(const Recipe& recipe) {
+  if (!recipe.parse_floor.empty()) return recipe.parse_floor;
+  return recipe.method == Method::get && !recipe.reference ? std::string_view("floor_parse") : std::string_view();
+}
+
 constexpr Descriptor describe(const Recipe& recipe, Factory make, Factory make_inflight) {
   return Descriptor{.name = recipe.name,
                     .description = recipe.description,
@@ -354,6 +370,7 @@ constexpr Descriptor describe(const Recipe& recipe, Factory make, Factory make_i
                     .peer = recipe.peer,
                     .make = make,
                     .reference = recipe.reference,
+                    .parse_floor = parse_floor_of(recipe),
                     .partial_checksum = recipe.partial_checksum,
                     .make_inflight = recipe.inflight ? make_inflight : nullptr};
 }

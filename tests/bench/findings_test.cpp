@@ -164,3 +164,35 @@ TEST_CASE("warnings: one line per kind with counts and the CV range; bimodal cas
   CHECK(rb::summarize_warnings(report)[0].find("the ratios are not paired") != std::string::npos);
   CHECK(rb::summarize_warnings(headline_like()).empty());
 }
+
+TEST_CASE("findings: rows beyond 1.2x floor_transfer + their own parse floor are named with the time beyond") {
+  rb::Report report = headline_like();
+  for (rb::CaseResult& c : report.cases) {
+    if (!c.reference) c.parse_floor = "floor_parse";
+  }
+  // A library's row against its own floor (3.0 ms against 120 us + 2.7 ms: 1.06x), and a row whose floor
+  // is not in the run, which is not compared.
+  report.cases.push_back(timed("rapidjson", 10000, 3'000'000, false));
+  report.cases.back().parse_floor = "floor_parse_rapidjson";
+  report.cases.push_back(timed("floor_parse_rapidjson", 10000, 2'700'000, false));
+  report.cases.back().reference = true;
+  report.cases.push_back(timed("nlohmann", 10000, 9'000'000, false));
+  report.cases.back().parse_floor = "floor_parse_nlohmann";
+  std::string text = joined(rb::run_findings(report));
+  INFO(text);
+  // 900 / 520, 630 / 520 (just beyond 1.2), 890 / 520; streaming (1.04x) and rapidjson (1.06x) within.
+  CHECK(text.find("  floors: beyond 1.2x floor_transfer + their own parse floor: string_copy 1.73x (+380 μs beyond "
+                  "120 μs + 400 μs of floor_parse), presized 1.21x (+110 μs beyond 120 μs + 400 μs of floor_parse), "
+                  "libcurl 1.71x (+370 μs beyond 120 μs + 400 μs of floor_parse)\n") != std::string::npos);
+  CHECK(text.find("of floor_parse_nlohmann") == std::string::npos);
+  CHECK(text.find("rapidjson 1.") == std::string::npos);
+
+  // Every row within: said with how many were compared. Without floor_transfer: no line.
+  report.cases[0].parse_floor.clear();
+  report.cases[1].parse_floor.clear();
+  report.cases[3].parse_floor.clear();
+  text = joined(rb::run_findings(report));
+  CHECK(text.find("  floors: every row of 2 within 1.2x floor_transfer + its own parse floor\n") != std::string::npos);
+  std::erase_if(report.cases, [](const rb::CaseResult& c) { return c.strategy == "floor_transfer"; });
+  CHECK(joined(rb::run_findings(report)).find("floors:") == std::string::npos);
+}

@@ -152,6 +152,39 @@ std::string cpu_line(const Group& g) {
                      cpu_per_request(*best) / cpu_per_request(*epoll));
 }
 
+// How far each row is from what its mechanism could do at best: its median against floor_transfer plus
+// its own parse floor (CaseResult::parse_floor: json/'s reader's, rapidjson's or nlohmann's), both
+// measured in the same rounds. Rows beyond kFloorsLimit are named with the time beyond the floors' sum,
+// the part a profile of the row has to explain. One request at a time only: the floors run one op of
+// one request, a round of N in flight is not comparable. Empty when no row could be compared.
+constexpr double kFloorsLimit = 1.2;
+
+std::string floors_line(const Group& g) {
+  const CaseResult* transfer = find_named(g, "floor_transfer");
+  if (transfer == nullptr || !(transfer->stats.median > 0)) return {};
+  std::vector<std::string> far;
+  std::size_t compared = 0;
+  for (const CaseResult* c : g.cases) {
+    if (c->reference || c->parse_floor.empty() || c->inflight > 1 || c->client_threads > 1) continue;
+    const CaseResult* parse = find_named(g, c->parse_floor);
+    if (parse == nullptr || !(parse->stats.median > 0) || !(c->stats.median > 0)) continue;
+    ++compared;
+    const double floors = transfer->stats.median + parse->stats.median;
+    if (c->stats.median <= kFloorsLimit * floors) continue;
+    far.push_back(fmt::format("{} {:.2f}x (+{} beyond {} + {} of {})", c->strategy, c->stats.median / floors,
+                              time_text(c->stats.median - floors), time_text(transfer->stats.median),
+                              time_text(parse->stats.median), c->parse_floor));
+  }
+  if (compared == 0) return {};
+  if (far.empty()) {
+    return fmt::format("floors: every row of {} within {:.1f}x floor_transfer + its own parse floor", compared,
+                       kFloorsLimit);
+  }
+  std::string line = fmt::format("floors: beyond {:.1f}x floor_transfer + their own parse floor: ", kFloorsLimit);
+  for (std::size_t i = 0; i < far.size(); ++i) line += (i > 0 ? ", " : "") + far[i];
+  return line;
+}
+
 }  // namespace
 
 std::vector<std::string> summarize_warnings(const Report& report) {
@@ -293,6 +326,7 @@ std::vector<std::string> run_findings(const Report& report) {
     if (any_inflight) {
       if (std::string cpu = cpu_line(g); !cpu.empty()) out.push_back("  " + cpu);
     }
+    if (std::string floors = floors_line(g); !floors.empty()) out.push_back("  " + floors);
     for (const CaseResult* c : g.cases) {
       if (!c->reference && !c->baseline && within_noise(*c)) {
         noise.push_back(fmt::format("{} at {} ({:.2f})", c->strategy, title, *c->stats.ratio));

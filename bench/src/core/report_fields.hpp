@@ -92,7 +92,7 @@ void describe_diagnostics(V& v, S& d) {
 template <class V, class S>
 void describe_case(V& v, S& c) {
   RINGLAB_REPORT_FIELDS(v, c, strategy, method, payload, size, connection, server_mode, inflight, client, client_threads, allocator, baseline,
-                              reference, peer,
+                              reference, peer, parse_floor,
                               status, reason, not_applicable, ops_per_iteration, warmup_iterations, samples_ns,
                               outliers);
   v.object("stats", c.stats, [](auto& w, auto& x) { describe_stats(w, x); });

@@ -64,6 +64,7 @@ class Runner {
       r.baseline = cases[i].strategy != nullptr && cases[i].strategy->baseline;
       r.reference = cases[i].strategy != nullptr && cases[i].strategy->reference;
       r.peer = cases[i].strategy != nullptr && cases[i].strategy->peer;
+      if (cases[i].strategy != nullptr) r.parse_floor = std::string(cases[i].strategy->parse_floor);
       r.partial_checksum = cases[i].strategy != nullptr && cases[i].strategy->partial_checksum;
     }
     memory_ = options_.memory && interposition_works();

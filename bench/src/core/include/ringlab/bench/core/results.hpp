@@ -265,6 +265,9 @@ struct CaseResult {
   bool reference = false;
   // Not ringlab's io_uring stack: a client library, blocking sockets, epoll (Descriptor::peer).
   bool peer = false;
+  // The reference row that parses as this one does, warm and without the network (Descriptor::parse_floor:
+  // floor_parse, floor_parse_rapidjson, floor_parse_nlohmann); empty for none.
+  std::string parse_floor;
   CaseStatus status = CaseStatus::ok;
   std::string reason;  // why it was skipped or failed; empty when ok
   // Skipped because the strategy does not apply to this payload (three_fields reads fields only the
