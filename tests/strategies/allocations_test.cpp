@@ -18,6 +18,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../support/generated_bodies.hpp"
@@ -275,7 +276,7 @@ TEST_CASE("a fresh client borrows its thread's JSON parser: only the thread's fi
   ServerProcess server;
   CaseConfig config{.port = server.port(), .payload = Payload::weather, .count = 1000, .client = Client::fresh};
   const double body_bytes = static_cast<double>(ringlab::testing::generated_body(config.payload, config.count).size());
-  for (const char* name : {"presized", "cpp_httplib", "blocking_sockets"}) {
+  for (const std::string_view name : {"presized", "cpp_httplib", "blocking_sockets"}) {
     INFO(name);
     (void)detail::take_thread_parser();  // the thread keeps none: the next client makes one
     const PerOp first = fresh_client_op(*find(name), config);
