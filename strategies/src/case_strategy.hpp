@@ -8,16 +8,39 @@
 // until a setup() got that far, then runs one request (run_case). ClientStrategy (ringlab's stack),
 // SocketPeer (blocking sockets, epoll) and libcurl are built on it.
 //
+// The JSON parser (parser()): every strategy of the table parses with its CaseStrategy's, one simdjson
+// parser whose buffers grow to the largest body it has parsed. A pooled client's is its own, kept from
+// construction to destruction, so outside every op. A fresh client's (CaseConfig::client fresh) is the
+// thread's: setup() moves the parser its thread keeps into the strategy's, teardown() moves it back
+// (take_thread_parser, keep_thread_parser). A fresh client is then built and destroyed per op (ring or
+// event loop, buffers, connection, the library's client object) but its JSON parser is not, as .NET
+// keeps its JSON serializer per process while a new HttpClient is built per request. The parser object
+// stays where it is (a move into it, not a new one), so what bound its address at construction (the
+// streaming sinks) stays valid.
+//
 // Errors carry the case label ("presized weather 1000: ..."), or the strategy's name before any case.
-// Threads: one strategy object is used by one thread at a time.
+// Threads: one strategy object is used by one thread at a time; a fresh client borrows the parser of the
+// thread that calls setup() and gives it back in teardown(), which must be called on that same thread
+// (strategy.hpp's rule: the thread that set a strategy up uses it). A strategy destroyed without
+// teardown() frees the parser it borrowed: the thread's next fresh client makes a new one.
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
 namespace ringlab::strategies::detail {
+
+// The JSON parser this thread keeps between fresh clients (case_strategy.cpp: thread_local storage, freed
+// when the thread exits). take_thread_parser() moves it out, leaving the thread none; with none kept it
+// returns a new parser, which allocates nothing until its first parse. keep_thread_parser() keeps
+// `parser`, or, when the thread keeps one already, whichever of the two has the larger capacity (the
+// other is freed): strategies set up at once on one thread (the connections of libcurl_multi) each
+// borrow and give back in turn. Neither allocates; both are for this thread only.
+[[nodiscard]] json::Parser take_thread_parser() noexcept;
+void keep_thread_parser(json::Parser&& parser) noexcept;
 
 class CaseStrategy : public Strategy {
  public:
@@ -29,6 +52,11 @@ class CaseStrategy : public Strategy {
     label_ = case_label(name_, config_);
     expected_ = expected_of(config_);
     ready_ = false;
+    give_back_parser();  // a second setup() starts over
+    if (config_.client == Client::fresh) {
+      parser_ = take_thread_parser();
+      parser_borrowed_ = true;
+    }
     if (auto opened = open_case(); !opened) return opened;
     ready_ = true;
     if (config_.client == Client::fresh) return {};
@@ -46,6 +74,7 @@ class CaseStrategy : public Strategy {
   void teardown() final {
     ready_ = false;
     close_case();
+    give_back_parser();
   }
 
  protected:
@@ -62,13 +91,23 @@ class CaseStrategy : public Strategy {
   [[nodiscard]] const std::string& label() const noexcept { return label_; }
   // The checksum of the generator's records for this case (what verified runs must equal).
   [[nodiscard]] uint64_t expected() const noexcept { return expected_; }
+  // The JSON parser of this strategy's bodies (see the top of this file for whose it is).
+  [[nodiscard]] json::Parser& parser() noexcept { return parser_; }
 
  private:
+  void give_back_parser() noexcept {
+    if (!parser_borrowed_) return;
+    keep_thread_parser(std::exchange(parser_, json::Parser{}));
+    parser_borrowed_ = false;
+  }
+
   std::string_view name_;
   CaseConfig config_;
   std::string label_;
   uint64_t expected_ = 0;
   bool ready_ = false;
+  json::Parser parser_;
+  bool parser_borrowed_ = false;  // parser_ is the thread's, to give back at teardown()
 };
 
 }  // namespace ringlab::strategies::detail

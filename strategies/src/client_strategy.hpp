@@ -27,6 +27,8 @@
 //
 // Lifetime: the Ring and Client live from setup() to teardown(). teardown() calls release() first, so
 // that a derived strategy frees what it registered with the ring (fixed buffers) before the ring goes.
+// The JSON parser (parser()) is CaseStrategy's: the strategy's own for a pooled client, the thread's,
+// lent from setup() to teardown(), for a fresh one (case_strategy.hpp).
 #include <simdjson.h>
 
 #include <cstdint>
@@ -70,7 +72,6 @@ class ClientStrategy : public CaseStrategy {
 
   [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }
   [[nodiscard]] http::Client& client() noexcept { return *client_; }
-  [[nodiscard]] json::Parser& parser() noexcept { return parser_; }
   // True during a run(…, Check::verify): checksum() will be called after deserialize().
   [[nodiscard]] bool verifying() const noexcept { return check_ == Check::verify; }
   // One request outside the timed runs (prepare() uses it to learn a body's size): body into `sink`,
@@ -90,7 +91,6 @@ class ClientStrategy : public CaseStrategy {
   Check check_ = Check::consume;  // of the run() in progress
   std::unique_ptr<net::Ring> ring_;
   std::unique_ptr<http::Client> client_;
-  json::Parser parser_;
   uint64_t zero_copy_sends_ = 0;
   uint64_t zero_copy_copied_ = 0;
 };

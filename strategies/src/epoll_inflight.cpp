@@ -161,7 +161,6 @@ class EpollInflight final : public CaseStrategy {
   std::unique_ptr<Connection[]> connections_;
   std::unique_ptr<epoll_event[]> events_;  // epoll_wait's, N entries
   net::Fd epoll_;
-  json::Parser parser_;  // the bodies are deserialized one after another
   http::Timeline* timeline_ = nullptr;  // the round's, while a timed round runs
   // The round's progress: requests not yet out, connects not yet done, responses not yet complete.
   std::size_t unsent_ = 0;
@@ -344,7 +343,7 @@ Result<Outcome> EpollInflight::round(http::Timeline* timeline, Check check) {
   uint64_t consumed = 0;
   for (std::size_t i = 0; i < count_; ++i) {
     Connection& connection = connections_[i];
-    const auto folded = connection.models.parse(config().payload, parser_, json::padded_view(connection.body));
+    const auto folded = connection.models.parse(config().payload, parser(), json::padded_view(connection.body));
     if (!folded) [[unlikely]] {
       return failed_on(i, describe(folded.error()));
     }

@@ -99,7 +99,6 @@ class InflightFrame : public CaseStrategy {
   [[nodiscard]] virtual std::size_t held_body_bytes() const = 0;
   [[nodiscard]] virtual std::size_t held_model_bytes() const = 0;
 
-  [[nodiscard]] json::Parser& parser() noexcept { return parser_; }
   [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }
   // Bytes of one body as the server sends it for the case: one GET on a connection of its own (closed
   // after), outside the measured rounds; what open_slots() sizes registered memory for.
@@ -117,7 +116,6 @@ class InflightFrame : public CaseStrategy {
   http::Url url_;
   std::unique_ptr<net::Ring> ring_;
   std::unique_ptr<http::InflightClient> client_;
-  json::Parser parser_;
 };
 
 template <Sink kSink, Models kModels>

@@ -9,8 +9,11 @@
 //     with its last value, a missing field is an error;
 //   - integers must fit their field (temperatureC in int32), a number with a fraction or exponent is not an
 //     integer; score takes any number.
-// One difference with json/: keys are compared after unescaping (both libraries decode a key before
-// handing it over), so "d\u0061te" is the key date here, an unknown key there.
+// Differences with json/: keys are compared after unescaping (both libraries decode a key before
+// handing it over), so "d\u0061te" is the key date here, an unknown key there; and rapidjson under its
+// fast flags (RapidjsonFlags::fast, every rapidjson row but rapidjson_strict) neither validates UTF-8
+// (bytes that are not UTF-8 inside a string are taken as they are) nor reads numbers at full precision
+// (exact for every number the server writes: rapidjson_handler.hpp).
 //
 // Errors are json::Error values in json/'s words ("record 2 field owner.login: INCORRECT_TYPE (expected a
 // string, got a number) at byte 1234"); nothing throws out of these functions.
@@ -63,10 +66,17 @@ struct FieldPath {
 // rapidjson.cpp: rapidjson::Reader over the body in situ, its SAX events written into `out`. In situ: the
 // body's bytes are overwritten (strings unescaped where they lie) and a NUL is written after them, into the
 // buffer's padding; parse a body once. A Reader per call (the strategy keeps one across requests instead).
-[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::WeatherForecast>& out);
-[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out);
-[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out);
-[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out);
+// `flags`: the Reader's (rapidjson_handler.hpp): fast, the library's fast configuration (the rapidjson
+// rows'), or strict, with UTF-8 validation and full-precision numbers (rapidjson_strict's).
+enum class RapidjsonFlags { fast, strict };
+[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::WeatherForecast>& out,
+                                           RapidjsonFlags flags = RapidjsonFlags::fast);
+[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::Repository>& out,
+                                           RapidjsonFlags flags = RapidjsonFlags::fast);
+[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out,
+                                           RapidjsonFlags flags = RapidjsonFlags::fast);
+[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out,
+                                           RapidjsonFlags flags = RapidjsonFlags::fast);
 
 // token_loop.cpp: jos's Version 8 (ProjectDeserializer, a hand-written loop over JsonTextReader's tokens):
 // rapidjson::Reader's tokens over the body in situ, handled by a hand-written handler that keeps the last
@@ -176,10 +186,12 @@ class LibraryFloor final : public ClientStrategy {
   Library library_;
 };
 
-// The rows of the two libraries (registry.cpp): nlohmann.cpp, rapidjson.cpp; and jos's Version 8's
-// hand-written loop, token_loop.cpp (jos payload only).
+// The rows of the two libraries (registry.cpp): nlohmann.cpp, rapidjson.cpp (make_rapidjson under the
+// fast flags, make_rapidjson_strict under the strict ones); and jos's Version 8's hand-written loop,
+// token_loop.cpp (jos payload only).
 std::unique_ptr<Strategy> make_nlohmann(const Recipe& recipe);
 std::unique_ptr<Strategy> make_rapidjson(const Recipe& recipe);
+std::unique_ptr<Strategy> make_rapidjson_strict(const Recipe& recipe);
 std::unique_ptr<Strategy> make_token_loop(const Recipe& recipe);
 // Their parse floors (LibraryFloor), in the same files.
 std::unique_ptr<Strategy> make_floor_parse_rapidjson(const Recipe& recipe);

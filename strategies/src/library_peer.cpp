@@ -76,7 +76,7 @@ json::Result<uint64_t> LibraryPeer::parse_copy(std::string_view body, base::Padd
                                                OwningModels& models) {
   padded.clear();
   padded.append(body);
-  return models.parse(config().payload, parser_, json::padded_view(padded));
+  return models.parse(config().payload, parser(), json::padded_view(padded));
 }
 
 }  // namespace ringlab::strategies::detail

@@ -131,7 +131,6 @@ class LibraryPeer : public CaseStrategy {
   std::string request_body_;
   base::PaddedBuffer padded_;
   OwningModels models_;
-  json::Parser parser_;
   http::Timeline* timeline_ = nullptr;
   std::shared_ptr<std::atomic<uint64_t>> connections_ = std::make_shared<std::atomic<uint64_t>>(0);
 };

@@ -4,9 +4,15 @@
 // array, a record, a repository's owner, license and topics; unknown keys' values skipped however nested.
 // Errors in json/'s words (json_libraries.hpp); a Handler reads one body and is then dropped.
 //
-// The first rapidjson header of its translation unit: it chooses the library's SIMD scans.
+// The first rapidjson header of its translation unit: it chooses the library's SIMD scans, as the build
+// gives simdjson its kernel (RINGLAB_SIMD). In the installed 1.1.0 headers (reader.h) they speed up two
+// things: SkipWhitespace_SIMD (pcmpistrm with SSE4.2, 16 bytes at a time with SSE2) between tokens,
+// which the server's compact bodies never need past its first byte, and ScanCopyUnescapedString, which
+// finds the end of a string 16 bytes at a time (in situ: without moving the bytes while nothing was
+// unescaped) instead of byte by byte; Reader::ParseStringToStream calls the latter only without
+// kParseValidateEncodingFlag, so the strict flags below turn it off. Number parsing has no SIMD path.
 #if defined(__SSE4_2__)
-#define RAPIDJSON_SSE42  // the library's own SIMD scans, as the build gives simdjson its kernel
+#define RAPIDJSON_SSE42
 #elif defined(__SSE2__)
 #define RAPIDJSON_SSE2
 #endif
@@ -424,22 +430,34 @@ class Handler {
   bool failed_ = false;
 };
 
-// The Reader's flags of every rapidjson row: in situ, full-precision numbers (score must equal what
-// simdjson reads) and UTF-8 validation (simdjson validates too), so both reject and read the same bodies.
-inline constexpr unsigned kInsituFlags =
-    rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag;
+// The Reader's flags. kFastFlags, the rapidjson rows' and token_loop's: the library's documented fast
+// configuration, in situ (strings unescaped where they lie, no copy) and nothing else: no UTF-8
+// validation, so the SIMD string scan runs (above), and numbers at normal precision (a decimal
+// significand of up to 17 digits scaled by one multiplication or division by a power of ten, instead of
+// big-integer arithmetic over every digit). Normal precision reads every number the server writes exactly:
+// its only fractions are a repository's score, k / 1000 for an integer k below 100,000, written in its
+// shortest form, which normal precision computes as that same one division (json_libraries_test.cpp
+// proves it for every k); other decimals may come out 1 ulp off. Without validation, bytes that are not
+// UTF-8 inside a string are taken as they are (control characters below 0x20 are still refused).
+// kStrictFlags, rapidjson_strict's: full-precision numbers and UTF-8 validation too (simdjson validates
+// UTF-8 always), so that the table shows what the two flags cost.
+inline constexpr unsigned kFastFlags = rapidjson::kParseInsituFlag;
+inline constexpr unsigned kStrictFlags =
+    kFastFlags | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag;
 
-// Parses `body` in situ with `reader` (kept across bodies by the strategy: full-precision parsing copies each
-// number's digits onto the Reader's own stack, which keeps its capacity), its events going to the handler
-// make_handler(stream) returns (Handler below, or token_loop.cpp's TokenLoop: anything with failed(),
-// error() and record()). Errors: an empty body, the handler's own, rapidjson's, and bytes after a NUL.
-template <class MakeHandler>
+// Parses `body` in situ with `reader` under `kFlags` (kFastFlags or kStrictFlags), its events going to the
+// handler make_handler(stream) returns (Handler below, or token_loop.cpp's TokenLoop: anything with
+// failed(), error() and record()). The reader is kept across bodies by the strategy: under kStrictFlags
+// full-precision parsing copies each number's digits onto the Reader's own stack, which then keeps its
+// capacity (kFastFlags never uses that stack). Errors: an empty body, the handler's own, rapidjson's, and
+// bytes after a NUL.
+template <unsigned kFlags, class MakeHandler>
 json::Status parse_insitu(rapidjson::Reader& reader, base::PaddedBuffer& body, MakeHandler make_handler) {
   if (body.size() == 0) return std::unexpected(library_error(json::kNoRecord, {}, "EMPTY (the body is empty)"));
   body.data()[body.size()] = '\0';  // the Reader reads until a NUL, which goes into the padding
   rapidjson::InsituStringStream stream(body.data());
   auto handler = make_handler(stream);
-  const rapidjson::ParseResult result = reader.Parse<kInsituFlags>(stream, handler);
+  const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, handler);
   if (handler.failed()) return std::unexpected(std::move(handler.error()));
   if (result.IsError()) {
     return std::unexpected(library_error(handler.record(), {},

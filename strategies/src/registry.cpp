@@ -155,10 +155,19 @@ constexpr std::array kOwnStack{
     Recipe{.name = "nlohmann", .mirrors = kLibrarySwap, .parse_floor = "floor_parse_nlohmann", .make = &make_nlohmann,
            .description = "as presized, parsed by nlohmann::json::parse into a DOM (built and freed per request), "
                           "then mapped onto owning models reused in place"},
+    // rapidjson at its documented fast settings (rapidjson_handler.hpp's kFastFlags): in situ, its SIMD
+    // string scan, normal-precision numbers, no UTF-8 validation. rapidjson_strict keeps the strict flags
+    // rapidjson ran with before: next to rapidjson, what UTF-8 validation (which also turns the SIMD string
+    // scan off) and full-precision numbers cost, the two checks simdjson's reader does not drop.
     Recipe{.name = "rapidjson", .mirrors = kLibrarySwapReader, .parse_floor = "floor_parse_rapidjson",
            .make = &make_rapidjson,
-           .description = "as presized, parsed in situ by rapidjson's SAX Reader (strings unescaped in the body), "
-                          "events written straight into owning models reused in place: no DOM"},
+           .description = "as presized, parsed in situ by rapidjson's SAX Reader (strings unescaped in the body; "
+                          "fast flags: SIMD string scan, normal-precision numbers, no UTF-8 validation), events "
+                          "written straight into owning models reused in place: no DOM"},
+    Recipe{.name = "rapidjson_strict", .mirrors = kLibrarySwapReader, .parse_floor = "floor_parse_rapidjson",
+           .make = &make_rapidjson_strict,
+           .description = "as rapidjson, under the Reader's strict flags: UTF-8 validation (its SIMD string scan "
+                          "then off) and full-precision numbers"},
     // jos's Versions 8 and 10 under his conditions (bench jos; bench/src/seeds/jos.hpp maps every Version):
     // fresh objects at every request, as presized_fresh, which is his Version 9. rapidjson_fresh is the
     // library swapped over the same receive (his Version 10, Utf8Json for System.Text.Json); token_loop

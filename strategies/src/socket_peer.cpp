@@ -93,7 +93,7 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
   if (receiver_.status() != 200) [[unlikely]] {
     return fail(label(), "status " + std::to_string(receiver_.status()) + " from " + target_.peer_text);
   }
-  const auto consumed = models_.parse(config().payload, parser_, json::padded_view(body_));
+  const auto consumed = models_.parse(config().payload, parser(), json::padded_view(body_));
   stamp(&http::Timeline::deserialized);
   return conclude(label(), config(), expected(), consumed, check, [this] { return models_.checksum(config().payload); });
 }

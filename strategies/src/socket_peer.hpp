@@ -92,7 +92,6 @@ class SocketPeer : public CaseStrategy {
   base::PaddedBuffer body_;
   http::PresizedSink sink_{body_};
   OwningModels models_;
-  json::Parser parser_;
   uint64_t syscalls_ = 0;
   uint64_t connections_opened_ = 0;
 };

@@ -1,7 +1,7 @@
 // token_loop: jos's Version 8. His ProjectDeserializer reads Newtonsoft's JsonTextReader token by token:
 // on StartObject a new GitHubRepositoryDto, on PropertyName the name kept, on String or Integer a switch on
 // that name ("name", "url", "stars"), on EndObject the DTO added to the list. Here rapidjson::Reader reads
-// the tokens (in situ, with rapidjson_parse's flags, so that next to rapidjson_fresh, whose handler is the
+// the tokens (in situ, with rapidjson_fresh's fast flags, so that next to rapidjson_fresh, whose handler is the
 // generic table-driven one of rapidjson_handler.hpp, only the deserializer differs) and a handler written
 // for this one DTO does what his loop does. Every other key's value is skipped as his switch ignores it:
 // the tags array by its depth, the floats and the other strings by the name that matches nothing.
@@ -141,8 +141,8 @@ class TokenLoop : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TokenLo
 
 json::Status parse_body(rapidjson::Reader& reader, base::PaddedBuffer& body,
                         std::pmr::vector<json::JosRepository>& out) {
-  return rapidjson_sax::parse_insitu(reader, body,
-                                     [&out](rapidjson::InsituStringStream& stream) { return TokenLoop(out, stream); });
+  return rapidjson_sax::parse_insitu<rapidjson_sax::kFastFlags>(
+      reader, body, [&out](rapidjson::InsituStringStream& stream) { return TokenLoop(out, stream); });
 }
 
 constexpr std::string_view kJosOnly = "token_loop is jos's Version 8 loop over his DTO's keys: /jos records only";

@@ -18,9 +18,11 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../support/generated_bodies.hpp"
+#include "case_strategy.hpp"
 #include "fixtures.hpp"
 #include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/bench/measure/memory_diagnoser.hpp"
@@ -244,6 +246,51 @@ TEST_CASE("the nikouu seed's new rows allocate what they stand for, with chunked
   // per record (weather strings fit the small-string buffer) and no body buffer.
   CHECK(streamed->allocations > 0);
   CHECK(streamed->allocations <= 20);
+}
+
+
+// A fresh client (CaseConfig::client fresh) whole, as bench's FreshClient runs one: made, set up, its one
+// request verified, torn down and destroyed; what it took from the heap.
+PerOp fresh_client_op(const Descriptor& descriptor, const CaseConfig& config) {
+  bench::start_counting_allocations();
+  {
+    std::unique_ptr<Strategy> strategy = descriptor.make();
+    REQUIRE(strategy != nullptr);
+    auto status = strategy->setup(config);
+    REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
+    const auto outcome = strategy->run(nullptr, Check::verify);
+    REQUIRE_MESSAGE(outcome, (outcome ? "" : outcome.error().message));
+    strategy->teardown();
+  }
+  const bench::AllocationCounts counts = bench::stop_counting_allocations();
+  return PerOp{static_cast<double>(counts.allocations), static_cast<double>(counts.bytes)};
+}
+
+// A fresh client parses with the JSON parser its thread keeps (case_strategy.hpp), as .NET keeps its
+// serializer per process: the first client of a thread grows a parser to the body's size, the next ones
+// borrow it and allocate none. simdjson's structural index alone is 4 bytes per byte of body, so a client
+// that built its own parser would take at least that much more than one that borrowed the thread's.
+// One row per kind of strategy that owns a parse: ringlab's stack, a library peer, a socket peer.
+TEST_CASE("a fresh client borrows its thread's JSON parser: only the thread's first client grows one") {
+  REQUIRE(bench::interposition_works());
+  ServerProcess server;
+  CaseConfig config{.port = server.port(), .payload = Payload::weather, .count = 1000, .client = Client::fresh};
+  const double body_bytes = static_cast<double>(ringlab::testing::generated_body(config.payload, config.count).size());
+  for (const std::string_view name : {"presized", "cpp_httplib", "blocking_sockets"}) {
+    INFO(name);
+    (void)detail::take_thread_parser();  // the thread keeps none: the next client makes one
+    const PerOp first = fresh_client_op(*find(name), config);
+    const PerOp next = fresh_client_op(*find(name), config);
+    MESSAGE(name << " fresh client, weather 1000: first " << first.bytes << " B, next " << next.bytes << " B");
+    CHECK(first.bytes - next.bytes >= 4 * body_bytes);
+    CHECK(detail::take_thread_parser().capacity() >= static_cast<std::size_t>(body_bytes));  // given back at teardown
+  }
+  // A pooled client's parser is its own: the thread keeps none after it.
+  config.client = Client::pooled;
+  auto pooled = find("presized")->make();
+  REQUIRE(pooled->setup(config));
+  pooled->teardown();
+  CHECK(detail::take_thread_parser().capacity() == 0);
 }
 
 }  // namespace

@@ -1,15 +1,18 @@
 // The nlohmann and rapidjson mappings (strategies/src/json_libraries.hpp), driven without a server: they
 // must fill the owning records exactly as json/'s parser does (the generator's bodies of both payloads give
 // the generator's checksum and records equal to json/'s), decode escapes, read null optionals, skip unknown
-// keys however nested, and turn every bad body into an error that names the record and the field.
+// keys however nested, and turn every bad body into an error that names the record and the field. rapidjson
+// runs under both of its rows' flags: fast (no UTF-8 validation, normal-precision numbers) and strict.
 #include <doctest/doctest.h>
 
+#include <charconv>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "json_libraries.hpp"
+#include "rapidjson_handler.hpp"
 #include "ringlab/json/checksum.hpp"
 #include "ringlab/json/deserialize.hpp"
 #include "ringlab/json/generate.hpp"
@@ -22,6 +25,7 @@ namespace {
 // One library's mapping of both payloads, over text (rapidjson gets a padded buffer, which it overwrites).
 struct Library {
   const char* name;
+  bool validates_utf8;
   std::function<json::Status(std::string_view, std::pmr::vector<json::WeatherForecast>&)> weather;
   std::function<json::Status(std::string_view, std::pmr::vector<json::Repository>&)> repos;
   std::function<json::Status(std::string_view, std::pmr::vector<json::GithubRepository>&)> github;
@@ -33,24 +37,22 @@ base::PaddedBuffer padded(std::string_view text) {
   return buffer;
 }
 
+// rapidjson under `flags`, over a padded copy of the text.
+Library rapidjson_library(const char* name, RapidjsonFlags flags) {
+  const auto parse = [flags](std::string_view body, auto& out) {
+    base::PaddedBuffer buffer = padded(body);
+    return rapidjson_parse(buffer, out, flags);
+  };
+  return {name, flags == RapidjsonFlags::strict, parse, parse, parse};
+}
+
 std::vector<Library> libraries() {
   return {
-      {"nlohmann", [](std::string_view body, auto& out) { return nlohmann_parse(body, out); },
+      {"nlohmann", true, [](std::string_view body, auto& out) { return nlohmann_parse(body, out); },
        [](std::string_view body, auto& out) { return nlohmann_parse(body, out); },
        [](std::string_view body, auto& out) { return nlohmann_parse(body, out); }},
-      {"rapidjson",
-       [](std::string_view body, auto& out) {
-         base::PaddedBuffer buffer = padded(body);
-         return rapidjson_parse(buffer, out);
-       },
-       [](std::string_view body, auto& out) {
-         base::PaddedBuffer buffer = padded(body);
-         return rapidjson_parse(buffer, out);
-       },
-       [](std::string_view body, auto& out) {
-         base::PaddedBuffer buffer = padded(body);
-         return rapidjson_parse(buffer, out);
-       }},
+      rapidjson_library("rapidjson", RapidjsonFlags::fast),
+      rapidjson_library("rapidjson_strict", RapidjsonFlags::strict),
   };
 }
 
@@ -228,6 +230,7 @@ struct Bad {
   std::string body;
   bool repos;
   const char* expected;  // in the message, with the record and the field
+  bool utf8 = false;     // refused by the libraries that validate UTF-8 only
 };
 
 std::vector<Bad> bad_bodies() {
@@ -262,7 +265,7 @@ std::vector<Bad> bad_bodies() {
       {"trailing bytes", std::string(kWeather) + "]", false, ""},
       {"an empty body", "", false, ""},
       {"not JSON", "Hello, World!", false, ""},
-      {"invalid UTF-8 in a string", weather_with("Mild", "M\xC3\x28ld"), false, ""},
+      {"invalid UTF-8 in a string", weather_with("Mild", "M\xC3\x28ld"), false, "", true},
       {"a control character in a string", weather_with("Mild", "Mi\x01ld"), false, ""},
   };
 }
@@ -270,6 +273,7 @@ std::vector<Bad> bad_bodies() {
 TEST_CASE("bad bodies are errors that name the record and the field, never exceptions") {
   for (const Bad& bad : bad_bodies()) {
     for (const Library& library : libraries()) {
+      if (bad.utf8 && !library.validates_utf8) continue;
       INFO(std::string_view(library.name) << ": " << std::string_view(bad.name));
       json::Status status;
       if (bad.repos) {
@@ -302,6 +306,73 @@ TEST_CASE("rapidjson refuses a deeply nested body instead of recursing into it, 
   status = rapidjson_parse(nul, records);
   REQUIRE_FALSE(status);
   CHECK(status.error().message.find("NUL") != std::string::npos);
+}
+
+TEST_CASE("rapidjson's fast flags take a string that is not UTF-8 as it is; its strict flags refuse it") {
+  const std::string body = weather_with("Mild", "M\xC3\x28ld");
+  std::pmr::vector<json::WeatherForecast> records;
+  base::PaddedBuffer fast = padded(body);
+  const auto taken = rapidjson_parse(fast, records, RapidjsonFlags::fast);
+  REQUIRE_MESSAGE(taken, (taken ? "" : taken.error().message));
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].summary == "M\xC3\x28ld");
+  base::PaddedBuffer strict = padded(body);
+  const auto refused = rapidjson_parse(strict, records, RapidjsonFlags::strict);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("rapidjson: Invalid encoding in string.") != std::string::npos);
+}
+
+// The numbers of one array, as the Reader hands them over (parse_insitu's handler).
+class Numbers : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Numbers> {
+ public:
+  bool Int(int i) { return add(i); }
+  bool Uint(unsigned u) { return add(u); }
+  bool Int64(int64_t i) { return add(static_cast<double>(i)); }
+  bool Uint64(uint64_t u) { return add(static_cast<double>(u)); }
+  bool Double(double d) { return add(d); }
+  [[nodiscard]] bool failed() const noexcept { return false; }
+  [[nodiscard]] json::Error& error() noexcept { return error_; }
+  [[nodiscard]] std::size_t record() const noexcept { return json::kNoRecord; }
+  std::vector<double>* values = nullptr;
+
+ private:
+  bool add(double value) {
+    values->push_back(value);
+    return true;
+  }
+  json::Error error_;
+};
+
+// The only fractions the server writes are repositories' scores, k / 1000 for an integer k below 100,000
+// (json/generate.cpp), each in its shortest form (json/serialize.cpp's std::to_chars). Under the fast flags
+// rapidjson reads numbers at normal precision: it must still read every one of them as the same double, so
+// that the rapidjson rows' checksums stay the generator's.
+TEST_CASE("rapidjson's normal precision reads every score the server can write exactly") {
+  constexpr int kScores = 100'000;
+  std::string body = "[";
+  for (int k = 0; k < kScores; ++k) {
+    char digits[32];
+    const auto written = std::to_chars(digits, digits + sizeof digits, static_cast<double>(k) / 1000.0);
+    if (k > 0) body += ',';
+    body.append(digits, written.ptr);
+  }
+  body += ']';
+  std::vector<double> values;
+  base::PaddedBuffer buffer = padded(body);
+  rapidjson::Reader reader;
+  const auto status = rapidjson_sax::parse_insitu<rapidjson_sax::kFastFlags>(
+      reader, buffer, [&values](rapidjson::InsituStringStream&) {
+        Numbers numbers;
+        numbers.values = &values;
+        return numbers;
+      });
+  REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
+  REQUIRE(values.size() == kScores);
+  int different = 0;
+  for (int k = 0; k < kScores; ++k) {
+    if (values[static_cast<std::size_t>(k)] != static_cast<double>(k) / 1000.0) ++different;
+  }
+  CHECK(different == 0);
 }
 
 }  // namespace

@@ -42,6 +42,7 @@ strategies::Status FreshClient::setup(const strategies::CaseConfig& config) {
 }
 
 strategies::Result<strategies::Outcome> FreshClient::run(http::Timeline* timeline, strategies::Check check) {
+  last_.reset();  // the last op's client: its records outlived it until now (fresh_client.hpp says why)
   std::unique_ptr<strategies::Strategy> strategy = descriptor_->make != nullptr ? descriptor_->make() : nullptr;
   if (!strategy) [[unlikely]] return std::unexpected(error("make", "strategy factory returned nothing"));
   ++clients_made_;
@@ -52,7 +53,7 @@ strategies::Result<strategies::Outcome> FreshClient::run(http::Timeline* timelin
   auto outcome = strategy->run(timeline, check);
   add_io_counters(io_, strategy->io_counters());
   strategy->teardown();
-  strategy.reset();  // destroyed inside the op too
+  last_ = std::move(strategy);
   return outcome;
 }
 
@@ -65,6 +66,7 @@ std::string FreshClient::notes() const {
 }
 
 void FreshClient::teardown() {
+  last_.reset();
   if (probe_) {
     probe_->teardown();
     probe_.reset();

@@ -47,7 +47,8 @@
 // A fresh client (CaseConfig::client fresh, bench --client fresh): bench makes, sets up, runs once and
 // tears down a new strategy inside every op, timed (bench/src/run/fresh_client.hpp), so that the whole
 // client (ring or event loop, client object, pool, buffers, connection) is built and destroyed per
-// request, as a new HttpClient per request is. setup() then does nothing but build: no verified request,
+// request, as a new HttpClient per request is; the JSON parser is the thread's, lent to each client, as
+// .NET keeps its serializer per process. setup() then does nothing but build: no verified request,
 // no sizing request, no count read from /proc; a strategy that cannot be built without a request (one
 // that sizes memory from a real body, the floors that fetch theirs once) says so in skip_case().
 //
