@@ -201,7 +201,8 @@ constexpr std::array kOwnStack{
            .description = "body received by READ_FIXED into a registered (pinned once) padded buffer, parsed in "
                           "place into reused owning models"},
     // Records parsed between receives (streaming_sink.hpp): NDJSON lines as batches into views (its
-    // non-streaming twin is views), or the records of the ordinary array cut by json::RecordSplitter.
+    // non-streaming twin is views), or the records of the ordinary array complete so far, one document per
+    // receive (json::parse_*_arriving).
     Recipe{.name = "streaming", .mirrors = kHeadersRead, .client = {.query = "&format=ndjson"},
            .make = &make_streaming<NdjsonStreamingSink>, .inflight = true,
            .make_inflight = &make_inflight_streaming<NdjsonStreamingSink>,
@@ -209,8 +210,8 @@ constexpr std::array kOwnStack{
                           "are parsed as one batch (iterate_many) into views"},
     Recipe{.name = "streaming_array", .mirrors = kHeadersRead, .make = &make_streaming<ArrayStreamingSink>,
            .inflight = true, .make_inflight = &make_inflight_streaming<ArrayStreamingSink>,
-           .description = "JSON array body received in place; between receives, RecordSplitter cuts the records "
-                          "whose last byte is in and each is parsed"},
+           .description = "JSON array body received in place; between receives, the records complete so far "
+                          "(up to the last '},{' in) are parsed as one document"},
     // ---- the seed methods of nikouu's HttpClientBenchmarking that no row above does as .NET does
     // (bench/src/seeds/nikouu.hpp maps all nine). GetStreamAsync, GetFromJsonAsync, and ReadAsStreamAsync or
     // ReadFromJsonAsync after ResponseHeadersRead: JsonSerializer.DeserializeAsync reads the connection's
@@ -219,8 +220,8 @@ constexpr std::array kOwnStack{
     Recipe{.name = "streaming_array_fresh", .mirrors = kStreamedFresh, .models = Models::fresh_owning,
            .make = &make_streaming<FreshArrayStreamingSink>, .inflight = true,
            .make_inflight = &make_inflight_streaming<FreshArrayStreamingSink>,
-           .description = "as streaming_array (JSON array body received in place; between receives, RecordSplitter "
-                          "cuts the records whose last byte is in), each record parsed into fresh owning models "
+           .description = "as streaming_array (JSON array body received in place; between receives, the records "
+                          "complete so far parsed as one document), each record parsed into fresh owning models "
                           "made anew at every request"},
     // GetStringAsync (.NET 5 and later): the body is copied into a buffer rented from ArrayPool (kept across
     // requests, so no allocation in steady state), then decoded into one string of exactly its size, which

@@ -21,7 +21,7 @@ void trim_to(std::size_t count, Vectors&... vectors) {
 
 template <StreamedModels kModels>
 void ArraySink<kModels>::restart() {
-  splitter_.reset();
+  progress_ = json::ArrivingArray{};
   if constexpr (kModels == StreamedModels::fresh) {
     // The last body's records go now, with their vector's memory: this body's are built from nothing.
     const auto release = [](auto& records) { std::remove_reference_t<decltype(records)>().swap(records); };
@@ -33,42 +33,26 @@ void ArraySink<kModels>::restart() {
 }
 
 template <StreamedModels kModels>
-http::Status ArraySink<kModels>::parse_received() {
-  while (true) {
-    auto next = splitter_.next(body_->view());
-    if (!next) return http::fail(http::Errc::sink, describe(next.error()));
-    if (!*next) return {};
-    const json::RecordSpan span = **next;
-    json::Status parsed;
-    switch (payload_) {
-      case Payload::repos: parsed = parse_into(repos_, span, &json::parse_repository_record); break;
-      case Payload::github: parsed = parse_into(github_, span, &json::parse_github_record); break;
-      case Payload::jos: parsed = parse_into(jos_, span, &json::parse_jos_record); break;
-      case Payload::weather: parsed = parse_into(weather_, span, &json::parse_weather_record); break;
-    }
-    if (!parsed) return http::fail(http::Errc::sink, describe(parsed.error()));
+http::Status ArraySink<kModels>::parse_arrived(json::Arrival arrival) {
+  json::Status parsed;
+  switch (payload_) {
+    case Payload::repos: parsed = parse_into(repos_, arrival, &json::parse_repos_arriving); break;
+    case Payload::github: parsed = parse_into(github_, arrival, &json::parse_github_arriving); break;
+    case Payload::jos: parsed = parse_into(jos_, arrival, &json::parse_jos_arriving); break;
+    case Payload::weather: parsed = parse_into(weather_, arrival, &json::parse_weather_arriving); break;
   }
-}
-
-template <StreamedModels kModels>
-http::Status ArraySink<kModels>::parse_rest() {
-  if (auto status = parse_received(); !status) return status;
-  if (auto finished = splitter_.finish(body_->view()); !finished) {
-    return http::fail(http::Errc::sink, describe(finished.error()));
-  }
-  trim_to(records(), weather_, repos_, github_, jos_);
+  if (!parsed) return http::fail(http::Errc::sink, describe(parsed.error()));
   return {};
 }
 
 template <StreamedModels kModels>
-template <class Record, class ParseOne>
-json::Status ArraySink<kModels>::parse_into(std::pmr::vector<Record>& slots, json::RecordSpan span,
-                                            ParseOne parse_one) {
-  // Fresh: restart() emptied the vector, so every record is a new slot.
-  if (span.index >= slots.size()) slots.emplace_back();
-  Record& record = slots[span.index];
-  if (auto status = parse_one(*parser_, json::padded_view(*body_), span, record); !status) return status;
-  fold(record);
+template <class Record, class ParseArriving>
+json::Status ArraySink<kModels>::parse_into(std::pmr::vector<Record>& slots, json::Arrival arrival,
+                                            ParseArriving parse_arriving) {
+  // Fresh: restart() emptied the vector, so every record lands in a new slot.
+  const std::size_t before = progress_.records;
+  if (auto status = parse_arriving(*parser_, *body_, progress_, slots, arrival); !status) return status;
+  for (std::size_t i = before; i < progress_.records; ++i) fold(slots[i]);
   return {};
 }
 

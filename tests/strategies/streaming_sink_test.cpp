@@ -15,6 +15,7 @@
 #include "ringlab/json/deserialize.hpp"
 #include "streaming_sink.hpp"
 #include "../support/generated_bodies.hpp"
+#include "../support/piece_ends.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
@@ -49,6 +50,8 @@ http::Status feed(Sink& sink, std::string_view body, const std::vector<std::size
 
 using ringlab::testing::generated_body;
 using ringlab::testing::generated_checksum;
+using ringlab::testing::byte_by_byte;
+using ringlab::testing::cut_at;
 
 // A Sink expecting `count` records of `payload`, with the full checksum on as on a verified request,
 // next to the parser and buffer it works in.
@@ -62,21 +65,6 @@ struct VerifiedSink {
   base::PaddedBuffer buffer;
   Sink sink;
 };
-
-// The ends of the pieces of a body of `size` bytes cut at `cut`: one piece when the cut is at either end.
-std::vector<std::size_t> cut_at(std::size_t cut, std::size_t size) {
-  std::vector<std::size_t> ends;
-  if (cut > 0 && cut < size) ends.push_back(cut);
-  ends.push_back(size);
-  return ends;
-}
-
-// The ends of one-byte pieces.
-std::vector<std::size_t> byte_by_byte(std::size_t size) {
-  std::vector<std::size_t> ends(size);
-  for (std::size_t i = 0; i < ends.size(); ++i) ends[i] = i + 1;
-  return ends;
-}
 
 // Bodies of a few records of each payload, with Content-Length and chunked, cut at every byte: each
 // gives the generator's checksum and record count.
@@ -132,14 +120,32 @@ TEST_CASE("array: a body cut at every byte gives the generator's checksum, presi
   check_every_cut<ArrayStreamingSink>(false);
 }
 
-TEST_CASE("array: fed byte by byte, every record is parsed before the closing bracket arrives") {
+// A record is known complete once the '{' after it is in (json's parse of an arriving array cuts at
+// "},{"): the last one waits for the closing bracket, the last piece here.
+TEST_CASE("array: fed byte by byte, every record but the last is parsed before the closing bracket arrives") {
   const std::string body = generated_body(Payload::weather, 5);
   VerifiedSink<ArrayStreamingSink> verified(Payload::weather, 5);
   for (const bool from_elsewhere : {false, true}) {
     INFO(std::string_view(from_elsewhere ? "bytes copied from elsewhere" : "bytes received in place"));
     REQUIRE(feed(verified.sink, body, byte_by_byte(body.size()), false, from_elsewhere));
     CHECK(verified.sink.checksum() == json::checksum_weather(5));
-    CHECK(verified.sink.records_before_end() == 5);
+    CHECK(verified.sink.records_before_end() == 4);
+  }
+}
+
+TEST_CASE("array: pieces of several records each, cut inside records, parse every record before the last piece") {
+  const std::string body = generated_body(Payload::repos, 30);
+  for (const bool chunked : {false, true}) {
+    INFO(std::string_view(chunked ? "chunked" : "with Content-Length"));
+    VerifiedSink<ArrayStreamingSink> verified(Payload::repos, 30);
+    std::vector<std::size_t> ends;
+    for (std::size_t end = 1000; end < body.size(); end += 1000) ends.push_back(end);
+    ends.push_back(body.size() - 1);  // all but the closing bracket
+    ends.push_back(body.size());
+    REQUIRE(feed(verified.sink, body, ends, chunked));
+    CHECK(verified.sink.checksum() == json::checksum_repos(30));
+    CHECK(verified.sink.records() == 30);
+    CHECK(verified.sink.records_before_end() == 29);
   }
 }
 
@@ -173,6 +179,7 @@ TEST_CASE("array: bad bodies are sink errors carrying json's message, at every c
       {"array never closed", good.substr(0, good.size() - 1), "json: "},
       {"garbage between records", good.substr(0, good.find("},{") + 1) + " x " + good.substr(good.find("},{") + 2),
        "json: "},
+      {"truncated last record", good.substr(0, good.size() - 8), "record 1"},
       {"not an array", R"({"date":"2024-01-01"})", "json: "},
       {"empty body", "", "json: "},
   };
@@ -193,7 +200,7 @@ TEST_CASE("array, fresh records: fed byte by byte, from a longer body to shorter
       REQUIRE(feed(verified.sink, body, byte_by_byte(body.size()), chunked));
       CHECK(verified.sink.checksum() == json::checksum_github(count));
       CHECK(verified.sink.records() == count);
-      CHECK(verified.sink.records_before_end() == count);
+      CHECK(verified.sink.records_before_end() == (count == 0 ? 0 : count - 1));
     }
   }
 }
@@ -205,7 +212,9 @@ TEST_CASE("array, fresh records: bad bodies are sink errors carrying json's mess
        "record 0"},
       {"a field of the wrong type", R"([{"date":"2024-01-01","temperatureC":"5","summary":"Mild","temperatureF":1}])",
        "record 0"},
-      {"truncated inside the second record", good.substr(0, good.size() - 8), "json: "},
+      {"truncated inside the second record", good.substr(0, good.size() - 8), "record 1"},
+      {"garbage between records", good.substr(0, good.find("},{") + 1) + " x" + good.substr(good.find("},{") + 1),
+       "json: "},
       {"array never closed", good.substr(0, good.size() - 1), "json: "},
       {"not an array", R"({"date":"2024-01-01"})", "json: "},
   };

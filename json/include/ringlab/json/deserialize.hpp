@@ -2,8 +2,8 @@
 // Deserialization of the three payloads with simdjson On-Demand.
 //
 // Bodies: a JSON array of records (/weather, /repos, /github), NDJSON (one record per line, parsed with
-// simdjson's iterate_many), or one record of an array body at a time (RecordSplitter, for bodies still
-// arriving). Every body must be padded: simdjson reads up to SIMDJSON_PADDING bytes past the end, so the
+// simdjson's iterate_many), an array body still arriving (the records complete so far, one document per
+// call), or one record of an array body at a time (RecordSplitter). Every body must be padded: simdjson reads up to SIMDJSON_PADDING bytes past the end, so the
 // view's capacity() must exceed its size() by that much (else INSUFFICIENT_PADDING). base::PaddedBuffer
 // always is; padded_view() makes the simdjson view of one.
 //
@@ -126,6 +126,56 @@ inline namespace RINGLAB_JSON_PARSER_ABI {
                                                std::size_t window_bytes = kNdjsonWindowBytes);
 [[nodiscard]] Status parse_jos_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<JosRepositoryView>& out,
                                             std::size_t window_bytes = kNdjsonWindowBytes);
+
+// --- An array body while it arrives (one document per receive) --------------------------------------
+// For a body still arriving: the records complete in the bytes received so far are parsed as one
+// document, not one document each (simdjson's set-up per document, about 90 ns, doubles the cost of a
+// 77-byte weather record), and nothing scans the bytes but simdjson. Each call with Arrival::partial
+// looks back from the end of what has arrived for the last record boundary, a ',' with '}' before it
+// and '{' after it (whitespace allowed between), and parses the window from the previous boundary (or
+// the body's start) to it as one array: its first byte is written as '[' and the boundary as ']' while
+// simdjson reads them, then both are put back. A record is thus parsed once the '{' after it is in;
+// the last one at Arrival::complete, which parses the rest of the body with the array's own ']'.
+//
+// Strictness: as parse_weather() and the others over the whole body, with the same errors (record
+// index counted from the body's first record, byte offsets from the body's start). A boundary found
+// this way is only a guess (the bytes could sit inside a string, or inside a record's own array of
+// objects); the window's parse checks it: strings are tracked from a point known to be outside any,
+// and the window's ']' must close its '['. A window that does not parse is no error yet: the early
+// parses stop for this body and Arrival::complete parses everything from the last good boundary, and
+// reports the error if the bytes are wrong. So a bad body is reported when it ends, never early.
+//
+// Records land in `out` from slot 0 as with the whole-body parses (slots overwritten in place, new ones
+// appended); the records of one call are out[records before it, progress.records). Complete trims
+// `out` to the body's records. Owning records only: they hold no pointer into the body, which the
+// caller may keep receiving into (and which may move, offsets being kept, never pointers).
+//
+// The body: the bytes received so far, padded (PaddedBuffer). The calls write to it as said above, and
+// Arrival::complete also writes one byte past its end (in the spare room or the padding, so that
+// simdjson meets a byte that stops it there on a bad body), and put every byte back before returning:
+// nothing may read or receive into the buffer during a call. Threads: the parser's rule.
+enum class Arrival {
+  partial,   // more bytes may follow: parse the records known complete
+  complete,  // the body is whole: parse the rest, check the array is closed and nothing follows it
+};
+
+// Where the parse of one arriving body stands. Value-initialized at the start of each body; written
+// by the calls only.
+struct ArrivingArray {
+  std::size_t records = 0;   // records parsed so far: out[0, records)
+  std::size_t window = 0;    // where the next window starts: 0, or the ',' after the last record parsed
+  std::size_t searched = 0;  // body bytes already searched for a boundary
+  bool deferred = false;     // an early window did not parse: the rest waits for Arrival::complete
+};
+
+[[nodiscard]] Status parse_weather_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
+                                            std::pmr::vector<WeatherForecast>& out, Arrival arrival);
+[[nodiscard]] Status parse_repos_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
+                                          std::pmr::vector<Repository>& out, Arrival arrival);
+[[nodiscard]] Status parse_github_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
+                                           std::pmr::vector<GithubRepository>& out, Arrival arrival);
+[[nodiscard]] Status parse_jos_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
+                                        std::pmr::vector<JosRepository>& out, Arrival arrival);
 
 // --- One record of an array body (RecordSplitter) --------------------------------------------------
 // `body` is the body received so far; `record` a span the splitter found in it. Error offsets count

@@ -1,6 +1,9 @@
 #pragma once
 // RecordSplitter: finds the complete top-level records of a JSON array body while the body is still
-// arriving, so that each record can be parsed as soon as its last byte is in (the `streaming` strategy).
+// arriving, so that each record can be parsed as soon as its last byte is in. It reads byte by byte
+// between strings: the streaming rows no longer use it (parse_*_arriving in deserialize.hpp parses the
+// records complete so far as one document), and json/ uses it on the error path, to name the record a
+// body that simdjson rejects as a whole goes wrong in.
 //
 // Use: keep the body's bytes in one growing buffer and call next() with the whole prefix received so
 // far (the buffer may move between calls: the splitter keeps offsets, never pointers). next() scans
