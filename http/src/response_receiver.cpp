@@ -104,6 +104,9 @@ Status ResponseReceiver::on_head(const ResponseHead& head) {
 }
 
 Status ResponseReceiver::on_body(std::string_view bytes) {
+  // Stamped before the sink runs: the time the bytes arrived here, not the sink's work on them.
+  stamp(&Timeline::last_body_byte);
+  if (now_.body_bytes == 0 && timeline_ != nullptr) timeline_->first_body_byte = timeline_->last_body_byte;
   now_.body_bytes += bytes.size();
   return sink_->on_body(bytes);
 }

@@ -9,6 +9,7 @@
 
 #include "ringlab/json/generate.hpp"
 #include "ringlab/json/serialize.hpp"
+#include "record_loop.hpp"
 
 namespace ringlab::json {
 
@@ -202,24 +203,7 @@ void append_json(std::string& out, const JosRecord& record) {
   out.append("]}");
 }
 
-void append_jos_json(std::string& out, std::size_t count) {
-  JosRecord scratch;
-  out.push_back('[');
-  for (std::size_t i = 0; i < count; ++i) {
-    if (i > 0) out.push_back(',');
-    fill_jos(i, scratch);
-    append_json(out, scratch);
-  }
-  out.push_back(']');
-}
-
-void append_jos_ndjson(std::string& out, std::size_t count) {
-  JosRecord scratch;
-  for (std::size_t i = 0; i < count; ++i) {
-    fill_jos(i, scratch);
-    append_json(out, scratch);
-    out.push_back('\n');
-  }
-}
+void append_jos_json(std::string& out, std::size_t count) { append_body(out, count, BodyLayout::array, fill_jos); }
+void append_jos_ndjson(std::string& out, std::size_t count) { append_body(out, count, BodyLayout::lines, fill_jos); }
 
 }  // namespace ringlab::json

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ringlab/json/fields.hpp"
+#include "record_loop.hpp"
 
 namespace ringlab::json {
 
@@ -111,28 +112,6 @@ void append_members(std::string& out, const Record& record, const Members& membe
      ...);
   }(std::make_index_sequence<N>{});
   out.push_back('}');
-}
-
-template <class Record>
-void append_array(std::string& out, std::size_t count, void (*fill)(std::size_t, Record&)) {
-  Record scratch;
-  out.push_back('[');
-  for (std::size_t i = 0; i < count; ++i) {
-    if (i > 0) out.push_back(',');
-    fill(i, scratch);
-    append_json(out, scratch);
-  }
-  out.push_back(']');
-}
-
-template <class Record>
-void append_lines(std::string& out, std::size_t count, void (*fill)(std::size_t, Record&)) {
-  Record scratch;
-  for (std::size_t i = 0; i < count; ++i) {
-    fill(i, scratch);
-    append_json(out, scratch);
-    out.push_back('\n');
-  }
 }
 
 }  // namespace
@@ -278,15 +257,23 @@ void append_json(std::string& out, const GithubRepository& record) {
   append_members(out, record, github_members<GithubRepository>(), fields::kGithub);
 }
 
-void append_weather_json(std::string& out, std::size_t count) { append_array<WeatherForecast>(out, count, fill_weather); }
-void append_repos_json(std::string& out, std::size_t count) { append_array<Repository>(out, count, fill_repository); }
-void append_weather_ndjson(std::string& out, std::size_t count) { append_lines<WeatherForecast>(out, count, fill_weather); }
-void append_repos_ndjson(std::string& out, std::size_t count) { append_lines<Repository>(out, count, fill_repository); }
+void append_weather_json(std::string& out, std::size_t count) {
+  append_body(out, count, BodyLayout::array, fill_weather);
+}
+void append_repos_json(std::string& out, std::size_t count) {
+  append_body(out, count, BodyLayout::array, fill_repository);
+}
 void append_github_json(std::string& out, std::size_t count) {
-  append_array<GithubRepository>(out, count, fill_github);
+  append_body(out, count, BodyLayout::array, fill_github);
+}
+void append_weather_ndjson(std::string& out, std::size_t count) {
+  append_body(out, count, BodyLayout::lines, fill_weather);
+}
+void append_repos_ndjson(std::string& out, std::size_t count) {
+  append_body(out, count, BodyLayout::lines, fill_repository);
 }
 void append_github_ndjson(std::string& out, std::size_t count) {
-  append_lines<GithubRepository>(out, count, fill_github);
+  append_body(out, count, BodyLayout::lines, fill_github);
 }
 
 }  // namespace ringlab::json

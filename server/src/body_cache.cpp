@@ -1,42 +1,34 @@
 #include "ringlab/server/body_cache.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
-#include "ringlab/json/jos.hpp"
-#include "ringlab/json/serialize.hpp"
+#include "ringlab/json/body_writer.hpp"
 
 namespace ringlab::server {
 
+void start_body(json::BodyWriter& writer, const BodyKey& key) noexcept {
+  json::RecordKind kind = json::RecordKind::weather;
+  switch (key.route) {
+    case Route::repos: kind = json::RecordKind::repos; break;
+    case Route::github: kind = json::RecordKind::github; break;
+    case Route::jos: kind = json::RecordKind::jos; break;
+    default: break;  // weather (and /proxy, whose upstream answers /weather)
+  }
+  writer.start(kind, key.format == Format::ndjson ? json::BodyLayout::lines : json::BodyLayout::array, key.count);
+}
+
+std::string_view body_content_type(Format format) noexcept {
+  return format == Format::ndjson ? "application/x-ndjson" : "application/json";
+}
+
 Body generate_body(const BodyKey& key) {
   Body body;
-  const bool ndjson = key.format == Format::ndjson;
-  body.content_type = ndjson ? "application/x-ndjson" : "application/json";
-  if (key.route == Route::jos) {
-    if (ndjson) {
-      json::append_jos_ndjson(body.bytes, key.count);
-    } else {
-      json::append_jos_json(body.bytes, key.count);
-    }
-  } else if (key.route == Route::github) {
-    if (ndjson) {
-      json::append_github_ndjson(body.bytes, key.count);
-    } else {
-      json::append_github_json(body.bytes, key.count);
-    }
-  } else if (key.route == Route::repos) {
-    if (ndjson) {
-      json::append_repos_ndjson(body.bytes, key.count);
-    } else {
-      json::append_repos_json(body.bytes, key.count);
-    }
-  } else {
-    if (ndjson) {
-      json::append_weather_ndjson(body.bytes, key.count);
-    } else {
-      json::append_weather_json(body.bytes, key.count);
-    }
-  }
+  body.content_type = body_content_type(key.format);
+  json::BodyWriter writer;
+  start_body(writer, key);
+  writer.write(body.bytes, SIZE_MAX);
   return body;
 }
 

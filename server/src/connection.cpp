@@ -163,7 +163,7 @@ void Connection::consume(std::string_view bytes) {
 bool Connection::output_full() noexcept {
   // Both batches count, with the memory their answers own or reference (queued_bytes()); an
   // unfinished chunked answer counts as full until its last window is appended.
-  return !stream_.rest.empty() ||
+  return !stream_.rest.empty() || serializing_.active ||
          pending().queued_bytes() + in_flight().queued_bytes() >= worker_.options().max_queued_output_bytes;
 }
 
@@ -355,6 +355,8 @@ void Connection::finish_batch() {
   worker_.note_released(in_flight().queued_bytes());
   in_flight().clear(&spare_bodies_);
   if (!stream_.rest.empty()) continue_stream();  // the next window of a chunked answer
+  if (serializing_.active) continue_serializing(pending_index_ ^ 1u);
+  if (state_ != State::open) return;  // the next chunk could not be serialized: closing
   flush();  // the pending batch, if any, goes out now
   if (paused_ && fetch_ == nullptr && !output_full()) resume_reading();
   // A /proxy answer is still to come: the connection ends, if it must, after that one.
@@ -400,6 +402,11 @@ void Connection::trim() {
     return true;
   });
   stream_ = ChunkStream{};
+  serializing_.active = false;
+  if (serializing_.chunk.capacity() > 64u << 10) {
+    worker_.note_released(serializing_.chunk.capacity());
+    std::string().swap(serializing_.chunk);
+  }
 }
 
 void Connection::start_close() {

@@ -1,6 +1,7 @@
 // Connection (worker.hpp): what it answers. The parser's events for each request (on_head,
 // on_body, on_complete), the answer each route gets, how a cached body goes out under the body
-// strategy, chunked answers a window at a time, and the spare strings that hold bodies.
+// strategy, chunked answers a window at a time, bodies serialized a chunk at a time as they are sent,
+// and the spare strings that hold bodies.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -34,6 +35,46 @@ std::size_t Connection::window_bytes() const noexcept {
 void Connection::continue_stream() {
   pending().hold(stream_.owner);
   if (append_chunks(pending(), stream_.rest, stream_.chunk_bytes, window_bytes())) stream_ = ChunkStream{};
+}
+
+void Connection::start_serializing(const BodyKey& key, const ResponseHead& head) {
+  ResponseHead chunked = head;
+  chunked.content_type = body_content_type(key.format);
+  pending().append_written([&](std::string& out) { append_head(out, chunked); });
+  start_body(serializing_.writer, key);
+  // Room for a full buffer and the record that crosses the flush threshold: no regrowth mid-answer.
+  serializing_.chunk.reserve(worker_.options().serializer_buffer_bytes + kMaxRepoRecordBytes);
+  serializing_.active = true;
+  serialize_next_chunk();
+}
+
+void Connection::serialize_next_chunk() {
+  // System.Text.Json flushes its buffer once it is 90 % full (FlushThreshold in JsonSerializer's
+  // stream writer), checking after each element it wrote: here, after each record.
+  const std::size_t flush_at = std::max<std::size_t>(worker_.options().serializer_buffer_bytes * 9 / 10, 1);
+  std::string& chunk = serializing_.chunk;
+  chunk.clear();
+  const bool last = serializing_.writer.write(chunk, flush_at);
+  if (!chunk.empty()) ++worker_.counters().serialized_chunks;  // empty: an NDJSON body of no records
+  append_chunk(pending(), chunk);
+  if (last) pending().append_copy(kLastChunk);
+  serializing_.batch = pending_index_;
+}
+
+void Connection::continue_serializing(unsigned sent_batch) {
+  if (serializing_.batch != sent_batch) return;  // the last chunk is still waiting in the pending batch
+  if (serializing_.writer.done()) {
+    serializing_.active = false;  // its last chunk went out: the answer is complete
+    return;
+  }
+  try {
+    serialize_next_chunk();
+  } catch (const std::bad_alloc&) {
+    // The head and part of the body went out: the answer can only be cut short, which the client
+    // sees as a chunked body that never ends before the close.
+    ++worker_.counters().connection_errors;
+    start_close();
+  }
 }
 
 http::Status Connection::out_of_memory() {
@@ -160,13 +201,18 @@ void Connection::respond() {
       if (routed.head_only) {
         // The head alone does not pay for generating the body (see server.hpp).
         auto cached = worker_.cache().find(key);
-        head.content_type = key.format == Format::ndjson ? "application/x-ndjson" : "application/json";
+        head.content_type = body_content_type(key.format);
         if (cached) {
           body = cached->bytes;
         } else {
           head.length_unknown = !head.chunked;
         }
         break;
+      }
+      if (!routed.cached && head.chunked && worker_.options().serializer_buffer_bytes > 0) {
+        start_serializing(key, head);
+        if (close) close_after_send_ = true;
+        return;
       }
       auto served = routed.cached ? worker_.cache().get(key) : worker_.cache().generate_uncached(key);
       head.content_type = served->content_type;

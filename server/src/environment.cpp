@@ -85,6 +85,7 @@ std::string describe_environment(const ServerOptions& options) {
       {"inline_body_bytes", std::to_string(options.inline_body_bytes)},
       {"body_strategy", std::string(body_strategy_name(options.body_strategy))},
       {"fixed_body_bytes", std::to_string(options.fixed_body_bytes)},
+      {"serializer_buffer_bytes", std::to_string(options.serializer_buffer_bytes)},
       {"cache_entries", std::to_string(options.cache_entries)},
       {"cache_bytes", std::to_string(options.cache_bytes)},
       {"recv_buffer_bytes", std::to_string(options.recv_buffer_bytes)},

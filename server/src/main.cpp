@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   std::string mmap_threshold = "1MiB";
   std::string body_strategy = "writev";
   std::string fixed_body_bytes = "64MiB";
+  std::string serializer_buffer = "16KiB";
 
   std::string description = "ringlab's io_uring HTTP/1.1 server:";
   for (const ringlab::server::RouteEntry& entry : ringlab::server::route_table()) {
@@ -145,6 +146,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"writev", "copy", "send_zc", "fixed", "sendfile"}));
   unit_option("--fixed-body-bytes", fixed_body_bytes,
               "--body-strategy fixed: registered memory per thread that cached bodies are copied into", size);
+  unit_option("--serializer-buffer", serializer_buffer,
+              "cache=0 answers with chunked=1 are serialized into a buffer of this size and sent a chunk "
+              "each time it is 90 % full, as System.Text.Json (DefaultBufferSize 16 KiB) writes into "
+              "ASP.NET Core's response; 0 serializes the whole body first, then sends chunks of chunk=",
+              size);
   app.add_option("--cache-entries", options.cache_entries, "generated bodies kept per thread")->capture_default_str();
   unit_option("--cache-bytes", cache_bytes, "bytes of generated bodies kept per thread", size);
   CLI::Option* mmap_threshold_option =
@@ -178,6 +184,7 @@ int main(int argc, char** argv) {
   options.max_queued_output_bytes = *parse_size(max_queued_output);
   options.body_strategy = *ringlab::server::parse_body_strategy(body_strategy);
   options.fixed_body_bytes = static_cast<std::size_t>(*parse_size(fixed_body_bytes));
+  options.serializer_buffer_bytes = static_cast<std::size_t>(*parse_size(serializer_buffer));
   const uint64_t threshold = *parse_size(mmap_threshold);
   if (auto applied = apply_mmap_threshold(static_cast<std::size_t>(threshold)); !applied) {
     // Another allocator (a sanitizer's, a preloaded one) owns malloc: /env says "dynamic", and a

@@ -76,20 +76,25 @@ void append_head(std::string& out, const ResponseHead& head) {
   out.append("\r\n");
 }
 
+void append_chunk(OutputBatch& out, std::string_view piece) {
+  if (piece.empty()) return;
+  std::array<char, 24> line{};
+  out.append_copy(chunk_size_line(line, piece.size()));
+  out.append_body(piece);
+  out.append_copy("\r\n");
+}
+
 bool append_chunks(OutputBatch& out, std::string_view& rest, uint32_t chunk_bytes, std::size_t budget) {
   if (chunk_bytes == 0) chunk_bytes = 1;
-  std::array<char, 24> line{};
   bool first = true;
   while (!rest.empty()) {
     if (!first && out.queued_bytes() >= budget) return false;
     first = false;
     std::string_view piece = rest.substr(0, chunk_bytes);
-    out.append_copy(chunk_size_line(line, piece.size()));
-    out.append_body(piece);
-    out.append_copy("\r\n");
+    append_chunk(out, piece);
     rest.remove_prefix(piece.size());
   }
-  out.append_copy("0\r\n\r\n");
+  out.append_copy(kLastChunk);
   return true;
 }
 

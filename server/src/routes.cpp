@@ -170,9 +170,10 @@ std::string routes_help(const CountLimits& limits) {
   out += "                           worker's typed client for it (the same fetch, pool and answer)\n";
   out += "  chunked=1|0|true|false   any route: answer with chunked transfer coding (default 0)\n";
   out += "  cache=1|0|true|false     /weather, /repos, /github, /jos: 0 serializes the body for this request alone, bypassing\n";
-  out += "                           the body cache (default 1)\n";
+  out += "                           the body cache (default 1); with chunked=1 it is serialized as it is sent, a\n";
+  out += "                           chunk per --serializer-buffer\n";
   out += "  chunk=BYTES              the size of each chunk, 1 to " + number(kMaxChunkBytes) + " (default " +
-         number(kDefaultChunkBytes) + ")\n";
+         number(kDefaultChunkBytes) + "); not for a body serialized as it is sent\n";
   return out;
 }
 

@@ -74,6 +74,7 @@ Status validate(const ServerOptions& options) {
     return fail("--fixed-body-bytes must be from 4 KiB to 1 GiB");
   }
   if (options.max_queued_output_bytes < 1) return fail("--max-queued-output must be at least 1 byte");
+  if (options.serializer_buffer_bytes > kMaxChunkBytes) return fail("--serializer-buffer must be from 0 to 16 MiB");
   if (!options.upstream.empty()) {
     if (auto url = http::Url::parse(options.upstream); !url) {
       return fail("--upstream '" + options.upstream + "': " + url.error().message());

@@ -6,7 +6,7 @@
 
 namespace ringlab::server {
 
-const std::array<ServerCounter, 20> kServerCounters{{
+const std::array<ServerCounter, 21> kServerCounters{{
     {"accepted", &ServerStats::accepted},
     {"refused", &ServerStats::refused},
     {"closed", &ServerStats::closed},
@@ -27,6 +27,7 @@ const std::array<ServerCounter, 20> kServerCounters{{
     {"zc_copied", &ServerStats::zc_copied},
     {"fixed_fallbacks", &ServerStats::fixed_fallbacks},
     {"file_fallbacks", &ServerStats::file_fallbacks},
+    {"serialized_chunks", &ServerStats::serialized_chunks},
 }};
 
 // A counter added to ServerStats but not to the table above would be left out of sums and /stats.

@@ -23,6 +23,7 @@
 
 #include "ringlab/http/parser.hpp"
 #include "ringlab/http/url.hpp"
+#include "ringlab/json/body_writer.hpp"
 #include "ringlab/net/buffer_ring.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/net/socket.hpp"
@@ -134,6 +135,12 @@ class Connection final : private http::RequestHandler, private UpstreamRequester
   // queue bound, so a default-sized answer of a few MiB still goes out in one sendmsg.
   [[nodiscard]] std::size_t window_bytes() const noexcept;
   void continue_stream();
+  // A body serialized as it is sent (cache=0, chunked; ServerOptions::serializer_buffer_bytes): the
+  // head and the first chunk now, each next chunk once the batch holding the previous one has gone out.
+  void start_serializing(const BodyKey& key, const ResponseHead& head);
+  void serialize_next_chunk();
+  // The batch that held the last chunk serialized went out (`sent_batch`: its index in batches_).
+  void continue_serializing(unsigned sent_batch);
   // A timeout while a request is in progress: 408, then close.
   void time_out(std::string_view message);
   // Gives back what an unusual request made a connection grow (body, held bytes) on release.
@@ -204,6 +211,20 @@ class Connection final : private http::RequestHandler, private UpstreamRequester
     uint32_t chunk_bytes = 0;
   };
   ChunkStream stream_;
+
+  // A body serialized as it is sent (start_serializing). One send at a time, one chunk serialized
+  // ahead of none: `chunk` holds the chunk serialized last, referenced (not copied) by batches_[batch]
+  // until that batch has gone out, and only then is the next one serialized into it. The kernel's
+  // socket buffer is what lets the chunks already sent travel while the next is serialized, as
+  // Kestrel's response buffer does for ASP.NET Core. `active` lasts until the last chunk has gone out,
+  // so a pipelined answer after it never shares `chunk` with it.
+  struct SerializingStream {
+    json::BodyWriter writer;
+    std::string chunk;
+    unsigned batch = 0;
+    bool active = false;
+  };
+  SerializingStream serializing_;
 
   // Two batches: one in flight, one collecting (see output.hpp).
   OutputBatch batches_[2];

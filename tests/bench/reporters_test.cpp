@@ -37,6 +37,8 @@ rb::CaseResult costs() {
   c.phases.wait = 20000;
   c.phases.head = 800;
   c.phases.body = 2000;
+  c.phases.first_body = 20900;
+  c.phases.last_body = 22700;
   c.checksum = 0xfeedfacecafebeefULL;
   return c;
 }
@@ -239,6 +241,11 @@ TEST_CASE("the phase table shows medians per phase, n/a for a phase that never h
   CHECK(phases.find("Connect") != std::string::npos);
   CHECK(phases.find("Deserialize") != std::string::npos);
   CHECK(phases.find("Other") != std::string::npos);
+  // The two points after the phases: request sent to the first and to the last body byte.
+  CHECK(phases.find("1st body") != std::string::npos);
+  CHECK(phases.find("Last body") != std::string::npos);
+  CHECK(phases.find("20.90 μs") != std::string::npos);
+  CHECK(phases.find("22.70 μs") != std::string::npos);
   CHECK(phases.find("n/a") != std::string::npos);  // connect: kept-alive
   CHECK(phases.find("20.00 μs") != std::string::npos);  // four significant digits
   CHECK(phases.find("FAILED") == std::string::npos);  // only ok cases

@@ -127,6 +127,9 @@ TEST_CASE("the JSON names every field of DESIGN.md's schema") {
   // Unmeasured is null, not 0.
   CHECK(c.at("stats").at("ratio").is_null());
   CHECK(c.at("phases").at("connect").is_null());
+  // The first and last body byte, from the request sent (null here: not stamped).
+  CHECK(c.at("phases").at("first_body").is_null());
+  CHECK(c.at("phases").at("last_body").is_null());
 }
 
 TEST_CASE("reading refuses other schema versions and names the field of a wrong type") {

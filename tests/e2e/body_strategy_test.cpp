@@ -314,5 +314,7 @@ TEST_CASE("ServerStats: += adds every counter, and stats_json names each one onc
   REQUIRE(parsed.is_object());
   CHECK(parsed.size() == server::kServerCounters.size());
   CHECK(parsed["accepted"].get<uint64_t>() == 101);
-  CHECK(parsed["file_fallbacks"].get<uint64_t>() == 101 * server::kServerCounters.size());
+  // The last counter of the table carries the largest value: every one is named in its place.
+  CHECK(parsed[std::string(server::kServerCounters.back().name)].get<uint64_t>() ==
+        101 * server::kServerCounters.size());
 }

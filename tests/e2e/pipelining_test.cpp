@@ -25,7 +25,12 @@ struct Exchange {
 
 std::vector<Exchange> mixed_exchanges() {
   const std::string weather3 = server::generate_body({server::Route::weather, server::Format::json, 3}).bytes;
+  // Serialized as it is sent (cache=0, chunked): two chunks at the default 16 KiB buffer, then another
+  // such answer right behind it, whose first chunk must not share the buffer of the other's last.
+  const std::string weather300 = server::generate_body({server::Route::weather, server::Format::json, 300}).bytes;
   return {
+      {get_request("/weather?count=300&cache=0&chunked=1"), 200, weather300},
+      {get_request("/weather?count=3&cache=0&chunked=1"), 200, weather3},
       {get_request("/weather?count=3"), 200, weather3},
       {get_request("/plaintext"), 200, "Hello, World!"},
       {post_request("/echo", "first body", "text/plain"), 200, "first body"},

@@ -74,7 +74,7 @@ void describe_io(V& v, S& io) {
 
 template <class V, class S>
 void describe_phases(V& v, S& p) {
-  RINGLAB_REPORT_FIELDS(v, p, ops_sampled, connect, send, wait, head, body, deserialize, other);
+  RINGLAB_REPORT_FIELDS(v, p, ops_sampled, connect, send, wait, head, body, deserialize, other, first_body, last_body);
 }
 
 template <class V, class S>

@@ -283,6 +283,8 @@ constexpr std::array kColumns{
     Column{.key = "phase_body_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::body>},
     Column{.key = "phase_deserialize_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::deserialize>},
     Column{.key = "phase_other_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::other>},
+    Column{.key = "phase_first_body_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::first_body>},
+    Column{.key = "phase_last_body_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::last_body>},
 
     // Proof and trust.
     Column{.key = "checksum", .kind = Kind::text, .views = kCsv,

@@ -90,7 +90,11 @@ std::string render_legend() {
                    and the time run() took outside that stamped span (Other). Medians: with a tail of slow
                    requests (a wake-up on the other CPU) they add up to less than the Mean. n/a: not seen
                    in the sampled ops (Connect on a kept-alive connection; Send and Wait for libcurl, which
-                   does not say when the request went out; every phase of a case that stamps none)
+                   does not say when the request went out; every phase of a case that stamps none).
+                   1st body and Last body are points, not phases: from the request sent to the first and
+                   the last body byte reaching the body sink (ringlab's own exchange stamps them; n/a for
+                   the client libraries). A body sent as it is serialized (--server-mode seed) shows its
+                   first bytes long before its last
   Warnings       : above the table, per case: CV (StdDev/Mean), a bimodal distribution (m-value > 3.2, as
                    BenchmarkDotNet), Error above the target error or above the Mean, fewer than 5 iterations
                    kept; and a baseline whose CV is above 10 %, which makes every ratio against it unreliable.

@@ -295,9 +295,9 @@ std::vector<TableColumn> phase_table(const Report& report) {
     return [field](const CaseResult& c) -> std::optional<double> { return c.phases.*field; };
   };
   // One unit for the whole table: a row reads as one request, its phases side by side.
-  constexpr std::array<std::optional<double> Phases::*, 7> kPhaseFields{
+  constexpr std::array<std::optional<double> Phases::*, 9> kPhaseFields{
       &Phases::connect, &Phases::send, &Phases::wait, &Phases::head, &Phases::body, &Phases::deserialize,
-      &Phases::other};
+      &Phases::other, &Phases::first_body, &Phases::last_body};
   std::vector<double> all_values;
   for (std::size_t i : rows) {
     if (i == kBlank) continue;
@@ -319,6 +319,9 @@ std::vector<TableColumn> phase_table(const Report& report) {
   columns.push_back(phase_column("Body", &Phases::body));
   columns.push_back(phase_column("Deserialize", &Phases::deserialize));
   columns.push_back(phase_column("Other", &Phases::other));
+  // Points, not phases: from the request sent to the first and to the last body byte.
+  columns.push_back(phase_column("1st body", &Phases::first_body));
+  columns.push_back(phase_column("Last body", &Phases::last_body));
   columns.push_back(time_column("Mean", report, rows, iteration_granularity(report),
                                 [](const CaseResult& c) -> std::optional<double> { return c.stats.mean; }, {}, unit));
   columns.push_back(plain_column("Ops sampled", true, report, rows, [](const CaseResult& c) {

@@ -38,6 +38,8 @@ void record_phases(CaseState& s, const http::Timeline& t, uint64_t run_start, ui
   put(head, t.first_byte, t.head_parsed);
   put(body, t.head_parsed, t.body_done);
   put(deserialize, t.body_done, t.deserialized);
+  put(first_body, t.request_sent, t.first_body_byte);
+  put(last_body, t.request_sent, t.last_body_byte);
   if (t.start != 0) {
     uint64_t last = t.start;
     for (uint64_t stamp : {t.connected, t.request_sent, t.first_byte, t.head_parsed, t.body_done, t.deserialized}) {
@@ -93,6 +95,8 @@ void fill_case_numbers(CaseState& s, double hz, bool memory) {
   r.phases.body = median_ns(s.phases[body], hz);
   r.phases.deserialize = median_ns(s.phases[deserialize], hz);
   r.phases.other = median_ns(s.phases[other], hz);
+  r.phases.first_body = median_ns(s.phases[first_body], hz);
+  r.phases.last_body = median_ns(s.phases[last_body], hz);
   summarize_samples(r);
 }
 

@@ -40,7 +40,9 @@ inline std::string_view method_text(strategies::Method method) noexcept {
   return method == strategies::Method::post || method == strategies::Method::echo ? "POST" : "GET";
 }
 
-enum Phase : std::size_t { connect, send, wait, head, body, deserialize, other, kPhaseCount };
+// The stacked phases of a request (connect .. other), then two offsets that overlap them: from the
+// request sent to the first and to the last body byte (Phases::first_body, last_body).
+enum Phase : std::size_t { connect, send, wait, head, body, deserialize, other, first_body, last_body, kPhaseCount };
 
 struct CaseState {
   std::size_t index = 0;

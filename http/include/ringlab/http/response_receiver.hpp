@@ -23,6 +23,10 @@
 // when that is a registered buffer) and are fed to the parser where they landed, so on_body sees the
 // sink's own cursor and does not copy; a sink without a window gets them from the whole own buffer.
 //
+// Stamps (timeline.hpp), when start() is given a Timeline and a TickSource: first_byte as the first
+// bytes are fed, head_parsed, first_body_byte and last_body_byte as body bytes go to the sink, and
+// body_done.
+//
 // Completion: received()/closed() return true once the response is complete, after the sink's end()
 // and the body_done stamp. 1xx interim responses are skipped. Requests are never pipelined, so bytes
 // after the end of the response in the same receive are Errc::malformed.

@@ -11,13 +11,22 @@ namespace ringlab::http {
 using TickSource = uint64_t (*)() noexcept;
 
 // Ticks at each phase of one request; 0 where the phase did not happen (no connect on a reused
-// connection). Deserialization is stamped by the caller (`deserialized`).
+// connection, no body bytes in an empty body). Deserialization is stamped by the caller
+// (`deserialized`).
+//
+// first_body_byte and last_body_byte are when the exchange handed the body's first and last bytes to
+// the sink (the response parser's body callback, before the sink runs): with a body that is sent as
+// it is produced they show how soon its first bytes arrive and how long the rest takes; a body sent
+// whole arrives in a few receives close together. They lie between head_parsed and body_done (a body
+// and the end of the message may arrive in different receives).
 struct Timeline {
   uint64_t start = 0;
   uint64_t connected = 0;
   uint64_t request_sent = 0;
   uint64_t first_byte = 0;
   uint64_t head_parsed = 0;
+  uint64_t first_body_byte = 0;
+  uint64_t last_body_byte = 0;
   uint64_t body_done = 0;
   uint64_t deserialized = 0;
 };

@@ -26,6 +26,10 @@
 
 #include "ringlab/server/routes.hpp"
 
+namespace ringlab::json {
+class BodyWriter;  // json/body_writer.hpp: json/ stays private to the server library
+}  // namespace ringlab::json
+
 namespace ringlab::server {
 
 struct BodyKey {
@@ -53,6 +57,11 @@ struct Body {
 
 // Serializes the body for `key` with json/ (weather, repos, github or jos records, JSON array or NDJSON).
 [[nodiscard]] Body generate_body(const BodyKey& key);
+// What json::BodyWriter is started with for `key` (generate_body does it; so does a body serialized as
+// it is sent, server.hpp's serializer_buffer_bytes).
+void start_body(json::BodyWriter& writer, const BodyKey& key) noexcept;
+// "application/json" or "application/x-ndjson": the Content-Type of a body of `format`.
+[[nodiscard]] std::string_view body_content_type(Format format) noexcept;
 
 struct BodyCacheLimits {
   std::size_t max_entries = 64;

@@ -37,6 +37,13 @@ void append_head(std::string& out, const ResponseHead& head);
 // The interim answer to "Expect: 100-continue".
 inline constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
+// One chunk of chunked coding: its size line, `piece` (through OutputBatch::append_body, so a large
+// piece is referenced, not copied, and must live as append_ref() requires) and its CRLF. An empty
+// piece would be the last chunk: nothing is appended for it.
+void append_chunk(OutputBatch& out, std::string_view piece);
+// The last chunk of chunked coding, with no trailers.
+inline constexpr std::string_view kLastChunk = "0\r\n\r\n";
+
 // Appends the body in chunked coding: chunks of `chunk_bytes` (the last one shorter), then the
 // terminating "0\r\n\r\n" (no trailers). The chunk payloads go through OutputBatch::append_body, so
 // large ones are referenced, not copied: `body` must live as append_ref() requires.

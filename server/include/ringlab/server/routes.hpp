@@ -43,8 +43,10 @@ struct RoutedRequest {
   Format format = Format::json;
   bool chunked = false;
   uint32_t chunk_bytes = kDefaultChunkBytes;
-  // cache=0: /weather and /repos serialize the body for this request and drop it afterwards, as the
-  // seeds' ASP.NET Core servers do, instead of serving it from the thread's body cache.
+  // cache=0: /weather, /repos, /github and /jos serialize the body for this request and drop it
+  // afterwards, as the seeds' ASP.NET Core servers do, instead of serving it from the thread's body
+  // cache; chunked, it is serialized as it is sent and chunk_bytes does not apply
+  // (ServerOptions::serializer_buffer_bytes).
   bool cached = true;
   UpstreamConnection upstream = UpstreamConnection::pooled;
   UpstreamClient upstream_client = UpstreamClient::manual;  // /proxy?client=manual|typed

@@ -66,6 +66,13 @@ struct ServerOptions {
   // fixed: registered memory per worker that cached bodies are copied into (4 KiB to 1 GiB; it
   // counts against RLIMIT_MEMLOCK unless the process may lock memory).
   std::size_t fixed_body_bytes = 64u << 20;
+  // A body serialized for its request alone (cache=0) and answered chunked is serialized as it goes
+  // out, as ASP.NET Core answers with System.Text.Json: records are written into a buffer of this
+  // size, which goes out as one chunk once it is 90 % full (after the record that fills it), and the
+  // next chunk is serialized when that chunk's send has completed (docs/server.md, "Bodies"). 16 KiB
+  // is JsonSerializerOptions.DefaultBufferSize's default. 0: the whole body is serialized before its
+  // first byte is sent, then framed in chunks of the request's chunk= size, as cached bodies are.
+  std::size_t serializer_buffer_bytes = 16u << 10;
   // Answers queued on one connection beyond which it stops reading requests until they went out.
   uint64_t max_queued_output_bytes = 4ull << 20;
   // Work per request (see routes.hpp count_limit): /weather, /repos and /proxy answer 400 above
@@ -110,6 +117,7 @@ struct ServerStats {
   uint64_t zc_copied = 0;     // send_zc, fixed: zero-copy sends the kernel fell back to copying
   uint64_t fixed_fallbacks = 0;  // fixed: bodies sent from ordinary memory (did not fit the area)
   uint64_t file_fallbacks = 0;   // sendfile: bodies sent from memory (no file for them)
+  uint64_t serialized_chunks = 0;  // chunks of bodies serialized as they were sent (serializer_buffer_bytes)
 };
 
 // Every counter of ServerStats with its name (the key in GET /stats): the one list that summing and
@@ -119,7 +127,7 @@ struct ServerCounter {
   std::string_view name;
   uint64_t ServerStats::*field;
 };
-extern const std::array<ServerCounter, 20> kServerCounters;
+extern const std::array<ServerCounter, 21> kServerCounters;
 
 ServerStats& operator+=(ServerStats& total, const ServerStats& one) noexcept;
 // {"accepted":N,...}: one flat JSON object of numbers, in kServerCounters' order (GET /stats).

@@ -90,10 +90,13 @@ enum class Client { pooled, fresh };
 // How the server produces the GET bodies of a case (bench --server-mode):
 //   cached  serialized once per size and served from the server's body cache, with Content-Length:
 //           what isolates the client's cost (the default);
-//   seed    serialized anew for every request and sent with chunked transfer coding in chunks of
-//           kSeedChunkBytes, as the seeds' ASP.NET Core servers answer (System.Text.Json writes
-//           the records through a 16 KiB buffer into Kestrel's response stream, which frames each write
-//           as a chunk): the server's share of a request then weighs as it did in the seeds.
+//   seed    serialized anew for every request and sent with chunked transfer coding as it is
+//           serialized, as the seeds' ASP.NET Core servers answer (System.Text.Json writes the records
+//           through a 16 KiB buffer into Kestrel's response stream, which frames each write as a
+//           chunk; the server does the same with its --serializer-buffer, docs/server.md): the server's
+//           share of a request then weighs as it did in the seeds, and its first bytes arrive before
+//           its last record is serialized. The request asks for chunks of kSeedChunkBytes, which the
+//           server uses only when it serializes whole bodies first (--serializer-buffer 0).
 enum class ServerMode { cached, seed };
 inline constexpr std::size_t kSeedChunkBytes = 16 * 1024;
 

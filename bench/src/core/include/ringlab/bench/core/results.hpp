@@ -205,6 +205,12 @@ struct Phases {
   // Time run() took beyond its stamped span (first to last stamp): the strategy's own work before
   // the request starts and after the last stamp (buffer resets, bookkeeping, a close).
   std::optional<double> other;
+  // Not phases but points, from the request sent (they overlap wait, head and body): when the first
+  // and the last body byte reached the body sink (http/timeline.hpp). A body sent as it is serialized
+  // shows its first bytes early; one serialized whole first shows them just before the last. Stamped
+  // by ringlab's own response exchange (http::ResponseReceiver), so null for rows that do not use it.
+  std::optional<double> first_body;
+  std::optional<double> last_body;
 };
 
 // The per-op latency distribution of the ops whose phase timeline was sampled (histogram.hpp):
