@@ -21,8 +21,9 @@
 // CPU time: the pool threads' CPU is the request's, so io_counters() reports it in the worker_* fields
 // (since setup): one task per pool thread reads that thread's getrusage(RUSAGE_THREAD), each held until
 // all have arrived so that every thread takes exactly one. With --client-threads each copy reports the
-// one shared pool, so bench would count it once per copy. Allocations are counted per thread, so those the
-// pool's threads make (most of the SDK's) are not in this peer's numbers, and its system calls are unseen.
+// one shared pool, so bench would count it once per copy; a fresh client does not read it (open_case()).
+// Allocations are counted per thread, so those the pool's threads make (most of the SDK's) are not in
+// this peer's numbers, and its system calls are unseen.
 //
 // The phase timeline has start, end of head (the request task completes), end of body (extract_string
 // completes) and deserialized. Connections are counted with the native-handle callback the SDK calls on
@@ -109,7 +110,7 @@ class Cpprest final : public LibraryPeer {
 
   [[nodiscard]] IoCounters io_counters() const override {
     IoCounters counters = LibraryPeer::io_counters();
-    if (pool_threads_ > 0) {
+    if (counts_pool_) {
       // A reading that timed out keeps the last one: the counters never go back.
       if (auto usage = sdk_pool_usage(pool_threads_, kUsagePatience)) pool_usage_ = *usage;
       counters.worker_user_ns = pool_usage_.worker_user_ns - pool_base_.worker_user_ns;
@@ -122,7 +123,8 @@ class Cpprest final : public LibraryPeer {
   [[nodiscard]] std::string notes() const override {
     const std::string pool =
         pool_threads_ > 0 ? "cpprest's thread pool sized to " + std::to_string(pool_threads_) +
-                                " thread(s), on the client's CPUs, their CPU time counted"
+                                " thread(s), on the client's CPUs, their CPU time " +
+                                (counts_pool_ ? "counted" : "not counted (a fresh client)")
                           : std::string("cpprest's thread pool made before this peer, its size and CPU time unknown");
     return pool + "; allocations on the pool are not counted; connections opened so far: " +
            std::to_string(connected_counter()->load(std::memory_order_relaxed)) +
@@ -135,7 +137,10 @@ class Cpprest final : public LibraryPeer {
   void close_case() override { client_.reset(); }
   Status open_case() override {
     pool_threads_ = sdk_pool_threads();
-    if (pool_threads_ > 0) {
+    // A fresh client (--client fresh) is set up and read inside the timed op: a reading there would add
+    // a round trip to the pool to every request, so its pool CPU is left out.
+    counts_pool_ = pool_threads_ > 0 && config().client == Client::pooled;
+    if (counts_pool_) {
       pool_usage_ = sdk_pool_usage(pool_threads_, kUsagePatience).value_or(IoCounters{});
       pool_base_ = pool_usage_;
     }
@@ -196,6 +201,7 @@ class Cpprest final : public LibraryPeer {
 
   std::unique_ptr<client::http_client> client_;
   std::size_t pool_threads_ = 0;  // sdk_pool_threads(): 0 when the pool's size is not this peer's
+  bool counts_pool_ = false;      // io_counters() reports the pool's CPU time (a pooled client)
   IoCounters pool_base_;           // the pool's usage at setup
   mutable IoCounters pool_usage_;  // its last reading
 };
