@@ -39,7 +39,6 @@
 // round's; the workers touch their own connection only, and hand their results over under the crew's
 // mutex (each reports done under it). teardown() (and the destructor) tears down every worker's
 // connection on its thread, then joins the threads.
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -69,10 +68,6 @@ struct Worker {
   IoCounters counters;  // the connection's, with this thread's CPU time and page faults (worker_*)
   HeldMemory held;
 };
-
-uint64_t nanoseconds(const timeval& t) noexcept {
-  return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(t.tv_usec) * 1000u;
-}
 
 class BlockingInflight final : public CaseStrategy {
  public:
@@ -212,12 +207,7 @@ void BlockingInflight::do_job(Worker& worker, Job job) {
   }
   // The counters of the connection and of this thread, for the round's thread to read once all are done.
   worker.counters = worker.connection->io_counters();
-  rusage usage{};
-  if (::getrusage(RUSAGE_THREAD, &usage) == 0) {
-    worker.counters.worker_user_ns = nanoseconds(usage.ru_utime);
-    worker.counters.worker_system_ns = nanoseconds(usage.ru_stime);
-    worker.counters.worker_minor_faults = static_cast<uint64_t>(usage.ru_minflt);
-  }
+  take_thread_usage(worker.counters);
   worker.held = worker.connection->held_memory();
 }
 

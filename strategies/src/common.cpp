@@ -1,6 +1,7 @@
 #include "common.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <array>
@@ -240,6 +241,17 @@ std::size_t count_time_wait(uint16_t port) {
   std::size_t count = 0;
   for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) count += count_time_wait(read_proc_file(path), port);
   return count;
+}
+
+void take_thread_usage(IoCounters& counters) noexcept {
+  const auto nanoseconds = [](const timeval& t) {
+    return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(t.tv_usec) * 1000u;
+  };
+  rusage usage{};
+  if (::getrusage(RUSAGE_THREAD, &usage) != 0) return;
+  counters.worker_user_ns = nanoseconds(usage.ru_utime);
+  counters.worker_system_ns = nanoseconds(usage.ru_stime);
+  counters.worker_minor_faults = static_cast<uint64_t>(usage.ru_minflt);
 }
 
 }  // namespace ringlab::strategies::detail

@@ -217,6 +217,12 @@ template <class ChecksumOfRecords>
 // The same over this network namespace's /proc/net/tcp and /proc/net/tcp6 (a missing file counts 0).
 [[nodiscard]] std::size_t count_time_wait(uint16_t port);
 
+// The calling thread's CPU time in user space and in the kernel and its minor page faults, since it
+// started (getrusage(RUSAGE_THREAD)), into `counters`' worker_* fields: what a thread of a strategy's
+// own (a worker, a library's pool thread) reads for itself, so bench can add it to the op's. Unchanged
+// when getrusage fails (it does not for the calling thread).
+void take_thread_usage(IoCounters& counters) noexcept;
+
 // The echo rows (bench echo, joncloud's net-http-perf): one 17-byte JSON object POSTed to /echo, which
 // answers it back with chunked transfer coding, as the seed's ASP.NET Core reflector does. The size of a
 // case does not apply: every op posts this one object.
