@@ -74,8 +74,7 @@ struct Recipe {
   bool peer = false;              // Descriptor::peer
   bool reference = false;         // Descriptor::reference
   bool partial_checksum = false;  // Descriptor::partial_checksum
-  // Descriptor::parse_floor; empty: floor_parse for a GET row that is not a reference row (kParseFloor).
-  std::string_view parse_floor = {};
+  std::string_view parse_floor = {};  // Descriptor::parse_floor
   ClientRecipe client{};
   Sink sink = Sink::presized_buffer;
   Models models = Models::reused_owning;

@@ -141,7 +141,8 @@ constexpr std::array kOwnStack{
                           "across requests), parsed into fresh owning models at each request"},
     // Escapes are left as they are in the views (a verified op's checksum decodes them on the fly). No
     // allocation per record, whatever N: the view vectors keep their capacity.
-    Recipe{.name = "views", .mirrors = kHeadersRead, .models = Models::views, .inflight = true,
+    Recipe{.name = "views", .mirrors = kHeadersRead, .parse_floor = "floor_parse", .models = Models::views,
+           .inflight = true,
            .description = "as presized, parsed into viewing models (string_views into the body): no allocation "
                           "per record"},
     // jos's Version 8 (a DTO of the three fields read): of each github record the keys stargazers_count,
@@ -203,7 +204,8 @@ constexpr std::array kOwnStack{
     // Records parsed between receives (streaming_sink.hpp): NDJSON lines as batches into views (its
     // non-streaming twin is views), or the records of the ordinary array complete so far, one document per
     // receive (json::parse_*_arriving).
-    Recipe{.name = "streaming", .mirrors = kHeadersRead, .client = {.query = "&format=ndjson"},
+    Recipe{.name = "streaming", .mirrors = kHeadersRead, .parse_floor = "floor_parse",
+           .client = {.query = "&format=ndjson"},
            .make = &make_streaming<NdjsonStreamingSink>, .inflight = true,
            .make_inflight = &make_inflight_streaming<NdjsonStreamingSink>,
            .description = "NDJSON body (format=ndjson) received in place; between receives, the whole lines so far "
@@ -364,13 +366,6 @@ std::unique_ptr<Strategy> make_inflight_row() {
 
 using Factory = std::unique_ptr<Strategy> (*)();
 
-// The parse floor of a row (Descriptor::parse_floor): its own if it names one; every other GET row reads
-// through json/'s reader (ringlab's stack and the peers that use it alike), whose floor is floor_parse.
-constexpr std::string_view parse_floor_of(const Recipe& recipe) {
-  if (!recipe.parse_floor.empty()) return recipe.parse_floor;
-  return recipe.method == Method::get && !recipe.reference ? std::string_view("floor_parse") : std::string_view();
-}
-
 constexpr Descriptor describe(const Recipe& recipe, Factory make, Factory make_inflight) {
   return Descriptor{.name = recipe.name,
                     .description = recipe.description,
@@ -380,7 +375,7 @@ constexpr Descriptor describe(const Recipe& recipe, Factory make, Factory make_i
                     .peer = recipe.peer,
                     .make = make,
                     .reference = recipe.reference,
-                    .parse_floor = parse_floor_of(recipe),
+                    .parse_floor = recipe.parse_floor,
                     .partial_checksum = recipe.partial_checksum,
                     .make_inflight = recipe.inflight ? make_inflight : nullptr};
 }

@@ -181,9 +181,9 @@ TEST_CASE("findings: rows beyond 1.2x floor_transfer + their own parse floor are
   std::string text = joined(rb::run_findings(report));
   INFO(text);
   // 900 / 520, 630 / 520 (just beyond 1.2), 890 / 520; streaming (1.04x) and rapidjson (1.06x) within.
-  CHECK(text.find("  floors: beyond 1.2x floor_transfer + their own parse floor: string_copy 1.73x (+380 μs beyond "
-                  "120 μs + 400 μs of floor_parse), presized 1.21x (+110 μs beyond 120 μs + 400 μs of floor_parse), "
-                  "libcurl 1.71x (+370 μs beyond 120 μs + 400 μs of floor_parse)\n") != std::string::npos);
+  CHECK(text.find("  floors: beyond 1.2x floor_transfer (120 μs) + their own parse floor: string_copy 1.73x (+380 μs "
+                  "over 400 μs of floor_parse), presized 1.21x (+110 μs over 400 μs of floor_parse), libcurl 1.71x "
+                  "(+370 μs over 400 μs of floor_parse)\n") != std::string::npos);
   CHECK(text.find("of floor_parse_nlohmann") == std::string::npos);
   CHECK(text.find("rapidjson 1.") == std::string::npos);
 
@@ -192,7 +192,8 @@ TEST_CASE("findings: rows beyond 1.2x floor_transfer + their own parse floor are
   report.cases[1].parse_floor.clear();
   report.cases[3].parse_floor.clear();
   text = joined(rb::run_findings(report));
-  CHECK(text.find("  floors: every row of 2 within 1.2x floor_transfer + its own parse floor\n") != std::string::npos);
+  CHECK(text.find("  floors: each of the 2 rows with a parse floor within 1.2x floor_transfer (120 μs) + its own\n") !=
+        std::string::npos);
   std::erase_if(report.cases, [](const rb::CaseResult& c) { return c.strategy == "floor_transfer"; });
   CHECK(joined(rb::run_findings(report)).find("floors:") == std::string::npos);
 }

@@ -171,16 +171,16 @@ std::string floors_line(const Group& g) {
     ++compared;
     const double floors = transfer->stats.median + parse->stats.median;
     if (c->stats.median <= kFloorsLimit * floors) continue;
-    far.push_back(fmt::format("{} {:.2f}x (+{} beyond {} + {} of {})", c->strategy, c->stats.median / floors,
-                              time_text(c->stats.median - floors), time_text(transfer->stats.median),
-                              time_text(parse->stats.median), c->parse_floor));
+    far.push_back(fmt::format("{} {:.2f}x (+{} over {} of {})", c->strategy, c->stats.median / floors,
+                              time_text(c->stats.median - floors), time_text(parse->stats.median), c->parse_floor));
   }
   if (compared == 0) return {};
   if (far.empty()) {
-    return fmt::format("floors: every row of {} within {:.1f}x floor_transfer + its own parse floor", compared,
-                       kFloorsLimit);
+    return fmt::format("floors: each of the {} rows with a parse floor within {:.1f}x floor_transfer ({}) + its own",
+                       compared, kFloorsLimit, time_text(transfer->stats.median));
   }
-  std::string line = fmt::format("floors: beyond {:.1f}x floor_transfer + their own parse floor: ", kFloorsLimit);
+  std::string line = fmt::format("floors: beyond {:.1f}x floor_transfer ({}) + their own parse floor: ", kFloorsLimit,
+                                 time_text(transfer->stats.median));
   for (std::size_t i = 0; i < far.size(); ++i) line += (i > 0 ? ", " : "") + far[i];
   return line;
 }

@@ -250,9 +250,10 @@ struct Descriptor {
   // A physical limit shown for reference (floor_transfer, floor_parse), not a way to read a response.
   bool reference = false;
   // The reference row that parses as this row does, warm and without the network: floor_parse for the
-  // rows that read through json/'s reader, floor_parse_rapidjson and floor_parse_nlohmann for those
-  // libraries' rows; empty for a row that parses nothing (POST, echo) and for the reference rows.
-  // bench's findings compare each row with floor_transfer + this floor.
+  // rows that read json/'s views (views, streaming), floor_parse_rapidjson and floor_parse_nlohmann for
+  // those libraries' rows. Empty where no floor parses as the row does: the rows of owning models (no
+  // owning-model floor yet), POST and echo, the reference rows. bench's findings compare each row that
+  // names one with floor_transfer + this floor.
   std::string_view parse_floor = {};
   // Its checksum covers some of the records' fields only (three_fields: jos's Version 8 reads three):
   // checked against its own ground truth, never against the baseline's full checksum.
