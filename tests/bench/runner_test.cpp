@@ -155,9 +155,9 @@ const rs::Descriptor kDescriptors[] = {
     {"third", "fixed work", "nothing", rs::Method::get, false, false, &make_fake<2>},
     {"post_base", "fixed work", "nothing", rs::Method::post, true, false, &make_fake<3>},
     // Proves some fields only, as three_fields does: not held to the baseline's checksum.
-    {"partial", "fixed work", "nothing", rs::Method::get, false, false, &make_fake<2>, false, true},
+    {"partial", "fixed work", "nothing", rs::Method::get, false, false, &make_fake<2>, false, {}, true},
     // Runs many requests in flight (CaseConfig::inflight > 1).
-    {"many", "fixed work", "nothing", rs::Method::get, false, false, &make_fake<1>, false, false, &make_fake<1>},
+    {"many", "fixed work", "nothing", rs::Method::get, false, false, &make_fake<1>, false, {}, false, &make_fake<1>},
 };
 
 rb::CaseSpec spec(std::size_t descriptor, std::size_t size = 100) {

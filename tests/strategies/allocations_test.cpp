@@ -70,7 +70,8 @@ const std::set<std::string_view> kAllocating = {"string_copy",        "exact_str
                                               "echo",               "echo_fresh",       "libcurl_echo",
                                               "libcurl_multi_echo", "cpp_httplib_echo", "beast_echo",
                                               "cpprest_echo",       "curlpp_echo",      "streaming_array_fresh",
-                                              "pooled_string",      "rapidjson_fresh",  "token_loop"};
+                                              "pooled_string",      "rapidjson_fresh",  "token_loop",
+                                              "floor_parse_nlohmann"};
 
 // Every registered strategy of `group` at 10 and 1,000 records of one payload. One test case per
 // payload, and one ctest entry each (tests/strategies/CMakeLists.txt): all three take about six
