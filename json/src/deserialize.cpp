@@ -40,8 +40,8 @@ Status parse_array(Parser& parser, simdjson::padded_string_view body, std::pmr::
   }
   trim(out, n);
   ctx.record = kNoRecord;
-  const char* rest = nullptr;
-  if (doc.current_location().get(rest) == simdjson::SUCCESS) {
+  // Anything after the array: the document is read to its end here (final_location spends it).
+  if (const char* rest = final_location(doc); rest != nullptr) {
     return make_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
                       "after the array");
   }
@@ -115,8 +115,8 @@ Status parse_one(Parser& parser, simdjson::padded_string_view body, RecordSpan r
     ok = read_record(doc, object, out, ctx, record.offset);
   }
   if (!ok) return std::unexpected(std::move(error));
-  const char* rest = nullptr;
-  if (doc.current_location().get(rest) == simdjson::SUCCESS) {
+  // Anything after the array: the document is read to its end here (final_location spends it).
+  if (const char* rest = final_location(doc); rest != nullptr) {
     return make_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
                       "after the record");
   }

@@ -77,9 +77,10 @@ class LentBytes {
 };
 
 // Reads the elements of a window's array into out[first, ...): each must be an object, read by the
-// record readers of the whole-body parse. Returns how many, or kNone with the error in ctx.
+// record readers of the whole-body parse. Returns how many, or kNone with the error in ctx. Always
+// inlined, so that the document's address stays in the window's parse (final_location says why).
 template <class Record>
-std::size_t read_window(od::document& doc, od::array array, std::pmr::vector<Record>& out, std::size_t first,
+[[gnu::always_inline]] inline std::size_t read_window(od::document& doc, od::array array, std::pmr::vector<Record>& out, std::size_t first,
                         Context& ctx) {
   std::size_t n = 0;
   for (auto element : array) {
@@ -143,8 +144,8 @@ WindowResult parse_window(Parser& parser, base::PaddedBuffer& body, std::size_t 
     return result;
   }
   ctx.record = kNoRecord;
-  const char* rest = nullptr;
-  if (doc.current_location().get(rest) == simdjson::SUCCESS) {
+  // Anything after the array: the document is read to its end here (final_location spends it).
+  if (const char* rest = final_location(doc); rest != nullptr) {
     result.failed = true;
     *ctx.error = build_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
                              "after the array");

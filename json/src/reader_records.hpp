@@ -42,7 +42,7 @@ template <class Doc, class Iterator>
 // Reads the members of `object`: read_member(k, value) for a member whose key is Keys[k], which returns
 // an error code (kReported if it recorded the error itself); unknown keys are skipped (On-Demand skips
 // their values); a key given twice is read twice, so its last value stays; each key read sets its bit
-// in `seen`. False, with the error recorded, when a member fails.
+// in `seen` (set when the object ends). False, with the error recorded, when a member fails.
 //
 // The keys are tried first in the table's order, as compile-time constants (key_is): while a body lists
 // them in that order, as the server and the usual APIs write them, each member costs one compare against
@@ -54,16 +54,20 @@ template <const auto& Keys, class Doc, class ReadMember>
 [[gnu::always_inline]] inline bool read_members(Doc& doc, od::object object, const Context& ctx,
                                                 std::string_view parent, uint32_t& seen, ReadMember&& read_member) {
   constexpr std::size_t N = std::tuple_size_v<std::remove_cvref_t<decltype(Keys)>>;
+  static_assert(N <= 32, "one bit of `seen` per key");
   auto it = object.begin();
   const auto end = object.end();
   od::raw_json_string key;
   od::value value;
+  // The bits of the keys read; stored into `seen` once the object ends (a local stays in a register
+  // where the caller's variable, set member by member, was kept in memory).
+  uint32_t found = 0;
   // The member read by `k`; false ends the reading (its error recorded).
   const auto read_one = [&](std::size_t k) __attribute__((always_inline)) {
     const error_code e = read_member(k, value);
     if (e == kReported) return false;
     if (e) return fail(doc, ctx, FieldName(parent, Keys[k].text), e);
-    seen |= uint32_t{1} << k;
+    found |= uint32_t{1} << k;
     return true;
   };
   // In order: member I has key I. `stop` says why the members in order ended: the object's end, a member
@@ -82,7 +86,10 @@ template <const auto& Keys, class Doc, class ReadMember>
     (in_order(std::integral_constant<std::size_t, I>{}) && ...);
   }(std::make_index_sequence<N>{});
   if (stop == Stop::failed) return false;
-  if (stop == Stop::done) return true;
+  if (stop == Stop::done) {
+    seen = found;
+    return true;
+  }
   // Off the table's order (a member out of place, an unknown key, a repeated one) or past its end.
   std::size_t hint = N;
   if (stop == Stop::off_order) {
@@ -95,6 +102,7 @@ template <const auto& Keys, class Doc, class ReadMember>
     const int k = match_key(key, Keys, hint);
     if (k >= 0 && !read_one(static_cast<std::size_t>(k))) return false;
   }
+  seen = found;
   return true;
 }
 
