@@ -96,7 +96,7 @@ Result<ResponseInfo> Client::attempt(const Url& url, const Request& request, Bod
   const auto stamp = [timeline, ticks = options_.ticks](uint64_t Timeline::*phase) {
     if (timeline != nullptr && ticks != nullptr) timeline->*phase = ticks();
   };
-  if (timeline != nullptr) *timeline = Timeline{};
+  if (timeline != nullptr) timeline->clear_request();
   stamp(&Timeline::start);
 
   // Options and features this request needs, checked before anything is opened.

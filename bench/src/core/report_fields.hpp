@@ -74,7 +74,8 @@ void describe_io(V& v, S& io) {
 
 template <class V, class S>
 void describe_phases(V& v, S& p) {
-  RINGLAB_REPORT_FIELDS(v, p, ops_sampled, connect, send, wait, head, body, deserialize, other, first_body, last_body);
+  RINGLAB_REPORT_FIELDS(v, p, ops_sampled, connect, send, wait, head, body, deserialize, other, first_body, last_body,
+                              client_free, client_setup, client_teardown);
 }
 
 template <class V, class S>

@@ -285,6 +285,9 @@ constexpr std::array kColumns{
     Column{.key = "phase_other_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::other>},
     Column{.key = "phase_first_body_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::first_body>},
     Column{.key = "phase_last_body_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::last_body>},
+    Column{.key = "phase_client_free_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::client_free>},
+    Column{.key = "phase_client_setup_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::client_setup>},
+    Column{.key = "phase_client_teardown_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::client_teardown>},
 
     // Proof and trust.
     Column{.key = "checksum", .kind = Kind::text, .views = kCsv,

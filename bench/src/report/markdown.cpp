@@ -295,9 +295,10 @@ std::vector<TableColumn> phase_table(const Report& report) {
     return [field](const CaseResult& c) -> std::optional<double> { return c.phases.*field; };
   };
   // One unit for the whole table: a row reads as one request, its phases side by side.
-  constexpr std::array<std::optional<double> Phases::*, 9> kPhaseFields{
+  constexpr std::array<std::optional<double> Phases::*, 12> kPhaseFields{
       &Phases::connect, &Phases::send, &Phases::wait, &Phases::head, &Phases::body, &Phases::deserialize,
-      &Phases::other, &Phases::first_body, &Phases::last_body};
+      &Phases::other, &Phases::first_body, &Phases::last_body, &Phases::client_free, &Phases::client_setup,
+      &Phases::client_teardown};
   std::vector<double> all_values;
   for (std::size_t i : rows) {
     if (i == kBlank) continue;
@@ -322,6 +323,15 @@ std::vector<TableColumn> phase_table(const Report& report) {
   // Points, not phases: from the request sent to the first and to the last body byte.
   columns.push_back(phase_column("1st body", &Phases::first_body));
   columns.push_back(phase_column("Last body", &Phases::last_body));
+  // A client made per op: its own phases around the request, where a row has them.
+  const bool fresh_clients = std::any_of(rows.begin(), rows.end(), [&report](std::size_t i) {
+    return i != kBlank && report.cases[i].phases.client_setup.has_value();
+  });
+  if (fresh_clients) {
+    columns.push_back(phase_column("Client free", &Phases::client_free));
+    columns.push_back(phase_column("Client setup", &Phases::client_setup));
+    columns.push_back(phase_column("Client teardown", &Phases::client_teardown));
+  }
   columns.push_back(time_column("Mean", report, rows, iteration_granularity(report),
                                 [](const CaseResult& c) -> std::optional<double> { return c.stats.mean; }, {}, unit));
   columns.push_back(plain_column("Ops sampled", true, report, rows, [](const CaseResult& c) {

@@ -45,8 +45,17 @@ void record_phases(CaseState& s, const http::Timeline& t, uint64_t run_start, ui
     for (uint64_t stamp : {t.connected, t.request_sent, t.first_byte, t.head_parsed, t.body_done, t.deserialized}) {
       last = std::max(last, stamp);
     }
+    // A client made per op: its phases around the request, which `other` then leaves out.
+    uint64_t first = t.start;
+    if (t.client_begin != 0) {
+      put(client_free, t.client_begin, t.client_freed);
+      put(client_setup, t.client_freed, t.client_ready);
+      put(client_teardown, last, t.client_closed);
+      first = t.client_begin;
+      last = std::max(last, t.client_closed);
+    }
     const uint64_t run = run_end - run_start;
-    const uint64_t stamped = last - t.start;
+    const uint64_t stamped = last - first;
     auto& v = s.phases[other];
     if (run >= stamped && v.size() < v.capacity()) v.push_back(run - stamped);
   }
@@ -97,6 +106,9 @@ void fill_case_numbers(CaseState& s, double hz, bool memory) {
   r.phases.other = median_ns(s.phases[other], hz);
   r.phases.first_body = median_ns(s.phases[first_body], hz);
   r.phases.last_body = median_ns(s.phases[last_body], hz);
+  r.phases.client_free = median_ns(s.phases[client_free], hz);
+  r.phases.client_setup = median_ns(s.phases[client_setup], hz);
+  r.phases.client_teardown = median_ns(s.phases[client_teardown], hz);
   summarize_samples(r);
 }
 

@@ -41,8 +41,12 @@ inline std::string_view method_text(strategies::Method method) noexcept {
 }
 
 // The stacked phases of a request (connect .. other), then two offsets that overlap them: from the
-// request sent to the first and to the last body byte (Phases::first_body, last_body).
-enum Phase : std::size_t { connect, send, wait, head, body, deserialize, other, first_body, last_body, kPhaseCount };
+// request sent to the first and to the last body byte (Phases::first_body, last_body), then the three
+// phases of a client made per op around its request (client_free, client_setup, client_teardown).
+enum Phase : std::size_t {
+  connect, send, wait, head, body, deserialize, other, first_body, last_body,
+  client_free, client_setup, client_teardown, kPhaseCount
+};
 
 struct CaseState {
   std::size_t index = 0;

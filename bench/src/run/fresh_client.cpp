@@ -42,7 +42,16 @@ strategies::Status FreshClient::setup(const strategies::CaseConfig& config) {
 }
 
 strategies::Result<strategies::Outcome> FreshClient::run(http::Timeline* timeline, strategies::Check check) {
+  // The client's own phases, stamped where the runner samples this op's timeline.
+  const http::TickSource ticks = timeline != nullptr ? config_.ticks : nullptr;
+  const auto stamp = [ticks](uint64_t& at) {
+    if (ticks != nullptr) at = ticks();
+  };
+  http::Timeline unstamped;
+  http::Timeline& client = timeline != nullptr ? *timeline : unstamped;
+  stamp(client.client_begin);
   last_.reset();  // the last op's client: its records outlived it until now (fresh_client.hpp says why)
+  stamp(client.client_freed);
   std::unique_ptr<strategies::Strategy> strategy = descriptor_->make != nullptr ? descriptor_->make() : nullptr;
   if (!strategy) [[unlikely]] return std::unexpected(error("make", "strategy factory returned nothing"));
   ++clients_made_;
@@ -50,9 +59,11 @@ strategies::Result<strategies::Outcome> FreshClient::run(http::Timeline* timelin
     strategy->teardown();
     return std::unexpected(error("setup", status.error().message));
   }
+  stamp(client.client_ready);
   auto outcome = strategy->run(timeline, check);
   add_io_counters(io_, strategy->io_counters());
   strategy->teardown();
+  stamp(client.client_closed);
   last_ = std::move(strategy);
   return outcome;
 }

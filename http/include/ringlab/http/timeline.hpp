@@ -19,7 +19,15 @@ using TickSource = uint64_t (*)() noexcept;
 // it is produced they show how soon its first bytes arrive and how long the rest takes; a body sent
 // whole arrives in a few receives close together. They lie between head_parsed and body_done (a body
 // and the end of the message may arrive in different receives).
+//
+// client_begin .. client_closed: stamped only where a client is made per request (bench's fresh client):
+// when its op began, when the last op's client was destroyed, when the new one was built and set up (ring
+// or event loop, buffers), and when it was torn down after its request (ring and connection closed).
 struct Timeline {
+  uint64_t client_begin = 0;
+  uint64_t client_freed = 0;
+  uint64_t client_ready = 0;
+  uint64_t client_closed = 0;
   uint64_t start = 0;
   uint64_t connected = 0;
   uint64_t request_sent = 0;
@@ -29,6 +37,15 @@ struct Timeline {
   uint64_t last_body_byte = 0;
   uint64_t body_done = 0;
   uint64_t deserialized = 0;
+
+  // Clears the request's stamps (start .. deserialized) for a new attempt; a client's own stamps stay.
+  void clear_request() noexcept {
+    const Timeline client{.client_begin = client_begin,
+                          .client_freed = client_freed,
+                          .client_ready = client_ready,
+                          .client_closed = client_closed};
+    *this = client;
+  }
 };
 
 }  // namespace ringlab::http

@@ -211,6 +211,13 @@ struct Phases {
   // by ringlab's own response exchange (http::ResponseReceiver), so null for rows that do not use it.
   std::optional<double> first_body;
   std::optional<double> last_body;
+  // A client made per op (--client fresh), around its request: destroying the last op's client (its
+  // records, buffers, object), building and setting up the new one (ring or event loop, buffers, the
+  // library's client object), and tearing it down after the request (ring and connection closed). Its
+  // connect is `connect`. Null for a pooled client.
+  std::optional<double> client_free;
+  std::optional<double> client_setup;
+  std::optional<double> client_teardown;
 };
 
 // The per-op latency distribution of the ops whose phase timeline was sampled (histogram.hpp):
