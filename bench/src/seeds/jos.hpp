@@ -66,7 +66,8 @@ inline constexpr std::size_t kJosVersions = 11;  // Version 0 to Version 10
 
 inline constexpr std::array<JosMapping, kJosVersions> kJosMapping{{
     {"Version 0", "string_copy", "--client fresh", "Version 0", false,
-     "a new client per request (using new HttpClient: handler, pool and connection built and disposed), "
+     "a new client per request (using new HttpClient: handler, pool and connection built and disposed; here the "
+     "ring, buffers and connection, the JSON parser kept per process as .NET keeps its serializer), "
      "GetStringAsync: the body as a string, then deserialized into a list of fresh 3-field DTOs",
      "his call blocks on .Result (sync over async), V1 awaits: ringlab's loop has no async, so Versions 0 and 1 "
      "are the same row; simdjson On-Demand instead of Newtonsoft's JsonConvert, after one more copy of the "

@@ -27,12 +27,12 @@ inline constexpr std::string_view kNikouuBufferedDiffers =
     "DeserializeAsync copies the buffered content through its 16 KiB window and parses it piece by piece; here "
     "the buffer is padded and parsed in place in one pass (all bytes are in: reading piecewise overlaps nothing)";
 inline constexpr std::string_view kNikouuStreamedSame =
-    "read from the connection after the head; each record parsed as soon as its last byte is in, into fresh "
-    "records of a list made anew";
+    "read from the connection after the head; each record parsed once the receive that completes it is in, into "
+    "fresh records of a list made anew";
 inline constexpr std::string_view kNikouuStreamedDiffers =
     "the body lands whole in one padded buffer kept across requests (grown to the largest body, de-chunked in "
-    "place) before RecordSplitter cuts each record out; DeserializeAsync reads through a pooled 16 KiB window and "
-    "never holds the whole body";
+    "place), and after each receive the records complete so far are parsed as one document; DeserializeAsync "
+    "reads through a pooled 16 KiB window and never holds the whole body";
 
 inline constexpr std::array kNikouuRows{
     SeedRow{.method = "GetAsync_ReadAsStringAsync", .strategy = "string_copy", .flags = "",

@@ -32,11 +32,13 @@ long hundredths(double value) { return std::lround(value * 100); }
 constexpr std::string_view kEverywhere = R"(## What differs everywhere
 
 - **The seeds' conditions are the default here.** Every case below runs against ringlab's server in its
-  seed mode (`--server-mode seed`): each answer serialized anew and sent chunked, as the write-ups'
-  ASP.NET Core servers did, so no client learns the body's length before it has read it all. Rows whose
-  .NET method built a new client per request run with `--client fresh` (the whole client, ring or event
-  loop and buffers included, built and torn down inside every op); rows that only reconnect say
-  `--connection fresh`.
+  seed mode (`--server-mode seed`): each answer serialized as it is sent, in chunks of a 16 KiB output
+  buffer, as the write-ups' ASP.NET Core servers did (System.Text.Json's default buffer), so no client
+  learns the body's length before it has read it all and the first records arrive before the last are
+  serialized. Rows whose .NET method built a new client per request run with `--client fresh` (the whole
+  client, ring or event loop, buffers and connection, built and torn down inside every op; the JSON
+  parser kept per process, as .NET keeps its serializer; the report's phase table says what the client's
+  set-up, connect and teardown cost); rows that only reconnect say `--connection fresh`.
 - **No garbage collector.** .NET pays for the bytes it allocates later, in the GC; under glibc ringlab
   pays at once, mostly in page faults once a buffer passes the mmap threshold. An Alloc Ratio here is
   bytes requested from the allocator per op against the baseline row's, counted on the client's thread
