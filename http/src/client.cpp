@@ -4,7 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ringlab/http/request.hpp"
@@ -90,38 +92,220 @@ Result<ResponseInfo> Client::request(const Url& url, const Request& request, Bod
   return result;
 }
 
-Result<ResponseInfo> Client::attempt(const Url& url, const Request& request, BodySink& sink, Timeline* timeline,
-                                     bool reuse) {
-  stale_failure_ = false;
-  const auto stamp = [timeline, ticks = options_.ticks](uint64_t Timeline::*phase) {
-    if (timeline != nullptr && ticks != nullptr) timeline->*phase = ticks();
-  };
-  if (timeline != nullptr) timeline->clear_request();
-  stamp(&Timeline::start);
+// One attempt's exchange on one connection, in the order attempt() runs its parts: take a connection
+// (connect), send the request (send), receive the response into the sink (receive), keep or close the
+// connection (conclude). Lives on attempt()'s stack; the references are attempt()'s arguments and the
+// pool's, valid for the attempt. From the moment a connection is taken every failure closes it
+// (abandon): its state is unknown.
+struct Client::Exchange {
+  Exchange(Client& owner, const Request& asked, Pool::Origin& to, BodySink& into, Timeline* stamps) noexcept
+      : client(owner), request(asked), origin(to), sink(&into), timeline(stamps) {}
 
-  // Options and features this request needs, checked before anything is opened.
+  Client& client;
+  const Request& request;
+  Pool::Origin& origin;
+  BodySink* sink;
+  Timeline* timeline;
+  ResponseInfo info;
+  std::optional<net::Stream> stream;
+  bool response_started = false;  // the receiver was started for this request: any_byte() is ours
+  bool peer_closed = false;
+  // Bytes the send's own io_uring_enter received into the first window (options' receive_with_send).
+  std::optional<std::size_t> first_received;
+
+  void stamp(uint64_t Timeline::*phase) const noexcept {
+    if (timeline != nullptr && client.options_.ticks != nullptr) timeline->*phase = client.options_.ticks();
+  }
+  [[nodiscard]] std::optional<net::Duration> timeout() const noexcept { return client.options_.io_timeout; }
+
+  std::unexpected<Error> abandon(Error error) {
+    stream->close();
+    ++client.stats_.connections_closed;
+    client.stale_failure_ = failed_on_stale_connection(error, info.reused_connection,
+                                                       response_started && client.pool_->receiver.any_byte());
+    return std::unexpected(with_peer(std::move(error), origin.host_header));
+  }
+  std::unexpected<Error> abandon(const net::Error& error) { return abandon(Error::from(error)); }
+
+  // An idle connection (most recently used first) when `reuse` allows one, or a new one.
+  Status connect(bool keep_alive, bool reuse) {
+    if (keep_alive && reuse && !origin.idle.empty()) {
+      stream.emplace(std::move(origin.idle.back()));
+      origin.idle.pop_back();
+      info.reused_connection = true;
+      ++client.stats_.connections_reused;
+      return {};
+    }
+    auto connected = net::Stream::connect(*client.ring_, origin.endpoint, client.options_.connect_timeout);
+    if (!connected) return std::unexpected(with_peer(Error::from(connected.error()), origin.host_header));
+    stream.emplace(std::move(*connected));
+    ++client.stats_.connections_opened;
+    stamp(&Timeline::connected);
+    return {};
+  }
+
+  // The request as request.send says; with receive_with_send, the first receive in the same enter. The
+  // exchange starts before the send, so that a receive queued with it has its window.
+  Status send(const SerializedRequest& serialized) {
+    ResponseReceiver& receiver = client.pool_->receiver;
+    const ClientOptions& options = client.options_;
+    receiver.start(*sink, timeline, options.ticks, request.method == "HEAD");
+    response_started = true;
+    std::string& copied = client.pool_->send_buffer;  // SendMode::copy: head and body side by side
+    if (request.send == SendMode::copy) {
+      copied.assign(serialized.head());
+      copied.append(request.body);
+    }
+    const bool together = options.receive_with_send && options.receive == ReceiveMode::own_buffer &&
+                          request.send != SendMode::zero_copy;
+    if (together) {
+      auto window = receiver.window();
+      if (!window) return abandon(window.error());
+      // The first window of a response is the receiver's own buffer; a registered one (never offered
+      // before the head) would still take a plain recv.
+      std::span<const iovec> parts = serialized.iovecs();
+      iovec whole{};
+      if (request.send == SendMode::copy) {
+        whole = iovec{copied.data(), copied.size()};
+        parts = std::span<const iovec>(&whole, 1);
+      }
+      auto received = stream->send_all_and_receive(parts, window->bytes, timeout());
+      if (!received) return abandon(received.error());
+      first_received = *received;
+    } else if (auto sent = send_alone(serialized, copied); !sent) {
+      return sent;
+    }
+    stamp(&Timeline::request_sent);
+    return {};
+  }
+
+  Status send_alone(const SerializedRequest& serialized, const std::string& copied) {
+    switch (request.send) {
+      case SendMode::copy:
+        if (auto sent = stream->send_all(std::span<const char>(copied), timeout()); !sent) return abandon(sent.error());
+        return {};
+      case SendMode::writev:
+        if (auto sent = stream->send_all(serialized.iovecs(), timeout()); !sent) return abandon(sent.error());
+        return {};
+      case SendMode::zero_copy: {
+        const std::string_view head = serialized.head();
+        if (auto sent = stream->send_all(std::span<const char>(head), timeout()); !sent) return abandon(sent.error());
+        if (!request.body.empty()) {
+          auto report = stream->send_zero_copy(std::span<const char>(request.body), timeout());
+          if (!report) return abandon(report.error());
+          info.zero_copy = *report;
+        }
+        return {};
+      }
+    }
+    return {};
+  }
+
+  // The response, receive by receive, until the receiver has it whole: the exchange
+  // (response_receiver.hpp) says where bytes go; this loop does the I/O.
+  Status receive() {
+    ResponseReceiver& receiver = client.pool_->receiver;
+    bool ring_ran_dry = false;  // provided_buffers: the last multishot ended with ENOBUFS
+    while (true) {
+      Result<bool> done = false;
+      if (client.options_.receive == ReceiveMode::provided_buffers) {
+        net::BufferRing& provided = *client.pool_->provided;
+        auto chunk = stream->receive_provided(provided, timeout());
+        if (!chunk && chunk.error().code == ENOBUFS && !ring_ran_dry) {
+          // The ring emptied faster than this loop gave buffers back; every one is back by now (each
+          // is recycled right after parsing), so the next call re-arms with a full ring. The bytes
+          // are still in the socket. Counted, not hidden; twice in a row is an error.
+          ring_ran_dry = true;
+          ++client.stats_.provided_ring_dry;
+          continue;
+        }
+        if (!chunk) return abandon(chunk.error());
+        ring_ran_dry = false;
+        if (chunk->length == 0) {
+          peer_closed = true;
+          done = receiver.closed();
+        } else {
+          // The kernel's buffer goes back as soon as the receiver is done with it.
+          done = receiver.received_elsewhere(std::string_view(provided.buffer(chunk->buffer_id).data(), chunk->length));
+          provided.recycle(static_cast<uint16_t>(chunk->buffer_id));
+        }
+      } else {
+        auto received = receive_into_window();
+        if (!received) return std::unexpected(std::move(received.error()));
+        peer_closed = *received == 0;
+        done = peer_closed ? receiver.closed() : receiver.received(*received);
+      }
+      if (!done) {
+        if (done.error().code == Errc::truncated && !receiver.any_byte() && info.reused_connection) {
+          // An idle kept-alive connection the peer had closed: retried when the options say so.
+          done.error().detail = "peer closed the reused connection before responding";
+        }
+        return abandon(std::move(done.error()));
+      }
+      if (*done) return {};
+    }
+  }
+
+  // One receive into the receiver's window (or the bytes the send's enter already put there).
+  Result<std::size_t> receive_into_window() {
+    if (first_received) return *std::exchange(first_received, std::nullopt);
+    auto window = client.pool_->receiver.window();
+    if (!window) return abandon(window.error());
+    const net::Result<std::size_t> got =
+        window->fixed_buffer_index >= 0 ? stream->receive_fixed(window->bytes, window->fixed_buffer_index, timeout())
+                                        : stream->receive(window->bytes, timeout());
+    if (!got) return abandon(got.error());
+    return *got;
+  }
+
+  // The response's facts, and the connection kept idle when it may be reused, or closed.
+  ResponseInfo conclude(bool keep_alive) {
+    const ResponseReceiver& receiver = client.pool_->receiver;
+    info.status = receiver.status();
+    info.body_bytes = receiver.body_bytes();
+    const bool reusable = keep_alive && receiver.keep_alive() && !receiver.close_delimited() && !peer_closed;
+    if (reusable && origin.idle.size() < client.options_.max_idle_per_origin) {
+      origin.idle.push_back(std::move(*stream));
+    } else {
+      // Queued, not waited for: the close goes to the kernel with the next request's submission, so
+      // a fresh-connection request is not charged a close(2) between its body and its parse.
+      stream->close_async();
+      ++client.stats_.connections_closed;
+    }
+    return info;
+  }
+};
+
+Status Client::prepare(const Request& request) {
   if (options_.receive_buffer_bytes == 0) return fail(Errc::io, "ClientOptions::receive_buffer_bytes is 0");
   const net::RingFeatures& features = ring_->features();
   if (request.send == SendMode::zero_copy && !features.send_zc) {
     return fail(Errc::unsupported, "zero-copy send needs IORING_OP_SEND_ZC (Linux 6.0)");
   }
-  if (options_.receive == ReceiveMode::provided_buffers) {
-    if (!features.recv_multishot || !features.provided_buffer_ring) {
-      return fail(Errc::unsupported, "provided-buffer receive needs multishot recv and buffer rings (Linux 6.0)");
-    }
-    if (!pool_->provided) {
-      const uint16_t group = next_buffer_group();
-      auto buffers = net::BufferRing::create(*ring_, group, options_.provided_buffer_count,
-                                             static_cast<unsigned>(options_.receive_buffer_bytes));
-      if (!buffers) return std::unexpected(Error::from(buffers.error()));
-      pool_->provided = std::move(*buffers);
-    }
+  if (options_.receive != ReceiveMode::provided_buffers) return {};
+  if (!features.recv_multishot || !features.provided_buffer_ring) {
+    return fail(Errc::unsupported, "provided-buffer receive needs multishot recv and buffer rings (Linux 6.0)");
   }
+  if (!pool_->provided) {
+    auto buffers = net::BufferRing::create(*ring_, next_buffer_group(), options_.provided_buffer_count,
+                                           static_cast<unsigned>(options_.receive_buffer_bytes));
+    if (!buffers) return std::unexpected(Error::from(buffers.error()));
+    pool_->provided = std::move(*buffers);
+  }
+  return {};
+}
 
+Result<ResponseInfo> Client::attempt(const Url& url, const Request& request, BodySink& sink, Timeline* timeline,
+                                     bool reuse) {
+  stale_failure_ = false;
+  if (timeline != nullptr) timeline->clear_request();
+  if (timeline != nullptr && options_.ticks != nullptr) timeline->start = options_.ticks();
+
+  // Options and features this request needs, checked before anything is opened.
+  if (auto prepared = prepare(request); !prepared) return std::unexpected(std::move(prepared.error()));
   auto origin_or = pool_->origin_for(url, options_.max_idle_per_origin);
   if (!origin_or) return std::unexpected(origin_or.error());
   Pool::Origin& origin = **origin_or;
-  const std::string& peer = origin.host_header;
   const bool keep_alive = options_.connection == ConnectionPolicy::keep_alive;
 
   // The request head, written before a connection is taken, so a bad request costs none.
@@ -133,152 +317,13 @@ Result<ResponseInfo> Client::attempt(const Url& url, const Request& request, Bod
                          .content_type = request.content_type,
                          .keep_alive = keep_alive};
   auto serialized = serialize(spec, std::span<char>(pool_->head_buffer.get(), kRequestHeadBytes));
-  if (!serialized) return std::unexpected(with_peer(serialized.error(), peer));
+  if (!serialized) return std::unexpected(with_peer(serialized.error(), origin.host_header));
 
-  // A connection: an idle one (most recently used first), or a new one.
-  ResponseInfo info;
-  std::optional<net::Stream> stream;
-  if (keep_alive && reuse && !origin.idle.empty()) {
-    stream.emplace(std::move(origin.idle.back()));
-    origin.idle.pop_back();
-    info.reused_connection = true;
-    ++stats_.connections_reused;
-  } else {
-    auto connected = net::Stream::connect(*ring_, origin.endpoint, options_.connect_timeout);
-    if (!connected) return std::unexpected(with_peer(Error::from(connected.error()), peer));
-    stream.emplace(std::move(*connected));
-    ++stats_.connections_opened;
-    stamp(&Timeline::connected);
-  }
-
-  // From here on every failure closes the connection: its state is unknown.
-  ResponseReceiver& receiver = pool_->receiver;
-  bool response_started = false;  // the receiver was started for this request: any_byte() is ours
-  auto abandon = [&](Error error) -> std::unexpected<Error> {
-    stream->close();
-    ++stats_.connections_closed;
-    stale_failure_ = failed_on_stale_connection(error, info.reused_connection, response_started && receiver.any_byte());
-    return std::unexpected(with_peer(std::move(error), peer));
-  };
-  auto abandon_net = [&](const net::Error& error) { return abandon(Error::from(error)); };
-
-  // The exchange starts before the send: with receive_with_send the first receive is queued with it.
-  receiver.start(sink, timeline, options_.ticks, request.method == "HEAD");
-  response_started = true;
-
-  // ---- send (and, with receive_with_send, the first receive in the same io_uring_enter)
-  const auto timeout = std::optional<net::Duration>(options_.io_timeout);
-  std::string& copied = pool_->send_buffer;  // SendMode::copy: head and body side by side
-  if (request.send == SendMode::copy) {
-    copied.assign(serialized->head());
-    copied.append(request.body);
-  }
-  std::optional<std::size_t> first_received;  // bytes the send's own enter received into the first window
-  const bool together = options_.receive_with_send && options_.receive == ReceiveMode::own_buffer &&
-                        request.send != SendMode::zero_copy;
-  if (together) {
-    auto window = receiver.window();
-    if (!window) return abandon(window.error());
-    // The first window of a response is the receiver's own buffer; a registered one (never offered
-    // before the head) would still take a plain recv.
-    std::span<const iovec> parts = serialized->iovecs();
-    iovec whole{};
-    if (request.send == SendMode::copy) {
-      whole = iovec{copied.data(), copied.size()};
-      parts = std::span<const iovec>(&whole, 1);
-    }
-    auto received = stream->send_all_and_receive(parts, window->bytes, timeout);
-    if (!received) return abandon_net(received.error());
-    first_received = *received;
-  } else {
-    switch (request.send) {
-      case SendMode::copy: {
-        if (auto sent = stream->send_all(std::span<const char>(copied), timeout); !sent) return abandon_net(sent.error());
-        break;
-      }
-      case SendMode::writev: {
-        if (auto sent = stream->send_all(serialized->iovecs(), timeout); !sent) return abandon_net(sent.error());
-        break;
-      }
-      case SendMode::zero_copy: {
-        const std::string_view head = serialized->head();
-        if (auto sent = stream->send_all(std::span<const char>(head), timeout); !sent) return abandon_net(sent.error());
-        if (!request.body.empty()) {
-          auto report = stream->send_zero_copy(std::span<const char>(request.body), timeout);
-          if (!report) return abandon_net(report.error());
-          info.zero_copy = *report;
-        }
-        break;
-      }
-    }
-  }
-  stamp(&Timeline::request_sent);
-
-  // ---- receive: the exchange (response_receiver.hpp) says where bytes go; this loop does the I/O.
-  bool peer_closed = false;
-  bool ring_ran_dry = false;  // provided_buffers: the last multishot ended with ENOBUFS
-  while (true) {
-    Result<bool> done = false;
-    if (options_.receive == ReceiveMode::provided_buffers) {
-      auto chunk = stream->receive_provided(*pool_->provided, timeout);
-      if (!chunk && chunk.error().code == ENOBUFS && !ring_ran_dry) {
-        // The ring emptied faster than this loop gave buffers back; every one is back by now (each
-        // is recycled right after parsing), so the next call re-arms with a full ring. The bytes
-        // are still in the socket. Counted, not hidden; twice in a row is an error.
-        ring_ran_dry = true;
-        ++stats_.provided_ring_dry;
-        continue;
-      }
-      if (!chunk) return abandon_net(chunk.error());
-      ring_ran_dry = false;
-      if (chunk->length == 0) {
-        peer_closed = true;
-        done = receiver.closed();
-      } else {
-        // The kernel's buffer goes back as soon as the receiver is done with it.
-        done = receiver.received_elsewhere(
-            std::string_view(pool_->provided->buffer(chunk->buffer_id).data(), chunk->length));
-        pool_->provided->recycle(static_cast<uint16_t>(chunk->buffer_id));
-      }
-    } else {
-      std::size_t received = 0;
-      if (first_received) {
-        received = *first_received;  // already in the window asked for before the send
-        first_received.reset();
-      } else {
-        auto window = receiver.window();
-        if (!window) return abandon(window.error());
-        const net::Result<std::size_t> got =
-            window->fixed_buffer_index >= 0 ? stream->receive_fixed(window->bytes, window->fixed_buffer_index, timeout)
-                                            : stream->receive(window->bytes, timeout);
-        if (!got) return abandon_net(got.error());
-        received = *got;
-      }
-      peer_closed = received == 0;
-      done = peer_closed ? receiver.closed() : receiver.received(received);
-    }
-    if (!done) {
-      if (done.error().code == Errc::truncated && !receiver.any_byte() && info.reused_connection) {
-        // An idle kept-alive connection the peer had closed: retried when the options say so.
-        done.error().detail = "peer closed the reused connection before responding";
-      }
-      return abandon(std::move(done.error()));
-    }
-    if (*done) break;
-  }
-
-  info.status = receiver.status();
-  info.body_bytes = receiver.body_bytes();
-  const bool reusable = keep_alive && receiver.keep_alive() && !receiver.close_delimited() && !peer_closed;
-  if (reusable && origin.idle.size() < options_.max_idle_per_origin) {
-    origin.idle.push_back(std::move(*stream));
-  } else {
-    // Queued, not waited for: the close goes to the kernel with the next request's submission, so
-    // a fresh-connection request is not charged a close(2) between its body and its parse.
-    stream->close_async();
-    ++stats_.connections_closed;
-  }
-  return info;
+  Exchange exchange(*this, request, origin, sink, timeline);
+  if (auto connected = exchange.connect(keep_alive, reuse); !connected) return std::unexpected(connected.error());
+  if (auto sent = exchange.send(*serialized); !sent) return std::unexpected(sent.error());
+  if (auto received = exchange.receive(); !received) return std::unexpected(received.error());
+  return exchange.conclude(keep_alive);
 }
 
 }  // namespace ringlab::http

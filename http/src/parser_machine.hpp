@@ -126,37 +126,7 @@ class Machine {
         handler_ = nullptr;
         return consumed;
       }
-      // llhttp hands a span (a header name or value, a chunk extension, a trailer) to its callback
-      // when the span ends or when the fed bytes do, and not at all when it refuses a byte inside it.
-      // So the open span's bytes before the refused byte are handed over here, as a cut just before
-      // that byte would have: whether they crossed a limit (the header count, the overhead budget)
-      // ahead of llhttp's error must not depend on where the feeds were cut. The parser fails either
-      // way, so what the callback appends is never read.
-      if (code != HPE_USER && !pending_ && parser_._span_pos0 != nullptr && parser_._span_cb0 != nullptr) {
-        const char* span = static_cast<const char*>(parser_._span_pos0);
-        if (span >= base && span < base + used) {
-          using SpanCallback = int (*)(llhttp_t*, const char*, const char*);
-          (void)reinterpret_cast<SpanCallback>(parser_._span_cb0)(&parser_, span, base + used);
-        }
-      }
-      if constexpr (!kResponse) {
-        // llhttp or a callback refused a byte of the chunk framing: a bad line in the bytes accepted
-        // before that one comes first in the stream, so it is the error. Only those bytes: the byte llhttp
-        // refused may lie in the next feed, and the answer must not depend on the cut. A crossed
-        // overhead budget is an error at the byte that crossed it, so only the bytes before that one.
-        std::size_t checked = used;
-        if (pending_ && overhead_crossed_at_ && *overhead_crossed_at_ >= offset_ &&
-            *overhead_crossed_at_ < offset_ + used) {
-          checked = static_cast<std::size_t>(*overhead_crossed_at_ - offset_);
-        }
-        if (!pending_at_) {  // not an error of the line check itself
-          if (auto bad = check_chunk_framing(base + checked, false, offset_ + checked)) {
-            pending_.reset();  // a callback's error (a limit, say) at a later byte
-            return stick(take_pending_error(std::move(*bad)));
-          }
-        }
-      }
-      return stick(translate(code, offset_ + used));
+      return stick(stopped(code, base, used));
     }
     handler_ = nullptr;
     return consumed;
@@ -214,6 +184,42 @@ class Machine {
   void expect_no_body(bool no_body) noexcept { no_body_expected_ = no_body; }
 
  private:
+  // The error of a feed that llhttp stopped at `base + used` with `code` (not a pause), in stream order
+  // whatever the cut. Out of the byte loop's way: reached once per parser, when it fails.
+  [[gnu::cold]] Error stopped(llhttp_errno_t code, const char* base, std::size_t used) {
+    // llhttp hands a span (a header name or value, a chunk extension, a trailer) to its callback
+    // when the span ends or when the fed bytes do, and not at all when it refuses a byte inside it.
+    // So the open span's bytes before the refused byte are handed over here, as a cut just before
+    // that byte would have: whether they crossed a limit (the header count, the overhead budget)
+    // ahead of llhttp's error must not depend on where the feeds were cut. The parser fails either
+    // way, so what the callback appends is never read.
+    if (code != HPE_USER && !pending_ && parser_._span_pos0 != nullptr && parser_._span_cb0 != nullptr) {
+      const char* span = static_cast<const char*>(parser_._span_pos0);
+      if (span >= base && span < base + used) {
+        using SpanCallback = int (*)(llhttp_t*, const char*, const char*);
+        (void)reinterpret_cast<SpanCallback>(parser_._span_cb0)(&parser_, span, base + used);
+      }
+    }
+    if constexpr (!kResponse) {
+      // llhttp or a callback refused a byte of the chunk framing: a bad line in the bytes accepted
+      // before that one comes first in the stream, so it is the error. Only those bytes: the byte llhttp
+      // refused may lie in the next feed, and the answer must not depend on the cut. A crossed
+      // overhead budget is an error at the byte that crossed it, so only the bytes before that one.
+      std::size_t checked = used;
+      if (pending_ && overhead_crossed_at_ && *overhead_crossed_at_ >= offset_ &&
+          *overhead_crossed_at_ < offset_ + used) {
+        checked = static_cast<std::size_t>(*overhead_crossed_at_ - offset_);
+      }
+      if (!pending_at_) {  // not an error of the line check itself
+        if (auto bad = check_chunk_framing(base + checked, false, offset_ + checked)) {
+          pending_.reset();  // a callback's error (a limit, say) at a later byte
+          return take_pending_error(std::move(*bad));
+        }
+      }
+    }
+    return translate(code, offset_ + used);
+  }
+
   // ---- llhttp callbacks (parser_callbacks.hpp). Span callbacks return 0 or HPE_USER; the others
   // as llhttp_settings_s says.
   static Machine& self(llhttp_t* parser) noexcept { return *static_cast<Machine*>(parser->data); }

@@ -136,9 +136,13 @@ class Client {
 
  private:
   struct Pool;
+  struct Exchange;  // one attempt's connect, send, receive and conclude (client.cpp)
   // One attempt; `reuse`: an idle connection may be taken. Sets stale_failure_ when it failed as
   // failed_on_stale_connection() describes.
   Result<ResponseInfo> attempt(const Url& url, const Request& request, BodySink& sink, Timeline* timeline, bool reuse);
+  // The options and ring features `request` needs, checked before anything is opened; the provided
+  // buffer ring made on the first request that receives into it.
+  Status prepare(const Request& request);
 
   net::Ring* ring_;
   bool stale_failure_ = false;
