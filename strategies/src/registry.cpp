@@ -396,9 +396,15 @@ constexpr base::EnumNames<ServerMode, 2> kServerModeNames{
     {{{ServerMode::cached, "cached"}, {ServerMode::seed, "seed"}}}, "?"};
 
 // The built-in table followed by the rows register_strategy() added. Built on first use, not at static
-// initialisation: nothing registers itself.
+// initialisation: nothing registers itself. Its room for added rows is reserved at once and never
+// exceeded, so the vector never moves: a span or a Descriptor* taken from it stays valid.
 std::vector<Descriptor>& rows() {
-  static std::vector<Descriptor> all(kRegistry.begin(), kRegistry.end());
+  static std::vector<Descriptor> all = [] {
+    std::vector<Descriptor> table;
+    table.reserve(kRegistry.size() + kMaxRegisteredStrategies);
+    table.assign(kRegistry.begin(), kRegistry.end());
+    return table;
+  }();
   return all;
 }
 
@@ -425,6 +431,10 @@ Status register_strategy(const Descriptor& descriptor) {
   if (descriptor.baseline) {
     return std::unexpected(Error{"register_strategy: " + name +
                                  " cannot be a baseline: each method keeps its built-in one"});
+  }
+  if (rows().size() == rows().capacity()) {
+    return std::unexpected(Error{"register_strategy: " + name + ": at most " + std::to_string(kMaxRegisteredStrategies) +
+                                 " strategies can be added (kMaxRegisteredStrategies: the registry never moves)"});
   }
   rows().push_back(descriptor);
   return {};

@@ -6,7 +6,9 @@
 #include <set>
 #include <span>
 #include <sstream>
+#include <span>
 #include <string>
+#include <vector>
 #include <string_view>
 #include <tuple>
 
@@ -326,6 +328,26 @@ TEST_CASE("register_strategy adds a row after the built-in ones, and refuses wha
     CHECK(status.error().message.find(row.reason) != std::string::npos);
   }
   CHECK(registry().size() == built_in + 1);
+
+  // The limit: rows added up to kMaxRegisteredStrategies, then a refusal; the rows never moved.
+  const std::span<const Descriptor> before = registry();
+  const Descriptor* const first_added = find("outside");
+  static std::vector<std::string> names;  // the descriptors' names must outlive the registry
+  names.reserve(kMaxRegisteredStrategies + 1);
+  for (std::size_t i = 1; i <= kMaxRegisteredStrategies; ++i) {
+    names.push_back("outside_" + std::to_string(i));
+    const Descriptor extra{names.back(), "d", "m", Method::get, false, false, &make_outside};
+    const Status status = register_strategy(extra);
+    if (i < kMaxRegisteredStrategies) {
+      REQUIRE(status.has_value());
+    } else {
+      REQUIRE_FALSE(status.has_value());
+      CHECK(status.error().message.find("at most 64") != std::string::npos);
+    }
+  }
+  CHECK(registry().size() == built_in + kMaxRegisteredStrategies);
+  CHECK(registry().data() == before.data());
+  CHECK(find("outside") == first_added);
 }
 
 }  // namespace

@@ -264,16 +264,23 @@ struct Descriptor {
 };
 
 // Every registered strategy: the built-in table (baseline first within each method), then those
-// register_strategy() added, in the order they were added.
+// register_strategy() added, in the order they were added. The rows never move: a span returned here
+// and the Descriptor* of find() stay valid for the life of the process (a span taken before a
+// register_strategy() does not see the row it added).
 [[nodiscard]] std::span<const Descriptor> registry();
 [[nodiscard]] const Descriptor* find(std::string_view name);
 
+// How many strategies register_strategy() may add: the registry's room for them is reserved when it is
+// first used, so that it never moves.
+inline constexpr std::size_t kMaxRegisteredStrategies = 64;
+
 // Adds a strategy written outside the tree to registry(). Call it before anything reads the registry
-// for a run (a span registry() returned earlier does not see the new row and may dangle), from the
-// thread that will run bench. The descriptor is copied; the strings it points to and `make` must stay
+// for a run (a span registry() returned earlier does not see the new row), from the thread that will
+// run bench. The descriptor is copied; the strings it points to and `make` must stay
 // valid while the registry is used (string literals and functions of the program or of a library it
 // never unloads). Refused with the reason: an empty name, no make(), a name already registered, a
-// baseline (each method keeps its built-in one: the ratios of every table are against it).
+// baseline (each method keeps its built-in one: the ratios of every table are against it), more than
+// kMaxRegisteredStrategies added.
 [[nodiscard]] Status register_strategy(const Descriptor& descriptor);
 
 }  // namespace ringlab::strategies
