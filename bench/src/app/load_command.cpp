@@ -210,13 +210,14 @@ std::optional<std::string> finish_load_arguments(LoadArguments& a) {
   return std::nullopt;
 }
 
-int run_load_command(const CliOptions& options, const std::string& executable) {
-  LoadCommand command = *options.load;
-  LoadSpec spec = command.spec;
-  const bool embedded = command.url.empty();
+namespace {
 
-  // Placement: the embedded server on its own CPU, the load threads on the others.
+// Placement: the embedded server on its own CPU, the load threads on the others (all the others, unless
+// --cpu named them). Fills spec.cpus; returns the server's CPU (-1: not pinned), or the refusal.
+std::expected<int, std::string> place_load(const LoadCommand& command, LoadSpec& spec) {
+  const bool embedded = command.url.empty();
   const std::vector<int> allowed = base::allowed_cpus();
+  const auto is_allowed = [&allowed](int cpu) { return std::find(allowed.begin(), allowed.end(), cpu) != allowed.end(); };
   int server_cpu = -1;
   if (embedded && command.server_cpu == "auto" && allowed.size() >= 2) {
     for (auto it = allowed.rbegin(); it != allowed.rend(); ++it) {
@@ -229,18 +230,23 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
     server_cpu = std::stoi(command.server_cpu);  // checked by the parser
   }
   for (int cpu : spec.cpus) {
-    if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
-      return report_error(fmt::format("load: --cpu {}: not among the CPUs this process may use", cpu));
-    }
+    if (!is_allowed(cpu)) return std::unexpected(fmt::format("load: --cpu {}: not among the CPUs this process may use", cpu));
   }
-  if (server_cpu >= 0 && std::find(allowed.begin(), allowed.end(), server_cpu) == allowed.end()) {
-    return report_error(fmt::format("load: --server-cpu {}: not among the CPUs this process may use", server_cpu));
+  if (server_cpu >= 0 && !is_allowed(server_cpu)) {
+    return std::unexpected(fmt::format("load: --server-cpu {}: not among the CPUs this process may use", server_cpu));
   }
   if (!command.cpus_given && embedded) {
     for (int cpu : allowed) {
       if (cpu != server_cpu) spec.cpus.push_back(cpu);
     }
   }
+  return server_cpu;
+}
+
+// The report before any round: what runs where, and a row per body strategy and target.
+LoadReport start_load_report(const LoadCommand& command, const LoadSpec& spec, const std::vector<std::string>& variants,
+                             int server_cpu) {
+  const bool embedded = command.url.empty();
   LoadReport report;
   report.spec = spec;
   report.mode = spec.rate > 0 ? fmt::format("open loop, {:g} req/s, {} connections", spec.rate, spec.connections)
@@ -253,9 +259,6 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
                              server_cpu >= 0 ? fmt::format("on CPU {}", server_cpu) : std::string("not pinned"))
                : "server at " + command.url);
   report.environment = environment_line();
-
-  std::vector<std::string> variants = command.body_strategies;
-  if (variants.empty()) variants.emplace_back();
   for (const std::string& variant : variants) {
     for (const std::string& target : command.targets) {
       LoadRow row;
@@ -265,83 +268,82 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
       report.rows.push_back(std::move(row));
     }
   }
-  if (auto writable = check_out_root(command.out); !writable) return report_error(writable.error().message);
+  return report;
+}
 
-  install_stop_signals();
-  for (unsigned round = 1; round <= command.rounds && g_cancel == 0; ++round) {
-    for (std::size_t v = 0; v < variants.size() && g_cancel == 0; ++v) {
-      std::optional<ServerProcess> server;
-      LoadSpec run_spec = spec;
-      if (embedded) {
-        ServerProcessOptions server_options;
-        server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
-        server_options.cpu = server_cpu;
-        server_options.start_timeout = options.server_start_timeout;
-        server_options.stop_timeout = options.server_stop_timeout;
-        server_options.extra_arguments = {"--threads", std::to_string(command.server_threads)};
-        server_options.extra_arguments.insert(server_options.extra_arguments.end(), command.server_arguments.begin(),
-                                              command.server_arguments.end());
-        if (!variants[v].empty()) {
-          server_options.extra_arguments.push_back("--body-strategy");
-          server_options.extra_arguments.push_back(variants[v]);
-        }
-        auto started = ServerProcess::start(server_options);
-        if (!started) return report_error("load: " + started.error().message);
-        server.emplace(std::move(*started));
-        run_spec.host = server->host();
-        run_spec.port = server->port();
-        run_spec.server_pid = server->pid();
-      }
-      // What the server says of itself: its body strategy, and (ours on this machine) its PID.
-      std::string body_strategy = variants[v];
-      if (auto env = fetch_server_environment(run_spec.host, run_spec.port, options.server_start_timeout)) {
-        if (auto it = env->find("body_strategy"); it != env->end()) body_strategy = it->second;
-        const auto program = env->find("program");
-        const auto pid = env->find("pid");
-        const bool ours = program != env->end() && program->second == "ringlab server";
-        if (run_spec.server_pid == -1 && is_loopback(run_spec.host) && ours && pid != env->end()) {
-          run_spec.server_pid = static_cast<pid_t>(std::atoi(pid->second.c_str()));
-        }
-        run_spec.server_stats = ours;
-        // The CPUs ours pins its workers to (on this machine): their busy time is the server's only
-        // when no load thread may run there.
-        const auto worker_cpus = env->find("worker_cpus");
-        if (ours && is_loopback(run_spec.host) && worker_cpus != env->end() && !spec.cpus.empty()) {
-          if (auto cpus = parse_cpu_list(worker_cpus->second)) {
-            const bool shared = std::any_of(cpus->begin(), cpus->end(), [&](int cpu) {
-              return std::find(spec.cpus.begin(), spec.cpus.end(), cpu) != spec.cpus.end();
-            });
-            if (!shared) run_spec.server_cpus = std::move(*cpus);
-          }
-        }
-      }
-      for (std::size_t t = 0; t < command.targets.size() && g_cancel == 0; ++t) {
-        run_spec.target = command.targets[t];
-        LoadRow& row = report.rows[v * command.targets.size() + t];
-        row.body_strategy = body_strategy;
-        std::cerr << fmt::format("load: round {}/{}: {}{} {} ...", round, command.rounds, row.server,
-                                 body_strategy.empty() ? "" : " (" + body_strategy + ")", run_spec.target)
-                  << std::flush;
-        auto result = run_load(run_spec, &g_cancel);
-        if (!result) {
-          std::cerr << "\n";
-          return report_error("load: " + result.error().message, kExitFailed);
-        }
-        std::cerr << fmt::format(" {:.0f} req/s, p99 {:.3g} ms, {} errors\n", result->requests_per_second,
-                                 static_cast<double>(result->latency.value_at_percentile(99)) / 1e6,
-                                 result->errors.total());
-        row.rounds.push_back(std::move(*result));
-      }
-      if (server) {
-        if (auto stopped = server->stop(); !stopped) {
-          return report_error("load: " + stopped.error().message, kExitFailed);
-        }
-      }
+// The embedded server for one body strategy (`variant`, empty: the server's default).
+Result<ServerProcess> start_load_server(const CliOptions& options, const LoadCommand& command,
+                                        const std::string& executable, int server_cpu, const std::string& variant) {
+  ServerProcessOptions server_options;
+  server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
+  server_options.cpu = server_cpu;
+  server_options.start_timeout = options.server_start_timeout;
+  server_options.stop_timeout = options.server_stop_timeout;
+  server_options.extra_arguments = {"--threads", std::to_string(command.server_threads)};
+  server_options.extra_arguments.insert(server_options.extra_arguments.end(), command.server_arguments.begin(),
+                                        command.server_arguments.end());
+  if (!variant.empty()) {
+    server_options.extra_arguments.push_back("--body-strategy");
+    server_options.extra_arguments.push_back(variant);
+  }
+  auto started = ServerProcess::start(server_options);
+  if (!started) return fail(started.error().message);
+  return std::move(*started);
+}
+
+// What the server says of itself (GET /env): its body strategy (returned; `asked` when it does not
+// say), and, for ours on this machine, its PID and the CPUs its workers are pinned to, whose busy time
+// is the server's only when no load thread may run there.
+std::string learn_server(const CliOptions& options, const LoadSpec& spec, LoadSpec& run_spec, const std::string& asked) {
+  std::string body_strategy = asked;
+  auto env = fetch_server_environment(run_spec.host, run_spec.port, options.server_start_timeout);
+  if (!env) return body_strategy;
+  if (auto it = env->find("body_strategy"); it != env->end()) body_strategy = it->second;
+  const auto program = env->find("program");
+  const auto pid = env->find("pid");
+  const bool ours = program != env->end() && program->second == "ringlab server";
+  if (run_spec.server_pid == -1 && is_loopback(run_spec.host) && ours && pid != env->end()) {
+    run_spec.server_pid = static_cast<pid_t>(std::atoi(pid->second.c_str()));
+  }
+  run_spec.server_stats = ours;
+  const auto worker_cpus = env->find("worker_cpus");
+  if (ours && is_loopback(run_spec.host) && worker_cpus != env->end() && !spec.cpus.empty()) {
+    if (auto cpus = parse_cpu_list(worker_cpus->second)) {
+      const bool shared = std::any_of(cpus->begin(), cpus->end(), [&](int cpu) {
+        return std::find(spec.cpus.begin(), spec.cpus.end(), cpu) != spec.cpus.end();
+      });
+      if (!shared) run_spec.server_cpus = std::move(*cpus);
     }
   }
+  return body_strategy;
+}
+
+// Every target against one server, once (a round of one body strategy); the first failure ends it.
+Status load_targets(const LoadCommand& command, LoadSpec& run_spec, LoadReport& report, std::size_t variant,
+                    const std::string& body_strategy, unsigned round) {
+  for (std::size_t t = 0; t < command.targets.size() && g_cancel == 0; ++t) {
+    run_spec.target = command.targets[t];
+    LoadRow& row = report.rows[variant * command.targets.size() + t];
+    row.body_strategy = body_strategy;
+    std::cerr << fmt::format("load: round {}/{}: {}{} {} ...", round, command.rounds, row.server,
+                             body_strategy.empty() ? "" : " (" + body_strategy + ")", run_spec.target)
+              << std::flush;
+    auto result = run_load(run_spec, &g_cancel);
+    if (!result) {
+      std::cerr << "\n";
+      return fail(result.error().message);
+    }
+    std::cerr << fmt::format(" {:.0f} req/s, p99 {:.3g} ms, {} errors\n", result->requests_per_second,
+                             static_cast<double>(result->latency.value_at_percentile(99)) / 1e6, result->errors.total());
+    row.rounds.push_back(std::move(*result));
+  }
+  return {};
+}
+
+// The report's files, and the command's exit status: failed when any request failed.
+int finish_load_report(const LoadCommand& command, LoadReport& report) {
   // Rows without a round (interrupted before them) are left out.
   std::erase_if(report.rows, [](const LoadRow& row) { return row.rounds.empty(); });
-
   std::cout << render_load_markdown(report) << std::flush;
   auto folder = create_results_folder(command.out, "-load", static_cast<long long>(std::time(nullptr)));
   if (!folder) return report_error(folder.error().message, kExitFailed);
@@ -361,6 +363,44 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
     for (const LoadResult& r : row.rounds) errors += r.errors.total();
   }
   return errors == 0 ? 0 : kExitFailed;
+}
+
+}  // namespace
+
+int run_load_command(const CliOptions& options, const std::string& executable) {
+  const LoadCommand& command = *options.load;
+  LoadSpec spec = command.spec;
+  const bool embedded = command.url.empty();
+  const auto server_cpu = place_load(command, spec);
+  if (!server_cpu) return report_error(server_cpu.error());
+  std::vector<std::string> variants = command.body_strategies;
+  if (variants.empty()) variants.emplace_back();
+  LoadReport report = start_load_report(command, spec, variants, *server_cpu);
+  if (auto writable = check_out_root(command.out); !writable) return report_error(writable.error().message);
+
+  install_stop_signals();
+  for (unsigned round = 1; round <= command.rounds && g_cancel == 0; ++round) {
+    for (std::size_t v = 0; v < variants.size() && g_cancel == 0; ++v) {
+      std::optional<ServerProcess> server;
+      LoadSpec run_spec = spec;
+      if (embedded) {
+        auto started = start_load_server(options, command, executable, *server_cpu, variants[v]);
+        if (!started) return report_error("load: " + started.error().message);
+        server.emplace(std::move(*started));
+        run_spec.host = server->host();
+        run_spec.port = server->port();
+        run_spec.server_pid = server->pid();
+      }
+      const std::string body_strategy = learn_server(options, spec, run_spec, variants[v]);
+      if (auto loaded = load_targets(command, run_spec, report, v, body_strategy, round); !loaded) {
+        return report_error("load: " + loaded.error().message, kExitFailed);
+      }
+      if (server) {
+        if (auto stopped = server->stop(); !stopped) return report_error("load: " + stopped.error().message, kExitFailed);
+      }
+    }
+  }
+  return finish_load_report(command, report);
 }
 
 }  // namespace ringlab::bench::app

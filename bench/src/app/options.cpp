@@ -37,12 +37,11 @@ std::optional<app::ParseEnd> app::parse_arguments(CLI::App& cli, std::span<const
   return std::nullopt;
 }
 
-ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) {
-  CliOptions o;
-  o.arguments = arguments;
-  o.config.arguments = arguments;
-  Config& c = o.config;
-  RunnerOptions& r = o.runner;
+namespace {
+
+// What the command line gives before it is checked: texts and flags that finish_suite_options() turns
+// into Config and RunnerOptions. Bound to the CLI11 options, so it outlives the parse.
+struct Given {
   std::string sizes;
   std::string inflight = "1";
   std::size_t max_inflight = kDefaultMaxInflight;
@@ -51,36 +50,44 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   std::string formats = "md,csv,json";
   std::string columns;
   std::string allocators;
-  double target_error_percent = r.target_error * 100;
+  double target_error_percent = 0;
   bool no_memory = false;
   bool no_phases = false;
-  bool interleave = false;
   bool no_interleave = false;
-  c.out = "results";
+  CLI::Option* max_iterations = nullptr;  // whether --max-iterations was given
+};
 
-  CLI::App app{
-      "bench: fetch-and-deserialize benchmarks of ringlab's strategies against the embedded server (or --url),\n"
-      "reported as BenchmarkDotNet does."};
-  app.name("bench");
+// The subcommands (compare, load, report), each with its own arguments.
+struct Subcommands {
   CompareCommand compare;
-  CLI::App* compare_command = app.add_subcommand("compare", "compare two report.json files: bench compare OLD.json NEW.json");
-  add_compare_arguments(*compare_command, compare);
   app::LoadArguments load;
-  CLI::App* load_command = app.add_subcommand(
-      "load", "load a server with many requests: req/s, latency percentiles, CPU per request (bench load --help)");
-  app::add_load_arguments(*load_command, load);
   ResultsPageCommand results_page;
-  CLI::App* report_command = app.add_subcommand(
+  CLI::App* compare_command = nullptr;
+  CLI::App* load_command = nullptr;
+  CLI::App* report_command = nullptr;
+};
+
+void add_subcommands(CLI::App& app, Subcommands& sub) {
+  sub.compare_command = app.add_subcommand("compare", "compare two report.json files: bench compare OLD.json NEW.json");
+  add_compare_arguments(*sub.compare_command, sub.compare);
+  sub.load_command = app.add_subcommand(
+      "load", "load a server with many requests: req/s, latency percentiles, CPU per request (bench load --help)");
+  app::add_load_arguments(*sub.load_command, sub.load);
+  sub.report_command = app.add_subcommand(
       "report", "make a results page (machine, commit, command, findings, table) of a report: bench report RUN/report.json");
-  report_command->add_option("report", results_page.report,
-                             "RUN/report.json or RUN: a report bench wrote (with RUN/profile.json from tools/profile, the page says "
-                             "where the CPU goes); or RUN, the folder of a bench seeds run")
+  sub.report_command
+      ->add_option("report", sub.results_page.report,
+                   "RUN/report.json or RUN: a report bench wrote (with RUN/profile.json from tools/profile, the page "
+                   "says where the CPU goes); or RUN, the folder of a bench seeds run")
       ->required();
-  report_command->add_option("--out", results_page.out, "folder the page is written to")->capture_default_str();
-  report_command->add_option("--seeds-page", results_page.seeds_page, "the page of a seeds run's folder")
+  sub.report_command->add_option("--out", sub.results_page.out, "folder the page is written to")->capture_default_str();
+  sub.report_command->add_option("--seeds-page", sub.results_page.seeds_page, "the page of a seeds run's folder")
       ->capture_default_str();
-  app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
-  app.footer("\n" + render_legend());
+}
+
+// What a run measures: the suite, its strategies, sizes, payload and the client's policies.
+void add_case_options(CLI::App& app, CliOptions& o, Given& given) {
+  Config& c = o.config;
   std::vector<std::string> suite_names;
   for (const Suite& suite : suites()) suite_names.emplace_back(suite.name);
   suite_names.emplace_back(kSeedsCommand);
@@ -97,13 +104,13 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   add_ranged_option(app, "--self-check-work", o.self_check_work,
                     "spin steps of the self-check's work A", uint64_t{1}, uint64_t{1} << 40);
   app.add_option("--filter", c.filter, "strategies to run: comma-separated globs (fnmatch)")->capture_default_str();
-  app.add_option("--sizes", sizes, "records per response, comma-separated (default: the suite's)");
-  app.add_option("--inflight", inflight,
+  app.add_option("--sizes", given.sizes, "records per response, comma-separated (default: the suite's)");
+  app.add_option("--inflight", given.inflight,
                  "requests in flight at once, comma-separated (each a case of its own): N kept-alive connections, one "
                  "request in flight on each; an op is then one round of N requests. Strategies that run one request at "
                  "a time show N > 1 as not applicable")
       ->capture_default_str();
-  add_ranged_option(app, "--max-inflight", max_inflight,
+  add_ranged_option(app, "--max-inflight", given.max_inflight,
                     "--inflight refuses counts above this (one connection, so one file descriptor, per request)",
                     std::size_t{1}, std::size_t{1} << 20);
   add_ranged_option(app, "--client-threads", c.client_threads,
@@ -112,11 +119,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                     "are CPUs (the client's first, then the others, the server's among them); an op is then one op of "
                     "every thread at once, the per-request columns divide by T x In flight",
                     std::size_t{1}, kMaxClientThreadsLimit);
-  add_ranged_option(app, "--max-client-threads", max_client_threads,
+  add_ranged_option(app, "--max-client-threads", given.max_client_threads,
                     "--client-threads refuses counts above this (default: the CPUs this process may use, so that no two "
                     "client threads share a CPU unless asked to)",
                     std::size_t{1}, kMaxClientThreadsLimit);
-  app.add_option("--payload", payload, "weather, repos, github or jos (default: the suite's)")
+  app.add_option("--payload", given.payload, "weather, repos, github or jos (default: the suite's)")
       ->check(CLI::IsMember({"weather", "repos", "github", "jos"}));
   app.add_option("--connection", c.connection,
                  "pooled (one kept-alive connection per case) or fresh (every strategy opens a new connection per "
@@ -136,32 +143,45 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                  "servers answer)")
       ->capture_default_str()
       ->check(CLI::IsMember({"cached", "seed"}));
+}
+
+// How it is measured: iterations, the adaptive stop, what is counted, allocators.
+void add_measurement_options(CLI::App& app, CliOptions& o, Given& given) {
+  RunnerOptions& r = o.runner;
   add_ranged_option(app, "--iteration-time", r.iteration_time_ms,
                     "ms one iteration should last at least (pilot's goal)", 0.001, 3.6e6);
   add_ranged_option(app, "--warmup", r.warmup, "warm-up iterations per case", 0u, 1000u);
   add_ranged_option(app, "--iterations", r.iterations,
                     "measured iterations before the adaptive stop may end a case", 1u, 100000u);
-  CLI::Option* max_iterations_option =
+  given.max_iterations =
       add_ranged_option(app, "--max-iterations", r.max_iterations, "measured iterations at most", 1u, 100000u);
-  add_ranged_option(app, "--target-error", target_error_percent,
+  given.target_error_percent = r.target_error * 100;
+  add_ranged_option(app, "--target-error", given.target_error_percent,
                     "stop early when Error is below this % of the Mean (the 99.9 % CI half-width)", 0.001, 100.0);
   add_ranged_option(app, "--max-ops-per-iteration", r.max_ops_per_iteration,
                     "the pilot does not grow past this", uint64_t{1}, uint64_t{1} << 40);
   add_ranged_option(app, "--max-pilot-stages", r.max_pilot_stages, "re-estimates before the pilot settles", 1u, 1000u);
   add_ranged_option(app, "--phase-samples", r.phase_samples,
                     "ops per case whose phase timeline is kept (evenly spread)", std::size_t{1}, std::size_t{1} << 26);
-  app.add_flag("--interleave", interleave,
-               "the default: the cases run in order-balanced rounds (A B C, C A B, ...), ratios from paired rounds");
-  app.add_flag("--no-interleave", no_interleave,
-               "one case after another instead (ratios then pair samples taken minutes apart)");
-  app.add_flag("--no-memory", no_memory, "do not count allocations");
-  app.add_flag("--no-phases", no_phases, "do not stamp the request phase timeline");
-  app.add_flag("--counters", c.counters, "read perf_event counters around every measured iteration");
-  app.add_option("--allocators", allocators,
+  app.add_flag("--no-interleave", given.no_interleave,
+               "one case after another instead of the default order-balanced rounds (A B C, C A B, ...), whose "
+               "ratios come from paired rounds (ratios then pair samples taken minutes apart)");
+  app.add_flag("--no-memory", given.no_memory, "do not count allocations");
+  app.add_flag("--no-phases", given.no_phases, "do not stamp the request phase timeline");
+  app.add_flag("--counters", o.config.counters, "read perf_event counters around every measured iteration");
+  app.add_option("--allocators", given.allocators,
                  "run the suite once per allocator, each in a child under LD_PRELOAD: system,mimalloc,jemalloc,tcmalloc");
   add_ranged_option(app, "--job-timeout-ms", o.job_timeout, "an allocator job's limit", 1LL, 864'000'000LL);
   add_ranged_option(app, "--job-max-output-mb", o.job_max_output_mb,
                     "largest report an allocator job may send", std::size_t{1}, std::size_t{1} << 20);
+  // Hidden: the protocol between an allocator job's parent and child (allocators.hpp).
+  app.add_option("--job-output-fd", o.job_output_fd)->group("");
+  app.add_option("--job-allocator", o.job_allocator)->group("");
+}
+
+// Where it runs: the server (embedded or --url), the link to it, CPUs, limits on the server's life.
+void add_testbed_options(CLI::App& app, CliOptions& o) {
+  Config& c = o.config;
   app.add_option("--url", c.url, "use this server (http://host:port) instead of starting the embedded one");
   app.add_option("--link", c.link,
                  "the path to the embedded server: loopback, or an emulated link (needs root): a profile (10g, 1g, wan) "
@@ -179,129 +199,114 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
                     "SIGTERM grace period before SIGKILL", 1LL, 3'600'000LL);
   add_ranged_option(app, "--request-timeout-ms", o.request_timeout,
                     "connect and per-operation deadline of every request", 1LL, 3'600'000LL);
-  app.add_option("--out", c.out, "results root: reports go to OUT/<UTC timestamp>/")->capture_default_str();
-  app.add_option("--format", formats, "report files to write: md,csv,json,gbench (google-benchmark's JSON, report.gbench.json),html (one page)")->capture_default_str();
-  app.add_option("--columns", columns,
-                 "extra table columns, comma-separated: per-op latency percentiles " + known_columns());
   app.add_option("--cpu", c.cpu, "pin the client to this CPU (default: the first allowed; the server gets another)")
       ->check(CLI::Range(0, CPU_SETSIZE - 1));
   app.add_option("--server-cpu", c.server_cpu,
                  "embedded server's CPU: auto (another than the client's), none (not pinned) or a number")
       ->capture_default_str();
+}
+
+// What it writes: reports, their formats and columns, and the profiler's control FIFOs.
+void add_output_options(CLI::App& app, CliOptions& o, Given& given) {
+  app.add_option("--out", o.config.out, "results root: reports go to OUT/<UTC timestamp>/")->capture_default_str();
+  app.add_option("--format", given.formats,
+                 "report files to write: md,csv,json,gbench (google-benchmark's JSON, report.gbench.json),html (one page)")
+      ->capture_default_str();
+  app.add_option("--columns", given.columns,
+                 "extra table columns, comma-separated: per-op latency percentiles " + known_columns());
   app.add_option("--perf-control", o.perf_control,
                  "CTL,ACK FIFOs of `perf record --control`: profile only the measured iterations (set by tools/profile; "
                  "their timed segments go to perf-spans.tsv next to the reports)");
   add_ranged_option(app, "--perf-control-timeout-ms", o.perf_control_timeout,
                     "wait for perf's ack at most this long", 1LL, 3'600'000LL);
-  // Hidden: the protocol between an allocator job's parent and child (allocators.hpp).
-  app.add_option("--job-output-fd", o.job_output_fd)->group("");
-  app.add_option("--job-allocator", o.job_allocator)->group("");
+}
 
-  ParsedCommandLine parsed;
-  if (std::optional<app::ParseEnd> end = app::parse_arguments(app, arguments)) {
-    parsed.exit_code = end->status == 0 ? 0 : kExitUsage;
-    parsed.output = std::move(end->output);
-    return parsed;
+// The emulated link's refusals: a spec that parses, a leg that exists and has a link to take.
+std::optional<std::string> check_link(const Config& c, const Suite& suite) {
+  auto spec = link::parse_link_spec(c.link);
+  if (!spec) return "--link: " + spec.error();
+  if (spec->emulated() && !c.url.empty()) {
+    return "--link " + c.link + " and --url: an emulated link leads to the embedded server; for a server "
+           "elsewhere, the path to it is the link";
   }
-  if (compare_command->parsed()) {
-    o.compare = std::move(compare);
-    parsed.options = std::move(o);
-    return parsed;
+  if (c.link_leg != "client" && c.link_leg != "upstream") return "--link-leg " + c.link_leg + ": not client or upstream";
+  if (c.link_leg == "upstream") {
+    if (!spec->emulated()) {
+      return "--link-leg upstream needs an emulated --link (rate=...,delay=... or a profile), not " + c.link;
+    }
+    if (suite.method != strategies::Method::proxy) {
+      return "--link-leg upstream: only the proxy suite's server fetches from an upstream, not " + c.suite;
+    }
   }
-  if (report_command->parsed()) {
-    o.results_page = std::move(results_page);
-    parsed.options = std::move(o);
-    return parsed;
-  }
-  const auto refuse = [&parsed](std::string message) {
-    parsed.exit_code = kExitUsage;
-    parsed.output = "bench: " + std::move(message) + "\n";
-    return parsed;
-  };
-  if (load_command->parsed()) {
-    if (auto refused = app::finish_load_arguments(load)) return refuse("load: " + *refused);
-    o.server = load.server;
-    o.load = std::move(load.command);
-    parsed.options = std::move(o);
-    return parsed;
-  }
+  return std::nullopt;
+}
+
+// The lists and choices of a suite run (or a seeds run), checked and stored: a refusal's text, or none.
+std::optional<std::string> finish_suite_options(const CLI::App& app, CliOptions& o, const Given& given) {
+  Config& c = o.config;
+  RunnerOptions& r = o.runner;
   if (r.max_iterations < r.iterations) {
-    return refuse(fmt::format("--max-iterations {} is below --iterations {}", r.max_iterations, r.iterations));
+    return fmt::format("--max-iterations {} is below --iterations {}", r.max_iterations, r.iterations);
   }
-  r.target_error = target_error_percent / 100;
-  r.memory = !no_memory;
-  r.phases = !no_phases;
-  if (interleave && no_interleave) return refuse("--interleave and --no-interleave contradict each other");
-  c.interleave = !no_interleave;
+  r.target_error = given.target_error_percent / 100;
+  r.memory = !given.no_memory;
+  r.phases = !given.no_phases;
+  c.interleave = !given.no_interleave;
   if (c.suite == kSeedsCommand) {
     // The seeds set their own sizes, payloads and conditions (seeds.hpp): flags that would change them are
     // refused rather than ignored.
     for (const char* flag : {"--sizes", "--payload", "--connection", "--server-mode", "--inflight", "--allocators",
                              "--url", "--link", "--link-leg"}) {
-      if (app.count(flag) > 0) return refuse(fmt::format("seeds: {} does not apply (each seed sets its own)", flag));
+      if (app.count(flag) > 0) return fmt::format("seeds: {} does not apply (each seed sets its own)", flag);
     }
     // About 20 minutes for every seed on a 2-core machine: fewer rounds than a suite's 100 at most, enough
     // for the median ratio's 95 % interval.
-    if (max_iterations_option->count() == 0) r.max_iterations = std::max(r.iterations, kSeedsMaxIterations);
+    if (given.max_iterations->count() == 0) r.max_iterations = std::max(r.iterations, kSeedsMaxIterations);
   }
   const Suite* suite = c.suite == kSeedsCommand ? find_suite("get") : find_suite(c.suite);
-  if (suite == nullptr) return refuse("unknown suite " + c.suite);
+  if (suite == nullptr) return "unknown suite " + c.suite;
   if (c.suite == kSeedsCommand) {
     c.sizes.clear();  // each seed has its own
-  } else if (!sizes.empty()) {
-    auto list = parse_sizes(sizes);
-    if (!list) return refuse("--sizes: " + list.error().message);
+  } else if (!given.sizes.empty()) {
+    auto list = parse_sizes(given.sizes);
+    if (!list) return "--sizes: " + list.error().message;
     c.sizes = *list;
   } else {
     c.sizes.assign(suite->sizes.begin(), suite->sizes.end());
   }
-  auto inflight_list = parse_inflight(inflight, max_inflight);
-  if (!inflight_list) return refuse("--inflight: " + inflight_list.error().message);
+  auto inflight_list = parse_inflight(given.inflight, given.max_inflight);
+  if (!inflight_list) return "--inflight: " + inflight_list.error().message;
   c.inflight = *inflight_list;
-  if (auto refused = check_client_threads(c.client_threads, max_client_threads, c.counters)) {
-    return refuse("--client-threads: " + *refused);
+  if (auto refused = check_client_threads(c.client_threads, given.max_client_threads, c.counters)) {
+    return "--client-threads: " + *refused;
   }
-  c.payload = payload.empty() ? std::string(strategies::payload_name(suite->payload)) : payload;
-  auto format_list = parse_formats(formats);
-  if (!format_list) return refuse("--format: " + format_list.error().message);
+  c.payload = given.payload.empty() ? std::string(strategies::payload_name(suite->payload)) : given.payload;
+  auto format_list = parse_formats(given.formats);
+  if (!format_list) return "--format: " + format_list.error().message;
   o.formats = *format_list;
   c.formats.clear();
   for (Format f : o.formats) c.formats.emplace_back(format_name(f));
-  if (!columns.empty()) {
-    auto column_list = parse_columns(columns);
-    if (!column_list) return refuse("--columns: " + column_list.error().message);
+  if (!given.columns.empty()) {
+    auto column_list = parse_columns(given.columns);
+    if (!column_list) return "--columns: " + column_list.error().message;
     c.columns = *column_list;
   }
-  if (!allocators.empty()) {
-    auto list = alloc::parse_allocator_list(allocators);
-    if (!list) return refuse("--allocators: " + list.error().message);
+  if (!given.allocators.empty()) {
+    auto list = alloc::parse_allocator_list(given.allocators);
+    if (!list) return "--allocators: " + list.error().message;
     for (alloc::Allocator a : *list) c.allocators.emplace_back(alloc::allocator_name(a));
   }
   if (!o.job_allocator.empty() && !alloc::parse_allocator(o.job_allocator)) {
-    return refuse("--job-allocator: unknown allocator " + o.job_allocator);
+    return "--job-allocator: unknown allocator " + o.job_allocator;
   }
   if (!o.perf_control.empty()) {
-    if (auto paths = parse_perf_control(o.perf_control); !paths) return refuse("--perf-control: " + paths.error().message);
+    if (auto paths = parse_perf_control(o.perf_control); !paths) return "--perf-control: " + paths.error().message;
   }
   if (!c.url.empty()) {
-    if (auto url = http::Url::parse(c.url); !url) return refuse("--url: " + url.error().message());
+    if (auto url = http::Url::parse(c.url); !url) return "--url: " + url.error().message();
   }
-  {
-    auto spec = link::parse_link_spec(c.link);
-    if (!spec) return refuse("--link: " + spec.error());
-    if (spec->emulated() && !c.url.empty())
-      return refuse("--link " + c.link + " and --url: an emulated link leads to the embedded server; for a server "
-                    "elsewhere, the path to it is the link");
-    if (c.link_leg != "client" && c.link_leg != "upstream")
-      return refuse("--link-leg " + c.link_leg + ": not client or upstream");
-    if (c.link_leg == "upstream") {
-      if (!spec->emulated())
-        return refuse("--link-leg upstream needs an emulated --link (rate=...,delay=... or a profile), not " + c.link);
-      if (suite->method != strategies::Method::proxy)
-        return refuse("--link-leg upstream: only the proxy suite's server fetches from an upstream, not " + c.suite);
-    }
-  }
-  if (auto refused = app::check_server_cpu(c.server_cpu)) return refuse(*refused);
+  if (auto refused = check_link(c, *suite)) return refused;
+  if (auto refused = app::check_server_cpu(c.server_cpu)) return refused;
   c.iteration_time_ms = r.iteration_time_ms;
   c.warmup = r.warmup;
   c.iterations = r.iterations;
@@ -310,6 +315,53 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   c.memory = r.memory;
   c.phases = r.phases;
   r.interleave = c.interleave;
+  return std::nullopt;
+}
+
+}  // namespace
+
+ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) {
+  CliOptions o;
+  o.arguments = arguments;
+  o.config.arguments = arguments;
+  o.config.out = "results";
+  Given given;
+  Subcommands sub;
+
+  CLI::App app{
+      "bench: fetch-and-deserialize benchmarks of ringlab's strategies against the embedded server (or --url),\n"
+      "reported as BenchmarkDotNet does."};
+  app.name("bench");
+  add_subcommands(app, sub);
+  app.set_version_flag("--version", version_text(), "print the version and the git commit it was built from");
+  app.footer("\n" + render_legend());
+  add_case_options(app, o, given);
+  add_measurement_options(app, o, given);
+  add_testbed_options(app, o);
+  add_output_options(app, o, given);
+
+  ParsedCommandLine parsed;
+  if (std::optional<app::ParseEnd> end = app::parse_arguments(app, arguments)) {
+    parsed.exit_code = end->status == 0 ? 0 : kExitUsage;
+    parsed.output = std::move(end->output);
+    return parsed;
+  }
+  const auto refuse = [&parsed](std::string message) {
+    parsed.exit_code = kExitUsage;
+    parsed.output = "bench: " + std::move(message) + "\n";
+    return parsed;
+  };
+  if (sub.compare_command->parsed()) {
+    o.compare = std::move(sub.compare);
+  } else if (sub.report_command->parsed()) {
+    o.results_page = std::move(sub.results_page);
+  } else if (sub.load_command->parsed()) {
+    if (auto refused = app::finish_load_arguments(sub.load)) return refuse("load: " + *refused);
+    o.server = sub.load.server;
+    o.load = std::move(sub.load.command);
+  } else if (auto refused = finish_suite_options(app, o, given)) {
+    return refuse(*refused);
+  }
   parsed.options = std::move(o);
   return parsed;
 }

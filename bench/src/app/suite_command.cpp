@@ -171,225 +171,259 @@ void mark_partial(Report& report, int signal_number) {
       finished, report.cases.size(), finished < report.cases.size() ? " (the others say why they have no numbers)" : ""));
 }
 
-}  // namespace
-
-Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases, const std::string& executable,
-                                const std::string& allocator_name) {
-  Config& config = options.config;
-  const bool child_job = options.job_output_fd >= 0;
-  const alloc::Detected detected = alloc::detect_allocator();
-  // Placement: client and server on different CPUs when there are two to choose from.
-  const std::vector<int> cpus = base::allowed_cpus();
-  int client_cpu = -1;
+// Where the client and the embedded server run: different CPUs when there are two to choose from.
+struct Placement {
+  std::vector<int> cpus;  // the CPUs this process may use
+  int client_cpu = -1;    // -1: not pinned
   int server_cpu = -1;
+};
+
+Result<Placement> place(const Config& config) {
+  Placement p;
+  p.cpus = base::allowed_cpus();
+  const auto allowed = [&p](int cpu) { return std::find(p.cpus.begin(), p.cpus.end(), cpu) != p.cpus.end(); };
   if (config.cpu >= 0) {
-    if (std::find(cpus.begin(), cpus.end(), config.cpu) == cpus.end()) {
-      return fail(fmt::format("--cpu {}: not among the CPUs this process may use", config.cpu));
-    }
-    client_cpu = config.cpu;
-  } else if (cpus.size() >= 2) {
-    client_cpu = cpus.front();
+    if (!allowed(config.cpu)) return fail(fmt::format("--cpu {}: not among the CPUs this process may use", config.cpu));
+    p.client_cpu = config.cpu;
+  } else if (p.cpus.size() >= 2) {
+    p.client_cpu = p.cpus.front();
   }
   if (config.server_cpu == "auto") {
-    for (int cpu : cpus) {
-      if (cpus.size() >= 2 && cpu != client_cpu) {
-        server_cpu = cpu;
+    for (int cpu : p.cpus) {
+      if (p.cpus.size() >= 2 && cpu != p.client_cpu) {
+        p.server_cpu = cpu;
         break;
       }
     }
   } else if (config.server_cpu != "none") {
-    server_cpu = std::stoi(config.server_cpu);  // checked by the parser
-    if (std::find(cpus.begin(), cpus.end(), server_cpu) == cpus.end()) {
-      return fail(fmt::format("--server-cpu {}: not among the CPUs this process may use", server_cpu));
+    p.server_cpu = std::stoi(config.server_cpu);  // checked by the parser
+    if (!allowed(p.server_cpu)) {
+      return fail(fmt::format("--server-cpu {}: not among the CPUs this process may use", p.server_cpu));
     }
   }
+  return p;
+}
 
-  // A run that cannot write its report fails now, not after the cases.
-  if (!child_job) {
-    if (auto writable = check_out_root(config.out); !writable) return fail(writable.error().message);
-  }
-
-  install_stop_signals();
-  const link::LinkSpec link_spec = *link::parse_link_spec(config.link);  // checked by the parser
-  // Declared before the servers, so that they stop before their namespaces are removed.
+// What a suite run stands on: the link's namespaces, the embedded server (and, with --link-leg upstream,
+// its upstream behind the link), and where the cases send their requests. Members in the order they
+// are made, so that they go in reverse: the servers stop before their namespaces are removed.
+struct Testbed {
+  link::LinkSpec link_spec;
   std::optional<LinkSession> link_session;
-  // --link-leg upstream: the proxy server's upstream, a second embedded server behind the link.
-  const bool upstream_leg = link_spec.emulated() && config.link_leg == "upstream";
   std::optional<ServerProcess> upstream_server;
   std::optional<ServerProcess> server;
   Target target;
-  if (!config.url.empty()) {
-    const auto url = http::Url::parse(config.url);
-    target.host = std::string(url->host);
-    target.port = url->port;
-    target.description = config.url + " (external)";
-    server_cpu = -1;
-    // One health check: an unreachable server is one error now, not one per case.
-    auto health = http_get_status(target.host, target.port, "/health", options.server_start_timeout);
-    if (!health) return fail(fmt::format("--url {}: GET /health: {}", config.url, health.error().message));
-    if (*health != 200) return fail(fmt::format("--url {}: GET /health answered {}, not 200", config.url, *health));
-  } else {
-    ServerProcessOptions server_options;
-    server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
-    server_options.cpu = server_cpu;
-    server_options.start_timeout = options.server_start_timeout;
-    // A round of a long interleaved run (many cases, long iterations) can leave a case's kept-alive
-    // connection idle for longer than the server's default idle timeout (30 s); the harness's own
-    // pauses are not what is measured, so the embedded server waits an hour.
-    server_options.extra_arguments = {"--idle-timeout", "3600s"};
-    // Every case keeps its connections open for the whole run (connections_held): the server admits
-    // them all at once, with room for what the cases open on the side (a fresh client's verified ops,
-    // --connection fresh, the proxy rows' requests), or the last cases set up would be refused.
-    server_options.extra_arguments.insert(
-        server_options.extra_arguments.end(),
-        {"--max-connections", std::to_string(std::max<std::size_t>(connections_held(cases) + kConnectionsBesideHeld,
-                                                                   kServerMinConnections))});
-    server_options.stop_timeout = options.server_stop_timeout;
-    if (link_spec.emulated()) {
-      // The server starts inside the server namespace (it inherits this thread's), then this thread
-      // moves to the client namespace for the rest of the run. With the link on the upstream leg, the
-      // server namespace holds the upstream instead, and the proxy server joins bench in the client
-      // namespace, where the two talk over that namespace's own loopback.
-      LinkSession::Options link_options;
-      link_options.spec = link_spec;
-      link_options.wire_executable = options.wire.empty() ? default_wire_path(executable) : options.wire;
-      // With the server: the wire's work (and the kernel's receive processing it triggers) stays off
-      // the client's CPU, where it would be counted as the strategy's time.
-      link_options.wire_cpu = server_cpu;
-      link_options.start_timeout = options.server_start_timeout;
-      auto made = LinkSession::create(link_options);
-      if (!made) return fail(made.error().message);
-      link_session.emplace(std::move(*made));
-      if (auto entered = link_session->enter_server(); !entered) return fail(entered.error().message);
-      if (upstream_leg) {
-        ServerProcessOptions upstream_options = server_options;
-        upstream_options.bind = std::string(kLinkServerAddress);
-        auto upstream_started = ServerProcess::start(upstream_options);
-        if (!upstream_started) return fail(upstream_started.error().message);
-        upstream_server.emplace(std::move(*upstream_started));
-        if (auto entered = link_session->enter_client(); !entered) return fail(entered.error().message);
-        server_options.extra_arguments.insert(server_options.extra_arguments.end(),
-                                              {"--upstream", fmt::format("http://{}:{}", upstream_server->host(),
-                                                                         upstream_server->port())});
-      } else {
-        server_options.bind = std::string(kLinkServerAddress);
+
+  // Stops the servers and closes the link, their complaints (and the wire's drops) as the report's warnings.
+  void stop(Report& report) {
+    std::vector<std::string>& warnings = report.environment.warnings;
+    if (server) {
+      if (auto stopped = server->stop(); !stopped) warnings.push_back(stopped.error().message);
+    }
+    if (upstream_server) {
+      if (auto stopped = upstream_server->stop(); !stopped) warnings.push_back(stopped.error().message);
+    }
+    if (!link_session) return;
+    LinkInfo* info = report.environment.link ? &*report.environment.link : nullptr;
+    if (auto closed = link_session->close(info); !closed) warnings.push_back(closed.error().message);
+    if (info == nullptr || link_spec.loss != 0) return;
+    // Reads the counters without adding absent ones to the report (a wire that said nothing).
+    const auto counter = [info](const std::string& key) {
+      const auto it = info->wire.find(key);
+      return it == info->wire.end() ? 0.0 : it->second;
+    };
+    for (const std::string direction : {"to_server", "to_client"}) {
+      const double dropped = counter(direction + ".dropped_queue") + counter(direction + ".dropped_send");
+      if (dropped > 0) {
+        warnings.push_back(fmt::format("link: the wire dropped {:.0f} frames {} (queue full)", dropped, direction));
       }
     }
-    auto started = ServerProcess::start(server_options);
-    if (!started) return fail(started.error().message);
-    server.emplace(std::move(*started));
-    if (link_session && !upstream_leg) {
-      if (auto entered = link_session->enter_client(); !entered) return fail(entered.error().message);
-    }
-    target.host = server->host();
-    target.port = server->port();
-    target.description = fmt::format("embedded {} (pid {}) on {}:{}", server_options.executable, server->pid(),
-                                     target.host, target.port);
-    if (upstream_server) {
-      target.description += fmt::format(", its /proxy upstream another (pid {}) on {}:{} behind the link",
-                                        upstream_server->pid(), upstream_server->host(), upstream_server->port());
-    }
   }
-  for (CaseSpec& spec : cases) {
-    spec.config.host = target.host;
-    spec.config.port = target.port;
-    spec.config.timeout = options.request_timeout;
-  }
-  // Every size the server refuses (above its record limit) is an argument error before any case.
-  if (auto accepted = check_sizes_accepted(target, cases, options.server_start_timeout); !accepted) {
-    return fail(accepted.error().message);
-  }
+};
 
-  if (client_cpu >= 0) {
-    if (auto pinned = pin_current_thread(client_cpu); !pinned) return fail(pinned.error().message);
-  }
-  std::optional<LinkInfo> link_info;
-  if (link_session) {
-    LinkInfo info;
-    info.spec = link_spec.canonical();
-    info.description = link_spec.describe();
-    info.emulator = link_session->describe();
-    // The link is measured where it is: to the upstream, from the proxy server's namespace (bench's).
-    const std::string link_host = upstream_server ? upstream_server->host() : target.host;
-    const uint16_t link_port = upstream_server ? upstream_server->port() : target.port;
-    if (upstream_server) {
-      info.leg = "upstream";
-      info.description += " (upstream leg: server <-> its upstream; bench <-> server over loopback)";
-    }
-    if (auto measured = measure_link(link_host, link_port, link_spec, info, options.request_timeout); !measured)
-      return fail(measured.error().message);
-    link_info = std::move(info);
-  }
-  // The server's own environment: for an embedded server the same machine, for --url the other one.
-  auto server_environment = fetch_server_environment(target.host, target.port, options.server_start_timeout);
+// --url: the external server, checked once (an unreachable server is one error now, not one per case).
+Status use_external_server(Testbed& bed, const CliOptions& options) {
+  const Config& config = options.config;
+  const auto url = http::Url::parse(config.url);
+  bed.target.host = std::string(url->host);
+  bed.target.port = url->port;
+  bed.target.description = config.url + " (external)";
+  auto health = http_get_status(bed.target.host, bed.target.port, "/health", options.server_start_timeout);
+  if (!health) return fail(fmt::format("--url {}: GET /health: {}", config.url, health.error().message));
+  if (*health != 200) return fail(fmt::format("--url {}: GET /health answered {}, not 200", config.url, *health));
+  return {};
+}
 
-  RunContext context;
-  context.clock = cycle_counter_clock();
-  context.cancel = &g_cancel;
-  context.allocator = allocator_name;
-  if (config.client_threads > 1) context.client_cpus = client_thread_cpus(client_cpu, cpus);
-  EnvironmentInputs inputs;
-  {
-    auto ring = net::Ring::create();
-    if (ring) {
-      context.features = (*ring)->features();
-      inputs.io_uring_features = describe_features(context.features);
+// The embedded server's options for this run's cases.
+ServerProcessOptions embedded_server_options(const CliOptions& options, const std::vector<CaseSpec>& cases,
+                                             const std::string& executable, int server_cpu) {
+  ServerProcessOptions server_options;
+  server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
+  server_options.cpu = server_cpu;
+  server_options.start_timeout = options.server_start_timeout;
+  // A round of a long interleaved run (many cases, long iterations) can leave a case's kept-alive
+  // connection idle for longer than the server's default idle timeout (30 s); the harness's own
+  // pauses are not what is measured, so the embedded server waits an hour.
+  server_options.extra_arguments = {"--idle-timeout", "3600s"};
+  // Every case keeps its connections open for the whole run (connections_held): the server admits
+  // them all at once, with room for what the cases open on the side (a fresh client's verified ops,
+  // --connection fresh, the proxy rows' requests), or the last cases set up would be refused.
+  server_options.extra_arguments.insert(
+      server_options.extra_arguments.end(),
+      {"--max-connections", std::to_string(std::max<std::size_t>(connections_held(cases) + kConnectionsBesideHeld,
+                                                                 kServerMinConnections))});
+  server_options.stop_timeout = options.server_stop_timeout;
+  return server_options;
+}
+
+// The embedded server, behind an emulated link when --link asks for one: the server starts inside the
+// server namespace (it inherits this thread's), then this thread moves to the client namespace for the
+// rest of the run. With the link on the upstream leg, the server namespace holds the upstream instead,
+// and the proxy server joins bench in the client namespace, where the two talk over its own loopback.
+Status start_embedded_servers(Testbed& bed, const CliOptions& options, const std::vector<CaseSpec>& cases,
+                              const std::string& executable, int server_cpu) {
+  ServerProcessOptions server_options = embedded_server_options(options, cases, executable, server_cpu);
+  const bool upstream_leg = bed.link_spec.emulated() && options.config.link_leg == "upstream";
+  if (bed.link_spec.emulated()) {
+    LinkSession::Options link_options;
+    link_options.spec = bed.link_spec;
+    link_options.wire_executable = options.wire.empty() ? default_wire_path(executable) : options.wire;
+    // With the server: the wire's work (and the kernel's receive processing it triggers) stays off
+    // the client's CPU, where it would be counted as the strategy's time.
+    link_options.wire_cpu = server_cpu;
+    link_options.start_timeout = options.server_start_timeout;
+    auto made = LinkSession::create(link_options);
+    if (!made) return fail(made.error().message);
+    bed.link_session.emplace(std::move(*made));
+    if (auto entered = bed.link_session->enter_server(); !entered) return fail(entered.error().message);
+    if (upstream_leg) {
+      ServerProcessOptions upstream_options = server_options;
+      upstream_options.bind = std::string(kLinkServerAddress);
+      auto upstream_started = ServerProcess::start(upstream_options);
+      if (!upstream_started) return fail(upstream_started.error().message);
+      bed.upstream_server.emplace(std::move(*upstream_started));
+      if (auto entered = bed.link_session->enter_client(); !entered) return fail(entered.error().message);
+      server_options.extra_arguments.insert(server_options.extra_arguments.end(),
+                                            {"--upstream", fmt::format("http://{}:{}", bed.upstream_server->host(),
+                                                                       bed.upstream_server->port())});
     } else {
-      inputs.io_uring_features = "unavailable: " + ring.error().message();
+      server_options.bind = std::string(kLinkServerAddress);
     }
   }
-  inputs.client_cpu = client_cpu;
-  inputs.server_cpu = server_cpu;
-  inputs.server = target.description;
-  inputs.allocator = detected.describe();
-  inputs.shared_cpu = config.url.empty() && (server_cpu < 0 || server_cpu == client_cpu);
+  auto started = ServerProcess::start(server_options);
+  if (!started) return fail(started.error().message);
+  bed.server.emplace(std::move(*started));
+  if (bed.link_session && !upstream_leg) {
+    if (auto entered = bed.link_session->enter_client(); !entered) return fail(entered.error().message);
+  }
+  bed.target.host = bed.server->host();
+  bed.target.port = bed.server->port();
+  bed.target.description = fmt::format("embedded {} (pid {}) on {}:{}", server_options.executable, bed.server->pid(),
+                                       bed.target.host, bed.target.port);
+  if (bed.upstream_server) {
+    bed.target.description += fmt::format(", its /proxy upstream another (pid {}) on {}:{} behind the link",
+                                          bed.upstream_server->pid(), bed.upstream_server->host(),
+                                          bed.upstream_server->port());
+  }
+  return {};
+}
+
+// The emulated link as measured where it is: to the upstream, from the proxy server's namespace
+// (bench's), on the upstream leg; none without an emulated link.
+Result<std::optional<LinkInfo>> measure_testbed_link(const Testbed& bed, const CliOptions& options) {
+  if (!bed.link_session) return std::optional<LinkInfo>();
+  LinkInfo info;
+  info.spec = bed.link_spec.canonical();
+  info.description = bed.link_spec.describe();
+  info.emulator = bed.link_session->describe();
+  const std::string link_host = bed.upstream_server ? bed.upstream_server->host() : bed.target.host;
+  const uint16_t link_port = bed.upstream_server ? bed.upstream_server->port() : bed.target.port;
+  if (bed.upstream_server) {
+    info.leg = "upstream";
+    info.description += " (upstream leg: server <-> its upstream; bench <-> server over loopback)";
+  }
+  if (auto measured = measure_link(link_host, link_port, bed.link_spec, info, options.request_timeout); !measured) {
+    return fail(measured.error().message);
+  }
+  return std::optional<LinkInfo>(std::move(info));
+}
+
+// Where the client threads run, said once in the report: with as many threads as CPUs, some share the
+// server's.
+std::string client_threads_warning(const Config& config, const std::vector<int>& placed, int server_cpu) {
+  std::string where = "not pinned";
+  if (!placed.empty()) {
+    std::vector<int> used;
+    for (std::size_t i = 0; i < config.client_threads; ++i) used.push_back(placed[i % placed.size()]);
+    where = fmt::format("pinned to CPUs {}", fmt::join(used, ", "));
+    const bool with_server = server_cpu >= 0 && std::find(used.begin(), used.end(), server_cpu) != used.end();
+    const bool doubled = config.client_threads > placed.size();
+    if (with_server) where += fmt::format(" (CPU {} is the server's too)", server_cpu);
+    if (doubled) where += " (more threads than CPUs: some share one)";
+  }
+  return fmt::format("client threads: {} per case, {}", config.client_threads, where);
+}
+
+// The report's header before any case: the machine, the placement, the server's environment, the
+// link as measured; the ring's features go to the run's context.
+Report start_report(const CliOptions& options, const Testbed& bed, const Placement& placement,
+                    std::optional<LinkInfo> link_info, RunContext& context) {
+  const Config& config = options.config;
+  // The server's own environment: for an embedded server the same machine, for --url the other one.
+  auto server_environment = fetch_server_environment(bed.target.host, bed.target.port, options.server_start_timeout);
+  EnvironmentInputs inputs;
+  if (auto ring = net::Ring::create(); ring) {
+    context.features = (*ring)->features();
+    inputs.io_uring_features = describe_features(context.features);
+  } else {
+    inputs.io_uring_features = "unavailable: " + ring.error().message();
+  }
+  inputs.client_cpu = placement.client_cpu;
+  inputs.server_cpu = placement.server_cpu;
+  inputs.server = bed.target.description;
+  inputs.allocator = alloc::detect_allocator().describe();
+  inputs.shared_cpu = config.url.empty() && (placement.server_cpu < 0 || placement.server_cpu == placement.client_cpu);
 
   Report report;
   report.config = config;
   report.environment = gather_environment(inputs);
+  std::vector<std::string>& warnings = report.environment.warnings;
   if (config.client_threads > 1) {
-    // Where the client threads run, said once: with as many threads as CPUs, some share the server's.
-    const std::vector<int>& placed = context.client_cpus;
-    std::string where = "not pinned";
-    if (!placed.empty()) {
-      std::vector<int> used;
-      for (std::size_t i = 0; i < config.client_threads; ++i) used.push_back(placed[i % placed.size()]);
-      where = fmt::format("pinned to CPUs {}", fmt::join(used, ", "));
-      const bool with_server = server_cpu >= 0 && std::find(used.begin(), used.end(), server_cpu) != used.end();
-      const bool doubled = config.client_threads > placed.size();
-      if (with_server) where += fmt::format(" (CPU {} is the server's too)", server_cpu);
-      if (doubled) where += " (more threads than CPUs: some share one)";
-    }
-    report.environment.warnings.push_back(
-        fmt::format("client threads: {} per case, {}", config.client_threads, where));
+    warnings.push_back(client_threads_warning(config, context.client_cpus, placement.server_cpu));
   }
   if (server_environment) {
     report.environment.server_environment = std::move(*server_environment);
   } else {
-    report.environment.warnings.push_back("server environment unknown (GET /env: " + server_environment.error().message + ")");
+    warnings.push_back("server environment unknown (GET /env: " + server_environment.error().message + ")");
   }
   if (link_info) {
-    const double deviation = link_info->configured_rtt_us > 0
-                                 ? link_info->measured_rtt_us / link_info->configured_rtt_us - 1
-                                 : 0;
+    const double deviation =
+        link_info->configured_rtt_us > 0 ? link_info->measured_rtt_us / link_info->configured_rtt_us - 1 : 0;
     if (std::abs(deviation) > kLinkRttTolerance) {
-      report.environment.warnings.push_back(fmt::format(
+      warnings.push_back(fmt::format(
           "link: measured RTT {:.0f} us is {:+.0f} % off the configured {:.0f} us (the emulator's timers, the stacks "
           "and the server's own time add to the link's delay)",
           link_info->measured_rtt_us, deviation * 100, link_info->configured_rtt_us));
     }
     report.environment.link = std::move(link_info);
   }
+  return report;
+}
 
-  std::vector<IterationHook*> hooks;
-  std::optional<PerfCounterHook> counter_hook;
-  if (config.counters) {
-    counter_hook.emplace(cases.size());
-    hooks.push_back(&*counter_hook);
+// The hooks around measured iterations: perf counters (--counters), perf's control FIFOs (--perf-control).
+struct Hooks {
+  std::optional<PerfCounterHook> counters;
+  std::optional<PerfControlHook> control;
+  std::vector<IterationHook*> all;
+};
+
+Status make_hooks(Hooks& hooks, const CliOptions& options, const std::vector<CaseSpec>& cases, Report& report) {
+  if (options.config.counters) {
+    hooks.counters.emplace(cases.size());
+    hooks.all.push_back(&*hooks.counters);
     const perf::PerfCounters probe = perf::PerfCounters::open();
     for (const std::string& line : perf::status_lines(probe)) report.environment.warnings.push_back("counters: " + line);
   }
-  std::optional<PerfControlHook> control_hook;
   if (!options.perf_control.empty()) {
     auto control = PerfControl::open(options.perf_control, options.perf_control_timeout);
     if (!control) return fail(control.error().message);
@@ -399,10 +433,58 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
     // being `iterations` rounded up to a multiple of the case count; each has at most two segments.
     const RunnerOptions& runner = options.runner;
     const std::size_t iterations = std::max<std::size_t>(runner.max_iterations, runner.iterations) + cases.size() + 1;
-    control_hook.emplace(std::move(*control), std::move(names), 2 * iterations * cases.size());
-    hooks.push_back(&*control_hook);
+    hooks.control.emplace(std::move(*control), std::move(names), 2 * iterations * cases.size());
+    hooks.all.push_back(&*hooks.control);
   }
-  context.hooks = hooks;
+  return {};
+}
+
+}  // namespace
+
+Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases, const std::string& executable,
+                                const std::string& allocator_name) {
+  const Config& config = options.config;
+  const bool child_job = options.job_output_fd >= 0;
+  auto placement = place(config);
+  if (!placement) return std::unexpected(placement.error());
+  // A run that cannot write its report fails now, not after the cases.
+  if (!child_job) {
+    if (auto writable = check_out_root(config.out); !writable) return fail(writable.error().message);
+  }
+  install_stop_signals();
+
+  Testbed bed;
+  bed.link_spec = *link::parse_link_spec(config.link);  // checked by the parser
+  if (!config.url.empty()) {
+    placement->server_cpu = -1;
+    if (auto used = use_external_server(bed, options); !used) return std::unexpected(used.error());
+  } else if (auto started = start_embedded_servers(bed, options, cases, executable, placement->server_cpu); !started) {
+    return std::unexpected(started.error());
+  }
+  for (CaseSpec& spec : cases) {
+    spec.config.host = bed.target.host;
+    spec.config.port = bed.target.port;
+    spec.config.timeout = options.request_timeout;
+  }
+  // Every size the server refuses (above its record limit) is an argument error before any case.
+  if (auto accepted = check_sizes_accepted(bed.target, cases, options.server_start_timeout); !accepted) {
+    return fail(accepted.error().message);
+  }
+  if (placement->client_cpu >= 0) {
+    if (auto pinned = pin_current_thread(placement->client_cpu); !pinned) return fail(pinned.error().message);
+  }
+  auto link_info = measure_testbed_link(bed, options);
+  if (!link_info) return std::unexpected(link_info.error());
+
+  RunContext context;
+  context.clock = cycle_counter_clock();
+  context.cancel = &g_cancel;
+  context.allocator = allocator_name;
+  if (config.client_threads > 1) context.client_cpus = client_thread_cpus(placement->client_cpu, placement->cpus);
+  Report report = start_report(options, bed, *placement, std::move(*link_info), context);
+  Hooks hooks;
+  if (auto made = make_hooks(hooks, options, cases, report); !made) return std::unexpected(made.error());
+  context.hooks = hooks.all;
   FdProgress progress(STDERR_FILENO, std::nullopt, progress_plan(options.runner));
   context.progress = &progress;
 
@@ -412,31 +494,10 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
       std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring_start).count();
   progress.finish();
   compute_ratios(report);
-  if (server) {
-    if (auto stopped = server->stop(); !stopped) report.environment.warnings.push_back(stopped.error().message);
-  }
-  if (upstream_server) {
-    if (auto stopped = upstream_server->stop(); !stopped) report.environment.warnings.push_back(stopped.error().message);
-  }
-  if (link_session) {
-    LinkInfo* info = report.environment.link ? &*report.environment.link : nullptr;
-    if (auto closed = link_session->close(info); !closed) report.environment.warnings.push_back(closed.error().message);
-    if (info != nullptr && link_spec.loss == 0) {
-      // Reads the counters without adding absent ones to the report (a wire that said nothing).
-      const auto counter = [&](const std::string& key) {
-        const auto it = info->wire.find(key);
-        return it == info->wire.end() ? 0.0 : it->second;
-      };
-      for (const std::string direction : {"to_server", "to_client"}) {
-        const double dropped = counter(direction + ".dropped_queue") + counter(direction + ".dropped_send");
-        if (dropped > 0)
-          report.environment.warnings.push_back(fmt::format("link: the wire dropped {:.0f} frames {} (queue full)", dropped, direction));
-      }
-    }
-  }
+  bed.stop(report);
   if (g_cancel != 0) mark_partial(report, g_cancel);
   if (!child_job) report.environment.load_average_end = read_load_average();
-  return MeasuredRun{std::move(report), measuring_seconds, control_hook ? control_hook->spans() : std::string()};
+  return MeasuredRun{std::move(report), measuring_seconds, hooks.control ? hooks.control->spans() : std::string()};
 }
 
 int run_suite(CliOptions& options, const std::string& executable) {
