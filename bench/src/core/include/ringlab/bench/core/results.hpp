@@ -288,7 +288,7 @@ struct CaseResult {
   bool not_applicable = false;
   uint64_t ops_per_iteration = 0;
   unsigned warmup_iterations = 0;
-  // ns per op of every measured iteration, in order (with --interleave, sample i is round i).
+  // ns per op of every measured iteration, in order (interleaved, the default: sample i is round i).
   std::vector<double> samples_ns;
   std::vector<std::size_t> outliers;  // indices into samples_ns that the statistics left out
   Stats stats;
