@@ -1,6 +1,7 @@
 // The bench binary run as a user runs it, against the built server: a run that cannot succeed fails
 // at once with one line, and a run stopped by SIGINT keeps what it measured as a partial report.
 #include <signal.h>
+#include <sys/types.h>
 
 #include <doctest/doctest.h>
 
@@ -194,6 +195,14 @@ TEST_CASE("SIGINT during interleaved rounds: every case keeps the rounds it meas
     CHECK(c.samples_ns.size() < 1000);
   }
   REQUIRE(report.cases[1].stats.ratio.has_value());
+  // Nothing the run stood on is left: the embedded server it started (its pid in the report's
+  // environment) was stopped before bench exited, whose exit would otherwise leave it to init.
+  const std::string& server = report.environment.server;
+  const std::size_t at = server.find("(pid ");
+  REQUIRE_MESSAGE(at != std::string::npos, server);
+  const pid_t pid = static_cast<pid_t>(std::stol(server.substr(at + 5)));
+  REQUIRE(pid > 0);
+  CHECK_MESSAGE(!std::filesystem::exists("/proc/" + std::to_string(pid)), "server pid " << pid << " still exists");
 }
 
 // google-benchmark's own reader: compare.py from Debian's libbenchmark-tools (tools/setup installs it),
