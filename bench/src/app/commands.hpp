@@ -1,7 +1,8 @@
 #pragma once
 // What the commands of `bench` share (app/commands.cpp), and the commands themselves, one file each:
 // suite_command.cpp (a suite with its server, placement, hooks and reports), allocator_jobs_command.cpp
-// (the parent of allocator jobs), self_check_command.cpp. Internal to bench/src/app.
+// (the parent of allocator jobs), self_check_command.cpp; what they stand on (CPUs, the embedded server,
+// the link) in testbed.hpp. Internal to bench/src/app.
 //
 // Errors: a command prints its error as "bench: <message>" on stderr (report_error) and returns the
 // exit code (cli.hpp); nothing throws. Threads: the main thread only; g_cancel is written by the

@@ -12,6 +12,7 @@
 
 #include "cli_options.hpp"
 #include "commands.hpp"
+#include "testbed.hpp"
 #include "ringlab/base/cpus.hpp"
 #include "ringlab/bench/link/link_session.hpp"
 #include "ringlab/bench/process/server_process.hpp"
@@ -212,37 +213,6 @@ std::optional<std::string> finish_load_arguments(LoadArguments& a) {
 
 namespace {
 
-// Placement: the embedded server on its own CPU, the load threads on the others (all the others, unless
-// --cpu named them). Fills spec.cpus; returns the server's CPU (-1: not pinned), or the refusal.
-std::expected<int, std::string> place_load(const LoadCommand& command, LoadSpec& spec) {
-  const bool embedded = command.url.empty();
-  const std::vector<int> allowed = base::allowed_cpus();
-  const auto is_allowed = [&allowed](int cpu) { return std::find(allowed.begin(), allowed.end(), cpu) != allowed.end(); };
-  int server_cpu = -1;
-  if (embedded && command.server_cpu == "auto" && allowed.size() >= 2) {
-    for (auto it = allowed.rbegin(); it != allowed.rend(); ++it) {
-      if (std::find(spec.cpus.begin(), spec.cpus.end(), *it) == spec.cpus.end()) {
-        server_cpu = *it;
-        break;
-      }
-    }
-  } else if (embedded && command.server_cpu != "auto" && command.server_cpu != "none") {
-    server_cpu = std::stoi(command.server_cpu);  // checked by the parser
-  }
-  for (int cpu : spec.cpus) {
-    if (!is_allowed(cpu)) return std::unexpected(fmt::format("load: --cpu {}: not among the CPUs this process may use", cpu));
-  }
-  if (server_cpu >= 0 && !is_allowed(server_cpu)) {
-    return std::unexpected(fmt::format("load: --server-cpu {}: not among the CPUs this process may use", server_cpu));
-  }
-  if (!command.cpus_given && embedded) {
-    for (int cpu : allowed) {
-      if (cpu != server_cpu) spec.cpus.push_back(cpu);
-    }
-  }
-  return server_cpu;
-}
-
 // The report before any round: what runs where, and a row per body strategy and target.
 LoadReport start_load_report(const LoadCommand& command, const LoadSpec& spec, const std::vector<std::string>& variants,
                              int server_cpu) {
@@ -274,11 +244,7 @@ LoadReport start_load_report(const LoadCommand& command, const LoadSpec& spec, c
 // The embedded server for one body strategy (`variant`, empty: the server's default).
 Result<ServerProcess> start_load_server(const CliOptions& options, const LoadCommand& command,
                                         const std::string& executable, int server_cpu, const std::string& variant) {
-  ServerProcessOptions server_options;
-  server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
-  server_options.cpu = server_cpu;
-  server_options.start_timeout = options.server_start_timeout;
-  server_options.stop_timeout = options.server_stop_timeout;
+  ServerProcessOptions server_options = embedded_server_options(options, executable, server_cpu);
   server_options.extra_arguments = {"--threads", std::to_string(command.server_threads)};
   server_options.extra_arguments.insert(server_options.extra_arguments.end(), command.server_arguments.begin(),
                                         command.server_arguments.end());
@@ -286,9 +252,7 @@ Result<ServerProcess> start_load_server(const CliOptions& options, const LoadCom
     server_options.extra_arguments.push_back("--body-strategy");
     server_options.extra_arguments.push_back(variant);
   }
-  auto started = ServerProcess::start(server_options);
-  if (!started) return fail(started.error().message);
-  return std::move(*started);
+  return start_embedded_server(server_options);
 }
 
 // What the server says of itself (GET /env): its body strategy (returned; `asked` when it does not
@@ -371,11 +335,18 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
   const LoadCommand& command = *options.load;
   LoadSpec spec = command.spec;
   const bool embedded = command.url.empty();
-  const auto server_cpu = place_load(command, spec);
-  if (!server_cpu) return report_error(server_cpu.error());
+  // The embedded server on its own CPU, the load threads on the others (all of them unless --cpu named some).
+  PlacementRequest asked{.client_cpus = command.cpus_given ? spec.cpus : std::vector<int>{},
+                         .client_takes_rest = true,
+                         .server_cpu = command.server_cpu,
+                         .embedded = embedded};
+  const auto placement = place(asked);
+  if (!placement) return report_error("load: " + placement.error().message);
+  spec.cpus = placement->client_cpus;
+  const int server_cpu = placement->server_cpu;
   std::vector<std::string> variants = command.body_strategies;
   if (variants.empty()) variants.emplace_back();
-  LoadReport report = start_load_report(command, spec, variants, *server_cpu);
+  LoadReport report = start_load_report(command, spec, variants, server_cpu);
   if (auto writable = check_out_root(command.out); !writable) return report_error(writable.error().message);
 
   install_stop_signals();
@@ -384,7 +355,7 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
       std::optional<ServerProcess> server;
       LoadSpec run_spec = spec;
       if (embedded) {
-        auto started = start_load_server(options, command, executable, *server_cpu, variants[v]);
+        auto started = start_load_server(options, command, executable, server_cpu, variants[v]);
         if (!started) return report_error("load: " + started.error().message);
         server.emplace(std::move(*started));
         run_spec.host = server->host();

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "testbed.hpp"
 #include "ringlab/base/cpus.hpp"
 #include "ringlab/bench/measure/cycle_counter.hpp"
 #include "ringlab/bench/process/server_process.hpp"
@@ -12,8 +13,11 @@ namespace ringlab::bench::app {
 
 int run_self_check_command(const CliOptions& options) {
   install_stop_signals();
-  const std::vector<int> cpus = base::allowed_cpus();
-  const int cpu = options.config.cpu >= 0 ? options.config.cpu : (cpus.empty() ? -1 : cpus.front());
+  PlacementRequest asked{.client_cpus = {}, .client_takes_rest = false, .server_cpu = "none", .embedded = false};
+  if (options.config.cpu >= 0) asked.client_cpus = {options.config.cpu};
+  const auto placement = place(asked);
+  if (!placement) return report_error(placement.error().message);
+  const int cpu = placement->client_cpus.empty() ? -1 : placement->client_cpus.front();
   if (cpu >= 0) {
     if (auto pinned = pin_current_thread(cpu); !pinned) return report_error(pinned.error().message);
   }

@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "testbed.hpp"
 #include "ringlab/base/cpus.hpp"
 #include "ringlab/bench/link/link_session.hpp"
 #include "ringlab/bench/measure/cycle_counter.hpp"
@@ -131,11 +132,6 @@ class PerfControlHook final : public IterationHook {
   std::size_t segments_not_kept_ = 0;
 };
 
-struct Target {
-  std::string host;
-  uint16_t port = 0;
-  std::string description;
-};
 
 // One GET per payload and size, status line only: the server refuses a count above its limit with 400,
 // which would otherwise fail every case of that size (after computing the expected checksum of that
@@ -171,96 +167,10 @@ void mark_partial(Report& report, int signal_number) {
       finished, report.cases.size(), finished < report.cases.size() ? " (the others say why they have no numbers)" : ""));
 }
 
-// Where the client and the embedded server run: different CPUs when there are two to choose from.
-struct Placement {
-  std::vector<int> cpus;  // the CPUs this process may use
-  int client_cpu = -1;    // -1: not pinned
-  int server_cpu = -1;
-};
-
-Result<Placement> place(const Config& config) {
-  Placement p;
-  p.cpus = base::allowed_cpus();
-  const auto allowed = [&p](int cpu) { return std::find(p.cpus.begin(), p.cpus.end(), cpu) != p.cpus.end(); };
-  if (config.cpu >= 0) {
-    if (!allowed(config.cpu)) return fail(fmt::format("--cpu {}: not among the CPUs this process may use", config.cpu));
-    p.client_cpu = config.cpu;
-  } else if (p.cpus.size() >= 2) {
-    p.client_cpu = p.cpus.front();
-  }
-  if (config.server_cpu == "auto") {
-    for (int cpu : p.cpus) {
-      if (p.cpus.size() >= 2 && cpu != p.client_cpu) {
-        p.server_cpu = cpu;
-        break;
-      }
-    }
-  } else if (config.server_cpu != "none") {
-    p.server_cpu = std::stoi(config.server_cpu);  // checked by the parser
-    if (!allowed(p.server_cpu)) {
-      return fail(fmt::format("--server-cpu {}: not among the CPUs this process may use", p.server_cpu));
-    }
-  }
-  return p;
-}
-
-// What a suite run stands on: the link's namespaces, the embedded server (and, with --link-leg upstream,
-// its upstream behind the link), and where the cases send their requests. Members in the order they
-// are made, so that they go in reverse: the servers stop before their namespaces are removed.
-struct Testbed {
-  link::LinkSpec link_spec;
-  std::optional<LinkSession> link_session;
-  std::optional<ServerProcess> upstream_server;
-  std::optional<ServerProcess> server;
-  Target target;
-
-  // Stops the servers and closes the link, their complaints (and the wire's drops) as the report's warnings.
-  void stop(Report& report) {
-    std::vector<std::string>& warnings = report.environment.warnings;
-    if (server) {
-      if (auto stopped = server->stop(); !stopped) warnings.push_back(stopped.error().message);
-    }
-    if (upstream_server) {
-      if (auto stopped = upstream_server->stop(); !stopped) warnings.push_back(stopped.error().message);
-    }
-    if (!link_session) return;
-    LinkInfo* info = report.environment.link ? &*report.environment.link : nullptr;
-    if (auto closed = link_session->close(info); !closed) warnings.push_back(closed.error().message);
-    if (info == nullptr || link_spec.loss != 0) return;
-    // Reads the counters without adding absent ones to the report (a wire that said nothing).
-    const auto counter = [info](const std::string& key) {
-      const auto it = info->wire.find(key);
-      return it == info->wire.end() ? 0.0 : it->second;
-    };
-    for (const std::string direction : {"to_server", "to_client"}) {
-      const double dropped = counter(direction + ".dropped_queue") + counter(direction + ".dropped_send");
-      if (dropped > 0) {
-        warnings.push_back(fmt::format("link: the wire dropped {:.0f} frames {} (queue full)", dropped, direction));
-      }
-    }
-  }
-};
-
-// --url: the external server, checked once (an unreachable server is one error now, not one per case).
-Status use_external_server(Testbed& bed, const CliOptions& options) {
-  const Config& config = options.config;
-  const auto url = http::Url::parse(config.url);
-  bed.target.host = std::string(url->host);
-  bed.target.port = url->port;
-  bed.target.description = config.url + " (external)";
-  auto health = http_get_status(bed.target.host, bed.target.port, "/health", options.server_start_timeout);
-  if (!health) return fail(fmt::format("--url {}: GET /health: {}", config.url, health.error().message));
-  if (*health != 200) return fail(fmt::format("--url {}: GET /health answered {}, not 200", config.url, *health));
-  return {};
-}
-
 // The embedded server's options for this run's cases.
-ServerProcessOptions embedded_server_options(const CliOptions& options, const std::vector<CaseSpec>& cases,
-                                             const std::string& executable, int server_cpu) {
-  ServerProcessOptions server_options;
-  server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
-  server_options.cpu = server_cpu;
-  server_options.start_timeout = options.server_start_timeout;
+ServerProcessOptions suite_server_options(const CliOptions& options, const std::vector<CaseSpec>& cases,
+                                          const std::string& executable, int server_cpu) {
+  ServerProcessOptions server_options = embedded_server_options(options, executable, server_cpu);
   // A round of a long interleaved run (many cases, long iterations) can leave a case's kept-alive
   // connection idle for longer than the server's default idle timeout (30 s); the harness's own
   // pauses are not what is measured, so the embedded server waits an hour.
@@ -272,80 +182,7 @@ ServerProcessOptions embedded_server_options(const CliOptions& options, const st
       server_options.extra_arguments.end(),
       {"--max-connections", std::to_string(std::max<std::size_t>(connections_held(cases) + kConnectionsBesideHeld,
                                                                  kServerMinConnections))});
-  server_options.stop_timeout = options.server_stop_timeout;
   return server_options;
-}
-
-// The embedded server, behind an emulated link when --link asks for one: the server starts inside the
-// server namespace (it inherits this thread's), then this thread moves to the client namespace for the
-// rest of the run. With the link on the upstream leg, the server namespace holds the upstream instead,
-// and the proxy server joins bench in the client namespace, where the two talk over its own loopback.
-Status start_embedded_servers(Testbed& bed, const CliOptions& options, const std::vector<CaseSpec>& cases,
-                              const std::string& executable, int server_cpu) {
-  ServerProcessOptions server_options = embedded_server_options(options, cases, executable, server_cpu);
-  const bool upstream_leg = bed.link_spec.emulated() && options.config.link_leg == "upstream";
-  if (bed.link_spec.emulated()) {
-    LinkSession::Options link_options;
-    link_options.spec = bed.link_spec;
-    link_options.wire_executable = options.wire.empty() ? default_wire_path(executable) : options.wire;
-    // With the server: the wire's work (and the kernel's receive processing it triggers) stays off
-    // the client's CPU, where it would be counted as the strategy's time.
-    link_options.wire_cpu = server_cpu;
-    link_options.start_timeout = options.server_start_timeout;
-    auto made = LinkSession::create(link_options);
-    if (!made) return fail(made.error().message);
-    bed.link_session.emplace(std::move(*made));
-    if (auto entered = bed.link_session->enter_server(); !entered) return fail(entered.error().message);
-    if (upstream_leg) {
-      ServerProcessOptions upstream_options = server_options;
-      upstream_options.bind = std::string(kLinkServerAddress);
-      auto upstream_started = ServerProcess::start(upstream_options);
-      if (!upstream_started) return fail(upstream_started.error().message);
-      bed.upstream_server.emplace(std::move(*upstream_started));
-      if (auto entered = bed.link_session->enter_client(); !entered) return fail(entered.error().message);
-      server_options.extra_arguments.insert(server_options.extra_arguments.end(),
-                                            {"--upstream", fmt::format("http://{}:{}", bed.upstream_server->host(),
-                                                                       bed.upstream_server->port())});
-    } else {
-      server_options.bind = std::string(kLinkServerAddress);
-    }
-  }
-  auto started = ServerProcess::start(server_options);
-  if (!started) return fail(started.error().message);
-  bed.server.emplace(std::move(*started));
-  if (bed.link_session && !upstream_leg) {
-    if (auto entered = bed.link_session->enter_client(); !entered) return fail(entered.error().message);
-  }
-  bed.target.host = bed.server->host();
-  bed.target.port = bed.server->port();
-  bed.target.description = fmt::format("embedded {} (pid {}) on {}:{}", server_options.executable, bed.server->pid(),
-                                       bed.target.host, bed.target.port);
-  if (bed.upstream_server) {
-    bed.target.description += fmt::format(", its /proxy upstream another (pid {}) on {}:{} behind the link",
-                                          bed.upstream_server->pid(), bed.upstream_server->host(),
-                                          bed.upstream_server->port());
-  }
-  return {};
-}
-
-// The emulated link as measured where it is: to the upstream, from the proxy server's namespace
-// (bench's), on the upstream leg; none without an emulated link.
-Result<std::optional<LinkInfo>> measure_testbed_link(const Testbed& bed, const CliOptions& options) {
-  if (!bed.link_session) return std::optional<LinkInfo>();
-  LinkInfo info;
-  info.spec = bed.link_spec.canonical();
-  info.description = bed.link_spec.describe();
-  info.emulator = bed.link_session->describe();
-  const std::string link_host = bed.upstream_server ? bed.upstream_server->host() : bed.target.host;
-  const uint16_t link_port = bed.upstream_server ? bed.upstream_server->port() : bed.target.port;
-  if (bed.upstream_server) {
-    info.leg = "upstream";
-    info.description += " (upstream leg: server <-> its upstream; bench <-> server over loopback)";
-  }
-  if (auto measured = measure_link(link_host, link_port, bed.link_spec, info, options.request_timeout); !measured) {
-    return fail(measured.error().message);
-  }
-  return std::optional<LinkInfo>(std::move(info));
 }
 
 // Where the client threads run, said once in the report: with as many threads as CPUs, some share the
@@ -378,11 +215,11 @@ Report start_report(const CliOptions& options, const Testbed& bed, const Placeme
   } else {
     inputs.io_uring_features = "unavailable: " + ring.error().message();
   }
-  inputs.client_cpu = placement.client_cpu;
+  inputs.client_cpu = placement.client_cpus.empty() ? -1 : placement.client_cpus.front();
   inputs.server_cpu = placement.server_cpu;
   inputs.server = bed.target.description;
   inputs.allocator = alloc::detect_allocator().describe();
-  inputs.shared_cpu = config.url.empty() && (placement.server_cpu < 0 || placement.server_cpu == placement.client_cpu);
+  inputs.shared_cpu = config.url.empty() && (placement.server_cpu < 0 || placement.server_cpu == inputs.client_cpu);
 
   Report report;
   report.config = config;
@@ -445,8 +282,12 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
                                 const std::string& allocator_name) {
   const Config& config = options.config;
   const bool child_job = options.job_output_fd >= 0;
-  auto placement = place(config);
+  PlacementRequest asked{.client_cpus = {}, .client_takes_rest = false, .server_cpu = config.server_cpu,
+                         .embedded = config.url.empty()};
+  if (config.cpu >= 0) asked.client_cpus = {config.cpu};
+  auto placement = place(asked);
   if (!placement) return std::unexpected(placement.error());
+  const int client_cpu = placement->client_cpus.empty() ? -1 : placement->client_cpus.front();
   // A run that cannot write its report fails now, not after the cases.
   if (!child_job) {
     if (auto writable = check_out_root(config.out); !writable) return fail(writable.error().message);
@@ -456,9 +297,10 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
   Testbed bed;
   bed.link_spec = *link::parse_link_spec(config.link);  // checked by the parser
   if (!config.url.empty()) {
-    placement->server_cpu = -1;
-    if (auto used = use_external_server(bed, options); !used) return std::unexpected(used.error());
-  } else if (auto started = start_embedded_servers(bed, options, cases, executable, placement->server_cpu); !started) {
+    if (auto used = bed.use_external_server(options); !used) return std::unexpected(used.error());
+  } else if (auto started = bed.start_embedded(
+                 options, suite_server_options(options, cases, executable, placement->server_cpu), executable);
+             !started) {
     return std::unexpected(started.error());
   }
   for (CaseSpec& spec : cases) {
@@ -470,17 +312,17 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
   if (auto accepted = check_sizes_accepted(bed.target, cases, options.server_start_timeout); !accepted) {
     return fail(accepted.error().message);
   }
-  if (placement->client_cpu >= 0) {
-    if (auto pinned = pin_current_thread(placement->client_cpu); !pinned) return fail(pinned.error().message);
+  if (client_cpu >= 0) {
+    if (auto pinned = pin_current_thread(client_cpu); !pinned) return fail(pinned.error().message);
   }
-  auto link_info = measure_testbed_link(bed, options);
+  auto link_info = bed.measure_emulated_link(options);
   if (!link_info) return std::unexpected(link_info.error());
 
   RunContext context;
   context.clock = cycle_counter_clock();
   context.cancel = &g_cancel;
   context.allocator = allocator_name;
-  if (config.client_threads > 1) context.client_cpus = client_thread_cpus(placement->client_cpu, placement->cpus);
+  if (config.client_threads > 1) context.client_cpus = client_thread_cpus(client_cpu, placement->allowed);
   Report report = start_report(options, bed, *placement, std::move(*link_info), context);
   Hooks hooks;
   if (auto made = make_hooks(hooks, options, cases, report); !made) return std::unexpected(made.error());
@@ -494,7 +336,10 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
       std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring_start).count();
   progress.finish();
   compute_ratios(report);
-  bed.stop(report);
+  {
+    LinkInfo* link = report.environment.link ? &*report.environment.link : nullptr;
+    for (std::string& warning : bed.stop(link)) report.environment.warnings.push_back(std::move(warning));
+  }
   if (g_cancel != 0) mark_partial(report, g_cancel);
   if (!child_job) report.environment.load_average_end = read_load_average();
   return MeasuredRun{std::move(report), measuring_seconds, hooks.control ? hooks.control->spans() : std::string()};
