@@ -132,7 +132,6 @@ class PerfControlHook final : public IterationHook {
   std::size_t segments_not_kept_ = 0;
 };
 
-
 // One GET per payload and size, status line only: the server refuses a count above its limit with 400,
 // which would otherwise fail every case of that size (after computing the expected checksum of that
 // many records, which for an absurd size never ends).
@@ -308,8 +307,9 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
     spec.config.port = bed.target.port;
     spec.config.timeout = options.request_timeout;
   }
-  // Every size the server refuses (above its record limit) is an argument error before any case.
-  if (auto accepted = check_sizes_accepted(bed.target, cases, options.server_start_timeout); !accepted) {
+  // Every size the server refuses (above its record limit) is an argument error before any case. The
+  // server is up by now (started, or its health checked): each GET has a request's limit, not a start's.
+  if (auto accepted = check_sizes_accepted(bed.target, cases, options.request_timeout); !accepted) {
     return fail(accepted.error().message);
   }
   if (client_cpu >= 0) {
