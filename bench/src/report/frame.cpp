@@ -94,7 +94,9 @@ std::string render_legend() {
                    1st body and Last body are points, not phases: from the request sent to the first and
                    the last body byte reaching the body sink (ringlab's own exchange stamps them; n/a for
                    the client libraries). A body sent as it is serialized (--server-mode seed) shows its
-                   first bytes long before its last
+                   first bytes long before its last. With --client fresh, Client free, Client setup and
+                   Client teardown: the last op's client destroyed, the new one built and set up (ring or
+                   event loop, buffers), and torn down after the request (ring and connection closed)
   Warnings       : above the table, per case: CV (StdDev/Mean), a bimodal distribution (m-value > 3.2, as
                    BenchmarkDotNet), Error above the target error or above the Mean, fewer than 5 iterations
                    kept; and a baseline whose CV is above 10 %, which makes every ratio against it unreliable.
