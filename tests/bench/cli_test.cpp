@@ -43,7 +43,7 @@ TEST_CASE("no arguments: the headline suite with the documented defaults") {
 TEST_CASE("every option reaches the runner and the recorded config") {
   const auto parsed = parse({"repos", "--filter", "pre*,views", "--sizes", "10,20", "--payload", "weather",
                              "--iteration-time", "50", "--warmup", "1", "--iterations", "5", "--max-iterations", "9",
-                             "--target-error", "5", "--no-interleave", "--no-memory", "--no-phases", "--format", "json",
+                             "--target-error", "5", "--no-memory", "--no-phases", "--format", "json",
                              "--cpu", "0", "--out", "/tmp/x", "--url", "http://127.0.0.1:8080",
                              "--max-ops-per-iteration", "1000", "--phase-samples", "10",
                              "--request-timeout-ms", "250", "--server-cpu", "none",
@@ -156,7 +156,7 @@ TEST_CASE("--help explains every column and exits 0") {
   CHECK(parsed.exit_code == 0);
   for (const char* column : {"Mean", "Error", "StdDev", "Median", "P95", "Ratio", "RatioSD", "Ratio 95% CI", "Allocated", "Allocs/op",
                              "Alloc Ratio", "Page faults/op", "Syscalls/op", "SQEs/op", "CQEs/op", "(ref)",
-                             "Warnings", "--iteration-time", "--interleave", "--columns", "--version"}) {
+                             "Warnings", "--iteration-time", "--no-interleave", "--columns", "--version"}) {
     INFO(column);
     CHECK(parsed.output.find(column) != std::string::npos);
   }

@@ -203,7 +203,7 @@ std::string client_threads_warning(const Config& config, const std::vector<int>&
 // The report's header before any case: the machine, the placement, the server's environment, the
 // link as measured; the ring's features go to the run's context.
 Report start_report(const CliOptions& options, const Testbed& bed, const Placement& placement,
-                    std::optional<LinkInfo> link_info, RunContext& context) {
+                    const alloc::Detected& detected, std::optional<LinkInfo> link_info, RunContext& context) {
   const Config& config = options.config;
   // The server's own environment: for an embedded server the same machine, for --url the other one.
   auto server_environment = fetch_server_environment(bed.target.host, bed.target.port, options.server_start_timeout);
@@ -217,7 +217,7 @@ Report start_report(const CliOptions& options, const Testbed& bed, const Placeme
   inputs.client_cpu = placement.client_cpus.empty() ? -1 : placement.client_cpus.front();
   inputs.server_cpu = placement.server_cpu;
   inputs.server = bed.target.description;
-  inputs.allocator = alloc::detect_allocator().describe();
+  inputs.allocator = detected.describe();
   inputs.shared_cpu = config.url.empty() && (placement.server_cpu < 0 || placement.server_cpu == inputs.client_cpu);
 
   Report report;
@@ -281,6 +281,8 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
                                 const std::string& allocator_name) {
   const Config& config = options.config;
   const bool child_job = options.job_output_fd >= 0;
+  // First, as before anything else is loaded or started: the allocator this process runs on.
+  const alloc::Detected detected = alloc::detect_allocator();
   PlacementRequest asked{.client_cpus = {}, .client_takes_rest = false, .server_cpu = config.server_cpu,
                          .embedded = config.url.empty()};
   if (config.cpu >= 0) asked.client_cpus = {config.cpu};
@@ -323,7 +325,7 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
   context.cancel = &g_cancel;
   context.allocator = allocator_name;
   if (config.client_threads > 1) context.client_cpus = client_thread_cpus(client_cpu, placement->allowed);
-  Report report = start_report(options, bed, *placement, std::move(*link_info), context);
+  Report report = start_report(options, bed, *placement, detected, std::move(*link_info), context);
   Hooks hooks;
   if (auto made = make_hooks(hooks, options, cases, report); !made) return std::unexpected(made.error());
   context.hooks = hooks.all;
