@@ -1,0 +1,186 @@
+#pragma once
+// What the deserializer's tests share (deserialize_test.cpp: records read back, views, key order;
+// deserialize_errors_test.cpp: bad and cut bodies, error positions, spans): bodies of each payload as an
+// array and as NDJSON, their generator's checksum, and parses of every kind into one Parsed.
+#include <algorithm>
+#include <memory_resource>
+#include <string>
+#include <vector>
+
+#include "ringlab/json/checksum.hpp"
+#include "ringlab/json/generate.hpp"
+#include "ringlab/json/serialize.hpp"
+#include "ringlab/json/unescape.hpp"
+#include "../support/json_counting_resource.hpp"
+
+namespace ringlab::json::testing {
+
+namespace json = ringlab::json;
+
+enum class Payload { weather, repos, github };
+inline std::string_view name_of(Payload p) {
+  return p == Payload::weather ? "weather" : p == Payload::repos ? "repos" : "github";
+}
+
+inline std::string array_body(Payload p, std::size_t n) {
+  std::string out;
+  if (p == Payload::weather) json::append_weather_json(out, n);
+  if (p == Payload::repos) json::append_repos_json(out, n);
+  if (p == Payload::github) json::append_github_json(out, n);
+  return out;
+}
+inline std::string ndjson_body(Payload p, std::size_t n) {
+  std::string out;
+  if (p == Payload::weather) json::append_weather_ndjson(out, n);
+  if (p == Payload::repos) json::append_repos_ndjson(out, n);
+  if (p == Payload::github) json::append_github_ndjson(out, n);
+  return out;
+}
+inline uint64_t truth(Payload p, std::size_t n) {
+  if (p == Payload::github) return json::checksum_github(n);
+  return p == Payload::weather ? json::checksum_weather(n) : json::checksum_repos(n);
+}
+
+inline std::string describe(const json::Status& status) { return status ? std::string("ok") : status.error().message; }
+
+// Every way of parsing a body, each returning the checksum of what it read (or the error).
+struct Parsed {
+  json::Status status;
+  uint64_t checksum = 0;
+};
+
+// Parses into a fresh vector of the record type that `parse_weather` (or `parse_repos`, `parse_github`)
+// fills.
+template <class WeatherRecord, class RepoRecord, class GithubRecord>
+Parsed parsed_into(Payload p, auto parse_weather, auto parse_repos, auto parse_github) {
+  if (p == Payload::weather) {
+    std::pmr::vector<WeatherRecord> out;
+    auto s = parse_weather(out);
+    return {s, json::checksum(out)};
+  }
+  if (p == Payload::github) {
+    std::pmr::vector<GithubRecord> out;
+    auto s = parse_github(out);
+    return {s, json::checksum(out)};
+  }
+  std::pmr::vector<RepoRecord> out;
+  auto s = parse_repos(out);
+  return {s, json::checksum(out)};
+}
+
+inline Parsed owning_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
+  return parsed_into<json::WeatherForecast, json::Repository, json::GithubRepository>(
+      p, [&](auto& out) { return json::parse_weather(parser, body, out); },
+      [&](auto& out) { return json::parse_repos(parser, body, out); },
+      [&](auto& out) { return json::parse_github(parser, body, out); });
+}
+
+inline Parsed views_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
+  return parsed_into<json::WeatherView, json::RepositoryView, json::GithubRepositoryView>(
+      p, [&](auto& out) { return json::parse_weather_views(parser, body, out); },
+      [&](auto& out) { return json::parse_repos_views(parser, body, out); },
+      [&](auto& out) { return json::parse_github_views(parser, body, out); });
+}
+
+inline Parsed owning_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
+                     std::size_t window = json::kNdjsonWindowBytes) {
+  return parsed_into<json::WeatherForecast, json::Repository, json::GithubRepository>(
+      p, [&](auto& out) { return json::parse_weather_ndjson(parser, body, out, window); },
+      [&](auto& out) { return json::parse_repos_ndjson(parser, body, out, window); },
+      [&](auto& out) { return json::parse_github_ndjson(parser, body, out, window); });
+}
+
+inline Parsed views_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
+                    std::size_t window = json::kNdjsonWindowBytes) {
+  return parsed_into<json::WeatherView, json::RepositoryView, json::GithubRepositoryView>(
+      p, [&](auto& out) { return json::parse_weather_ndjson_views(parser, body, out, window); },
+      [&](auto& out) { return json::parse_repos_ndjson_views(parser, body, out, window); },
+      [&](auto& out) { return json::parse_github_ndjson_views(parser, body, out, window); });
+}
+
+// The streaming way: the splitter finds records, each is parsed on its own (owning or view).
+inline Parsed by_record(json::Parser& parser, Payload p, const simdjson::padded_string& body, bool views) {
+  json::RecordSplitter splitter;
+  json::Checksum sum;
+  json::WeatherForecast weather;
+  json::WeatherView weather_view;
+  json::Repository repo;
+  json::RepositoryView repo_view;
+  json::GithubRepository github;
+  json::GithubRepositoryView github_view;
+  while (true) {
+    auto record = splitter.next(body);
+    if (!record) return {std::unexpected(record.error())};
+    if (!*record) break;
+    json::Status s;
+    if (p == Payload::weather && !views) {
+      s = json::parse_weather_record(parser, body, **record, weather);
+      if (s) sum.add(weather);
+    } else if (p == Payload::weather) {
+      s = json::parse_weather_record_view(parser, body, **record, weather_view);
+      if (s) sum.add(weather_view);
+    } else if (p == Payload::github && !views) {
+      s = json::parse_github_record(parser, body, **record, github);
+      if (s) sum.add(github);
+    } else if (p == Payload::github) {
+      s = json::parse_github_record_view(parser, body, **record, github_view);
+      if (s) sum.add(github_view);
+    } else if (!views) {
+      s = json::parse_repository_record(parser, body, **record, repo);
+      if (s) sum.add(repo);
+    } else {
+      s = json::parse_repository_record_view(parser, body, **record, repo_view);
+      if (s) sum.add(repo_view);
+    }
+    if (!s) return {s};
+  }
+  return {splitter.finish(body), sum.value()};
+}
+
+// Rewrites a JSON value with every object's keys in another order and unknown keys of every kind
+// added; arrays keep their order. Strings are written back by simdjson's own writer, which leaves
+// non-ASCII as raw UTF-8: the parsers then meet both spellings of the same text.
+inline std::string shuffled(simdjson::dom::element value, json::SplitMix64& rng) {
+  if (value.type() == simdjson::dom::element_type::ARRAY) {
+    std::string out = "[";
+    bool first = true;
+    for (simdjson::dom::element item : value.get_array()) {
+      if (!first) out += ",";
+      first = false;
+      out += shuffled(item, rng);
+    }
+    return out + "]";
+  }
+  if (value.type() != simdjson::dom::element_type::OBJECT) return simdjson::minify(value);
+  std::vector<std::string> members;
+  for (simdjson::dom::key_value_pair member : value.get_object()) {
+    std::string text;
+    json::append_json_string(text, member.key);
+    members.push_back(text + ":" + shuffled(member.value, rng));
+  }
+  static const char* const kUnknown[] = {
+      R"("unknown_number":-12.5e3)",  R"("unknown_string":"a \"quoted\" \u00e9 }")",
+      R"("unknown_object":{"date":"not this one","x":[1,{"y":null}]})",
+      R"("unknown_array":[{"temperatureC":"no"},[],"]"])", R"("unknown_null":null)", R"("unknown_bool":true)",
+      R"("d\u0061te":"an escaped key is another key")"};
+  for (const char* unknown : kUnknown) {
+    if (rng.chance(1, 2)) members.emplace_back(unknown);
+  }
+  for (std::size_t i = members.size(); i > 1; --i) std::swap(members[i - 1], members[rng.below(i)]);
+  std::string out = "{";
+  for (std::size_t i = 0; i < members.size(); ++i) out += (i ? ", " : " ") + members[i];
+  return out + " }";
+}
+
+inline std::string shuffled_body(Payload p, std::size_t n, uint64_t seed) {
+  simdjson::dom::parser dom;
+  const simdjson::padded_string canonical(array_body(p, n));
+  json::SplitMix64 rng(seed);
+  return shuffled(dom.parse(canonical).value(), rng);
+}
+
+inline const std::size_t kSizes[] = {0, 1, 10, 1000};
+inline const Payload kPayloads[] = {Payload::weather, Payload::repos, Payload::github};
+
+
+}  // namespace ringlab::json::testing
