@@ -19,108 +19,11 @@
 #include "ringlab/bench/core/table.hpp"
 #include "../support/bench_cases.hpp"
 #include "../support/same_fields.hpp"
+#include "reporters_fixtures.hpp"
 
 namespace rb = ringlab::bench;
 using ringlab::testing::lines_of;
-
-namespace {
-
-// What every case has beyond its timings: costs and phases for the memory, I/O and phase tables.
-rb::CaseResult costs() {
-  rb::CaseResult c = ringlab::testing::prototype_case("system", 100);
-  c.warmup_iterations = 3;
-  ringlab::testing::add_copying_costs(c);
-  c.io.sqes_per_op = 2;
-  c.io.cqes_per_op = 2.5;
-  c.phases.ops_sampled = 1500;
-  c.phases.send = 1500;
-  c.phases.wait = 20000;
-  c.phases.head = 800;
-  c.phases.body = 2000;
-  c.phases.first_body = 20900;
-  c.phases.last_body = 22700;
-  c.checksum = 0xfeedfacecafebeefULL;
-  return c;
-}
-
-rb::CaseResult make_case(std::string strategy, std::size_t size, double mean_ns, bool baseline) {
-  rb::CaseResult c = ringlab::testing::weather_case(costs(), std::move(strategy), size, baseline);
-  c.samples_ns = std::vector<double>(15, mean_ns);
-  c.stats.n = 15;
-  c.stats.mean = mean_ns;
-  c.stats.error = mean_ns * 0.01;
-  c.stats.stddev = mean_ns * 0.005;
-  c.stats.median = mean_ns;
-  c.stats.p95 = mean_ns * 1.02;
-  c.stats.min = mean_ns * 0.99;
-  c.stats.max = mean_ns * 1.03;
-  c.phases.deserialize = mean_ns / 2;
-  return c;
-}
-
-rb::Report synthetic_report() {
-  rb::Report r;
-  r.environment.cpu = "AMD EPYC";
-  r.environment.cores = 2;
-  r.environment.kernel = "6.18.44";
-  r.environment.tick_source = "rdtsc";
-  r.environment.tsc_hz = 2.596148e9;
-  r.environment.allocator = "system";
-  r.environment.warnings = {"Debug build: numbers are not representative"};
-  r.config.sizes = {10, 10000};
-  r.cases.push_back(make_case("string_copy", 10, 113'100, true));
-  r.cases.push_back(make_case("presized", 10, 226'200, false));
-  r.cases.back().memory.bytes_per_op = 0;
-  r.cases.back().memory.allocs_per_op = 0;
-  r.cases.push_back(make_case("views", 10, 0, false));
-  r.cases.back().status = rb::CaseStatus::failed;
-  r.cases.back().reason = "checksum 0x1 differs from baseline string_copy's 0x2, \"quoted\"";
-  r.cases.push_back(make_case("string_copy", 10000, 7'793'500, true));
-  r.cases.push_back(make_case("send_zc", 10000, 0, false));
-  r.cases.back().status = rb::CaseStatus::skipped;
-  r.cases.back().reason = "needs IORING_OP_SEND_ZC";
-  r.cases.push_back(make_case("presized", 10000, 5'476'000, false));
-  r.cases.back().memory.bytes_per_op.reset();
-  r.cases.back().memory.allocs_per_op.reset();
-  r.cases.back().counters["cycles"] = 123456.0;
-  r.cases.back().counters["instructions"] = std::nullopt;
-  r.cases.back().samples_ns[3] = 9e6;
-  r.cases.back().outliers = {3};
-  r.cases.back().stats.outliers = 1;
-  r.cases.back().stats.n = 14;
-  rb::compute_ratios(r);
-  return r;
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char ch = text[i];
-    if (quoted) {
-      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = false;
-      } else {
-        cur += ch;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += ch;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-}  // namespace
+using namespace ringlab::bench::testing;
 
 TEST_CASE("numbers are printed with fixed decimals and thousands separators") {
   struct Row {
@@ -251,64 +154,6 @@ TEST_CASE("the phase table shows medians per phase, n/a for a phase that never h
   CHECK(phases.find("FAILED") == std::string::npos);  // only ok cases
 }
 
-TEST_CASE("JSON written and read back gives the same report") {
-  const rb::Report report = synthetic_report();
-  const auto back = rb::parse_report(rb::render_json(report));
-  REQUIRE(back.has_value());
-  REQUIRE(back->cases.size() == report.cases.size());
-  CHECK(back->environment.cpu == "AMD EPYC");
-  CHECK(back->environment.tsc_hz == report.environment.tsc_hz);
-  CHECK(back->environment.warnings == report.environment.warnings);
-  CHECK(back->config.sizes == report.config.sizes);
-  for (std::size_t i = 0; i < report.cases.size(); ++i) {
-    const rb::CaseResult& a = report.cases[i];
-    const rb::CaseResult& b = back->cases[i];
-    INFO("case " << i << " " << a.strategy << " " << a.size);
-    ringlab::testing::check_same_fields(
-        [](const rb::CaseResult& c) {
-          return std::tie(c.strategy, c.size, c.status, c.reason, c.samples_ns, c.outliers, c.stats.mean,
-                          c.stats.error, c.stats.p95, c.stats.ratio, c.stats.ratio_sd, c.memory.bytes_per_op,
-                          c.memory.alloc_ratio, c.io.cqes_per_op, c.phases.connect, c.phases.deserialize,
-                          c.counters, c.checksum);
-        },
-        b, a);
-  }
-}
-
-TEST_CASE("CSV carries the same values as the JSON, exactly, with empty fields for n/a") {
-  const rb::Report report = synthetic_report();
-  const auto lines = lines_of(rb::render_csv(report));
-  REQUIRE(lines.size() == report.cases.size() + 1);
-  const auto header = split(lines[0], ',');
-  const auto column = [&header](const std::string& name) {
-    for (std::size_t i = 0; i < header.size(); ++i) {
-      if (header[i] == name) return i;
-    }
-    FAIL("no column " << name);
-    return std::size_t{0};
-  };
-  for (std::size_t i = 0; i < report.cases.size(); ++i) {
-    const auto fields = split(lines[i + 1], ',');
-    REQUIRE(fields.size() == header.size());
-    const rb::CaseResult& c = report.cases[i];
-    INFO("case " << i);
-    CHECK(fields[column("strategy")] == c.strategy);
-    CHECK(fields[column("status")] == rb::status_name(c.status));
-    CHECK(fields[column("reason")] == c.reason);
-    CHECK(std::strtod(fields[column("mean_ns")].c_str(), nullptr) == c.stats.mean);
-    CHECK(std::strtod(fields[column("p95_ns")].c_str(), nullptr) == c.stats.p95);
-    if (c.memory.bytes_per_op) {
-      CHECK(std::strtod(fields[column("bytes_per_op")].c_str(), nullptr) == *c.memory.bytes_per_op);
-    } else {
-      CHECK(fields[column("bytes_per_op")].empty());
-    }
-    CHECK(fields[column("phase_connect_ns")].empty());
-    if (c.stats.ratio) CHECK(std::strtod(fields[column("ratio")].c_str(), nullptr) == *c.stats.ratio);
-  }
-  CHECK(split(lines[6], ',')[column("counter:cycles")] == "123456");
-  CHECK(split(lines[6], ',')[column("counter:instructions")].empty());
-}
-
 TEST_CASE("the markdown table shows each ok case's mean as the JSON has it, in the column's unit") {
   const rb::Report report = synthetic_report();
   const auto back = rb::parse_report(rb::render_json(report));
@@ -323,34 +168,6 @@ TEST_CASE("the markdown table shows each ok case's mean as the JSON has it, in t
   CHECK(md.find("WARNING: Debug build") != std::string::npos);
   CHECK(md.find("Legend") != std::string::npos);
   CHECK(md.find("Counters (per op)") != std::string::npos);
-}
-
-TEST_CASE("reports are written to a new timestamped folder each time") {
-  CHECK(rb::results_folder_name(0) == "1970-01-01_00-00-00");
-  CHECK(rb::results_folder_name(1714564800) == "2024-05-01_12-00-00");
-  char dir_template[] = "/tmp/ringlab-reporters-XXXXXX";
-  REQUIRE(mkdtemp(dir_template) != nullptr);
-  const std::filesystem::path root = std::filesystem::path(dir_template) / "results";
-  const rb::Report report = synthetic_report();
-  const auto formats = *rb::parse_formats("md,csv,json");
-  const auto first = rb::write_reports(report, root, formats, 1714564800);
-  REQUIRE(first.has_value());
-  REQUIRE(first->size() == 3);
-  CHECK((*first)[0] == root / "2024-05-01_12-00-00" / "report.md");
-  const auto second = rb::write_reports(report, root, formats, 1714564800);
-  REQUIRE(second.has_value());
-  CHECK((*second)[2] == root / "2024-05-01_12-00-00-2" / "report.json");
-  const auto read_back = rb::read_report_file((*second)[2]);
-  REQUIRE(read_back.has_value());
-  CHECK(read_back->cases.size() == report.cases.size());
-  std::filesystem::remove_all(dir_template);
-}
-
-TEST_CASE("writing into a folder that cannot be created is an error naming it") {
-  const auto formats = *rb::parse_formats("json");
-  const auto result = rb::write_reports(synthetic_report(), "/proc/ringlab-no-such-place", formats, 0);
-  REQUIRE_FALSE(result.has_value());
-  CHECK(result.error().message.find("/proc/ringlab-no-such-place") != std::string::npos);
 }
 
 TEST_CASE("no digit finer than the timer: iteration times to its resolution, single ops to its overhead") {
@@ -516,28 +333,4 @@ TEST_CASE("the environment block says which source was built and the load at sta
   env = rb::render_environment(report);
   CHECK(env.find("commit unknown;") != std::string::npos);
   CHECK(env.find("at end 1.00 2.00 3.00") != std::string::npos);
-}
-
-TEST_CASE("the CSV carries the reference flag, the diagnostics and the latency percentiles") {
-  rb::Report report = synthetic_report();
-  report.cases[0].reference = true;
-  report.cases[0].diagnostics.cv = 0.125;
-  report.cases[0].latency = rb::Latency{10, 100, 200, 300, 400, 500, {}};
-  const auto lines = lines_of(rb::render_csv(report));
-  const auto header = split(lines[0], ',');
-  const auto fields = split(lines[1], ',');
-  REQUIRE(fields.size() == header.size());
-  const auto at = [&](const std::string& name) {
-    const auto it = std::find(header.begin(), header.end(), name);
-    REQUIRE(it != header.end());
-    return fields[static_cast<std::size_t>(it - header.begin())];
-  };
-  CHECK(at("reference") == "true");
-  CHECK(at("connection") == "pooled");
-  CHECK(at("server_mode") == "cached");
-  CHECK(at("cv") == "0.125");
-  CHECK(at("latency_p999_ns") == "400");
-  CHECK(at("latency_count") == "10");
-  CHECK(split(lines[2], ',')[static_cast<std::size_t>(
-            std::find(header.begin(), header.end(), "latency_p50_ns") - header.begin())].empty());
 }
