@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string_view>
+#include <vector>
 
 #include "ringlab/bench/core/findings.hpp"
 #include "ringlab/bench/core/table.hpp"
@@ -14,34 +16,52 @@
 
 namespace ringlab::bench {
 
-namespace {
-
-// Words of `text` in lines of at most `width` columns, continuation lines indented by `indent`. A
-// word longer than a line (a path) gets a line of its own rather than being cut.
-std::string wrap(std::string_view text, std::size_t width, std::string_view first_prefix, std::string_view indent) {
+std::string wrap_text(std::string_view text, std::size_t width, std::string_view first_prefix,
+                      std::string_view indent) {
+  // The clauses, each with the separator that ends it.
+  std::vector<std::string_view> clauses;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+    if ((text[i] == ',' || text[i] == ';' || text[i] == ':') && text[i + 1] == ' ') {
+      clauses.push_back(text.substr(start, i + 1 - start));
+      start = i + 2;
+    }
+  }
+  clauses.push_back(text.substr(start));
   std::string out;
   std::string line(first_prefix);
   bool line_has_word = false;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    while (pos < text.size() && text[pos] == ' ') ++pos;
-    if (pos >= text.size()) break;
-    std::size_t end = text.find(' ', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view word = text.substr(pos, end - pos);
-    if (line_has_word && display_width(line) + 1 + display_width(word) > width) {
-      out += line + "\n";
-      line = std::string(indent);
-      line_has_word = false;
+  const auto break_line = [&] {
+    out += line + "\n";
+    line = std::string(indent);
+    line_has_word = false;
+  };
+  for (const std::string_view clause : clauses) {
+    const std::size_t clause_width = display_width(clause);
+    // The clause on a line of its own would fit, but not after what this line holds: a new line.
+    if (line_has_word && display_width(line) + 1 + clause_width > width &&
+        display_width(indent) + clause_width <= width) {
+      break_line();
     }
-    if (line_has_word) line += ' ';
-    line += word;
-    line_has_word = true;
-    pos = end;
+    std::size_t pos = 0;
+    while (pos < clause.size()) {
+      while (pos < clause.size() && clause[pos] == ' ') ++pos;
+      if (pos >= clause.size()) break;
+      std::size_t end = clause.find(' ', pos);
+      if (end == std::string_view::npos) end = clause.size();
+      const std::string_view word = clause.substr(pos, end - pos);
+      if (line_has_word && display_width(line) + 1 + display_width(word) > width) break_line();
+      if (line_has_word) line += ' ';
+      line += word;
+      line_has_word = true;
+      pos = end;
+    }
   }
   if (line_has_word) out += line + "\n";
   return out;
 }
+
+namespace {
 
 std::string load_text(const std::optional<LoadAverage>& l) {
   return l ? fmt::format("{:.2f}", l->one) : std::string("n/a");
@@ -51,7 +71,7 @@ std::string render_header(const Report& report) {
   const Environment& e = report.environment;
   const Config& c = report.config;
   std::string out;
-  const auto line = [&out](const std::string& text) { out += wrap(text, kConsoleWidth, "", "    "); };
+  const auto line = [&out](const std::string& text) { out += wrap_text(text, kConsoleWidth, "", "    "); };
   line(fmt::format("ringlab bench {}, commit {}{}, {} build, {}; simdjson kernel {}", e.version.empty() ? "n/a" : e.version,
                    e.git_commit.empty() ? "unknown" : e.git_commit.substr(0, 12),
                    e.git_dirty.value_or(false) ? " (uncommitted changes)" : "", e.build_type, e.compiler,
@@ -74,7 +94,7 @@ std::string render_header(const Report& report) {
                    format_number(c.iteration_time_ms, 0), c.iterations, c.max_iterations,
                    format_number(c.target_error * 100, 1), load_text(e.load_average_start),
                    load_text(e.load_average_end)));
-  for (const std::string& w : e.warnings) out += wrap(w, kConsoleWidth, "WARNING: ", "    ");
+  for (const std::string& w : e.warnings) out += wrap_text(w, kConsoleWidth, "WARNING: ", "    ");
   return out;
 }
 
@@ -83,9 +103,9 @@ std::string render_console_notes(const Report& report) {
   std::string not_applicable;
   for (const CaseResult& c : report.cases) {
     if (c.status == CaseStatus::failed) {
-      out += wrap(fmt::format("FAILED {}: {}", case_label(c), c.reason), kConsoleWidth, "- ", "  ");
+      out += wrap_text(fmt::format("FAILED {}: {}", case_label(c), c.reason), kConsoleWidth, "- ", "  ");
     } else if (c.status == CaseStatus::skipped && !c.not_applicable) {
-      out += wrap(fmt::format("skipped {}: {}", case_label(c), c.reason), kConsoleWidth, "- ", "  ");
+      out += wrap_text(fmt::format("skipped {}: {}", case_label(c), c.reason), kConsoleWidth, "- ", "  ");
     }
   }
   // One line for every row left out as not applying, by strategy and payload, with the first reason.
@@ -99,7 +119,9 @@ std::string render_console_notes(const Report& report) {
     listed.push_back(key);
     not_applicable += (not_applicable.empty() ? "" : "; ") + fmt::format("{} on {} ({})", c.strategy, c.payload, c.reason);
   }
-  if (!not_applicable.empty()) out += wrap("not shown, not applicable: " + not_applicable, kConsoleWidth, "- ", "  ");
+  if (!not_applicable.empty()) {
+    out += wrap_text("not shown, not applicable: " + not_applicable, kConsoleWidth, "- ", "  ");
+  }
   return out;
 }
 
@@ -110,7 +132,7 @@ std::string render_console(const Report& report) {
   out += "\n";
   if (const std::vector<std::string> warnings = summarize_warnings(report); !warnings.empty()) {
     out += "Warnings (every case's in report.md)\n";
-    for (const std::string& w : warnings) out += wrap(w, kConsoleWidth, "- ", "  ");
+    for (const std::string& w : warnings) out += wrap_text(w, kConsoleWidth, "- ", "  ");
     out += "\n";
   }
   // --columns asks for more than the terminal's default: the full table, as report.md has it.
@@ -121,11 +143,12 @@ std::string render_console(const Report& report) {
   if (const std::vector<std::string> findings = run_findings(report); !findings.empty()) {
     out += "\nWhat this run says\n";
     for (const std::string& f : findings) {
-      // Lines of a group's own detail come indented from run_findings.
+      // Lines of a group's own detail come indented from run_findings: they go on under the group's item,
+      // at its text's indentation, not as items of their own.
       if (f.starts_with("  ")) {
-        out += wrap(f.substr(2), kConsoleWidth, "    ", "    ");
+        out += wrap_text(f.substr(2), kConsoleWidth, "  ", "  ");
       } else {
-        out += wrap(f, kConsoleWidth, "- ", "  ");
+        out += wrap_text(f, kConsoleWidth, "- ", "  ");
       }
     }
   }

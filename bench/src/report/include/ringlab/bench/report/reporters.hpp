@@ -59,6 +59,12 @@ enum class Format { md, csv, json, gbench, html };
 [[nodiscard]] std::string render_findings(const Report& report);
 // The width the console output keeps to: lines of prose are wrapped to it.
 inline constexpr std::size_t kConsoleWidth = 160;
+// `text` in lines of at most `width` columns, the first after `first_prefix`, the others after `indent`:
+// broken between clauses (after ", ", "; ", ": ") where the next clause then fits on its line, else
+// between words, so that a phrase such as "0.96x the larger" is not cut; a word longer than a line (a
+// path) gets a line of its own. Every line ends in '\n'.
+[[nodiscard]] std::string wrap_text(std::string_view text, std::size_t width, std::string_view first_prefix,
+                                    std::string_view indent);
 // What a suite run prints on the terminal: a short header, the warnings summarized by kind
 // (findings.hpp), the compact table (the full one and the phases when config.columns asks for
 // columns), failed and skipped cases, one line for the rows that do not apply, and "What this run says".
