@@ -139,10 +139,18 @@ TEST_CASE("more records than the server serves: one line, exit 2, before any cas
 TEST_CASE("an unreachable --url is one error after one health check") {
   e2e::TempDir dir;
   const Refusal r = refused({"--url", "http://127.0.0.1:1", "--out", dir.file("out")});
-  CHECK(r.status != 0);
+  CHECK(r.status == 3);  // a server fault, not a bad command line
   REQUIRE(r.lines.size() == 1);
   CHECK(r.lines[0].find("GET /health") != std::string::npos);
   CHECK(r.lines[0].find("127.0.0.1:1") != std::string::npos);
+}
+
+TEST_CASE("an embedded server that does not start is a server fault: one line, exit 3") {
+  e2e::TempDir dir;
+  const Refusal r = refused({"--server", "/bin/false", "--server-start-timeout-ms", "5000", "--out", dir.file("out")});
+  CHECK(r.status == 3);
+  REQUIRE(r.lines.size() == 1);
+  CHECK(r.lines[0].find("/bin/false") != std::string::npos);
 }
 
 TEST_CASE("an --out that cannot be written is refused before the server starts") {

@@ -1,5 +1,6 @@
 // The command line: defaults, every limit's flag, and refusals with a message and exit code 2.
 #include "ringlab/bench/app/cli.hpp"
+#include "ringlab/link/spec.hpp"
 
 #include <doctest/doctest.h>
 
@@ -7,6 +8,7 @@
 #include <vector>
 
 namespace rb = ringlab::bench;
+namespace rs = ringlab::strategies;
 
 namespace {
 rb::ParsedCommandLine parse(std::vector<std::string> args) { return rb::parse_command_line(args); }
@@ -15,32 +17,49 @@ rb::ParsedCommandLine parse(std::vector<std::string> args) { return rb::parse_co
 TEST_CASE("no arguments: the headline suite with the documented defaults") {
   const auto parsed = parse({});
   REQUIRE(parsed.options.has_value());
-  const rb::CliOptions& o = *parsed.options;
-  CHECK(o.config.suite == "headline");
-  CHECK(o.config.payload == "weather");
-  CHECK(o.config.connection == "pooled");
-  CHECK(o.config.server_mode == "cached");
-  CHECK(o.config.client == "pooled");
-  CHECK(o.config.sizes == std::vector<std::size_t>{10, 1000, 10000});
-  CHECK(o.config.filter == "*");
-  CHECK(o.runner.iteration_time_ms == 100);
-  CHECK(o.runner.warmup == 3);
-  CHECK(o.runner.iterations == 15);
-  CHECK(o.runner.max_iterations == 100);
-  CHECK(o.runner.target_error == doctest::Approx(0.02));
-  CHECK(o.runner.memory);
-  CHECK(o.runner.phases);
-  CHECK(o.runner.interleave);  // paired, order-balanced rounds unless --no-interleave
-  CHECK(o.config.interleave);
-  CHECK(o.config.out == "results");
-  CHECK(o.formats.size() == 3);
-  CHECK(o.config.cpu == -1);
-  CHECK(o.config.server_cpu == "auto");
-  CHECK(o.config.url.empty());
-  CHECK(o.job_output_fd == -1);
+  const rb::RunPlan& p = parsed.options->plan;
+  CHECK(p.cases.suite->name == "headline");
+  CHECK_FALSE(p.cases.seeds);
+  CHECK(p.cases.payload == rs::Payload::weather);
+  CHECK(p.cases.connection == rs::Connection::pooled);
+  CHECK(p.cases.server_mode == rs::ServerMode::cached);
+  CHECK(p.cases.clients == std::vector<rs::Client>{rs::Client::pooled});
+  CHECK(p.cases.sizes == std::vector<std::size_t>{10, 1000, 10000});
+  CHECK(p.cases.filter == "*");
+  const rb::RunnerOptions& r = p.measurement.runner;
+  CHECK(r.iteration_time_ms == 100);
+  CHECK(r.warmup == 3);
+  CHECK(r.iterations == 15);
+  CHECK(r.max_iterations == 100);
+  CHECK(r.target_error == doctest::Approx(0.02));
+  CHECK(r.memory);
+  CHECK(r.phases);
+  CHECK(r.interleave);  // paired, order-balanced rounds unless --no-interleave
+  CHECK(p.outputs.out == "results");
+  CHECK(p.outputs.formats.size() == 3);
+  CHECK_FALSE(p.placement.client_cpu.has_value());
+  CHECK(p.placement.server_cpu == rb::ServerCpu{});
+  CHECK_FALSE(p.server.external.has_value());
+  CHECK(p.job.output_fd == -1);
+  CHECK_FALSE(p.link.spec.emulated());
+  CHECK(p.link.leg == rb::LinkLeg::client);
+  // The report's config block says the same, as the report names it.
+  const rb::Config c = rb::report_config(p);
+  CHECK(c.suite == "headline");
+  CHECK(c.payload == "weather");
+  CHECK(c.connection == "pooled");
+  CHECK(c.server_mode == "cached");
+  CHECK(c.client == "pooled");
+  CHECK(c.interleave);
+  CHECK(c.cpu == -1);
+  CHECK(c.server_cpu == "auto");
+  CHECK(c.url.empty());
+  CHECK(c.link == "loopback");
+  CHECK(c.link_leg == "client");
+  CHECK(c.formats == std::vector<std::string>{"md", "csv", "json"});
 }
 
-TEST_CASE("every option reaches the runner and the recorded config") {
+TEST_CASE("every option reaches the plan and the report's config") {
   const auto parsed = parse({"repos", "--filter", "pre*,views", "--sizes", "10,20", "--payload", "weather",
                              "--iteration-time", "50", "--warmup", "1", "--iterations", "5", "--max-iterations", "9",
                              "--target-error", "5", "--no-memory", "--no-phases", "--format", "json",
@@ -49,46 +68,94 @@ TEST_CASE("every option reaches the runner and the recorded config") {
                              "--request-timeout-ms", "250", "--server-cpu", "none",
                              "--connection", "fresh", "--server-mode", "seed"});
   REQUIRE(parsed.options.has_value());
-  const rb::CliOptions& o = *parsed.options;
-  CHECK(o.config.suite == "repos");
-  CHECK(o.config.filter == "pre*,views");
-  CHECK(o.config.sizes == std::vector<std::size_t>{10, 20});
-  CHECK(o.config.payload == "weather");
-  CHECK(o.config.connection == "fresh");
-  CHECK(o.config.server_mode == "seed");
-  CHECK(o.runner.iteration_time_ms == 50);
-  CHECK(o.config.iteration_time_ms == 50);
-  CHECK(o.runner.warmup == 1);
-  CHECK(o.runner.iterations == 5);
-  CHECK(o.runner.max_iterations == 9);
-  CHECK(o.runner.target_error == doctest::Approx(0.05));
-  CHECK(o.config.target_error == doctest::Approx(0.05));
-  CHECK(o.runner.interleave);
-  CHECK(o.config.interleave);
-  CHECK_FALSE(o.runner.memory);
-  CHECK_FALSE(o.config.memory);
-  CHECK_FALSE(o.runner.phases);
-  CHECK(o.config.formats == std::vector<std::string>{"json"});
-  CHECK(o.config.cpu == 0);
-  CHECK(o.config.out == "/tmp/x");
-  CHECK(o.config.url == "http://127.0.0.1:8080");
-  CHECK(o.runner.max_ops_per_iteration == 1000);
-  CHECK(o.runner.phase_samples == 10);
-  CHECK(o.request_timeout.count() == 250);
-  CHECK(o.config.server_cpu == "none");
-  CHECK(o.config.arguments.front() == "repos");
-  CHECK(o.config.arguments.back() == "seed");
+  const rb::RunPlan& p = parsed.options->plan;
+  CHECK(p.cases.suite->name == "repos");
+  CHECK(p.cases.filter == "pre*,views");
+  CHECK(p.cases.sizes == std::vector<std::size_t>{10, 20});
+  CHECK(p.cases.payload == rs::Payload::weather);
+  CHECK(p.cases.connection == rs::Connection::fresh);
+  CHECK(p.cases.server_mode == rs::ServerMode::seed);
+  const rb::RunnerOptions& r = p.measurement.runner;
+  CHECK(r.iteration_time_ms == 50);
+  CHECK(r.warmup == 1);
+  CHECK(r.iterations == 5);
+  CHECK(r.max_iterations == 9);
+  CHECK(r.target_error == doctest::Approx(0.05));
+  CHECK(r.interleave);
+  CHECK_FALSE(r.memory);
+  CHECK_FALSE(r.phases);
+  CHECK(r.max_ops_per_iteration == 1000);
+  CHECK(r.phase_samples == 10);
+  CHECK(p.outputs.formats == std::vector<rb::Format>{rb::Format::json});
+  CHECK(p.placement.client_cpu == 0);
+  CHECK(p.outputs.out == "/tmp/x");
+  REQUIRE(p.server.external.has_value());
+  CHECK(p.server.external->host == "127.0.0.1");
+  CHECK(p.server.external->port == 8080);
+  CHECK(p.server.request_timeout.count() == 250);
+  CHECK(p.placement.server_cpu.choice == rb::ServerCpu::Choice::none);
+  CHECK(p.arguments.front() == "repos");
+  CHECK(p.arguments.back() == "seed");
+  const rb::Config c = rb::report_config(p);
+  CHECK(c.suite == "repos");
+  CHECK(c.filter == "pre*,views");
+  CHECK(c.sizes == std::vector<std::size_t>{10, 20});
+  CHECK(c.payload == "weather");
+  CHECK(c.connection == "fresh");
+  CHECK(c.server_mode == "seed");
+  CHECK(c.iteration_time_ms == 50);
+  CHECK(c.warmup == 1);
+  CHECK(c.iterations == 5);
+  CHECK(c.max_iterations == 9);
+  CHECK(c.target_error == doctest::Approx(0.05));
+  CHECK(c.interleave);
+  CHECK_FALSE(c.memory);
+  CHECK_FALSE(c.phases);
+  CHECK(c.formats == std::vector<std::string>{"json"});
+  CHECK(c.cpu == 0);
+  CHECK(c.out == "/tmp/x");
+  CHECK(c.url == "http://127.0.0.1:8080");
+  CHECK(c.server_cpu == "none");
+  CHECK(c.arguments == p.arguments);
+}
+
+TEST_CASE("--server-cpu: auto, none or a CPU number, read back as given") {
+  for (const char* text : {"auto", "none", "0", "7"}) {
+    const auto parsed = parse({"--server-cpu", text});
+    REQUIRE_MESSAGE(parsed.options.has_value(), parsed.output);
+    CHECK(parsed.options->plan.placement.server_cpu.text() == text);
+  }
+  CHECK(parse({"--server-cpu", "3"}).options->plan.placement.server_cpu.cpu == 3);
+  for (const char* text : {"-1", "1x", "", "auto1"}) {
+    INFO(text);
+    CHECK_FALSE(rb::ServerCpu::parse(text).has_value());
+  }
 }
 
 TEST_CASE("--client fresh: a whole client per request, recorded in the config and explained in --help") {
   const auto parsed = parse({"get", "--client", "fresh", "--sizes", "10"});
   REQUIRE(parsed.options.has_value());
-  CHECK(parsed.options->config.client == "fresh");
-  CHECK(parsed.options->config.connection == "pooled");
+  CHECK(parsed.options->plan.cases.clients == std::vector<rs::Client>{rs::Client::fresh});
+  CHECK(parsed.options->plan.cases.connection == rs::Connection::pooled);
+  CHECK(rb::report_config(parsed.options->plan).client == "fresh");
   const auto help = parse({"--help"});
   CHECK(help.exit_code == 0);
   CHECK(help.output.find("--client") != std::string::npos);
   CHECK(help.output.find("destroys the whole client") != std::string::npos);
+}
+
+TEST_CASE("--client pooled,inflight: each case under both clients, in the order given, each at most once") {
+  const auto parsed = parse({"get", "--client", "pooled,inflight", "--sizes", "10"});
+  REQUIRE_MESSAGE(parsed.options.has_value(), parsed.output);
+  CHECK(parsed.options->plan.cases.clients == std::vector<rs::Client>{rs::Client::pooled, rs::Client::inflight});
+  CHECK(rb::report_config(parsed.options->plan).client == "pooled,inflight");
+  for (const char* bad : {"pooled,pooled", "pooled,", "inflight,sometimes"}) {
+    INFO(bad);
+    const auto refused = parse({"get", "--client", bad});
+    CHECK_FALSE(refused.options.has_value());
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.output.find("--client") != std::string::npos);
+  }
 }
 
 TEST_CASE("bad arguments are refused with exit code 2 and a message naming the problem") {
@@ -116,7 +183,9 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
       {{"--columns", "p50,p95"}, "--columns: unknown column 'p95' (p50,p90,p99,p999,max)"},
       {{"--no-such-flag"}, "no-such-flag"},
       {{"--interleave"}, "interleave"},
-      {{"proxy", "--link-leg", "server", "--link", "wan"}, "--link-leg server: not client or upstream"},
+      {{"proxy", "--link-leg", "server", "--link", "wan"}, "--link-leg"},
+      {{"--job-output-fd", "3"}, "--job-output-fd needs --job-allocator"},
+      {{"seeds", "--sizes", "10"}, "seeds: --sizes does not apply"},
       {{"proxy", "--link-leg", "upstream"}, "--link-leg upstream needs an emulated --link"},
       {{"proxy", "--link-leg", "upstream", "--link", "loopback"}, "--link-leg upstream needs an emulated --link"},
       {{"proxy", "--link-leg", "upstream", "--link", "rate=fast"}, "--link:"},
@@ -136,18 +205,21 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
 TEST_CASE("--link-leg: client by default, upstream for the proxy suite over an emulated link") {
   const auto plain = parse({"proxy", "--link", "wan"});
   REQUIRE(plain.options.has_value());
-  CHECK(plain.options->config.link_leg == "client");
+  CHECK(plain.options->plan.link.leg == rb::LinkLeg::client);
+  CHECK(plain.options->plan.link.spec.profile == "wan");
   const auto upstream = parse({"proxy", "--link-leg", "upstream", "--link", "rate=100mbit,delay=10ms"});
   REQUIRE_MESSAGE(upstream.options.has_value(), upstream.output);
-  CHECK(upstream.options->config.link_leg == "upstream");
-  CHECK(upstream.options->config.link == "rate=100mbit,delay=10ms");
+  CHECK(upstream.options->plan.link.leg == rb::LinkLeg::upstream);
+  const rb::Config c = rb::report_config(upstream.options->plan);
+  CHECK(c.link_leg == "upstream");
+  CHECK(ringlab::link::parse_link_spec(c.link)->canonical() == upstream.options->plan.link.spec.canonical());
 }
 
 TEST_CASE("--no-interleave runs the cases one after another") {
   const auto parsed = parse({"--no-interleave"});
   REQUIRE(parsed.options.has_value());
-  CHECK_FALSE(parsed.options->runner.interleave);
-  CHECK_FALSE(parsed.options->config.interleave);
+  CHECK_FALSE(parsed.options->plan.measurement.runner.interleave);
+  CHECK_FALSE(rb::report_config(parsed.options->plan).interleave);
 }
 
 TEST_CASE("--help explains every column and exits 0") {
@@ -165,8 +237,8 @@ TEST_CASE("--help explains every column and exits 0") {
 TEST_CASE("an allocator job's hidden options are accepted") {
   const auto parsed = parse({"--job-output-fd", "3", "--job-allocator", "mimalloc"});
   REQUIRE(parsed.options.has_value());
-  CHECK(parsed.options->job_output_fd == 3);
-  CHECK(parsed.options->job_allocator == "mimalloc");
+  CHECK(parsed.options->plan.job.output_fd == 3);
+  CHECK(parsed.options->plan.job.allocator == ringlab::bench::alloc::Allocator::mimalloc);
   const auto bad = parse({"--job-output-fd", "3", "--job-allocator", "dlmalloc"});
   CHECK(bad.exit_code == 2);
 }
@@ -174,10 +246,11 @@ TEST_CASE("an allocator job's hidden options are accepted") {
 TEST_CASE("--columns selects the extra latency columns and records them in the config") {
   const auto none = parse({});
   REQUIRE(none.options.has_value());
-  CHECK(none.options->config.columns.empty());  // off by default
+  CHECK(none.options->plan.outputs.columns.empty());  // off by default
   const auto parsed = parse({"--columns", "p50,p99,p999"});
   REQUIRE(parsed.options.has_value());
-  CHECK(parsed.options->config.columns == std::vector<std::string>{"p50", "p99", "p999"});
+  CHECK(parsed.options->plan.outputs.columns == std::vector<std::string>{"p50", "p99", "p999"});
+  CHECK(rb::report_config(parsed.options->plan).columns == parsed.options->plan.outputs.columns);
 }
 
 TEST_CASE("--version prints the version and the commit, and exits 0") {
@@ -221,12 +294,12 @@ TEST_CASE("compare is a subcommand: listed in --help, its arguments parsed and c
 TEST_CASE("the github suite takes its payload from the suite, and --payload github is accepted") {
   const auto suite = parse({"github"});
   REQUIRE(suite.options.has_value());
-  CHECK(suite.options->config.suite == "github");
-  CHECK(suite.options->config.payload == "github");
-  CHECK(suite.options->config.sizes == std::vector<std::size_t>{10, 100, 1000, 10000});
+  CHECK(suite.options->plan.cases.suite->name == "github");
+  CHECK(suite.options->plan.cases.payload == rs::Payload::github);
+  CHECK(suite.options->plan.cases.sizes == std::vector<std::size_t>{10, 100, 1000, 10000});
   const auto payload = parse({"get", "--payload", "github", "--filter", "three_fields"});
   REQUIRE(payload.options.has_value());
-  CHECK(payload.options->config.payload == "github");
+  CHECK(payload.options->plan.cases.payload == rs::Payload::github);
   CHECK_FALSE(parse({"get", "--payload", "gitlab"}).options.has_value());
 }
 
@@ -251,7 +324,7 @@ TEST_CASE("load is a subcommand: its defaults, units, lists and refusals") {
     CHECK(load.rounds == 1);
     CHECK(load.body_strategies.empty());
     CHECK(load.server_threads == 1);
-    CHECK(load.server_cpu == "auto");
+    CHECK(load.server_cpu == rb::ServerCpu{});
     CHECK(load.out == "results");
   }
   SUBCASE("every option arrives, in its unit") {

@@ -344,10 +344,10 @@ TEST_CASE("--client-threads: 1 by default, refused above --max-client-threads, a
   const auto parse = [](std::vector<std::string> args) { return rb::parse_command_line(args); };
   const auto plain = parse({"get"});
   REQUIRE(plain.options);
-  CHECK(plain.options->config.client_threads == 1);
+  CHECK(plain.options->plan.cases.client_threads == 1);
   const auto two = parse({"get", "--client-threads", "2", "--max-client-threads", "2"});
   REQUIRE(two.options);
-  CHECK(two.options->config.client_threads == 2);
+  CHECK(two.options->plan.cases.client_threads == 2);
   const auto above = parse({"get", "--client-threads", "3", "--max-client-threads", "2"});
   CHECK_FALSE(above.options);
   CHECK(above.output.find("above --max-client-threads 2") != std::string::npos);

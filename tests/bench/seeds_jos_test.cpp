@@ -53,7 +53,7 @@ TEST_CASE("jos's table: Version 0 to Version 10, each a registered strategy of t
       config.payload = rs::Payload::jos;
       CHECK_FALSE(strategy->make()->skip_case(config).has_value());
       CHECK(std::find(suite->strategies.begin(), suite->strategies.end(), row.strategy) != suite->strategies.end());
-      CHECK((row.flags.empty() || row.flags == "--client fresh"));
+      CHECK(row.connection == ringlab::strategies::Connection::pooled);
       CHECK((row.compared_with.empty() || row.compared_with == "Version 9"));
       CHECK_FALSE(row.same.empty());
       CHECK_FALSE(row.differs.empty());
@@ -65,8 +65,8 @@ TEST_CASE("jos's table: Version 0 to Version 10, each a registered strategy of t
       }
     }
     // Versions 0 and 1 build a whole client per request; 2 to 5 keep one, and are one row.
-    CHECK((*table)[0].flags == "--client fresh");
-    CHECK((*table)[1].flags == "--client fresh");
+    CHECK((*table)[0].client == ringlab::strategies::Client::fresh);
+    CHECK((*table)[1].client == ringlab::strategies::Client::fresh);
     for (std::size_t v = 2; v <= 5; ++v) CHECK((*table)[v].strategy == (*table)[2].strategy);
     CHECK((*table)[8].strategy == "token_loop");
     CHECK((*table)[10].strategy == "rapidjson_fresh");

@@ -39,7 +39,7 @@ TEST_CASE("every seed row names a registered strategy of its suite's method, and
       CHECK_FALSE(row.method.empty());
       CHECK_FALSE(row.same.empty());
       CHECK_FALSE(row.differs.empty());
-      CHECK((row.flags.empty() || row.flags == "--client fresh"));
+      CHECK(row.connection == ringlab::strategies::Connection::pooled);
     }
   }
 }
@@ -114,7 +114,7 @@ TEST_CASE("the methods that built a new client per request run with --client fre
       const bool over_web_request = row.method.find("WebRequest") != std::string_view::npos ||
                                     row.method.find("WebClient") != std::string_view::npos ||
                                     row.method.find("RestSharp") != std::string_view::npos;
-      CHECK((row.flags == "--client fresh") == (over_web_request && !framework));
+      CHECK((row.client == ringlab::strategies::Client::fresh) == (over_web_request && !framework));
     }
   }
 }

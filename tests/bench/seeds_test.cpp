@@ -42,10 +42,11 @@ constexpr std::array kRows{
                 .published_alloc_ratio = {1.00, 1.00}, .same = "the body as a string", .differs = "none"},
     rs::SeedRow{.method = "Faster", .strategy = "presized", .published_ratio = {0.90, 0.70},
                 .published_alloc_ratio = {0.50, 0.13}, .same = "read in place", .differs = "none"},
-    rs::SeedRow{.method = "Reconnecting", .strategy = "presized", .flags = "--connection fresh",
+    rs::SeedRow{.method = "Reconnecting", .strategy = "presized", .connection = ringlab::strategies::Connection::fresh,
                 .published_ratio = {1.50, 1.20}, .same = "a new connection", .differs = "none"},
     rs::SeedRow{.method = "Reused models", .strategy = "views", .beyond_seed = true, .same = "-", .differs = "-"},
-    rs::SeedRow{.method = "New client", .strategy = "presized", .flags = "--client fresh", .same = "-", .differs = "-"},
+    rs::SeedRow{.method = "New client", .strategy = "presized", .client = ringlab::strategies::Client::fresh,
+                .same = "-", .differs = "-"},
 };
 const rs::Seed kSeed{.name = "test", .title = "A test write-up", .suite = "get", .sizes = {10, 1000},
                      .size_name = "records", .about = "Two sizes.", .rows = kRows};
@@ -62,7 +63,6 @@ TEST_CASE("every seed's rows name registered strategies of its suite and flags a
     CHECK(cases->row_case.size() == rs::sizes_of(seed).size());
     if (!seed.link.empty()) {
       CHECK(ringlab::link::parse_link_spec(seed.link).has_value());
-      CHECK((seed.link_leg.empty() || seed.link_leg == "client" || seed.link_leg == "upstream"));
     }
     for (const rb::CaseSpec& spec : cases->cases) {
       CHECK(spec.config.server_mode == ringlab::strategies::ServerMode::seed);
@@ -93,25 +93,21 @@ TEST_CASE("rows of the same strategy and flags share a case; other flags make an
   CHECK(shared->row_case[0] == std::vector<std::size_t>{0, 0});
 }
 
-TEST_CASE("a seed table with an unknown strategy, a strategy of another method or a bad flag is an error") {
+TEST_CASE("a seed table with an unknown strategy, a strategy of another method or a fresh client on a fresh connection is an error") {
   constexpr std::array kUnknown{rs::SeedRow{.method = "A", .strategy = "no_such_strategy"}};
   constexpr std::array kPost{rs::SeedRow{.method = "A", .strategy = "send_copy"}};
-  constexpr std::array kBadFlag{rs::SeedRow{.method = "A", .strategy = "string_copy", .flags = "--sizes 10"}};
-  constexpr std::array kNoValue{rs::SeedRow{.method = "A", .strategy = "string_copy", .flags = "--connection"}};
+  constexpr std::array kBothFresh{rs::SeedRow{.method = "A", .strategy = "string_copy",
+                                              .client = ringlab::strategies::Client::fresh,
+                                              .connection = ringlab::strategies::Connection::fresh}};
   for (std::span<const rs::SeedRow> rows : {std::span<const rs::SeedRow>(kUnknown), std::span<const rs::SeedRow>(kPost),
-                                            std::span<const rs::SeedRow>(kBadFlag), std::span<const rs::SeedRow>(kNoValue)}) {
+                                            std::span<const rs::SeedRow>(kBothFresh)}) {
     const rs::Seed seed{.name = "bad", .suite = "get", .sizes = {10}, .rows = rows};
     const auto cases = rs::seed_cases(seed, ringlab::strategies::registry());
     CHECK_FALSE(cases.has_value());
   }
-  CHECK_FALSE(rs::parse_row_flags("--connection sometimes").has_value());
-  CHECK_FALSE(rs::parse_row_flags("--client fresh --connection fresh").has_value());
-  const auto fresh_client = rs::parse_row_flags("--client fresh");
-  REQUIRE(fresh_client.has_value());
-  CHECK(fresh_client->fresh_client);
-  const auto fresh = rs::parse_row_flags(" --connection fresh ");
-  REQUIRE(fresh.has_value());
-  CHECK(fresh->connection == ringlab::strategies::Connection::fresh);
+  CHECK(rs::row_flags(rs::SeedRow{.client = ringlab::strategies::Client::fresh}) == "--client fresh");
+  CHECK(rs::row_flags(rs::SeedRow{.connection = ringlab::strategies::Connection::fresh}) == "--connection fresh");
+  CHECK(rs::row_flags(rs::SeedRow{}).empty());
   const rs::Seed unknown_suite{.name = "bad", .suite = "nope", .sizes = {10}, .rows = kRows};
   CHECK_FALSE(rs::seed_cases(unknown_suite, ringlab::strategies::registry()).has_value());
 }

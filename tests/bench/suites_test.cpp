@@ -144,7 +144,7 @@ TEST_CASE("--client fresh is every case's, and refuses more than one in flight a
   rb::Selection selection;
   selection.sizes = std::vector<std::size_t>{10};
   selection.filter = "string_copy,views";
-  selection.client = rs::Client::fresh;
+  selection.clients = {rs::Client::fresh};
   const auto cases = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
   REQUIRE(cases.has_value());
   CHECK(names(*cases) == std::vector<std::string>{"string_copy weather 10 fresh client", "views weather 10 fresh client"});
@@ -161,6 +161,25 @@ TEST_CASE("--client fresh is every case's, and refuses more than one in flight a
   CHECK(fresh_connection.error().message ==
         "--client fresh already opens a new connection per request (the client's own): it does not combine with "
         "--connection fresh");
+}
+
+TEST_CASE("--client pooled,inflight: every row under each client in turn, the in-flight form at one request only") {
+  rb::Selection selection;
+  selection.sizes = std::vector<std::size_t>{10};
+  selection.filter = "string_copy,views";
+  selection.clients = {rs::Client::pooled, rs::Client::inflight};
+  const auto cases = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
+  REQUIRE(cases.has_value());
+  CHECK(names(*cases) == std::vector<std::string>{"string_copy weather 10", "views weather 10",
+                                                  "string_copy weather 10 in-flight client",
+                                                  "views weather 10 in-flight client"});
+  selection.inflight = {1, 4};
+  const auto many = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
+  REQUIRE_FALSE(many.has_value());
+  CHECK(many.error().message.find("--client inflight") != std::string::npos);
+  selection.inflight = {1};
+  selection.clients.clear();
+  CHECK_FALSE(rb::build_cases(*rb::find_suite("get"), kRegistry, selection).has_value());
 }
 
 TEST_CASE("a suite's cases go size by size, strategies in registry order, baseline first") {

@@ -11,17 +11,15 @@
 
 namespace ringlab::bench::app {
 
-int run_allocator_jobs(const CliOptions& options, const std::string& executable) {
+int run_allocator_jobs(const RunPlan& plan, const std::string& executable) {
   if (auto reason = alloc::jobs_unsupported_reason()) return report_error("--allocators: " + *reason);
-  std::vector<alloc::Allocator> allocators;
-  for (const std::string& name : options.config.allocators) allocators.push_back(*alloc::parse_allocator(name));
-  const auto jobs = alloc::plan_jobs(allocators);
+  const auto jobs = alloc::plan_jobs(plan.measurement.allocators);
 
   Report report;
-  report.config = options.config;
+  report.config = report_config(plan);
   EnvironmentInputs inputs;
-  inputs.allocator = "one per job: " + join(options.config.allocators, ", ");
-  inputs.server = options.config.url.empty() ? "embedded, one per job" : options.config.url;
+  inputs.allocator = "one per job: " + join(report.config.allocators, ", ");
+  inputs.server = plan.server.external ? plan.server.external->url : "embedded, one per job";
   auto ring = net::Ring::create();
   inputs.io_uring_features = ring ? describe_features((*ring)->features()) : "unavailable: " + ring.error().message();
   report.environment = gather_environment(inputs);
@@ -40,9 +38,9 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
     alloc::ChildOptions child = alloc::launch_options(executable);
     std::cerr << "bench: allocator job " << name
               << (job.preload.empty() ? "" : " (" + child.preload_variable + "=" + job.preload + ")") << "\n";
-    child.arguments = alloc::child_arguments(options.arguments, job.allocator);
-    child.timeout = options.job_timeout;
-    child.max_output_bytes = options.job_max_output_mb << 20;
+    child.arguments = alloc::child_arguments(plan.arguments, job.allocator);
+    child.timeout = plan.measurement.job_timeout;
+    child.max_output_bytes = plan.measurement.job_max_output_mb << 20;
     auto output = alloc::run_job(job, child);
     if (!output) {
       if (g_cancel != 0) return report_error("interrupted", kExitInterrupted);
@@ -73,7 +71,7 @@ int run_allocator_jobs(const CliOptions& options, const std::string& executable)
   report.environment.load_average_end = read_load_average();
   const double measuring_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring_start).count();
-  if (const int presented = present_run(report, options, measuring_seconds); presented != 0) return presented;
+  if (const int presented = present_run(report, plan, measuring_seconds); presented != 0) return presented;
   return code != 0 ? code : exit_code_for(report.cases);
 }
 

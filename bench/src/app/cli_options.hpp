@@ -3,9 +3,18 @@
 // bench/src/app.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <expected>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
+
+#include "ringlab/bench/app/plan.hpp"
+#include "ringlab/bench/core/list.hpp"
+#include "commands.hpp"
 
 namespace ringlab::bench::app {
 
@@ -23,6 +32,88 @@ inline CLI::Option* add_ranged_option(CLI::App& app, std::string name, std::chro
           std::move(name), [&into](const long long& ms) { into = std::chrono::milliseconds(ms); }, std::move(help))
       ->default_str(std::to_string(into.count()))
       ->check(CLI::Range(low_ms, high_ms));
+}
+
+// An option that takes one of `choices` by its name (`name_of`), stored as the enum: shown in --help
+// with the names and, when `show_default`, the current value's name as the default.
+template <class Enum, class NameOf>
+CLI::Option* add_choice_option(CLI::App& app, std::string name, Enum& into, std::string help,
+                               std::initializer_list<Enum> choices, NameOf name_of, bool show_default = true) {
+  std::vector<std::string> names;
+  for (const Enum choice : choices) names.emplace_back(name_of(choice));
+  std::vector<Enum> values(choices);
+  CLI::Option* option = app.add_option_function<std::string>(
+      std::move(name),
+      [&into, names, values](const std::string& given) {
+        for (std::size_t i = 0; i < names.size(); ++i) {
+          if (names[i] == given) into = values[i];
+        }
+      },
+      std::move(help));
+  option->check(CLI::IsMember(names));
+  if (show_default) option->default_str(std::string(name_of(into)));
+  return option;
+}
+
+// The same for a comma-separated list of choices, each at most once, in the order given; the default
+// shown is the list `into` holds.
+template <class Enum, class NameOf>
+CLI::Option* add_choice_list_option(CLI::App& app, std::string name, std::vector<Enum>& into, std::string help,
+                                    std::initializer_list<Enum> choices, NameOf name_of) {
+  std::vector<std::string> names;
+  for (const Enum choice : choices) names.emplace_back(name_of(choice));
+  std::vector<Enum> values(choices);
+  std::string shown;
+  for (const Enum value : into) shown += (shown.empty() ? "" : ",") + std::string(name_of(value));
+  // The names' positions in `given`, or the refusal: an unknown name, or one given twice.
+  const auto positions = [names](std::string_view given) -> std::expected<std::vector<std::size_t>, std::string> {
+    std::vector<std::size_t> out;
+    for (const std::string_view item : split_list(given)) {
+      const auto found = std::find(names.begin(), names.end(), item);
+      if (found == names.end()) return std::unexpected("'" + std::string(item) + "' is not one of " + join(names, ","));
+      const auto index = static_cast<std::size_t>(found - names.begin());
+      if (std::find(out.begin(), out.end(), index) != out.end()) {
+        return std::unexpected("'" + std::string(item) + "' given twice");
+      }
+      out.push_back(index);
+    }
+    return out;
+  };
+  CLI::Option* option = app.add_option_function<std::string>(
+      std::move(name),
+      [&into, values, positions](const std::string& given) {
+        into.clear();
+        if (const auto found = positions(given)) {  // always: the check below runs first
+          for (const std::size_t i : *found) into.push_back(values[i]);
+        }
+      },
+      std::move(help));
+  option->check(
+      [positions](const std::string& given) {
+        auto checked = positions(given);
+        return checked ? std::string() : checked.error();
+      },
+      join(names, ","));
+  option->default_str(shown);
+  return option;
+}
+
+// --server-cpu (the suite's and the load's): auto, none or a CPU number, refused at parse time otherwise.
+inline CLI::Option* add_server_cpu_option(CLI::App& app, ServerCpu& into, std::string help) {
+  CLI::Option* option = app.add_option_function<std::string>(
+      "--server-cpu",
+      [&into](const std::string& given) {
+        if (auto parsed = ServerCpu::parse(given)) into = *parsed;  // always: the check below runs first
+      },
+      std::move(help));
+  option->check(
+      [](const std::string& given) {
+        auto parsed = ServerCpu::parse(given);
+        return parsed ? std::string() : parsed.error().message;
+      },
+      "auto, none or a CPU");
+  option->default_str(into.text());
+  return option;
 }
 
 }  // namespace ringlab::bench::app

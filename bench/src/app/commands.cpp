@@ -68,9 +68,9 @@ void print_written(const std::vector<std::filesystem::path>& written) {
   }
 }
 
-int present_run(const Report& report, const CliOptions& options, double measuring_seconds, std::string_view perf_spans) {
+int present_run(const Report& report, const RunPlan& plan, double measuring_seconds, std::string_view perf_spans) {
   std::cout << render_console(report) << "\n" << std::flush;
-  auto written = write_reports(report, options.config.out, options.formats, std::time(nullptr));
+  auto written = write_reports(report, plan.outputs.out, plan.outputs.formats, std::time(nullptr));
   if (!written) return report_error(written.error().message);
   print_written(*written);
   if (!perf_spans.empty() && !written->empty()) {
@@ -148,18 +148,21 @@ int run_bench(int argc, char** argv) {
   CliOptions& options = *parsed.options;
   if (options.compare) return run_compare(*options.compare, std::cout, std::cerr);
   if (options.results_page) return app::run_results_page_command(*options.results_page);
-  if (options.load) return app::run_load_command(options, self_executable(argc > 0 ? argv[0] : "bench"));
+  if (options.load) {
+    return app::run_load_command(*options.load, options.plan.server, self_executable(argc > 0 ? argv[0] : "bench"));
+  }
   if (options.list) {
     std::cout << render_list(strategies::registry()) << std::flush;
     return 0;
   }
   // Calibrate the cycle counter before anything is measured or forked.
   (void)tick_clock();
-  if (options.self_check) return app::run_self_check_command(options);
+  if (options.self_check) return app::run_self_check_command(options.plan);
   const std::string executable = self_executable(argc > 0 ? argv[0] : "bench");
-  if (options.config.suite == kSeedsCommand) return app::run_seeds_command(options, executable);
-  if (!options.config.allocators.empty() && options.job_output_fd < 0) return app::run_allocator_jobs(options, executable);
-  return app::run_suite(options, executable);
+  const RunPlan& plan = options.plan;
+  if (plan.cases.seeds) return app::run_seeds_command(plan, executable);
+  if (!plan.measurement.allocators.empty() && plan.job.output_fd < 0) return app::run_allocator_jobs(plan, executable);
+  return app::run_suite(plan, executable);
 }
 
 }  // namespace ringlab::bench

@@ -8,6 +8,7 @@
 // exit code (cli.hpp); nothing throws. Threads: the main thread only; g_cancel is written by the
 // signal handler.
 #include <csignal>
+#include <expected>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -49,8 +50,6 @@ struct LoadArguments {
   std::string server;
 };
 void add_load_arguments(CLI::App& app, LoadArguments& into);
-// --server-cpu's value: auto, none or a CPU number; the refusal's text when it is none of them.
-[[nodiscard]] std::optional<std::string> check_server_cpu(const std::string& text);
 [[nodiscard]] std::optional<std::string> finish_load_arguments(LoadArguments& arguments);
 
 // Set to the signal's number by SIGINT/SIGTERM once install_stop_signals() ran; the runner stops
@@ -71,7 +70,7 @@ void print_written(const std::vector<std::filesystem::path>& written);
 // MeasuredRun::perf_spans) is written as perf-spans.tsv next to the reports, and its path printed on a
 // line of its own, "Perf spans: FOLDER/perf-spans.tsv", which tools/profile reads. Returns 0, or
 // report_error's code when the files could not be written.
-[[nodiscard]] int present_run(const Report& report, const CliOptions& options, double measuring_seconds,
+[[nodiscard]] int present_run(const Report& report, const RunPlan& plan, double measuring_seconds,
                               std::string_view perf_spans = {});
 // kExitFailed when a case failed, else 0.
 [[nodiscard]] int exit_code_for(const std::vector<CaseResult>& cases);
@@ -91,15 +90,22 @@ struct MeasuredRun {
   // its case's name and its CLOCK_MONOTONIC start and end in ns, under "#" header lines. Empty without.
   std::string perf_spans;
 };
-[[nodiscard]] Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases,
-                                              const std::string& executable, const std::string& allocator_name);
+// Why a run did not begin: the message, and the exit status it ends with (cli.hpp): kExitUsage for what
+// the command line or this machine refused, kExitServerFault for a server that did not start or answer.
+struct RunRefusal {
+  std::string message;
+  int exit_code = kExitUsage;
+};
+[[nodiscard]] std::expected<MeasuredRun, RunRefusal> measure_run(const RunPlan& plan, std::vector<CaseSpec> cases,
+                                                                 const std::string& executable,
+                                                                 const std::string& allocator_name);
 
-int run_suite(CliOptions& options, const std::string& executable);
-int run_allocator_jobs(const CliOptions& options, const std::string& executable);
-int run_self_check_command(const CliOptions& options);
-int run_load_command(const CliOptions& options, const std::string& executable);
+int run_suite(const RunPlan& plan, const std::string& executable);
+int run_allocator_jobs(const RunPlan& plan, const std::string& executable);
+int run_self_check_command(const RunPlan& plan);
+int run_load_command(const LoadCommand& command, const ServerPlan& server, const std::string& executable);
 int run_results_page_command(const ResultsPageCommand& command);
-int run_seeds_command(CliOptions& options, const std::string& executable);
+int run_seeds_command(const RunPlan& plan, const std::string& executable);
 // `bench report RUN` where RUN is a folder bench seeds wrote (seeds_command.cpp).
 int run_seeds_page_command(const ResultsPageCommand& command);
 

@@ -95,16 +95,6 @@ std::string environment_line() {
 
 }  // namespace
 
-std::optional<std::string> check_server_cpu(const std::string& text) {
-  if (text == "auto" || text == "none") return std::nullopt;
-  int cpu = -1;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), cpu);
-  if (ec != std::errc{} || end != text.data() + text.size() || cpu < 0 || cpu >= CPU_SETSIZE) {
-    return "--server-cpu: '" + text + "' is not auto, none or a CPU number";
-  }
-  return std::nullopt;
-}
-
 void add_load_arguments(CLI::App& app, LoadArguments& into) {
   LoadSpec& s = into.command.spec;
   app.footer(
@@ -137,9 +127,8 @@ void add_load_arguments(CLI::App& app, LoadArguments& into) {
   app.add_option("--server-args", into.server_arguments,
                  "more flags for the embedded server, split at spaces, e.g. \"--inline-body 0\"");
   add_ranged_option(app, "--server-threads", into.command.server_threads, "embedded server's --threads", 1u, 1024u);
-  app.add_option("--server-cpu", into.command.server_cpu,
-                 "embedded server's CPU: auto (one the load threads do not use), none or a number")
-      ->capture_default_str();
+  add_server_cpu_option(app, into.command.server_cpu,
+                        "embedded server's CPU: auto (one the load threads do not use), none or a number");
   app.add_option("--server-pid", s.server_pid,
                  "with --url: the server's PID on this machine, for its CPU per request (ours is found from GET /env)");
   app.add_option("--server", into.server, "server binary to start (default: next to bench)");
@@ -199,7 +188,6 @@ std::optional<std::string> finish_load_arguments(LoadArguments& a) {
     s.cpus = *cpus;
     c.cpus_given = true;
   }
-  if (auto refused = check_server_cpu(c.server_cpu)) return refused;
   auto formats = parse_formats(a.formats);
   if (!formats) return "--format: " + formats.error().message;
   for (Format f : *formats) {
@@ -242,9 +230,9 @@ LoadReport start_load_report(const LoadCommand& command, const LoadSpec& spec, c
 }
 
 // The embedded server for one body strategy (`variant`, empty: the server's default).
-Result<ServerProcess> start_load_server(const CliOptions& options, const LoadCommand& command,
+Result<ServerProcess> start_load_server(const ServerPlan& server, const LoadCommand& command,
                                         const std::string& executable, int server_cpu, const std::string& variant) {
-  ServerProcessOptions server_options = embedded_server_options(options, executable, server_cpu);
+  ServerProcessOptions server_options = embedded_server_options(server, executable, server_cpu);
   server_options.extra_arguments = {"--threads", std::to_string(command.server_threads)};
   server_options.extra_arguments.insert(server_options.extra_arguments.end(), command.server_arguments.begin(),
                                         command.server_arguments.end());
@@ -258,9 +246,9 @@ Result<ServerProcess> start_load_server(const CliOptions& options, const LoadCom
 // What the server says of itself (GET /env): its body strategy (returned; `asked` when it does not
 // say), and, for ours on this machine, its PID and the CPUs its workers are pinned to, whose busy time
 // is the server's only when no load thread may run there.
-std::string learn_server(const CliOptions& options, const LoadSpec& spec, LoadSpec& run_spec, const std::string& asked) {
+std::string learn_server(const ServerPlan& server, const LoadSpec& spec, LoadSpec& run_spec, const std::string& asked) {
   std::string body_strategy = asked;
-  auto env = fetch_server_environment(run_spec.host, run_spec.port, options.server_start_timeout);
+  auto env = fetch_server_environment(run_spec.host, run_spec.port, server.start_timeout);
   if (!env) return body_strategy;
   if (auto it = env->find("body_strategy"); it != env->end()) body_strategy = it->second;
   const auto program = env->find("program");
@@ -331,8 +319,7 @@ int finish_load_report(const LoadCommand& command, LoadReport& report) {
 
 }  // namespace
 
-int run_load_command(const CliOptions& options, const std::string& executable) {
-  const LoadCommand& command = *options.load;
+int run_load_command(const LoadCommand& command, const ServerPlan& server_plan, const std::string& executable) {
   LoadSpec spec = command.spec;
   const bool embedded = command.url.empty();
   // The embedded server on its own CPU, the load threads on the others (all of them unless --cpu named some).
@@ -355,14 +342,14 @@ int run_load_command(const CliOptions& options, const std::string& executable) {
       std::optional<ServerProcess> server;
       LoadSpec run_spec = spec;
       if (embedded) {
-        auto started = start_load_server(options, command, executable, server_cpu, variants[v]);
-        if (!started) return report_error("load: " + started.error().message);
+        auto started = start_load_server(server_plan, command, executable, server_cpu, variants[v]);
+        if (!started) return report_error("load: " + started.error().message, kExitServerFault);
         server.emplace(std::move(*started));
         run_spec.host = server->host();
         run_spec.port = server->port();
         run_spec.server_pid = server->pid();
       }
-      const std::string body_strategy = learn_server(options, spec, run_spec, variants[v]);
+      const std::string body_strategy = learn_server(server_plan, spec, run_spec, variants[v]);
       if (auto loaded = load_targets(command, run_spec, report, v, body_strategy, round); !loaded) {
         return report_error("load: " + loaded.error().message, kExitFailed);
       }

@@ -39,17 +39,22 @@ std::optional<app::ParseEnd> app::parse_arguments(CLI::App& cli, std::span<const
 
 namespace {
 
-// What the command line gives before it is checked: texts and flags that finish_suite_options() turns
-// into Config and RunnerOptions. Bound to the CLI11 options, so it outlives the parse.
+// What the command line gives before it is checked: lists and texts that finish_run_plan() turns into the
+// plan's typed values. Bound to the CLI11 options, so it outlives the parse.
 struct Given {
+  std::string suite = std::string(suites().front().name);
   std::string sizes;
   std::string inflight = "1";
   std::size_t max_inflight = kDefaultMaxInflight;
   std::size_t max_client_threads = default_max_client_threads();
-  std::string payload;
   std::string formats = "md,csv,json";
   std::string columns;
   std::string allocators;
+  std::string job_allocator;
+  std::string perf_control;
+  std::string url;
+  std::string link = "loopback";
+  int cpu = -1;
   double target_error_percent = 0;
   bool no_memory = false;
   bool no_phases = false;
@@ -87,22 +92,18 @@ void add_subcommands(CLI::App& app, Subcommands& sub) {
 
 // What a run measures: the suite, its strategies, sizes, payload and the client's policies.
 void add_case_options(CLI::App& app, CliOptions& o, Given& given) {
-  Config& c = o.config;
+  CasesPlan& c = o.plan.cases;
   std::vector<std::string> suite_names;
   for (const Suite& suite : suites()) suite_names.emplace_back(suite.name);
   suite_names.emplace_back(kSeedsCommand);
-  app.add_option("suite", c.suite,
+  app.add_option("suite", given.suite,
                  fmt::format("{} (the first is the default); seeds: every seed write-up's methods under its "
                              "conditions, one run per seed, and docs/seeds.md (--filter then selects seeds)",
                              fmt::join(suite_names, ", ")))
       ->check(CLI::IsMember(suite_names));
-  app.add_option("--seeds-page", o.seeds_page, "bench seeds: the page written once every seed ran to the end")
-      ->capture_default_str();
   app.add_flag("--list", o.list, "list the suites and strategies (what each does and mirrors) and exit");
   app.add_flag("--self-check", o.self_check,
                "timer overhead, spread of a fixed-work case over 3 runs, ratio of work 2A to A; then exit");
-  add_ranged_option(app, "--self-check-work", o.self_check_work,
-                    "spin steps of the self-check's work A", uint64_t{1}, uint64_t{1} << 40);
   app.add_option("--filter", c.filter, "strategies to run: comma-separated globs (fnmatch)")->capture_default_str();
   app.add_option("--sizes", given.sizes, "records per response, comma-separated (default: the suite's)");
   app.add_option("--inflight", given.inflight,
@@ -123,31 +124,34 @@ void add_case_options(CLI::App& app, CliOptions& o, Given& given) {
                     "--client-threads refuses counts above this (default: the CPUs this process may use, so that no two "
                     "client threads share a CPU unless asked to)",
                     std::size_t{1}, kMaxClientThreadsLimit);
-  app.add_option("--payload", given.payload, "weather, repos, github or jos (default: the suite's)")
-      ->check(CLI::IsMember({"weather", "repos", "github", "jos"}));
-  app.add_option("--connection", c.connection,
-                 "pooled (one kept-alive connection per case) or fresh (every strategy opens a new connection per "
-                 "request and closes it after the response)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"pooled", "fresh"}));
-  app.add_option("--client", c.client,
-                 "pooled (one client per case, set up before the clock runs) or fresh (every op makes, sets up, runs "
-                 "once and destroys the whole client, inside the timed op: ring or event loop, client object, pool, "
-                 "buffers, connection, as a new HttpClient per request). Not with --inflight above 1 nor with "
-                 "--connection fresh (a fresh client opens its own connection)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"pooled", "fresh"}));
-  app.add_option("--server-mode", c.server_mode,
-                 "cached (the server serializes each size once and answers from its cache with Content-Length) or "
-                 "seed (GET bodies serialized per request and sent in 16 KiB chunks, as the seeds' ASP.NET Core "
-                 "servers answer)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"cached", "seed"}));
+  app::add_choice_option(app, "--payload", c.payload, "the records' shape (default: the suite's)",
+                         {strategies::Payload::weather, strategies::Payload::repos, strategies::Payload::github,
+                          strategies::Payload::jos},
+                         strategies::payload_name, /*show_default=*/false);
+  app::add_choice_option(app, "--connection", c.connection,
+                         "pooled (one kept-alive connection per case) or fresh (every strategy opens a new connection "
+                         "per request and closes it after the response)",
+                         {strategies::Connection::pooled, strategies::Connection::fresh}, strategies::connection_name);
+  app::add_choice_list_option(
+      app, "--client", c.clients,
+      "comma-separated, each case under each in turn: pooled (one client per case, set up before the clock runs), "
+      "fresh (every op makes, sets up, runs once and destroys the whole client, inside the timed op: ring or event "
+      "loop, client object, pool, buffers, connection, as a new HttpClient per request; not with --inflight above 1 "
+      "nor with --connection fresh, since a fresh client opens its own connection) or inflight (a pooled client of "
+      "the row's N-in-flight form, InflightClient or the peer's event loop, with one request in flight: against "
+      "pooled, what the one-request client's own code is worth; not with --inflight above 1)",
+      {strategies::Client::pooled, strategies::Client::fresh, strategies::Client::inflight}, strategies::client_name);
+  app::add_choice_option(app, "--server-mode", c.server_mode,
+                         "cached (the server serializes each size once and answers from its cache with "
+                         "Content-Length) or seed (GET bodies serialized per request and sent in 16 KiB chunks as "
+                         "they are serialized, as the seeds' ASP.NET Core servers answer)",
+                         {strategies::ServerMode::cached, strategies::ServerMode::seed}, strategies::server_mode_name);
 }
 
 // How it is measured: iterations, the adaptive stop, what is counted, allocators.
 void add_measurement_options(CLI::App& app, CliOptions& o, Given& given) {
-  RunnerOptions& r = o.runner;
+  MeasurementPlan& m = o.plan.measurement;
+  RunnerOptions& r = m.runner;
   add_ranged_option(app, "--iteration-time", r.iteration_time_ms,
                     "ms one iteration should last at least (pilot's goal)", 0.001, 3.6e6);
   add_ranged_option(app, "--warmup", r.warmup, "warm-up iterations per case", 0u, 1000u);
@@ -168,163 +172,173 @@ void add_measurement_options(CLI::App& app, CliOptions& o, Given& given) {
                "ratios come from paired rounds (ratios then pair samples taken minutes apart)");
   app.add_flag("--no-memory", given.no_memory, "do not count allocations");
   app.add_flag("--no-phases", given.no_phases, "do not stamp the request phase timeline");
-  app.add_flag("--counters", o.config.counters, "read perf_event counters around every measured iteration");
+  app.add_flag("--counters", m.counters, "read perf_event counters around every measured iteration");
   app.add_option("--allocators", given.allocators,
                  "run the suite once per allocator, each in a child under LD_PRELOAD: system,mimalloc,jemalloc,tcmalloc");
-  add_ranged_option(app, "--job-timeout-ms", o.job_timeout, "an allocator job's limit", 1LL, 864'000'000LL);
-  add_ranged_option(app, "--job-max-output-mb", o.job_max_output_mb,
+  add_ranged_option(app, "--job-timeout-ms", m.job_timeout, "an allocator job's limit", 1LL, 864'000'000LL);
+  add_ranged_option(app, "--job-max-output-mb", m.job_max_output_mb,
                     "largest report an allocator job may send", std::size_t{1}, std::size_t{1} << 20);
+  add_ranged_option(app, "--self-check-work", m.self_check_work,
+                    "spin steps of the self-check's work A", uint64_t{1}, uint64_t{1} << 40);
   // Hidden: the protocol between an allocator job's parent and child (allocators.hpp).
-  app.add_option("--job-output-fd", o.job_output_fd)->group("");
-  app.add_option("--job-allocator", o.job_allocator)->group("");
+  app.add_option("--job-output-fd", o.plan.job.output_fd)->group("");
+  app.add_option("--job-allocator", given.job_allocator)->group("");
 }
 
 // Where it runs: the server (embedded or --url), the link to it, CPUs, limits on the server's life.
-void add_testbed_options(CLI::App& app, CliOptions& o) {
-  Config& c = o.config;
-  app.add_option("--url", c.url, "use this server (http://host:port) instead of starting the embedded one");
-  app.add_option("--link", c.link,
+void add_testbed_options(CLI::App& app, CliOptions& o, Given& given) {
+  ServerPlan& server = o.plan.server;
+  LinkPlan& link = o.plan.link;
+  app.add_option("--url", given.url, "use this server (http://host:port) instead of starting the embedded one");
+  app.add_option("--link", given.link,
                  "the path to the embedded server: loopback, or an emulated link (needs root): a profile (10g, 1g, wan) "
                  "or rate=...,delay=...[,jitter=...][,loss=...][,mtu=...][,queue=...][,gso=on|off]")
       ->capture_default_str();
-  app.add_option("--link-leg", c.link_leg,
-                 "where an emulated --link goes: client (bench <-> the embedded server) or upstream (the proxy "
-                 "suite's server <-> its upstream, a second embedded server; bench <-> server over loopback)")
-      ->capture_default_str();
-  app.add_option("--wire", o.wire, "link emulator binary for --link (default: next to bench)");
-  app.add_option("--server", o.server, "server binary to start (default: next to bench)");
-  add_ranged_option(app, "--server-start-timeout-ms", o.server_start_timeout,
+  app::add_choice_option(app, "--link-leg", link.leg,
+                         "where an emulated --link goes: client (bench <-> the embedded server) or upstream (the proxy "
+                         "suite's server <-> its upstream, a second embedded server; bench <-> server over loopback)",
+                         {LinkLeg::client, LinkLeg::upstream}, link_leg_name);
+  app.add_option("--wire", link.wire, "link emulator binary for --link (default: next to bench)");
+  app.add_option("--server", server.binary, "server binary to start (default: next to bench)");
+  add_ranged_option(app, "--server-start-timeout-ms", server.start_timeout,
                     "limit for 'listening on' and GET /health", 1LL, 3'600'000LL);
-  add_ranged_option(app, "--server-stop-timeout-ms", o.server_stop_timeout,
+  add_ranged_option(app, "--server-stop-timeout-ms", server.stop_timeout,
                     "SIGTERM grace period before SIGKILL", 1LL, 3'600'000LL);
-  add_ranged_option(app, "--request-timeout-ms", o.request_timeout,
-                    "connect and per-operation deadline of every request", 1LL, 3'600'000LL);
-  app.add_option("--cpu", c.cpu, "pin the client to this CPU (default: the first allowed; the server gets another)")
+  add_ranged_option(app, "--request-timeout-ms", server.request_timeout,
+                    "connect and per-operation deadline of every request, and of the size check before the first case",
+                    1LL, 3'600'000LL);
+  app.add_option("--cpu", given.cpu, "pin the client to this CPU (default: the first allowed; the server gets another)")
       ->check(CLI::Range(0, CPU_SETSIZE - 1));
-  app.add_option("--server-cpu", c.server_cpu,
-                 "embedded server's CPU: auto (another than the client's), none (not pinned) or a number")
-      ->capture_default_str();
+  app::add_server_cpu_option(app, o.plan.placement.server_cpu,
+                             "embedded server's CPU: auto (another than the client's), none (not pinned) or a number");
 }
 
 // What it writes: reports, their formats and columns, and the profiler's control FIFOs.
 void add_output_options(CLI::App& app, CliOptions& o, Given& given) {
-  app.add_option("--out", o.config.out, "results root: reports go to OUT/<UTC timestamp>/")->capture_default_str();
+  OutputPlan& out = o.plan.outputs;
+  app.add_option("--out", out.out, "results root: reports go to OUT/<UTC timestamp>/")->capture_default_str();
   app.add_option("--format", given.formats,
                  "report files to write: md,csv,json,gbench (google-benchmark's JSON, report.gbench.json),html (one page)")
       ->capture_default_str();
   app.add_option("--columns", given.columns,
                  "extra table columns, comma-separated: per-op latency percentiles " + known_columns());
-  app.add_option("--perf-control", o.perf_control,
+  app.add_option("--perf-control", given.perf_control,
                  "CTL,ACK FIFOs of `perf record --control`: profile only the measured iterations (set by tools/profile; "
                  "their timed segments go to perf-spans.tsv next to the reports)");
-  add_ranged_option(app, "--perf-control-timeout-ms", o.perf_control_timeout,
+  add_ranged_option(app, "--perf-control-timeout-ms", out.perf_control_timeout,
                     "wait for perf's ack at most this long", 1LL, 3'600'000LL);
+  app.add_option("--seeds-page", out.seeds_page, "bench seeds: the page written once every seed ran to the end")
+      ->capture_default_str();
 }
 
-// The emulated link's refusals: a spec that parses, a leg that exists and has a link to take.
-std::optional<std::string> check_link(const Config& c, const Suite& suite) {
-  auto spec = link::parse_link_spec(c.link);
+// The seeds set their own sizes, payloads and conditions (seeds.hpp): flags that would change them are
+// refused rather than ignored.
+std::optional<std::string> check_seeds_flags(const CLI::App& app, RunPlan& plan, const Given& given) {
+  for (const char* flag : {"--sizes", "--payload", "--connection", "--server-mode", "--inflight", "--allocators",
+                           "--url", "--link", "--link-leg"}) {
+    if (app.count(flag) > 0) return fmt::format("seeds: {} does not apply (each seed sets its own)", flag);
+  }
+  // About 20 minutes for every seed on a 2-core machine: fewer rounds than a suite's 100 at most, enough
+  // for the median ratio's 95 % interval.
+  RunnerOptions& r = plan.measurement.runner;
+  if (given.max_iterations->count() == 0) r.max_iterations = std::max(r.iterations, kSeedsMaxIterations);
+  return std::nullopt;
+}
+
+// What the cases are: the suite, its sizes and payload unless given, the in-flight counts and threads.
+std::optional<std::string> finish_cases(const CLI::App& app, RunPlan& plan, const Given& given) {
+  CasesPlan& c = plan.cases;
+  c.seeds = given.suite == kSeedsCommand;
+  c.suite = find_suite(c.seeds ? "get" : given.suite);
+  if (c.suite == nullptr) return "unknown suite " + given.suite;
+  if (c.seeds) {
+    if (auto refused = check_seeds_flags(app, plan, given)) return refused;
+  } else if (!given.sizes.empty()) {
+    auto list = parse_sizes(given.sizes);
+    if (!list) return "--sizes: " + list.error().message;
+    c.sizes = *list;
+  } else {
+    c.sizes.assign(c.suite->sizes.begin(), c.suite->sizes.end());
+  }
+  if (app.count("--payload") == 0) c.payload = c.suite->payload;
+  auto inflight_list = parse_inflight(given.inflight, given.max_inflight);
+  if (!inflight_list) return "--inflight: " + inflight_list.error().message;
+  c.inflight = *inflight_list;
+  if (auto refused = check_client_threads(c.client_threads, given.max_client_threads, plan.measurement.counters)) {
+    return "--client-threads: " + *refused;
+  }
+  return std::nullopt;
+}
+
+// The emulated link's refusals: a spec that parses, a leg that has a link to take.
+std::optional<std::string> finish_link(RunPlan& plan, const Given& given) {
+  auto spec = link::parse_link_spec(given.link);
   if (!spec) return "--link: " + spec.error();
-  if (spec->emulated() && !c.url.empty()) {
-    return "--link " + c.link + " and --url: an emulated link leads to the embedded server; for a server "
+  plan.link.spec = std::move(*spec);
+  if (plan.link.spec.emulated() && plan.server.external) {
+    return "--link " + given.link + " and --url: an emulated link leads to the embedded server; for a server "
            "elsewhere, the path to it is the link";
   }
-  if (c.link_leg != "client" && c.link_leg != "upstream") return "--link-leg " + c.link_leg + ": not client or upstream";
-  if (c.link_leg == "upstream") {
-    if (!spec->emulated()) {
-      return "--link-leg upstream needs an emulated --link (rate=...,delay=... or a profile), not " + c.link;
+  if (plan.link.leg == LinkLeg::upstream) {
+    if (!plan.link.spec.emulated()) {
+      return "--link-leg upstream needs an emulated --link (rate=...,delay=... or a profile), not " + given.link;
     }
-    if (suite.method != strategies::Method::proxy) {
-      return "--link-leg upstream: only the proxy suite's server fetches from an upstream, not " + c.suite;
+    if (plan.cases.suite->method != strategies::Method::proxy) {
+      return fmt::format("--link-leg upstream: only the proxy suite's server fetches from an upstream, not {}",
+                         given.suite);
     }
   }
   return std::nullopt;
 }
 
 // The lists and choices of a suite run (or a seeds run), checked and stored: a refusal's text, or none.
-std::optional<std::string> finish_suite_options(const CLI::App& app, CliOptions& o, const Given& given) {
-  Config& c = o.config;
-  RunnerOptions& r = o.runner;
+std::optional<std::string> finish_run_plan(const CLI::App& app, RunPlan& plan, const Given& given) {
+  RunnerOptions& r = plan.measurement.runner;
   if (r.max_iterations < r.iterations) {
     return fmt::format("--max-iterations {} is below --iterations {}", r.max_iterations, r.iterations);
   }
   r.target_error = given.target_error_percent / 100;
   r.memory = !given.no_memory;
   r.phases = !given.no_phases;
-  c.interleave = !given.no_interleave;
-  if (c.suite == kSeedsCommand) {
-    // The seeds set their own sizes, payloads and conditions (seeds.hpp): flags that would change them are
-    // refused rather than ignored.
-    for (const char* flag : {"--sizes", "--payload", "--connection", "--server-mode", "--inflight", "--allocators",
-                             "--url", "--link", "--link-leg"}) {
-      if (app.count(flag) > 0) return fmt::format("seeds: {} does not apply (each seed sets its own)", flag);
-    }
-    // About 20 minutes for every seed on a 2-core machine: fewer rounds than a suite's 100 at most, enough
-    // for the median ratio's 95 % interval.
-    if (given.max_iterations->count() == 0) r.max_iterations = std::max(r.iterations, kSeedsMaxIterations);
-  }
-  const Suite* suite = c.suite == kSeedsCommand ? find_suite("get") : find_suite(c.suite);
-  if (suite == nullptr) return "unknown suite " + c.suite;
-  if (c.suite == kSeedsCommand) {
-    c.sizes.clear();  // each seed has its own
-  } else if (!given.sizes.empty()) {
-    auto list = parse_sizes(given.sizes);
-    if (!list) return "--sizes: " + list.error().message;
-    c.sizes = *list;
-  } else {
-    c.sizes.assign(suite->sizes.begin(), suite->sizes.end());
-  }
-  auto inflight_list = parse_inflight(given.inflight, given.max_inflight);
-  if (!inflight_list) return "--inflight: " + inflight_list.error().message;
-  c.inflight = *inflight_list;
-  if (auto refused = check_client_threads(c.client_threads, given.max_client_threads, c.counters)) {
-    return "--client-threads: " + *refused;
-  }
-  c.payload = given.payload.empty() ? std::string(strategies::payload_name(suite->payload)) : given.payload;
+  r.interleave = !given.no_interleave;
+  if (auto refused = finish_cases(app, plan, given)) return refused;
   auto format_list = parse_formats(given.formats);
   if (!format_list) return "--format: " + format_list.error().message;
-  o.formats = *format_list;
-  c.formats.clear();
-  for (Format f : o.formats) c.formats.emplace_back(format_name(f));
+  plan.outputs.formats = *format_list;
   if (!given.columns.empty()) {
     auto column_list = parse_columns(given.columns);
     if (!column_list) return "--columns: " + column_list.error().message;
-    c.columns = *column_list;
+    plan.outputs.columns = *column_list;
   }
   if (!given.allocators.empty()) {
     auto list = alloc::parse_allocator_list(given.allocators);
     if (!list) return "--allocators: " + list.error().message;
-    for (alloc::Allocator a : *list) c.allocators.emplace_back(alloc::allocator_name(a));
+    plan.measurement.allocators = *list;
   }
-  if (!o.job_allocator.empty() && !alloc::parse_allocator(o.job_allocator)) {
-    return "--job-allocator: unknown allocator " + o.job_allocator;
+  if (!given.job_allocator.empty()) {
+    plan.job.allocator = alloc::parse_allocator(given.job_allocator);
+    if (!plan.job.allocator) return "--job-allocator: unknown allocator " + given.job_allocator;
   }
-  if (!o.perf_control.empty()) {
-    if (auto paths = parse_perf_control(o.perf_control); !paths) return "--perf-control: " + paths.error().message;
+  if (plan.job.output_fd >= 0 && !plan.job.allocator) return "--job-output-fd needs --job-allocator";
+  if (!given.perf_control.empty()) {
+    auto paths = parse_perf_control(given.perf_control);
+    if (!paths) return "--perf-control: " + paths.error().message;
+    plan.outputs.perf_control = std::move(*paths);
   }
-  if (!c.url.empty()) {
-    if (auto url = http::Url::parse(c.url); !url) return "--url: " + url.error().message();
+  if (!given.url.empty()) {
+    auto url = http::Url::parse(given.url);
+    if (!url) return "--url: " + url.error().message();
+    plan.server.external = ExternalServer{.url = given.url, .host = std::string(url->host), .port = url->port};
   }
-  if (auto refused = check_link(c, *suite)) return refused;
-  if (auto refused = app::check_server_cpu(c.server_cpu)) return refused;
-  c.iteration_time_ms = r.iteration_time_ms;
-  c.warmup = r.warmup;
-  c.iterations = r.iterations;
-  c.max_iterations = r.max_iterations;
-  c.target_error = r.target_error;
-  c.memory = r.memory;
-  c.phases = r.phases;
-  r.interleave = c.interleave;
-  return std::nullopt;
+  if (given.cpu >= 0) plan.placement.client_cpu = given.cpu;
+  return finish_link(plan, given);
 }
 
 }  // namespace
 
 ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) {
   CliOptions o;
-  o.arguments = arguments;
-  o.config.arguments = arguments;
-  o.config.out = "results";
+  o.plan.arguments = arguments;
   Given given;
   Subcommands sub;
 
@@ -337,7 +351,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   app.footer("\n" + render_legend());
   add_case_options(app, o, given);
   add_measurement_options(app, o, given);
-  add_testbed_options(app, o);
+  add_testbed_options(app, o, given);
   add_output_options(app, o, given);
 
   ParsedCommandLine parsed;
@@ -357,9 +371,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     o.results_page = std::move(sub.results_page);
   } else if (sub.load_command->parsed()) {
     if (auto refused = app::finish_load_arguments(sub.load)) return refuse("load: " + *refused);
-    o.server = sub.load.server;
+    o.plan.server.binary = sub.load.server;
     o.load = std::move(sub.load.command);
-  } else if (auto refused = finish_suite_options(app, o, given)) {
+  } else if (auto refused = finish_run_plan(app, o.plan, given)) {
     return refuse(*refused);
   }
   parsed.options = std::move(o);

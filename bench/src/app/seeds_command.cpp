@@ -44,10 +44,10 @@ Status write_page(const std::filesystem::path& path, std::span<const seeds::Seed
 
 }  // namespace
 
-int run_seeds_command(CliOptions& options, const std::string& executable) {
-  const std::vector<const seeds::Seed*> chosen = chosen_seeds(options.config.filter);
+int run_seeds_command(const RunPlan& plan, const std::string& executable) {
+  const std::vector<const seeds::Seed*> chosen = chosen_seeds(plan.cases.filter);
   if (chosen.empty()) {
-    return report_error(fmt::format("seeds: --filter '{}' matches no seed; seeds: {}", options.config.filter, seed_names()));
+    return report_error(fmt::format("seeds: --filter '{}' matches no seed; seeds: {}", plan.cases.filter, seed_names()));
   }
   // Every seed's cases before any server starts: a bad table is an error now, not after minutes.
   std::vector<seeds::SeedCases> cases;
@@ -56,8 +56,8 @@ int run_seeds_command(CliOptions& options, const std::string& executable) {
     if (!made) return report_error(made.error().message);
     cases.push_back(std::move(*made));
   }
-  if (auto writable = check_out_root(options.config.out); !writable) return report_error(writable.error().message);
-  auto folder = create_results_folder(options.config.out, "-seeds", std::time(nullptr));
+  if (auto writable = check_out_root(plan.outputs.out); !writable) return report_error(writable.error().message);
+  auto folder = create_results_folder(plan.outputs.out, "-seeds", std::time(nullptr));
   if (!folder) return report_error(folder.error().message);
 
   const std::string allocator_name = alloc::detect_allocator().name();
@@ -78,12 +78,15 @@ int run_seeds_command(CliOptions& options, const std::string& executable) {
       }
     }
     std::cerr << fmt::format("seed {} ({} of {}): {} cases\n", seed.name, i + 1, chosen.size(), cases[i].cases.size());
-    CliOptions seed_options = options;
-    seed_options.config.suite = seeds::seed_suite_name(seed);
-    seed_options.config.server_mode = "seed";
-    seed_options.config.link = seed.link.empty() ? "loopback" : std::string(seed.link);
-    seed_options.config.link_leg = seed.link_leg.empty() ? "client" : std::string(seed.link_leg);
-    auto measured = measure_run(seed_options, std::move(cases[i].cases), executable, allocator_name);
+    RunPlan seed_plan = plan;
+    seed_plan.cases.server_mode = strategies::ServerMode::seed;
+    seed_plan.link.leg = seed.link_leg;
+    if (!seed.link.empty()) {
+      auto spec = link::parse_link_spec(seed.link);  // every seed's is checked by a test
+      if (!spec) return report_error(fmt::format("seed {}: --link {}: {}", seed.name, seed.link, spec.error()));
+      seed_plan.link.spec = std::move(*spec);
+    }
+    auto measured = measure_run(seed_plan, std::move(cases[i].cases), executable, allocator_name);
     if (!measured && !seed.link.empty()) {
       // An emulated link needs root and network namespaces: without them this seed is not run, and the page
       // says why; the others are.
@@ -91,9 +94,12 @@ int run_seeds_command(CliOptions& options, const std::string& executable) {
       runs.push_back({&seed, nullptr, measured.error().message});
       continue;
     }
-    if (!measured) return report_error(fmt::format("seed {}: {}", seed.name, measured.error().message));
+    if (!measured) {
+      return report_error(fmt::format("seed {}: {}", seed.name, measured.error().message), measured.error().exit_code);
+    }
     Report& report = reports.emplace_back(std::move(measured->report));
-    auto written = write_reports_into(report, *folder / std::string(seed.name), options.formats);
+    report.config.suite = seeds::seed_suite_name(seed);
+    auto written = write_reports_into(report, *folder / std::string(seed.name), plan.outputs.formats);
     if (!written) return report_error(written.error().message);
     runs.push_back({&seed, &report, {}});
     complete = complete && !report.partial && exit_code_for(report.cases) == 0;
@@ -101,16 +107,18 @@ int run_seeds_command(CliOptions& options, const std::string& executable) {
   }
 
   const std::filesystem::path run_page = *folder / "seeds.md";
-  const std::string shown = "tools/bench report " + (std::filesystem::path(options.config.out).is_absolute()
+  const std::string shown = "tools/bench report " + (std::filesystem::path(plan.outputs.out).is_absolute()
                                                          ? folder->filename().string()
                                                          : folder->string());
   if (auto written = write_page(run_page, runs, shown); !written) return report_error(written.error().message);
   std::cout << "Seeds page of this run: " << run_page.string() << "\n";
   if (complete && chosen.size() == seeds::all_seeds().size()) {
-    if (auto written = write_page(options.seeds_page, runs, shown); !written) return report_error(written.error().message);
-    std::cout << "Written: " << options.seeds_page << "\n";
+    if (auto written = write_page(plan.outputs.seeds_page, runs, shown); !written) {
+      return report_error(written.error().message);
+    }
+    std::cout << "Written: " << plan.outputs.seeds_page << "\n";
   } else {
-    std::cout << options.seeds_page << " left as it was: "
+    std::cout << plan.outputs.seeds_page << " left as it was: "
               << (complete ? "not every seed ran (--filter)" : "a case failed or the run was interrupted") << "\n";
   }
   if (g_cancel != 0) return report_error("interrupted: the reports above are partial", interrupted_exit_code());

@@ -11,10 +11,13 @@
 
 namespace ringlab::bench::app {
 
-int run_self_check_command(const CliOptions& options) {
+int run_self_check_command(const RunPlan& plan) {
   install_stop_signals();
-  PlacementRequest asked{.client_cpus = {}, .client_takes_rest = false, .server_cpu = "none", .embedded = false};
-  if (options.config.cpu >= 0) asked.client_cpus = {options.config.cpu};
+  PlacementRequest asked{.client_cpus = {},
+                         .client_takes_rest = false,
+                         .server_cpu = ServerCpu{.choice = ServerCpu::Choice::none},
+                         .embedded = false};
+  if (plan.placement.client_cpu) asked.client_cpus = {*plan.placement.client_cpu};
   const auto placement = place(asked);
   if (!placement) return report_error(placement.error().message);
   const int cpu = placement->client_cpus.empty() ? -1 : placement->client_cpus.front();
@@ -27,8 +30,8 @@ int run_self_check_command(const CliOptions& options) {
   FdProgress progress(STDERR_FILENO);
   context.progress = &progress;
   SelfCheckOptions self;
-  self.work = options.self_check_work;
-  self.runner = options.runner;
+  self.work = plan.measurement.self_check_work;
+  self.runner = plan.measurement.runner;
   auto result = run_self_check(self, context);
   progress.finish();
   if (g_cancel != 0) return report_error("interrupted", kExitInterrupted);

@@ -135,8 +135,10 @@ class PerfControlHook final : public IterationHook {
 // One GET per payload and size, status line only: the server refuses a count above its limit with 400,
 // which would otherwise fail every case of that size (after computing the expected checksum of that
 // many records, which for an absurd size never ends).
-Status check_sizes_accepted(const Target& target, const std::vector<CaseSpec>& cases,
-                            std::chrono::milliseconds timeout) {
+// A server that does not answer within `timeout`, or answers what is not HTTP, is at fault (exit 3); one
+// that answers anything but 200 refuses the size asked (exit 2).
+std::expected<void, RunRefusal> check_sizes_accepted(const Target& target, const std::vector<CaseSpec>& cases,
+                                                     std::chrono::milliseconds timeout) {
   std::vector<std::string> asked;
   for (const CaseSpec& spec : cases) {
     if (spec.strategy == nullptr || spec.strategy->method != strategies::Method::get) continue;
@@ -145,10 +147,16 @@ Status check_sizes_accepted(const Target& target, const std::vector<CaseSpec>& c
     if (std::find(asked.begin(), asked.end(), probe) != asked.end()) continue;
     asked.push_back(probe);
     auto status = http_get_status(target.host, target.port, probe, timeout);
-    if (!status) return fail(fmt::format("--sizes {}: GET {}: {}", spec.config.count, probe, status.error().message));
+    if (!status) {
+      return std::unexpected(RunRefusal{
+          fmt::format("server fault: GET {} (the size check of --sizes {}): {}", probe, spec.config.count,
+                      status.error().message),
+          kExitServerFault});
+    }
     if (*status != 200) {
-      return fail(fmt::format("--sizes {}: the server answers GET {} with {}: more records than it serves",
-                              spec.config.count, probe, *status));
+      return std::unexpected(RunRefusal{fmt::format("--sizes {}: the server answers GET {} with {}: more records "
+                                                    "than it serves",
+                                                    spec.config.count, probe, *status)});
     }
   }
   return {};
@@ -167,9 +175,9 @@ void mark_partial(Report& report, int signal_number) {
 }
 
 // The embedded server's options for this run's cases.
-ServerProcessOptions suite_server_options(const CliOptions& options, const std::vector<CaseSpec>& cases,
+ServerProcessOptions suite_server_options(const ServerPlan& server, const std::vector<CaseSpec>& cases,
                                           const std::string& executable, int server_cpu) {
-  ServerProcessOptions server_options = embedded_server_options(options, executable, server_cpu);
+  ServerProcessOptions server_options = embedded_server_options(server, executable, server_cpu);
   // A round of a long interleaved run (many cases, long iterations) can leave a case's kept-alive
   // connection idle for longer than the server's default idle timeout (30 s); the harness's own
   // pauses are not what is measured, so the embedded server waits an hour.
@@ -186,27 +194,26 @@ ServerProcessOptions suite_server_options(const CliOptions& options, const std::
 
 // Where the client threads run, said once in the report: with as many threads as CPUs, some share the
 // server's.
-std::string client_threads_warning(const Config& config, const std::vector<int>& placed, int server_cpu) {
+std::string client_threads_warning(std::size_t client_threads, const std::vector<int>& placed, int server_cpu) {
   std::string where = "not pinned";
   if (!placed.empty()) {
     std::vector<int> used;
-    for (std::size_t i = 0; i < config.client_threads; ++i) used.push_back(placed[i % placed.size()]);
+    for (std::size_t i = 0; i < client_threads; ++i) used.push_back(placed[i % placed.size()]);
     where = fmt::format("pinned to CPUs {}", fmt::join(used, ", "));
     const bool with_server = server_cpu >= 0 && std::find(used.begin(), used.end(), server_cpu) != used.end();
-    const bool doubled = config.client_threads > placed.size();
+    const bool doubled = client_threads > placed.size();
     if (with_server) where += fmt::format(" (CPU {} is the server's too)", server_cpu);
     if (doubled) where += " (more threads than CPUs: some share one)";
   }
-  return fmt::format("client threads: {} per case, {}", config.client_threads, where);
+  return fmt::format("client threads: {} per case, {}", client_threads, where);
 }
 
 // The report's header before any case: the machine, the placement, the server's environment, the
 // link as measured; the ring's features go to the run's context.
-Report start_report(const CliOptions& options, const Testbed& bed, const Placement& placement,
+Report start_report(const RunPlan& plan, const Testbed& bed, const Placement& placement,
                     const alloc::Detected& detected, std::optional<LinkInfo> link_info, RunContext& context) {
-  const Config& config = options.config;
   // The server's own environment: for an embedded server the same machine, for --url the other one.
-  auto server_environment = fetch_server_environment(bed.target.host, bed.target.port, options.server_start_timeout);
+  auto server_environment = fetch_server_environment(bed.target.host, bed.target.port, plan.server.start_timeout);
   EnvironmentInputs inputs;
   if (auto ring = net::Ring::create(); ring) {
     context.features = (*ring)->features();
@@ -218,14 +225,15 @@ Report start_report(const CliOptions& options, const Testbed& bed, const Placeme
   inputs.server_cpu = placement.server_cpu;
   inputs.server = bed.target.description;
   inputs.allocator = detected.describe();
-  inputs.shared_cpu = config.url.empty() && (placement.server_cpu < 0 || placement.server_cpu == inputs.client_cpu);
+  inputs.shared_cpu =
+      !plan.server.external && (placement.server_cpu < 0 || placement.server_cpu == inputs.client_cpu);
 
   Report report;
-  report.config = config;
+  report.config = report_config(plan);
   report.environment = gather_environment(inputs);
   std::vector<std::string>& warnings = report.environment.warnings;
-  if (config.client_threads > 1) {
-    warnings.push_back(client_threads_warning(config, context.client_cpus, placement.server_cpu));
+  if (plan.cases.client_threads > 1) {
+    warnings.push_back(client_threads_warning(plan.cases.client_threads, context.client_cpus, placement.server_cpu));
   }
   if (server_environment) {
     report.environment.server_environment = std::move(*server_environment);
@@ -253,21 +261,21 @@ struct Hooks {
   std::vector<IterationHook*> all;
 };
 
-Status make_hooks(Hooks& hooks, const CliOptions& options, const std::vector<CaseSpec>& cases, Report& report) {
-  if (options.config.counters) {
+Status make_hooks(Hooks& hooks, const RunPlan& plan, const std::vector<CaseSpec>& cases, Report& report) {
+  if (plan.measurement.counters) {
     hooks.counters.emplace(cases.size());
     hooks.all.push_back(&*hooks.counters);
     const perf::PerfCounters probe = perf::PerfCounters::open();
     for (const std::string& line : perf::status_lines(probe)) report.environment.warnings.push_back("counters: " + line);
   }
-  if (!options.perf_control.empty()) {
-    auto control = PerfControl::open(options.perf_control, options.perf_control_timeout);
+  if (plan.outputs.perf_control) {
+    auto control = PerfControl::open(*plan.outputs.perf_control, plan.outputs.perf_control_timeout);
     if (!control) return fail(control.error().message);
     std::vector<std::string> names;
     for (const CaseSpec& spec : cases) names.push_back(case_name(spec));
     // Interleaved, a case runs at most max(max_iterations, balanced rounds) iterations, the rounds
     // being `iterations` rounded up to a multiple of the case count; each has at most two segments.
-    const RunnerOptions& runner = options.runner;
+    const RunnerOptions& runner = plan.measurement.runner;
     const std::size_t iterations = std::max<std::size_t>(runner.max_iterations, runner.iterations) + cases.size() + 1;
     hooks.control.emplace(std::move(*control), std::move(names), 2 * iterations * cases.size());
     hooks.all.push_back(&*hooks.control);
@@ -277,63 +285,66 @@ Status make_hooks(Hooks& hooks, const CliOptions& options, const std::vector<Cas
 
 }  // namespace
 
-Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases, const std::string& executable,
-                                const std::string& allocator_name) {
-  const Config& config = options.config;
-  const bool child_job = options.job_output_fd >= 0;
+std::expected<MeasuredRun, RunRefusal> measure_run(const RunPlan& plan, std::vector<CaseSpec> cases,
+                                                   const std::string& executable, const std::string& allocator_name) {
+  const auto refused = [](const Error& error, int code = kExitUsage) {
+    return std::unexpected(RunRefusal{error.message, code});
+  };
+  const bool child_job = plan.job.output_fd >= 0;
   // First, as before anything else is loaded or started: the allocator this process runs on.
   const alloc::Detected detected = alloc::detect_allocator();
-  PlacementRequest asked{.client_cpus = {}, .client_takes_rest = false, .server_cpu = config.server_cpu,
-                         .embedded = config.url.empty()};
-  if (config.cpu >= 0) asked.client_cpus = {config.cpu};
+  PlacementRequest asked{.client_cpus = {}, .client_takes_rest = false, .server_cpu = plan.placement.server_cpu,
+                         .embedded = !plan.server.external};
+  if (plan.placement.client_cpu) asked.client_cpus = {*plan.placement.client_cpu};
   auto placement = place(asked);
-  if (!placement) return std::unexpected(placement.error());
+  if (!placement) return refused(placement.error());
   const int client_cpu = placement->client_cpus.empty() ? -1 : placement->client_cpus.front();
   // A run that cannot write its report fails now, not after the cases.
   if (!child_job) {
-    if (auto writable = check_out_root(config.out); !writable) return fail(writable.error().message);
+    if (auto writable = check_out_root(plan.outputs.out); !writable) return refused(writable.error());
   }
   install_stop_signals();
 
   Testbed bed;
-  bed.link_spec = *link::parse_link_spec(config.link);  // checked by the parser
-  if (!config.url.empty()) {
-    if (auto used = bed.use_external_server(options); !used) return std::unexpected(used.error());
+  bed.link_spec = plan.link.spec;
+  if (plan.server.external) {
+    if (auto used = bed.use_external_server(plan.server); !used) return refused(used.error(), kExitServerFault);
   } else if (auto started = bed.start_embedded(
-                 options, suite_server_options(options, cases, executable, placement->server_cpu), executable);
+                 plan, suite_server_options(plan.server, cases, executable, placement->server_cpu), executable);
              !started) {
-    return std::unexpected(started.error());
+    // The link's namespaces need root: that is this machine's refusal, not the server's fault.
+    return refused(started.error(), bed.server_attempted ? kExitServerFault : kExitUsage);
   }
   for (CaseSpec& spec : cases) {
     spec.config.host = bed.target.host;
     spec.config.port = bed.target.port;
-    spec.config.timeout = options.request_timeout;
+    spec.config.timeout = plan.server.request_timeout;
   }
   // Every size the server refuses (above its record limit) is an argument error before any case. The
   // server is up by now (started, or its health checked): each GET has a request's limit, not a start's.
-  if (auto accepted = check_sizes_accepted(bed.target, cases, options.request_timeout); !accepted) {
-    return fail(accepted.error().message);
+  if (auto accepted = check_sizes_accepted(bed.target, cases, plan.server.request_timeout); !accepted) {
+    return std::unexpected(accepted.error());
   }
   if (client_cpu >= 0) {
-    if (auto pinned = pin_current_thread(client_cpu); !pinned) return fail(pinned.error().message);
+    if (auto pinned = pin_current_thread(client_cpu); !pinned) return refused(pinned.error());
   }
-  auto link_info = bed.measure_emulated_link(options);
-  if (!link_info) return std::unexpected(link_info.error());
+  auto link_info = bed.measure_emulated_link(plan.server);
+  if (!link_info) return refused(link_info.error(), kExitServerFault);
 
   RunContext context;
   context.clock = cycle_counter_clock();
   context.cancel = &g_cancel;
   context.allocator = allocator_name;
-  if (config.client_threads > 1) context.client_cpus = client_thread_cpus(client_cpu, placement->allowed);
-  Report report = start_report(options, bed, *placement, detected, std::move(*link_info), context);
+  if (plan.cases.client_threads > 1) context.client_cpus = client_thread_cpus(client_cpu, placement->allowed);
+  Report report = start_report(plan, bed, *placement, detected, std::move(*link_info), context);
   Hooks hooks;
-  if (auto made = make_hooks(hooks, options, cases, report); !made) return std::unexpected(made.error());
+  if (auto made = make_hooks(hooks, plan, cases, report); !made) return refused(made.error());
   context.hooks = hooks.all;
-  FdProgress progress(STDERR_FILENO, std::nullopt, progress_plan(options.runner));
+  FdProgress progress(STDERR_FILENO, std::nullopt, progress_plan(plan.measurement.runner));
   context.progress = &progress;
 
   const auto measuring_start = std::chrono::steady_clock::now();
-  report.cases = run_cases(cases, options.runner, context);
+  report.cases = run_cases(cases, plan.measurement.runner, context);
   const double measuring_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring_start).count();
   progress.finish();
@@ -347,19 +358,16 @@ Result<MeasuredRun> measure_run(CliOptions& options, std::vector<CaseSpec> cases
   return MeasuredRun{std::move(report), measuring_seconds, hooks.control ? hooks.control->spans() : std::string()};
 }
 
-int run_suite(CliOptions& options, const std::string& executable) {
-  Config& config = options.config;
-  const bool child_job = options.job_output_fd >= 0;
+int run_suite(const RunPlan& plan, const std::string& executable) {
+  const bool child_job = plan.job.output_fd >= 0;
   std::string allocator_name = "n/a";
   if (child_job) {
     // The server forked below must not hold the parent's pipe open.
-    ::fcntl(options.job_output_fd, F_SETFD, FD_CLOEXEC);
-    const auto expected = alloc::parse_allocator(options.job_allocator);
-    if (!expected) return report_error("--job-output-fd needs --job-allocator");
-    auto verified = alloc::verify_allocator(*expected);
+    ::fcntl(plan.job.output_fd, F_SETFD, FD_CLOEXEC);
+    auto verified = alloc::verify_allocator(*plan.job.allocator);  // the parser requires it with the fd
     if (!verified) {
       const std::string text = verified.error().message + "\n";
-      [[maybe_unused]] const ssize_t ignored = ::write(options.job_output_fd, text.data(), text.size());
+      [[maybe_unused]] const ssize_t ignored = ::write(plan.job.output_fd, text.data(), text.size());
       return report_error(verified.error().message, kExitFailed);
     }
     allocator_name = verified->name();
@@ -367,30 +375,29 @@ int run_suite(CliOptions& options, const std::string& executable) {
   const alloc::Detected detected = alloc::detect_allocator();
   if (!child_job) allocator_name = detected.name();
 
-  const Suite* suite = find_suite(config.suite);
-  Selection selection;
-  selection.filter = config.filter;
-  selection.sizes = config.sizes;
-  selection.payload = strategies::parse_payload(config.payload).value_or(strategies::Payload::weather);
-  selection.connection = strategies::parse_connection(config.connection).value_or(strategies::Connection::pooled);
-  selection.server_mode = strategies::parse_server_mode(config.server_mode).value_or(strategies::ServerMode::cached);
-  selection.inflight = config.inflight;
-  selection.client = strategies::parse_client(config.client).value_or(strategies::Client::pooled);
-  selection.client_threads = config.client_threads;
+  const CasesPlan& c = plan.cases;
+  const Selection selection{.filter = c.filter,
+                            .sizes = c.sizes,
+                            .payload = c.payload,
+                            .connection = c.connection,
+                            .server_mode = c.server_mode,
+                            .clients = c.clients,
+                            .inflight = c.inflight,
+                            .client_threads = c.client_threads};
   // Before any server is started: a filter that selects nothing is an argument error.
-  auto cases = build_cases(*suite, strategies::registry(), selection);
+  auto cases = build_cases(*c.suite, strategies::registry(), selection);
   if (!cases) return report_error(cases.error().message);
 
-  auto measured = measure_run(options, std::move(*cases), executable, allocator_name);
-  if (!measured) return report_error(measured.error().message);
+  auto measured = measure_run(plan, std::move(*cases), executable, allocator_name);
+  if (!measured) return report_error(measured.error().message, measured.error().exit_code);
   Report& report = measured->report;
   if (child_job) {
-    if (auto sent = write_report_fd(options.job_output_fd, report); !sent) {
+    if (auto sent = write_report_fd(plan.job.output_fd, report); !sent) {
       return report_error(sent.error().message, kExitFailed);
     }
     return 0;
   }
-  if (const int presented = present_run(report, options, measured->measuring_seconds, measured->perf_spans);
+  if (const int presented = present_run(report, plan, measured->measuring_seconds, measured->perf_spans);
       presented != 0) {
     return presented;
   }

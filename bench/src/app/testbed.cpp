@@ -24,9 +24,9 @@ Result<Placement> place(const PlacementRequest& request) {
   const auto is_client = [&p](int cpu) {
     return std::find(p.client_cpus.begin(), p.client_cpus.end(), cpu) != p.client_cpus.end();
   };
-  if (!request.embedded || request.server_cpu == "none") {
+  if (!request.embedded || request.server_cpu.choice == ServerCpu::Choice::none) {
     p.server_cpu = -1;
-  } else if (request.server_cpu == "auto") {
+  } else if (request.server_cpu.choice == ServerCpu::Choice::automatic) {
     if (p.allowed.size() >= 2) {
       if (request.client_takes_rest) {
         const auto last = std::find_if(p.allowed.rbegin(), p.allowed.rend(), [&](int cpu) { return !is_client(cpu); });
@@ -37,7 +37,7 @@ Result<Placement> place(const PlacementRequest& request) {
       }
     }
   } else {
-    p.server_cpu = std::stoi(request.server_cpu);  // checked by the parser
+    p.server_cpu = request.server_cpu.cpu;
     if (!allowed(p.server_cpu)) {
       return fail(fmt::format("--server-cpu {}: not among the CPUs this process may use", p.server_cpu));
     }
@@ -50,12 +50,12 @@ Result<Placement> place(const PlacementRequest& request) {
   return p;
 }
 
-ServerProcessOptions embedded_server_options(const CliOptions& options, const std::string& executable, int cpu) {
+ServerProcessOptions embedded_server_options(const ServerPlan& server, const std::string& executable, int cpu) {
   ServerProcessOptions server_options;
-  server_options.executable = options.server.empty() ? default_server_path(executable) : options.server;
+  server_options.executable = server.binary.empty() ? default_server_path(executable) : server.binary;
   server_options.cpu = cpu;
-  server_options.start_timeout = options.server_start_timeout;
-  server_options.stop_timeout = options.server_stop_timeout;
+  server_options.start_timeout = server.start_timeout;
+  server_options.stop_timeout = server.stop_timeout;
   return server_options;
 }
 
@@ -65,15 +65,14 @@ Result<ServerProcess> start_embedded_server(const ServerProcessOptions& options)
   return std::move(*started);
 }
 
-Status Testbed::use_external_server(const CliOptions& options) {
-  const Config& config = options.config;
-  const auto url = http::Url::parse(config.url);  // checked by the parser
-  target.host = std::string(url->host);
-  target.port = url->port;
-  target.description = config.url + " (external)";
-  auto health = http_get_status(target.host, target.port, "/health", options.server_start_timeout);
-  if (!health) return fail(fmt::format("--url {}: GET /health: {}", config.url, health.error().message));
-  if (*health != 200) return fail(fmt::format("--url {}: GET /health answered {}, not 200", config.url, *health));
+Status Testbed::use_external_server(const ServerPlan& server_plan) {
+  const ExternalServer& external = *server_plan.external;
+  target.host = external.host;
+  target.port = external.port;
+  target.description = external.url + " (external)";
+  auto health = http_get_status(target.host, target.port, "/health", server_plan.start_timeout);
+  if (!health) return fail(fmt::format("--url {}: GET /health: {}", external.url, health.error().message));
+  if (*health != 200) return fail(fmt::format("--url {}: GET /health answered {}, not 200", external.url, *health));
   return {};
 }
 
@@ -81,17 +80,17 @@ Status Testbed::use_external_server(const CliOptions& options) {
 // the client namespace for the rest of the run. With the link on the upstream leg, the server namespace
 // holds the upstream instead, and the proxy server joins bench in the client namespace, where the two
 // talk over that namespace's own loopback.
-Status Testbed::start_embedded(const CliOptions& options, ServerProcessOptions server_options,
+Status Testbed::start_embedded(const RunPlan& plan, ServerProcessOptions server_options,
                                const std::string& executable) {
-  const bool upstream_leg = link_spec.emulated() && options.config.link_leg == "upstream";
+  const bool upstream_leg = link_spec.emulated() && plan.link.leg == LinkLeg::upstream;
   if (link_spec.emulated()) {
     LinkSession::Options link_options;
     link_options.spec = link_spec;
-    link_options.wire_executable = options.wire.empty() ? default_wire_path(executable) : options.wire;
+    link_options.wire_executable = plan.link.wire.empty() ? default_wire_path(executable) : plan.link.wire;
     // With the server: the wire's work (and the kernel's receive processing it triggers) stays off
     // the client's CPU, where it would be counted as the strategy's time.
     link_options.wire_cpu = server_options.cpu;
-    link_options.start_timeout = options.server_start_timeout;
+    link_options.start_timeout = plan.server.start_timeout;
     auto made = LinkSession::create(link_options);
     if (!made) return fail(made.error().message);
     link_session.emplace(std::move(*made));
@@ -99,6 +98,7 @@ Status Testbed::start_embedded(const CliOptions& options, ServerProcessOptions s
     if (upstream_leg) {
       ServerProcessOptions upstream_options = server_options;
       upstream_options.bind = std::string(kLinkServerAddress);
+      server_attempted = true;
       auto upstream = start_embedded_server(upstream_options);
       if (!upstream) return std::unexpected(upstream.error());
       upstream_server.emplace(std::move(*upstream));
@@ -110,6 +110,7 @@ Status Testbed::start_embedded(const CliOptions& options, ServerProcessOptions s
       server_options.bind = std::string(kLinkServerAddress);
     }
   }
+  server_attempted = true;
   auto started = start_embedded_server(server_options);
   if (!started) return std::unexpected(started.error());
   server.emplace(std::move(*started));
@@ -128,7 +129,7 @@ Status Testbed::start_embedded(const CliOptions& options, ServerProcessOptions s
 }
 
 // Measured where it is: to the upstream, from the proxy server's namespace (bench's), on the upstream leg.
-Result<std::optional<LinkInfo>> Testbed::measure_emulated_link(const CliOptions& options) const {
+Result<std::optional<LinkInfo>> Testbed::measure_emulated_link(const ServerPlan& server_plan) const {
   if (!link_session) return std::optional<LinkInfo>();
   LinkInfo info;
   info.spec = link_spec.canonical();
@@ -140,7 +141,7 @@ Result<std::optional<LinkInfo>> Testbed::measure_emulated_link(const CliOptions&
     info.leg = "upstream";
     info.description += " (upstream leg: server <-> its upstream; bench <-> server over loopback)";
   }
-  if (auto measured = measure_link(link_host, link_port, link_spec, info, options.request_timeout); !measured) {
+  if (auto measured = measure_link(link_host, link_port, link_spec, info, server_plan.request_timeout); !measured) {
     return fail(measured.error().message);
   }
   return std::optional<LinkInfo>(std::move(info));

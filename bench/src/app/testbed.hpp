@@ -26,7 +26,7 @@ namespace ringlab::bench::app {
 struct PlacementRequest {
   std::vector<int> client_cpus;     // given (--cpu); empty: chosen here
   bool client_takes_rest = false;   // the load command: its threads get every CPU but the server's
-  std::string server_cpu = "auto";  // --server-cpu: auto, none or a CPU number (checked by the parser)
+  ServerCpu server_cpu;             // --server-cpu
   bool embedded = true;             // false: --url, a server that is not ours to place
 };
 
@@ -43,7 +43,7 @@ struct Placement {
 
 // The embedded server's options every command shares: its binary (--server, or next to bench), its CPU,
 // its start and stop limits. The command adds its own arguments.
-[[nodiscard]] ServerProcessOptions embedded_server_options(const CliOptions& options, const std::string& executable,
+[[nodiscard]] ServerProcessOptions embedded_server_options(const ServerPlan& server, const std::string& executable,
                                                            int cpu);
 // Starts an embedded server: the one place bench does.
 [[nodiscard]] Result<ServerProcess> start_embedded_server(const ServerProcessOptions& options);
@@ -64,14 +64,17 @@ struct Testbed {
   std::optional<ServerProcess> upstream_server;
   std::optional<ServerProcess> server;
   Target target;
+  // start_embedded got as far as starting a server: a failure from then on is the server's (a link that
+  // could not be made before it is this machine's: no root, no namespaces).
+  bool server_attempted = false;
 
   // --url: the external server, checked once (an unreachable server is one error now, not one per case).
-  Status use_external_server(const CliOptions& options);
+  Status use_external_server(const ServerPlan& server_plan);
   // The embedded server, behind an emulated link when --link asks for one. `server_options`: the
   // command's (embedded_server_options and its own arguments).
-  Status start_embedded(const CliOptions& options, ServerProcessOptions server_options, const std::string& executable);
+  Status start_embedded(const RunPlan& plan, ServerProcessOptions server_options, const std::string& executable);
   // The emulated link as measured where it is; none without an emulated link.
-  [[nodiscard]] Result<std::optional<LinkInfo>> measure_emulated_link(const CliOptions& options) const;
+  [[nodiscard]] Result<std::optional<LinkInfo>> measure_emulated_link(const ServerPlan& server_plan) const;
   // Stops the servers and closes the link: their complaints (and the wire's drops), as warnings. `link`:
   // the report's link, which closing completes with the wire's counters (null: none).
   [[nodiscard]] std::vector<std::string> stop(LinkInfo* link);

@@ -17,11 +17,13 @@ namespace ringlab::bench {
 
 namespace {
 
-using Key = std::tuple<std::string, std::string, std::string, std::size_t, std::string, std::size_t, std::size_t>;
+// strategy, method, payload, size, allocator, in flight, client threads, client
+using Key = std::tuple<std::string, std::string, std::string, std::size_t, std::string, std::size_t, std::size_t,
+                       std::string>;
 
 Key key_of(const CaseResult& c) {
   return {c.strategy, c.method, c.payload, c.size, c.allocator, std::max<std::size_t>(c.inflight, 1),
-          std::max<std::size_t>(c.client_threads, 1)};
+          std::max<std::size_t>(c.client_threads, 1), c.client.empty() ? std::string("pooled") : c.client};
 }
 
 // NEW's Ratio over OLD's: how far the case moved against its run's baseline.

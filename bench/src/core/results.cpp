@@ -13,6 +13,8 @@
 
 namespace ringlab::bench {
 
+std::string_view link_leg_name(LinkLeg leg) noexcept { return leg == LinkLeg::upstream ? "upstream" : "client"; }
+
 namespace {
 // A value outside the table reads as failed: a case is never shown as ok by mistake.
 constexpr base::EnumNames<CaseStatus, 3> kStatusNames{
@@ -33,6 +35,7 @@ std::string case_label(const CaseResult& c) {
   std::string label = fmt::format("{} {} {}", c.strategy, c.payload, c.size);
   if (c.inflight > 1) label += fmt::format(" x{}", c.inflight);
   if (c.client == "fresh") label += " fresh client";
+  if (c.client == "inflight") label += " in-flight client";
   if (c.client_threads > 1) label += fmt::format(" t{}", c.client_threads);
   if (!c.allocator.empty()) label += fmt::format(" ({})", c.allocator);
   return label;

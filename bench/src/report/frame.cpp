@@ -62,7 +62,9 @@ std::string render_environment(const Report& report) {
       format_number(c.target_error * 100, 1), c.interleave ? "interleaved rounds" : "one case after another",
       c.memory ? "" : ", memory diagnoser off",
       c.connection == "fresh" ? ", a new connection per request (--connection fresh)" : "",
-      c.client == "fresh" ? ", a new client per request, built and destroyed inside each op (--client fresh)" : "",
+      c.client == "fresh"                          ? ", a new client per request, built and destroyed inside each op (--client fresh)"
+      : c.client != "pooled" && !c.client.empty() ? fmt::format(", clients {} (--client {})", c.client, c.client)
+                                                   : std::string(),
       c.server_mode == "seed" ? ", GET bodies serialized per request and sent chunked (--server-mode seed)" : "");
   const auto load = [](const std::optional<LoadAverage>& l) {
     return l ? fmt::format("{:.2f} {:.2f} {:.2f}", l->one, l->five, l->fifteen) : std::string(kNa);

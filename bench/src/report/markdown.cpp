@@ -157,8 +157,15 @@ Column plain_column(std::string header, bool right, const Report& report, const 
 
 bool is_ok(const CaseResult& c) { return c.status == CaseStatus::ok; }
 
-// Reference rows (the floors) are marked where their name is shown.
-std::string method_text(const CaseResult& c) { return c.reference ? c.strategy + " (ref)" : c.strategy; }
+// Reference rows (the floors) are marked where their name is shown, and so is a client other than the
+// pooled one, since one run can hold a row under two clients (--client pooled,inflight; the seeds).
+std::string method_text(const CaseResult& c) {
+  std::string text = c.strategy;
+  if (c.reference) text += " (ref)";
+  if (c.client == "fresh") text += " (fresh client)";
+  if (c.client == "inflight") text += " (in-flight client)";
+  return text;
+}
 
 std::string status_text(const CaseResult& c) {
   if (c.status == CaseStatus::failed) return "FAILED";

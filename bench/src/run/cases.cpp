@@ -15,7 +15,9 @@ std::string case_name(const CaseSpec& spec) {
   const std::string_view strategy = spec.strategy != nullptr ? spec.strategy->name : "?";
   std::string name = fmt::format("{} {} {}", strategy, payload_text(spec.config.payload), spec.config.count);
   if (spec.config.inflight > 1) name += fmt::format(" x{}", spec.config.inflight);
-  if (spec.config.client == strategies::Client::fresh) name += " fresh client";
+  if (spec.config.client != strategies::Client::pooled) {
+    name += spec.config.client == strategies::Client::fresh ? " fresh client" : " in-flight client";
+  }
   if (spec.client_threads > 1) name += fmt::format(" t{}", spec.client_threads);
   return name;
 }

@@ -141,22 +141,24 @@ class Runner {
       fail(s, "a fresh client is built on the runner's thread: it does not combine with more than one client thread");
       return false;
     }
-    if (many_in_flight && d->make_inflight == nullptr) {
+    // --client inflight: the row's N-in-flight form, at one request in flight too.
+    const bool inflight_form = many_in_flight || s.config.client == strategies::Client::inflight;
+    if (inflight_form && d->make_inflight == nullptr) {
       s.result.not_applicable = true;
-      skip(s, "runs one request in flight at a time");
+      skip(s, many_in_flight ? "runs one request in flight at a time" : "has no N-in-flight form");
       return false;
     }
     if (fresh_client) {
       s.strategy = std::make_unique<FreshClient>(*d, d->make());
     } else if (s.result.client_threads > 1) {
-      auto threaded = std::make_unique<ThreadedStrategy>(many_in_flight ? d->make_inflight : d->make,
+      auto threaded = std::make_unique<ThreadedStrategy>(inflight_form ? d->make_inflight : d->make,
                                                          s.result.client_threads, context_.client_cpus);
       if (threaded->made()) {
         s.threads = threaded.get();
         s.strategy = std::move(threaded);
       }
     } else {
-      s.strategy = many_in_flight ? d->make_inflight() : d->make();
+      s.strategy = inflight_form ? d->make_inflight() : d->make();
     }
     if (!s.strategy) {
       fail(s, "strategy factory returned nothing");

@@ -193,8 +193,18 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
     return fail("--inflight above 1 keeps its connections alive between rounds: it does not combine with --connection "
                 "fresh");
   }
-  if (selection.client == strategies::Client::fresh) {
-    if (std::any_of(selection.inflight.begin(), selection.inflight.end(), [](std::size_t n) { return n > 1; })) {
+  if (selection.clients.empty()) return fail("no client given");
+  const bool many_in_flight =
+      std::any_of(selection.inflight.begin(), selection.inflight.end(), [](std::size_t n) { return n > 1; });
+  const auto asked = [&selection](strategies::Client client) {
+    return std::find(selection.clients.begin(), selection.clients.end(), client) != selection.clients.end();
+  };
+  if (asked(strategies::Client::inflight) && many_in_flight) {
+    return fail("--client inflight runs the N-in-flight form with one request in flight: with --inflight above 1 "
+                "every pooled client is that form already");
+  }
+  if (asked(strategies::Client::fresh)) {
+    if (many_in_flight) {
       return fail("--client fresh builds a client for one request per op: it does not combine with --inflight above "
                   "1");
     }
@@ -212,19 +222,21 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
   std::vector<CaseSpec> cases;
   for (std::size_t size : sizes) {
     for (std::size_t inflight : selection.inflight) {
-      for (const strategies::Descriptor* d : chosen) {
-        CaseSpec spec;
-        spec.strategy = d;
-        spec.config.host = selection.host;
-        spec.config.port = selection.port;
-        spec.config.payload = selection.payload.value_or(suite.payload);
-        spec.config.connection = selection.connection;
-        spec.config.server_mode = selection.server_mode;
-        spec.config.count = size;
-        spec.config.inflight = inflight;
-        spec.config.client = selection.client;
-        spec.client_threads = std::max<std::size_t>(1, selection.client_threads);
-        cases.push_back(std::move(spec));
+      for (const strategies::Client client : selection.clients) {
+        for (const strategies::Descriptor* d : chosen) {
+          CaseSpec spec;
+          spec.strategy = d;
+          spec.config.host = selection.host;
+          spec.config.port = selection.port;
+          spec.config.payload = selection.payload.value_or(suite.payload);
+          spec.config.connection = selection.connection;
+          spec.config.server_mode = selection.server_mode;
+          spec.config.count = size;
+          spec.config.inflight = inflight;
+          spec.config.client = client;
+          spec.client_threads = std::max<std::size_t>(1, selection.client_threads);
+          cases.push_back(std::move(spec));
+        }
       }
     }
   }

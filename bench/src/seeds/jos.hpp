@@ -41,9 +41,9 @@ inline constexpr std::array<std::size_t, 4> kJosSizes{10, 100, 1000, 10000};
 struct JosMapping {
   std::string_view method;    // as his table names it, spaced: "Version 0"
   std::string_view strategy;  // ringlab's strategy (bench --list), run in the jos suite
-  // bench flags beyond the seed conditions every row has (--payload jos --server-mode seed): the client
-  // policy, "--client fresh" (a whole client built per request) or "" (one client kept: pooled).
-  std::string_view flags;
+  // The client policy beyond the seed conditions every row has (the jos payload, the seed server mode):
+  // a whole client built per request (fresh) or one client kept (pooled).
+  strategies::Client client;
   // The Version whose time this row's conclusion is read against: "Version 0", his baseline, except
   // where the pattern is the same as another Version's with one thing changed (Version 10 against 9).
   std::string_view compared_with;
@@ -63,54 +63,56 @@ struct JosFigures {
 };
 
 inline constexpr std::size_t kJosVersions = 11;  // Version 0 to Version 10
+inline constexpr strategies::Client kFreshClient = strategies::Client::fresh;
+inline constexpr strategies::Client kPooledClient = strategies::Client::pooled;
 
 inline constexpr std::array<JosMapping, kJosVersions> kJosMapping{{
-    {"Version 0", "string_copy", "--client fresh", "Version 0", false,
+    {"Version 0", "string_copy", kFreshClient, "Version 0", false,
      "a new client per request (using new HttpClient: handler, pool and connection built and disposed; here the "
      "ring, buffers and connection, the JSON parser kept per process as .NET keeps its serializer), "
      "GetStringAsync: the body as a string, then deserialized into a list of fresh 3-field DTOs",
      "his call blocks on .Result (sync over async), V1 awaits: ringlab's loop has no async, so Versions 0 and 1 "
      "are the same row; simdjson On-Demand instead of Newtonsoft's JsonConvert, after one more copy of the "
      "string into a padded one"},
-    {"Version 1", "string_copy", "--client fresh", "Version 0", false,
+    {"Version 1", "string_copy", kFreshClient, "Version 0", false,
      "as Version 0, awaited: a new client per request, the body as a string, fresh DTOs",
      "the same row as Version 0 (no async in ringlab); the library as there"},
-    {"Version 2", "string_copy", "", "Version 0", false,
+    {"Version 2", "string_copy", kPooledClient, "Version 0", false,
      "one HttpClient kept for the program's life (a singleton), GetStringAsync, fresh DTOs",
      "simdjson instead of Newtonsoft; the one kept-alive connection is ringlab's client's own"},
-    {"Version 3", "string_copy", "", "Version 0", false,
+    {"Version 3", "string_copy", kPooledClient, "Version 0", false,
      "IHttpClientFactory's named client: an HttpClient per call over the factory's pooled handler, so one "
      "kept-alive connection; GetStringAsync, fresh DTOs",
      "ringlab's client is its pool: there is no handler to pool apart from it, so Versions 2 to 5 are one row "
      "(his spread between them at 100 items, 1.21-1.89 with a large StdDev, has no counterpart)"},
-    {"Version 4", "string_copy", "", "Version 0", false,
+    {"Version 4", "string_copy", kPooledClient, "Version 0", false,
      "a typed client (AddHttpClient<GitHubClient>) over the factory's pooled handler; GetStringAsync, fresh DTOs",
      "the same row as Versions 2, 3 and 5: in C++ the typed and named clients are the same pooled client"},
-    {"Version 5", "string_copy", "", "Version 0", false,
+    {"Version 5", "string_copy", kPooledClient, "Version 0", false,
      "a typed client made by his GitHubClientFactory over the factory's pooled handler; GetStringAsync, fresh DTOs",
      "the same row as Versions 2 to 4"},
-    {"Version 6", "buffered_stream", "", "Version 0", false,
+    {"Version 6", "buffered_stream", kPooledClient, "Version 0", false,
      "SendAsync with ResponseContentRead: the content buffered whole (a stream that grows as it fills), then "
      "deserialized from it into fresh DTOs",
      "parsed in place in the buffered body by simdjson, where his JsonSerializer reads it through a "
      "StreamReader and a JsonTextReader"},
-    {"Version 7", "presized_fresh", "", "Version 0", false,
+    {"Version 7", "presized_fresh", kPooledClient, "Version 0", false,
      "ResponseHeadersRead: the body read from the connection after the head, deserialized into fresh DTOs",
      "his JsonTextReader reads the stream as it arrives; presized_fresh receives the whole body into one "
      "buffer kept across requests (grown once to the largest chunked answer), then parses it; the same row "
      "as Version 9, since ringlab's Versions 7 and 9 use one library"},
-    {"Version 8", "token_loop", "", "Version 0", false,
+    {"Version 8", "token_loop", kPooledClient, "Version 0", false,
      "ResponseHeadersRead, and a hand-written loop over the reader's tokens (the last property name kept, a "
      "switch on it) filling fresh DTOs, as his ProjectDeserializer does",
      "the tokens are rapidjson's SAX events over the whole received body, not Newtonsoft's JsonTextReader: "
      "against Version 7's row this also swaps simdjson for rapidjson; against rapidjson_fresh (the same "
      "tokens, rapidjson's generic deserializer) it isolates the hand-written loop, as his V8 against V7 does"},
-    {"Version 9", "presized_fresh", "", "Version 0", false,
+    {"Version 9", "presized_fresh", kPooledClient, "Version 0", false,
      "ResponseHeadersRead + System.Text.Json's DeserializeAsync from the stream into fresh DTOs",
      "DeserializeAsync parses as the bytes arrive, presized_fresh once the last one is in (streaming_array "
      "parses records as they arrive, into records reused in place); his V9 also swapped Newtonsoft for "
      "System.Text.Json, ringlab's library stays simdjson"},
-    {"Version 10", "rapidjson_fresh", "", "Version 9", false,
+    {"Version 10", "rapidjson_fresh", kPooledClient, "Version 9", false,
      "Version 9's receive with another JSON library (Utf8Json) into the same fresh DTOs: read against Version 9, "
      "the same pattern with the library swapped, not against Version 0 (his Mean is 0.90-1.01 of V9's in "
      "HttpClientBenchmark and 0.93-1.02 in GetAllProjectsQuery; the quotients of his Ratios, which the page "
@@ -185,7 +187,7 @@ constexpr std::array<SeedRow, kJosVersions> jos_rows(const std::array<JosFigures
     }
     rows[v] = SeedRow{.method = m.method,
                       .strategy = m.strategy,
-                      .flags = m.flags,
+                      .client = m.client,
                       .published_ratio = figures[v].ratio,
                       .published_ratio_sd = ratio_sd,
                       .published_alloc_ratio = alloc_ratio,

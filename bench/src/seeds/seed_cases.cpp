@@ -1,6 +1,7 @@
 // The seeds' cases: the rows of a seed as CaseSpecs under the seeds' conditions (seeds.hpp).
 #include <algorithm>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -18,66 +19,30 @@ std::vector<std::size_t> sizes_of(const Seed& seed) {
   return sizes;
 }
 
-Result<RowConditions> parse_row_flags(std::string_view flags) {
-  RowConditions conditions;
-  std::vector<std::string_view> words;
-  std::size_t pos = 0;
-  while (pos < flags.size()) {
-    const std::size_t start = flags.find_first_not_of(' ', pos);
-    if (start == std::string_view::npos) break;
-    std::size_t end = flags.find(' ', start);
-    if (end == std::string_view::npos) end = flags.size();
-    words.push_back(flags.substr(start, end - start));
-    pos = end;
+std::string row_flags(const SeedRow& row) {
+  std::string flags;
+  if (row.client == strategies::Client::fresh) flags = "--client fresh";
+  if (row.connection == strategies::Connection::fresh) {
+    flags += fmt::format("{}--connection fresh", flags.empty() ? "" : " ");
   }
-  for (std::size_t i = 0; i < words.size(); i += 2) {
-    if (i + 1 >= words.size()) return fail(fmt::format("row flags '{}': {} needs a value", flags, words[i]));
-    const std::string_view flag = words[i];
-    const std::string_view value = words[i + 1];
-    if (flag == "--connection") {
-      const auto connection = strategies::parse_connection(value);
-      if (!connection) return fail(fmt::format("row flags '{}': --connection {} is neither pooled nor fresh", flags, value));
-      conditions.connection = *connection;
-      if (conditions.fresh_client && conditions.connection == strategies::Connection::fresh) {
-        return fail(fmt::format("row flags '{}': a fresh client opens its own connection: not with --connection fresh",
-                                flags));
-      }
-    } else if (flag == "--client") {
-      if (value != "pooled" && value != "fresh") {
-        return fail(fmt::format("row flags '{}': --client {} is neither pooled nor fresh", flags, value));
-      }
-      conditions.fresh_client = value == "fresh";
-      if (conditions.fresh_client && conditions.connection == strategies::Connection::fresh) {
-        return fail(fmt::format("row flags '{}': a fresh client opens its own connection: not with --connection fresh",
-                                flags));
-      }
-    } else {
-      return fail(fmt::format("row flags '{}': {} is not a condition a seed row may set", flags, flag));
-    }
-  }
-  return conditions;
+  return flags;
 }
 
 Result<SeedCases> seed_cases(const Seed& seed, std::span<const strategies::Descriptor> registry) {
   const Suite* suite = find_suite(seed.suite);
   if (suite == nullptr) return fail(fmt::format("seed {}: no suite {}", seed.name, seed.suite));
-  strategies::Payload payload = suite->payload;
-  if (!seed.payload.empty()) {
-    const auto parsed = strategies::parse_payload(seed.payload);
-    if (!parsed) return fail(fmt::format("seed {}: no payload {}", seed.name, seed.payload));
-    payload = *parsed;
-  }
+  const strategies::Payload payload = seed.payload.value_or(suite->payload);
   if (seed.rows.empty()) return fail(fmt::format("seed {}: no rows", seed.name));
   const std::vector<std::size_t> sizes = sizes_of(seed);
   if (sizes.empty()) return fail(fmt::format("seed {}: no sizes", seed.name));
   SeedCases out;
   for (const std::size_t size : sizes) {
     std::vector<std::size_t>& row_case = out.row_case.emplace_back();
-    // (strategy, flags) of the cases of this size, in the order first named.
-    std::vector<std::pair<std::string_view, std::string_view>> made;
+    // (strategy, client, connection) of the cases of this size, in the order first named.
+    std::vector<std::tuple<std::string_view, strategies::Client, strategies::Connection>> made;
     const std::size_t first_of_size = out.cases.size();
     for (const SeedRow& row : seed.rows) {
-      const auto same = std::find(made.begin(), made.end(), std::pair{row.strategy, row.flags});
+      const auto same = std::find(made.begin(), made.end(), std::tuple{row.strategy, row.client, row.connection});
       if (same != made.end()) {
         row_case.push_back(first_of_size + static_cast<std::size_t>(same - made.begin()));
         continue;
@@ -89,17 +54,19 @@ Result<SeedCases> seed_cases(const Seed& seed, std::span<const strategies::Descr
         return fail(fmt::format("seed {}: {} names {}, which is no strategy of suite {}", seed.name, row.method,
                                 row.strategy, suite->name));
       }
-      auto conditions = parse_row_flags(row.flags);
-      if (!conditions) return fail(fmt::format("seed {}: {}: {}", seed.name, row.method, conditions.error().message));
+      if (row.client == strategies::Client::fresh && row.connection == strategies::Connection::fresh) {
+        return fail(fmt::format("seed {}: {}: a fresh client opens its own connection: not with a fresh connection",
+                                seed.name, row.method));
+      }
       CaseSpec spec;
       spec.strategy = &*descriptor;
       spec.config.payload = payload;
       spec.config.count = size;
       spec.config.server_mode = strategies::ServerMode::seed;
-      spec.config.connection = conditions->connection;
-      if (conditions->fresh_client) spec.config.client = strategies::Client::fresh;
+      spec.config.connection = row.connection;
+      spec.config.client = row.client;
       row_case.push_back(out.cases.size());
-      made.emplace_back(row.strategy, row.flags);
+      made.emplace_back(row.strategy, row.client, row.connection);
       out.cases.push_back(std::move(spec));
     }
   }

@@ -78,7 +78,7 @@ constexpr std::array kSeeds{
     // client and server on loopback.
     Seed{.name = "typed-wan", .title = "Typed versus manual client (the article), over an emulated WAN upstream",
          .suite = "proxy", .sizes = {10, 50, 100, 0}, .size_name = "cycles", .about = kTypedAbout,
-         .link = "rate=100mbit,delay=10ms", .link_leg = "upstream", .rows = typed_vs_manual::kRows},
+         .link = "rate=100mbit,delay=10ms", .link_leg = LinkLeg::upstream, .rows = typed_vs_manual::kRows},
 };
 
 }  // namespace

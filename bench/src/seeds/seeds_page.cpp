@@ -69,11 +69,7 @@ struct Figure {
 
 bool matches(const CaseResult& c, const SeedRow& row, std::size_t size) {
   if (c.strategy != row.strategy || c.size != size) return false;
-  const auto conditions = parse_row_flags(row.flags);
-  if (!conditions) return false;
-  return c.connection == strategies::connection_name(conditions->connection) &&
-         c.client == strategies::client_name(conditions->fresh_client ? strategies::Client::fresh
-                                                                      : strategies::Client::pooled);
+  return c.connection == strategies::connection_name(row.connection) && c.client == strategies::client_name(row.client);
 }
 
 const CaseResult* find_case(const Report& report, const SeedRow& row, std::size_t size) {
@@ -129,7 +125,7 @@ bool client_thread_only(std::string_view strategy) { return strategy.starts_with
 
 std::string strategy_cell(const SeedRow& row) {
   std::string cell = fmt::format("`{}`", row.strategy);
-  if (!row.flags.empty()) cell += fmt::format(" `{}`", row.flags);
+  if (const std::string flags = row_flags(row); !flags.empty()) cell += fmt::format(" `{}`", flags);
   return cell;
 }
 
@@ -409,8 +405,8 @@ std::string render_seeds_page(std::span<const SeedRun> runs, std::string_view pa
     const Seed& seed = *run.seed;
     out += fmt::format("\n## {}: `tools/bench seeds --filter {}`\n\n{}\n\n", seed.title, seed.name, seed.about);
     if (!seed.link.empty()) {
-      out += fmt::format("Link: `--link {}`{}.\n\n", seed.link,
-                         seed.link_leg.empty() ? std::string() : fmt::format(" on the {} leg", seed.link_leg));
+      out += fmt::format("Link: `--link {}` on the {} leg.\n\n", seed.link,
+                         link_leg_name(seed.link_leg));
     }
     out += "### Mapping\n\n" + mapping_table(seed);
     if (run.report == nullptr) {

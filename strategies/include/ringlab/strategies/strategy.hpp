@@ -85,8 +85,10 @@ enum class Connection { pooled, fresh };
 // request (a new HttpClient per request: jos's Version 0/1, HttpWebRequest, WebRequest/WebClient on
 // .NET Core; bench --client fresh). A fresh client opens its own connection, so it has no connection
 // policy of its own: CaseConfig::connection stays pooled (a kept-alive connection for the client's one
-// request, closed when the client goes).
-enum class Client { pooled, fresh };
+// request, closed when the client goes). `inflight` is a pooled client of the row's N-in-flight form
+// (Descriptor::make_inflight: InflightClient, the peers' event loops) run with one request in flight:
+// what measures whether the one-request form (http::Client) earns its separate code (bench --client).
+enum class Client { pooled, fresh, inflight };
 // How the server produces the GET bodies of a case (bench --server-mode):
 //   cached  serialized once per size and served from the server's body cache, with Content-Length:
 //           what isolates the client's cost (the default);
@@ -108,11 +110,20 @@ inline constexpr std::size_t kSeedChunkBytes = 16 * 1024;
 [[nodiscard]] std::optional<ServerMode> parse_server_mode(std::string_view name) noexcept;
 // Here, not in the registry's source: bench's runner spells them without the strategies library.
 [[nodiscard]] constexpr std::string_view client_name(Client client) noexcept {
-  return client == Client::fresh ? "fresh" : "pooled";
+  switch (client) {
+    case Client::fresh:
+      return "fresh";
+    case Client::inflight:
+      return "inflight";
+    case Client::pooled:
+      break;
+  }
+  return "pooled";
 }
 [[nodiscard]] constexpr std::optional<Client> parse_client(std::string_view name) noexcept {
   if (name == "pooled") return Client::pooled;
   if (name == "fresh") return Client::fresh;
+  if (name == "inflight") return Client::inflight;
   return std::nullopt;
 }
 

@@ -14,9 +14,12 @@
 //
 // parse_command_line() is separate from run_bench() so that the parsing (defaults, limits,
 // refusals) is testable without running anything. Exit codes: 0 every case ok or skipped; 1 a case
-// failed, an allocator job failed or a self-check target was missed; 2 bad arguments or a
-// set-up error (no server, unwritable results folder, a size the server refuses); 128 + the signal
-// when SIGINT (130) or SIGTERM (143) stopped the run (the report then is partial).
+// failed, an allocator job failed or a self-check target was missed; 2 bad arguments or a set-up
+// error of this machine (a CPU not ours, an unwritable results folder, a size the server refuses
+// with 400, no namespaces for --link); 3 a server fault before any case (the embedded server did not
+// start, --url did not answer its health check, or a server stalled or answered garbage on the size
+// check); 128 + the signal when SIGINT (130) or SIGTERM (143) stopped the run (the report then is
+// partial).
 #include <chrono>
 #include <iosfwd>
 #include <optional>
@@ -28,6 +31,7 @@
 #include "ringlab/bench/core/compare.hpp"
 #include "ringlab/bench/core/error.hpp"
 #include "ringlab/bench/core/results.hpp"
+#include "ringlab/bench/app/plan.hpp"
 #include "ringlab/bench/load/load.hpp"
 #include "ringlab/bench/report/reporters.hpp"
 #include "ringlab/bench/run/runner.hpp"
@@ -40,6 +44,7 @@ namespace ringlab::bench {
 
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitServerFault = 3;
 inline constexpr int kExitInterrupted = 130;  // SIGINT; SIGTERM is 143 (128 + the signal)
 
 // `bench seeds`: given where a suite's name goes, it runs every seed (seeds.hpp) instead of a suite.
@@ -58,7 +63,7 @@ struct LoadCommand {
   std::vector<std::string> server_arguments; // embedded server: more flags, the same for every variant
   std::string label;             // the rows' server name; empty: "ours" or the URL
   unsigned rounds = 1;
-  std::string server_cpu = "auto";  // embedded server: auto, none or a CPU
+  ServerCpu server_cpu;          // embedded server: auto, none or a CPU
   unsigned server_threads = 1;
   bool cpus_given = false;       // --cpu was given (else: placement decides)
   std::vector<Format> formats{Format::md, Format::csv, Format::json};
@@ -73,30 +78,14 @@ struct ResultsPageCommand {
   std::string seeds_page = "docs/seeds.md";
 };
 
+// The whole command line, parsed: a run's plan (plan.hpp), or one of the commands that need none.
 struct CliOptions {
-  Config config;          // what goes into report.json
-  RunnerOptions runner;   // the runner's limits
-  std::vector<Format> formats{Format::md, Format::csv, Format::json};
+  RunPlan plan;  // a suite, seeds or self-check run; bench load uses plan.server
   bool list = false;
   bool self_check = false;
-  uint64_t self_check_work = 4000;
-  std::string server;     // server binary; empty: next to bench
-  std::string wire;       // link emulator binary for --link; empty: next to bench
-  std::chrono::milliseconds server_start_timeout{10'000};
-  std::chrono::milliseconds server_stop_timeout{10'000};
-  std::chrono::milliseconds request_timeout{10'000};
-  std::string perf_control;  // "CTL,ACK"
-  std::chrono::milliseconds perf_control_timeout{5'000};
-  std::chrono::milliseconds job_timeout{3'600'000};
-  std::size_t job_max_output_mb = 256;
-  int job_output_fd = -1;      // set in an allocator job's child
-  std::string job_allocator;   // set in an allocator job's child
-  std::vector<std::string> arguments;  // argv[1...] as given, for allocator jobs
   std::optional<CompareCommand> compare;  // `bench compare ...`: nothing else of the above applies
-  std::optional<LoadCommand> load;        // `bench load ...`: server, server_*_timeout and request_timeout apply
+  std::optional<LoadCommand> load;        // `bench load ...`: plan.server applies
   std::optional<ResultsPageCommand> results_page;  // `bench report ...`: nothing else applies
-  // `bench seeds`: where the page goes once every seed ran to the end.
-  std::string seeds_page = "docs/seeds.md";
 };
 
 struct ParsedCommandLine {

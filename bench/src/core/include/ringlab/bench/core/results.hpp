@@ -95,7 +95,16 @@ struct Environment {
   std::vector<std::string> warnings;  // anything that makes the numbers less trustworthy
 };
 
-// The options the run was made with (the CLI's, after defaults).
+// --link-leg: which path an emulated link stands on.
+enum class LinkLeg : uint8_t {
+  client,    // bench <-> the embedded server
+  upstream,  // the proxy suite's server <-> its upstream (a second embedded server)
+};
+[[nodiscard]] std::string_view link_leg_name(LinkLeg leg) noexcept;
+
+// The options the run was made with, as report.json records them: derived from the run plan (bench/src/app/
+// include/ringlab/bench/app/plan.hpp, report_config), read back from older reports with these defaults
+// for what they do not say.
 struct Config {
   std::string suite = "headline";
   std::string filter = "*";
@@ -111,6 +120,8 @@ struct Config {
   unsigned iterations = 15;      // measured iterations before the adaptive stop may end a case
   unsigned max_iterations = 100;
   double target_error = 0.02;    // Error / Mean below which a case stops early
+  // Order-balanced rounds. The setting's default is the plan's (RunnerOptions::interleave, true), which
+  // report_config copies here; false is what a record that does not say means: cases one after another.
   bool interleave = false;
   bool memory = true;            // memory diagnoser on
   bool phases = true;            // phase timeline stamped

@@ -72,7 +72,8 @@ struct Selection {
   std::optional<strategies::Payload> payload;     // instead of the suite's
   strategies::Connection connection = strategies::Connection::pooled;  // every case's
   strategies::ServerMode server_mode = strategies::ServerMode::cached;  // every case's
-  strategies::Client client = strategies::Client::pooled;  // every case's (bench --client)
+  // Each case is run with each of these clients (bench --client), in this order.
+  std::vector<strategies::Client> clients{strategies::Client::pooled};
   // Each size is run at each of these (bench --inflight), in this order; {1}: one request in flight.
   std::vector<std::size_t> inflight{1};
   std::size_t client_threads = 1;  // every case's (bench --client-threads; CaseSpec::client_threads)

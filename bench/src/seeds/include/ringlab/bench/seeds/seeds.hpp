@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,9 +31,11 @@ inline constexpr double kNone = std::numeric_limits<double>::quiet_NaN();  // a 
 struct SeedRow {
   std::string_view method = {};    // as the seed names it: "GetStreamAsync", "Version 9"
   std::string_view strategy = {};  // the ringlab strategy that does what the method does with the bytes
-  // More of the case's conditions, as bench's flags: "--client fresh" (the whole client built per
-  // request), "--connection fresh"; empty: a pooled client on a kept-alive connection.
-  std::string_view flags = {};
+  // More of the case's conditions, as the plan's fields (bench's --client and --connection): the whole
+  // client built per request, or a new connection per request. A fresh client opens its own connection,
+  // so the two fresh together are refused (seed_cases).
+  strategies::Client client = strategies::Client::pooled;
+  strategies::Connection connection = strategies::Connection::pooled;
   // The write-up's Ratio (time against its own first row) and Alloc Ratio, per size in Seed::sizes'
   // order; kNone where it gives none.
   std::array<double, 4> published_ratio{kNone, kNone, kNone, kNone};
@@ -57,7 +60,7 @@ struct Seed {
   std::string_view name = {};    // "nikouu": bench seeds --filter takes it
   std::string_view title = {};   // "HttpClientBenchmarking (nikouu), .NET 8"
   std::string_view suite = {};   // the bench suite whose method and payload its cases use ("get", "echo")
-  std::string_view payload = {}; // empty: the suite's
+  std::optional<strategies::Payload> payload = {};  // none: the suite's
   std::array<std::size_t, 4> sizes{};  // records (or cycles, or 1) per op, in the write-up's order; 0: unused
   std::string_view size_name = {};           // "records", "cycles", "object"
   std::string_view about = {};   // what the write-up measured, and how its published figures were derived
@@ -65,7 +68,7 @@ struct Seed {
   // link needs what --link needs (root, network namespaces): without it, its run is refused and the page
   // says so.
   std::string_view link = {};
-  std::string_view link_leg = {};
+  LinkLeg link_leg = LinkLeg::client;
   // Another seed whose run this one's figures come from (the same rows, another table of the write-up's
   // published figures): no run of its own. Empty: its own run.
   std::string_view shares_run_of = {};
@@ -79,16 +82,13 @@ struct Seed {
 // The sizes of a seed that are in use (Seed::sizes up to its first 0).
 [[nodiscard]] std::vector<std::size_t> sizes_of(const Seed& seed);
 
-// A row's flags as case conditions; an unknown flag is an error (the table is checked by a test).
-struct RowConditions {
-  strategies::Connection connection = strategies::Connection::pooled;
-  bool fresh_client = false;
-};
-[[nodiscard]] Result<RowConditions> parse_row_flags(std::string_view flags);
+// A row's conditions as bench's flags, for the page: "--client fresh", "--connection fresh", or empty.
+[[nodiscard]] std::string row_flags(const SeedRow& row);
 
-// The cases of one seed: one per distinct (strategy, flags) and size, rows that share both share the
-// case. Every case runs under the seed's conditions: the server serializes each answer and sends it
-// chunked (ServerMode::seed). An unregistered strategy or a bad flag is an error.
+// The cases of one seed: one per distinct (strategy, client, connection) and size, rows that share all
+// three share the case. Every case runs under the seed's conditions: the server serializes each answer
+// and sends it as it goes (ServerMode::seed). An unregistered strategy, or a fresh client on a fresh
+// connection, is an error.
 struct SeedCases {
   std::vector<CaseSpec> cases;
   // cases[row_case[size_index][row_index]] measures rows[row_index] at sizes_of(seed)[size_index].

@@ -1,0 +1,134 @@
+#pragma once
+// A run's settings, typed and parsed once (options.cpp's parse_command_line): what a suite, seeds,
+// profile or load run does, in groups that say what each part of the run takes. Each setting is stated
+// here once with its default; its flag is one line of its group's parser in options.cpp (or
+// load_command.cpp), which refuses a bad value at parse time; report.json's `config` block is derived
+// from the plan (report_config), so a new field reaches the report by one line there.
+//
+// Every choice is an enum or a checked value: no later code parses a setting again. What stays text is
+// text by nature: globs (filter), paths (out, binaries, the seeds page), the command line as given, and
+// the column names the reporters read back from the report (checked against their table here).
+//
+// Ownership: plain values. Threads: none; the plan is read-only once parsed (commands take it by const
+// reference).
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/bench/core/error.hpp"
+#include "ringlab/bench/core/results.hpp"
+#include "ringlab/bench/measure/perf_control.hpp"
+#include "ringlab/bench/process/allocators.hpp"
+#include "ringlab/bench/report/reporters.hpp"
+#include "ringlab/bench/run/runner.hpp"
+#include "ringlab/bench/run/suites.hpp"
+#include "ringlab/link/spec.hpp"
+#include "ringlab/strategies/strategy.hpp"
+
+namespace ringlab::bench {
+
+// --server-cpu: where the embedded server runs.
+struct ServerCpu {
+  enum class Choice : uint8_t {
+    automatic,  // a CPU the client was not given (testbed.hpp's place says which)
+    none,       // not pinned
+    cpu,        // the one given
+  };
+  Choice choice = Choice::automatic;
+  int cpu = -1;  // Choice::cpu only
+
+  // "auto", "none" or a CPU number below CPU_SETSIZE; the refusal's text otherwise.
+  [[nodiscard]] static Result<ServerCpu> parse(std::string_view text);
+  [[nodiscard]] std::string text() const;  // what parse() reads back to this
+  bool operator==(const ServerCpu&) const = default;
+};
+
+// A server that is not ours (--url), checked when parsed.
+struct ExternalServer {
+  std::string url;   // as given: "http://127.0.0.1:8080"
+  std::string host;  // brackets removed
+  uint16_t port = 80;
+};
+
+// What a run measures: the suite (or the seeds), its strategies and sizes, and the client's policies.
+struct CasesPlan {
+  const Suite* suite = &suites().front();  // never null; bench seeds: the get suite, whose rows seeds use
+  bool seeds = false;                       // bench seeds: every seed's cases instead of the suite's
+  std::string filter = "*";                 // comma-separated fnmatch globs over strategy (or seed) names
+  std::vector<std::size_t> sizes;           // records per response; the suite's unless given (seeds: none)
+  strategies::Payload payload = strategies::Payload::weather;  // the suite's unless given
+  strategies::Connection connection = strategies::Connection::pooled;
+  std::vector<strategies::Client> clients{strategies::Client::pooled};  // each case under each, in turn
+  strategies::ServerMode server_mode = strategies::ServerMode::cached;
+  std::vector<std::size_t> inflight{1};  // one case per count
+  std::size_t client_threads = 1;
+};
+
+// How it is measured. RunnerOptions holds the runner's own settings (iterations, the adaptive stop,
+// what is counted, interleaving) with their defaults; the plan adds what the commands do around it.
+struct MeasurementPlan {
+  RunnerOptions runner;
+  bool counters = false;                     // perf_event counters around every measured iteration
+  std::vector<alloc::Allocator> allocators;  // one allocator job each; empty: this process only
+  std::chrono::milliseconds job_timeout{3'600'000};
+  std::size_t job_max_output_mb = 256;
+  uint64_t self_check_work = 4000;  // spin steps of the self-check's work A
+};
+
+// Where the client and the embedded server run.
+struct PlacementPlan {
+  std::optional<int> client_cpu;  // --cpu; none: the first allowed CPU
+  ServerCpu server_cpu;
+};
+
+// The server the requests go to, and the limits of its life and of every request.
+struct ServerPlan {
+  std::optional<ExternalServer> external;  // --url; none: the embedded server
+  std::string binary;                      // the embedded server's; empty: next to bench
+  std::chrono::milliseconds start_timeout{10'000};
+  std::chrono::milliseconds stop_timeout{10'000};
+  std::chrono::milliseconds request_timeout{10'000};
+};
+
+// The path to the embedded server.
+struct LinkPlan {
+  link::LinkSpec spec;  // loopback unless --link
+  LinkLeg leg = LinkLeg::client;
+  std::string wire;  // the emulator's binary; empty: next to bench
+};
+
+// What it writes.
+struct OutputPlan {
+  std::string out = "results";  // results root: reports go to OUT/<UTC timestamp>/
+  std::vector<Format> formats{Format::md, Format::csv, Format::json};
+  std::vector<std::string> columns;  // extra columns of the main table, names checked against the table
+  std::optional<PerfControlPaths> perf_control;  // tools/profile's FIFOs
+  std::chrono::milliseconds perf_control_timeout{5'000};
+  std::string seeds_page = "docs/seeds.md";  // bench seeds: the page written once every seed ran
+};
+
+// An allocator job's child: where its report goes and the allocator it must run on.
+struct JobPlan {
+  int output_fd = -1;  // -1: not a job's child
+  std::optional<alloc::Allocator> allocator;
+};
+
+struct RunPlan {
+  CasesPlan cases;
+  MeasurementPlan measurement;
+  PlacementPlan placement;
+  ServerPlan server;
+  LinkPlan link;
+  OutputPlan outputs;
+  JobPlan job;
+  std::vector<std::string> arguments;  // the command line after the program's name, as given
+};
+
+// report.json's `config` block: the plan's settings as the report names them.
+[[nodiscard]] Config report_config(const RunPlan& plan);
+
+}  // namespace ringlab::bench
