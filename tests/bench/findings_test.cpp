@@ -197,3 +197,28 @@ TEST_CASE("findings: rows beyond 1.2x floor_transfer + their own parse floor are
   std::erase_if(report.cases, [](const rb::CaseResult& c) { return c.strategy == "floor_transfer"; });
   CHECK(joined(rb::run_findings(report)).find("floors:") == std::string::npos);
 }
+
+TEST_CASE("findings: a run of two clients names each row's client and keeps the first baseline") {
+  rb::Report report = headline_like();
+  // --client pooled,inflight: the same rows again under the in-flight client, string_copy's a baseline too.
+  rb::CaseResult copy_inflight = timed("string_copy", 10000, 880'000, true, 5.9e6, 22);
+  copy_inflight.client = "inflight";
+  ratio(copy_inflight, 0.98, 0.96, 1.01);
+  copy_inflight.memory.minor_faults_per_op = 3;
+  report.cases.push_back(copy_inflight);
+  rb::CaseResult streaming_inflight = timed("streaming", 10000, 500'000, false, 0, 0);
+  streaming_inflight.client = "inflight";
+  ratio(streaming_inflight, 0.55, 0.53, 0.57);
+  report.cases.push_back(streaming_inflight);
+  const std::string text = joined(rb::run_findings(report));
+  INFO(text);
+  CHECK(text.find("fastest streaming (in-flight client) at 0.55x string_copy's time") != std::string::npos);
+  CHECK(text.find("presized, streaming (in-flight client) allocate nothing per op, against string_copy's 5.6 MB") !=
+        std::string::npos);
+  // The baseline the ratios were taken against is the first: the pooled string_copy, with its faults.
+  CHECK(text.find("string_copy under glibc 2.36: 576 page faults/op") != std::string::npos);
+  // The second baseline has a ratio to the first and is named with its client where it is in the noise.
+  CHECK(text.find("string_copy (in-flight client) at 10000 records (0.98)") != std::string::npos);
+  CHECK(rb::row_name(copy_inflight) == "string_copy (in-flight client)");
+  CHECK(rb::row_name(report.cases.front()) == "string_copy");
+}

@@ -334,3 +334,26 @@ TEST_CASE("the environment block says which source was built and the load at sta
   CHECK(env.find("commit unknown;") != std::string::npos);
   CHECK(env.find("at end 1.00 2.00 3.00") != std::string::npos);
 }
+
+TEST_CASE("a row under a second client is named with it, and a second baseline shows its interval") {
+  rb::Report report = synthetic_report();
+  // --client pooled,inflight: string_copy again under the in-flight client, paired with the first.
+  rb::CaseResult again = report.cases.front();
+  again.client = "inflight";
+  report.cases.insert(report.cases.begin() + 1, again);
+  rb::compute_ratios(report);
+  // Its interval as an interleaved run pairs it with the first string_copy's rounds.
+  report.cases[1].stats.ratio_low = 0.91;
+  report.cases[1].stats.ratio_high = 0.97;
+  const std::string md = rb::render_markdown(report);
+  INFO(md);
+  const auto row = [&md](std::string_view name) {
+    const std::size_t at = md.find("| " + std::string(name) + " ");
+    return at == std::string::npos ? std::string() : md.substr(at, md.find('\n', at) - at);
+  };
+  CHECK(row("string_copy (in-flight client)").find("0.91-0.97") != std::string::npos);
+  // The first string_copy is the one the ratios are against: no interval.
+  const std::string first = row("string_copy");
+  CHECK(first.find("(in-flight client)") == std::string::npos);
+  CHECK(first.find(" - |") != std::string::npos);
+}

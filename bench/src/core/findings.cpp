@@ -47,7 +47,7 @@ std::string count_text(double v) {
 
 // "0.75x string_copy's time (95 % interval 0.74-0.76)"
 std::string ratio_text(const CaseResult& c, const CaseResult& baseline) {
-  std::string text = fmt::format("{:.2f}x {}'s time", *c.stats.ratio, baseline.strategy);
+  std::string text = fmt::format("{:.2f}x {}'s time", *c.stats.ratio, row_name(baseline));
   if (c.stats.ratio_low && c.stats.ratio_high) {
     text += fmt::format(" (95 % interval {:.2f}-{:.2f})", *c.stats.ratio_low, *c.stats.ratio_high);
   }
@@ -87,7 +87,8 @@ std::vector<Group> groups_of(const Report& report) {
     }
     Group& g = groups[static_cast<std::size_t>(at - keys.begin())];
     g.cases.push_back(&c);
-    if (c.baseline) g.baseline = &c;
+    // The first baseline, as compute_ratios takes it: a run of two clients has one under each.
+    if (c.baseline && g.baseline == nullptr) g.baseline = &c;
   }
   return groups;
 }
@@ -105,8 +106,8 @@ std::string allocation_line(const Group& g) {
   const CaseResult* least = nullptr;
   std::vector<std::string> none;  // the contenders that allocate nothing at all
   for (const CaseResult* c : g.cases) {
-    if (c->reference || c->baseline || !c->memory.bytes_per_op || !c->memory.allocs_per_op) continue;
-    if (*c->memory.bytes_per_op == 0) none.push_back(c->strategy);
+    if (c->reference || c == &base || !c->memory.bytes_per_op || !c->memory.allocs_per_op) continue;
+    if (*c->memory.bytes_per_op == 0) none.push_back(row_name(*c));
     if (least == nullptr || *c->memory.bytes_per_op < *least->memory.bytes_per_op) least = c;
   }
   if (least == nullptr) return {};
@@ -114,16 +115,16 @@ std::string allocation_line(const Group& g) {
     std::string names;
     for (std::size_t i = 0; i < none.size(); ++i) names += (i > 0 ? ", " : "") + none[i];
     return fmt::format("allocations: {} allocate{} nothing per op, against {}'s {} in {} allocs/op", names,
-                       none.size() == 1 ? "s" : "", base.strategy, bytes_text(*base.memory.bytes_per_op),
+                       none.size() == 1 ? "s" : "", row_name(base), bytes_text(*base.memory.bytes_per_op),
                        count_text(*base.memory.allocs_per_op));
   }
   const double saved = *base.memory.bytes_per_op - *least->memory.bytes_per_op;
   if (!(saved > 0)) {
-    return fmt::format("allocations: no strategy allocates less than {} ({} in {} allocs/op)", base.strategy,
+    return fmt::format("allocations: no strategy allocates less than {} ({} in {} allocs/op)", row_name(base),
                        bytes_text(*base.memory.bytes_per_op), count_text(*base.memory.allocs_per_op));
   }
-  return fmt::format("allocations: {} saves the most, {} in {} allocs/op against {}'s {} in {}", least->strategy,
-                     bytes_text(*least->memory.bytes_per_op), count_text(*least->memory.allocs_per_op), base.strategy,
+  return fmt::format("allocations: {} saves the most, {} in {} allocs/op against {}'s {} in {}", row_name(*least),
+                     bytes_text(*least->memory.bytes_per_op), count_text(*least->memory.allocs_per_op), row_name(base),
                      bytes_text(*base.memory.bytes_per_op), count_text(*base.memory.allocs_per_op));
 }
 
@@ -147,7 +148,7 @@ std::string cpu_line(const Group& g) {
     return fmt::format("{:.2f}", *c.io.syscalls_per_op / requests_per_op(c));
   };
   return fmt::format("client CPU per request: {} {} ({} syscalls/req) against epoll's {} ({} syscalls/req): {:.2f}x",
-                     best->strategy, time_text(cpu_per_request(*best)), syscalls(*best),
+                     row_name(*best), time_text(cpu_per_request(*best)), syscalls(*best),
                      time_text(cpu_per_request(*epoll)), syscalls(*epoll),
                      cpu_per_request(*best) / cpu_per_request(*epoll));
 }
@@ -171,7 +172,7 @@ std::string floors_line(const Group& g) {
     ++compared;
     const double floors = transfer->stats.median + parse->stats.median;
     if (c->stats.median <= kFloorsLimit * floors) continue;
-    far.push_back(fmt::format("{} {:.2f}x (+{} over {} of {})", c->strategy, c->stats.median / floors,
+    far.push_back(fmt::format("{} {:.2f}x (+{} over {} of {})", row_name(*c), c->stats.median / floors,
                               time_text(c->stats.median - floors), time_text(parse->stats.median), c->parse_floor));
   }
   if (compared == 0) return {};
@@ -299,7 +300,7 @@ std::vector<std::string> run_findings(const Report& report) {
       if (fastest == nullptr || *c->stats.ratio < *fastest->stats.ratio) fastest = c;
     }
     if (fastest == nullptr) continue;
-    std::string line = fmt::format("{}: fastest {}", title, fastest->strategy);
+    std::string line = fmt::format("{}: fastest {}", title, row_name(*fastest));
     if (fastest == g.baseline) {
       line += fmt::format(" (the baseline), median {}", time_text(fastest->stats.median));
     } else {
@@ -319,7 +320,7 @@ std::vector<std::string> run_findings(const Report& report) {
     if (std::string allocation = allocation_line(g); !allocation.empty()) {
       std::string text = "  " + allocation;
       // A headline ratio against the copying baseline names its allocator and its page faults.
-      text += fmt::format("; {} under {}: {} page faults/op", g.baseline->strategy, allocator_text(*g.baseline),
+      text += fmt::format("; {} under {}: {} page faults/op", row_name(*g.baseline), allocator_text(*g.baseline),
                           count_text(g.baseline->memory.minor_faults_per_op));
       out.push_back(std::move(text));
     }
@@ -328,8 +329,8 @@ std::vector<std::string> run_findings(const Report& report) {
     }
     if (std::string floors = floors_line(g); !floors.empty()) out.push_back("  " + floors);
     for (const CaseResult* c : g.cases) {
-      if (!c->reference && !c->baseline && within_noise(*c)) {
-        noise.push_back(fmt::format("{} at {} ({:.2f})", c->strategy, title, *c->stats.ratio));
+      if (!c->reference && c != g.baseline && within_noise(*c)) {
+        noise.push_back(fmt::format("{} at {} ({:.2f})", row_name(*c), title, *c->stats.ratio));
       }
     }
   }

@@ -41,6 +41,14 @@ std::string case_label(const CaseResult& c) {
   return label;
 }
 
+std::string_view client_mark(const CaseResult& c) noexcept {
+  if (c.client == "fresh") return " (fresh client)";
+  if (c.client == "inflight") return " (in-flight client)";
+  return {};
+}
+
+std::string row_name(const CaseResult& c) { return c.strategy + std::string(client_mark(c)); }
+
 std::string allocator_short_name(std::string_view description) {
   return std::string(description.substr(0, description.find(" (")));
 }

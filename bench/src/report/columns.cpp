@@ -196,7 +196,9 @@ constexpr std::array kColumns{
     Column{.header = "Ratio 95% CI", .key = "ratio_low", .kind = Kind::ratio, .views = kTables | kCsv,
            .number = optional_stat<&Stats::ratio_low>,
            .text = [](const CaseResult& c) -> std::string {
-             if (c.baseline) return "-";
+             // The baseline the ratios are taken against has none; a second baseline (the same row under
+             // another client: --client pooled,inflight) has its interval against the first.
+             if (c.baseline && !c.stats.ratio_low) return "-";
              if (!c.stats.ratio_low || !c.stats.ratio_high) return "n/a";
              return fmt::format("{:.2f}-{:.2f}", *c.stats.ratio_low, *c.stats.ratio_high);
            },

@@ -162,8 +162,7 @@ bool is_ok(const CaseResult& c) { return c.status == CaseStatus::ok; }
 std::string method_text(const CaseResult& c) {
   std::string text = c.strategy;
   if (c.reference) text += " (ref)";
-  if (c.client == "fresh") text += " (fresh client)";
-  if (c.client == "inflight") text += " (in-flight client)";
+  text += client_mark(c);
   return text;
 }
 

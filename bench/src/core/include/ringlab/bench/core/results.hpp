@@ -340,6 +340,12 @@ struct Report {
 // "string_copy weather 1000 (glibc)": how the notes and warnings name a case.
 [[nodiscard]] std::string case_label(const CaseResult& c);
 
+// " (fresh client)", " (in-flight client)" or nothing for the pooled client: what tells a row's two
+// clients apart where one run holds both (--client pooled,inflight; the seeds).
+[[nodiscard]] std::string_view client_mark(const CaseResult& c) noexcept;
+// "views (in-flight client)": how the findings and tables name a row, its client marked.
+[[nodiscard]] std::string row_name(const CaseResult& c);
+
 // "glibc 2.36" of the environment's "glibc 2.36 (/lib/x86_64-linux-gnu/libc.so.6), called through ...":
 // the allocator's name without where it was found on the machine that ran (the console's header, the
 // findings and results pages name it so; report.json keeps the whole description).
