@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ringlab/bench/core/results.hpp"
+#include "../http_client/test_server.hpp"
 #include "../support/bench_runs.hpp"
 #include "support.hpp"
 
@@ -66,6 +67,28 @@ Refusal refused(const std::vector<std::string>& arguments) {
   INFO(e2e::read_file(dir.file("stderr")));
   CHECK(e2e::read_file(dir.file("stdout")).empty());
   return {*status, lines_of(e2e::read_file(dir.file("stderr")))};
+}
+
+// A server that passes bench's health check and then fails its size check: every other request is
+// read and then, with `stall`, left unanswered until bench hangs up, or answered with a line that is
+// not HTTP and a close.
+ringlab::http::testing::TestServer::Handler healthy_then_faulty(bool stall) {
+  return [stall](ringlab::http::testing::ServerConnection& c, ringlab::http::testing::TestServer& server) {
+    while (auto request = c.read_request()) {
+      const bool health = request->starts_with("GET /health ");
+      server.record(std::move(*request));
+      if (health) {
+        if (!c.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")) return;
+        continue;
+      }
+      if (stall) {
+        c.wait_for_close();
+      } else {
+        c.write("this is not HTTP\r\n\r\n");
+      }
+      return;
+    }
+  };
 }
 
 // Runs bench with `arguments` and --out under `dir`; once its stderr shows `started` and `then` has
@@ -143,6 +166,22 @@ TEST_CASE("an unreachable --url is one error after one health check") {
   REQUIRE(r.lines.size() == 1);
   CHECK(r.lines[0].find("GET /health") != std::string::npos);
   CHECK(r.lines[0].find("127.0.0.1:1") != std::string::npos);
+}
+
+TEST_CASE("a server that stalls or answers garbage on the size check is a server fault: one line, exit 3") {
+  for (const bool stall : {true, false}) {
+    INFO((stall ? "stalls" : "answers garbage"));
+    ringlab::http::testing::TestServer fake(healthy_then_faulty(stall));
+    e2e::TempDir dir;
+    const auto began = std::chrono::steady_clock::now();
+    const Refusal r = refused({"--url", fake.url(""), "--sizes", "10", "--filter", "string_copy",
+                               "--request-timeout-ms", "300", "--out", dir.file("out")});
+    CHECK(r.status == 3);
+    REQUIRE(r.lines.size() == 1);
+    CHECK(r.lines[0].find("server fault: GET /weather?count=10") != std::string::npos);
+    // The size check waits a request's limit (300 ms here), not a server start's (10 s by default).
+    if (stall) CHECK(std::chrono::steady_clock::now() - began < 8s);
+  }
 }
 
 TEST_CASE("an embedded server that does not start is a server fault: one line, exit 3") {
