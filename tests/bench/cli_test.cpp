@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -386,4 +387,30 @@ TEST_CASE("load is a subcommand: its defaults, units, lists and refusals") {
       CHECK(parsed.output.find(flag) != std::string::npos);
     }
   }
+}
+
+TEST_CASE("the report's config.options holds every option as parsed: given, defaulted, flags, lists") {
+  const auto parsed = parse({"get", "--iterations", "7", "--client", "pooled,inflight", "--no-interleave",
+                             "--request-timeout-ms", "250"});
+  REQUIRE(parsed.options.has_value());
+  const std::map<std::string, std::string>& o = rb::report_config(parsed.options->plan).options;
+  const auto value = [&o](const std::string& flag) {
+    const auto found = o.find(flag);
+    return found == o.end() ? std::string("(absent)") : found->second;
+  };
+  CHECK(value("--iterations") == "7");
+  CHECK(value("--warmup") == "3");  // not given: the default --help shows
+  CHECK(value("--client") == "pooled,inflight");
+  CHECK(value("--no-interleave") == "true");
+  CHECK(value("--counters") == "false");
+  CHECK(value("--request-timeout-ms") == "250");
+  CHECK(value("--server-start-timeout-ms") == "10000");
+  // Options that have no typed key of their own in the config are recorded too.
+  CHECK(value("--max-ops-per-iteration") != "(absent)");
+  CHECK(value("--phase-samples") != "(absent)");
+  // Not recorded: --help, --version and the allocator job's hidden protocol.
+  CHECK(value("--help") == "(absent)");
+  CHECK(value("--version") == "(absent)");
+  CHECK(value("--job-output-fd") == "(absent)");
+  CHECK(value("--job-allocator") == "(absent)");
 }

@@ -34,6 +34,8 @@ TEST_CASE("JSON written and read back gives the same report") {
   CHECK(back->environment.tsc_hz == report.environment.tsc_hz);
   CHECK(back->environment.warnings == report.environment.warnings);
   CHECK(back->config.sizes == report.config.sizes);
+  CHECK(back->config.options == report.config.options);
+  CHECK(back->config.options.at("--client") == "pooled,inflight");
   for (std::size_t i = 0; i < report.cases.size(); ++i) {
     const rb::CaseResult& a = report.cases[i];
     const rb::CaseResult& b = back->cases[i];

@@ -53,6 +53,7 @@ inline Report synthetic_report() {
   r.environment.allocator = "system";
   r.environment.warnings = {"Debug build: numbers are not representative"};
   r.config.sizes = {10, 10000};
+  r.config.options = {{"--client", "pooled,inflight"}, {"--iterations", "15"}, {"--no-interleave", "false"}};
   r.cases.push_back(make_case("string_copy", 10, 113'100, true));
   r.cases.push_back(make_case("presized", 10, 226'200, false));
   r.cases.back().memory.bytes_per_op = 0;

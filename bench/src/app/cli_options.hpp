@@ -7,6 +7,7 @@
 #include <chrono>
 #include <expected>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -114,6 +115,28 @@ inline CLI::Option* add_server_cpu_option(CLI::App& app, ServerCpu& into, std::s
       "auto, none or a CPU");
   option->default_str(into.text());
   return option;
+}
+
+// Every option of `app` after parsing, by its long flag, as text: the value given (several joined by
+// commas), else the default --help shows (empty where it shows none); a flag "true" or "false". Hidden
+// options (an allocator job's protocol), --help, --version and subcommands' options are left out. This is
+// report.json's config.options: read from the parser, so an option added to a group's parser is recorded
+// with no line of its own.
+inline std::map<std::string, std::string> option_values(const CLI::App& app) {
+  std::map<std::string, std::string> out;
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_group().empty() || option->get_lnames().empty()) continue;
+    const std::string flag = "--" + option->get_lnames().front();
+    if (flag == "--help" || flag == "--version") continue;
+    if (option->get_expected_max() == 0) {  // a flag: given or not
+      out[flag] = option->count() > 0 ? "true" : "false";
+    } else if (option->count() == 0) {
+      out[flag] = option->get_default_str();
+    } else {
+      out[flag] = join(option->results(), ",");
+    }
+  }
+  return out;
 }
 
 }  // namespace ringlab::bench::app

@@ -375,6 +375,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
     o.load = std::move(sub.load.command);
   } else if (auto refused = finish_run_plan(app, o.plan, given)) {
     return refuse(*refused);
+  } else {
+    o.plan.options = app::option_values(app);
   }
   parsed.options = std::move(o);
   return parsed;

@@ -67,6 +67,7 @@ Config report_config(const RunPlan& plan) {
   c.cpu = plan.placement.client_cpu.value_or(-1);
   c.server_cpu = plan.placement.server_cpu.text();
   c.arguments = plan.arguments;
+  c.options = plan.options;
   return c;
 }
 

@@ -46,7 +46,8 @@ template <class V, class S>
 void describe_config(V& v, S& c) {
   RINGLAB_REPORT_FIELDS(v, c, suite, filter, sizes, payload, connection, server_mode, inflight, client, client_threads, iteration_time_ms, warmup,
                               iterations, max_iterations, target_error, interleave, memory, phases, counters,
-                              allocators, url, link, link_leg, out, formats, columns, cpu, server_cpu, arguments);
+                              allocators, url, link, link_leg, out, formats, columns, cpu, server_cpu, arguments,
+                              options);
 }
 
 template <class V, class S>

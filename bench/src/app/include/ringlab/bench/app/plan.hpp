@@ -2,8 +2,10 @@
 // A run's settings, typed and parsed once (options.cpp's parse_command_line): what a suite, seeds,
 // profile or load run does, in groups that say what each part of the run takes. Each setting is stated
 // here once with its default; its flag is one line of its group's parser in options.cpp (or
-// load_command.cpp), which refuses a bad value at parse time; report.json's `config` block is derived
-// from the plan (report_config), so a new field reaches the report by one line there.
+// load_command.cpp), which refuses a bad value at parse time. report.json's `config` block is derived
+// from the plan (report_config): its typed keys are the settings bench reads back from a report
+// (compare's comparability, the pages), and its `options` hold every option the parser declares, given
+// or defaulted, so a new option reaches the report with no line of its own.
 //
 // Every choice is an enum or a checked value: no later code parses a setting again. What stays text is
 // text by nature: globs (filter), paths (out, binaries, the seeds page), the command line as given, and
@@ -14,6 +16,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -126,6 +129,9 @@ struct RunPlan {
   OutputPlan outputs;
   JobPlan job;
   std::vector<std::string> arguments;  // the command line after the program's name, as given
+  // Every option as parsed, as text (cli_options.hpp's option_values): what report.json's
+  // config.options records, read from the parser itself, so that no option needs a line to reach it.
+  std::map<std::string, std::string> options;
 };
 
 // report.json's `config` block: the plan's settings as the report names them.

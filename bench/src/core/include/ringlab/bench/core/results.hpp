@@ -136,6 +136,11 @@ struct Config {
   int cpu = -1;                  // client CPU requested; -1: automatic
   std::string server_cpu = "auto";  // embedded server's CPU: "auto" (another than the client's), "none", or a number
   std::vector<std::string> arguments;  // the command line after the program name, as given
+  // Every option of the command line after parsing, by its flag: the value given (a list joined by
+  // commas), else the default --help shows; a flag "true" or "false". The typed keys above are the
+  // settings bench reads back (compare, pages); this one holds them all, so that a new option is in the
+  // report without a line of its own. Empty in files written before it.
+  std::map<std::string, std::string> options;
 };
 
 enum class CaseStatus { ok, skipped, failed };
