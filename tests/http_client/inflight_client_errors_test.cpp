@@ -16,10 +16,6 @@ using namespace ringlab;
 using namespace ringlab::http;
 using namespace ringlab::http::testing;
 
-using ringlab::net::testing::has_fixed_buffers;
-using ringlab::net::testing::has_provided_buffer_ring;
-using ringlab::testing::kFeatureGated;
-
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -16,11 +16,7 @@
 using namespace ringlab;
 using namespace ringlab::http;
 using namespace ringlab::http::testing;
-
-using ringlab::net::testing::has_fixed_buffers;
-using ringlab::net::testing::has_provided_buffer_ring;
 using ringlab::testing::allocations_on_this_thread;
-using ringlab::testing::kFeatureGated;
 
 namespace {
 

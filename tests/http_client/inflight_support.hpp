@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../support/feature_gate.hpp"
 #include "../support/net.hpp"
 #include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/http/inflight_client.hpp"
@@ -29,6 +30,10 @@
 namespace ringlab::http::testing {
 
 using namespace std::chrono_literals;
+// The feature probes and the gated suite's name, for the test files that include this one.
+using ringlab::net::testing::has_fixed_buffers;
+using ringlab::net::testing::has_provided_buffer_ring;
+using ringlab::testing::kFeatureGated;
 
 // Short deadlines: a failing test ends in seconds, never hangs.
 inline InflightOptions inflight_options(ReceiveMode mode = ReceiveMode::own_buffer) {
