@@ -1,11 +1,15 @@
-// The run plan's own values (plan.hpp): the server CPU's text, the link leg's name, and the report's
-// config block derived from the plan.
+// The run plan's own values (plan.hpp): the server CPU's text, and the report's config block derived
+// from the plan.
 #include "ringlab/bench/app/plan.hpp"
 
 #include <sched.h>
 
 #include <charconv>
 #include <fmt/format.h>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
 
 namespace ringlab::bench {
 
@@ -43,10 +47,9 @@ Config report_config(const RunPlan& plan) {
   c.connection = std::string(strategies::connection_name(cases.connection));
   c.server_mode = std::string(strategies::server_mode_name(cases.server_mode));
   c.inflight = cases.inflight;
-  c.client.clear();
-  for (const strategies::Client client : cases.clients) {
-    c.client += fmt::format("{}{}", c.client.empty() ? "" : ",", strategies::client_name(client));
-  }
+  std::vector<std::string> clients;
+  for (const strategies::Client client : cases.clients) clients.emplace_back(strategies::client_name(client));
+  c.client = app::join(clients, ",");
   c.client_threads = cases.client_threads;
   c.iteration_time_ms = runner.iteration_time_ms;
   c.warmup = runner.warmup;
