@@ -21,63 +21,19 @@
 namespace ringlab::strategies::testing {
 namespace {
 
-struct Case {
-  std::size_t inflight;
-  Payload payload;
-  std::size_t count;
-  ServerMode mode = ServerMode::cached;
-};
-
 TEST_CASE("N requests in flight against the real server: the generator's records on every connection") {
   ServerProcess server;
-  const Case cases[] = {
-      {1, Payload::weather, 10},
-      {4, Payload::weather, 1000},
-      {4, Payload::github, 10},
-      {4, Payload::weather, 1000, ServerMode::seed},  // chunked bodies, serialized per request
-      {64, Payload::weather, 10},
-  };
-  constexpr unsigned kRounds = 3;
-  for (const Case& c : cases) {
-    CaseConfig config;
-    config.port = server.port();
-    config.payload = c.payload;
-    config.count = c.count;
-    config.server_mode = c.mode;
-    config.inflight = c.inflight;
-    INFO(c.inflight << " in flight, " << payload_name(c.payload) << " " << c.count << ", "
-                    << server_mode_name(c.mode));
-    auto strategy = make_inflight("beast");
-    auto set = strategy->setup(config);
-    REQUIRE_MESSAGE(set.has_value(), (set ? "" : set.error().message));
-    CHECK_FALSE(strategy->io_counters().counts_syscalls);  // asio's, unseen
-    CHECK(strategy->io_counters().connections_opened == c.inflight);  // setup's verified round opened them all
-
-    const uint64_t expected_consumed = folded(one_request_consumed("beast", config), c.inflight);
-    const uint64_t expected_checksum = ringlab::testing::generated_checksum(c.payload, c.count);
-    for (unsigned round = 0; round < kRounds; ++round) {
-      for (const Check check : {Check::consume, Check::verify}) {
-        auto ran = strategy->run(nullptr, check);
-        REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-        CHECK(ran->consumed == expected_consumed);
-        // Verified: every connection's records checksummed and equal to the generator's.
-        CHECK(ran->checksum == (check == Check::verify ? expected_checksum : 0));
-      }
-    }
-    // Kept alive: no round after setup opened a connection.
-    CHECK(strategy->io_counters().connections_opened == c.inflight);
-    strategy->teardown();
-  }
+  serves_generator_records(
+      "beast", server,
+      /*counts_syscalls=*/false,  // asio's, unseen
+      [](const InflightCase&, const IoCounters&, const IoCounters&) {});
 }
 
 TEST_CASE("what each idle connection holds: its flat_buffer, a padded body of the largest seen, its models") {
   ServerProcess server;
   constexpr std::size_t kConnections = 8;
   constexpr std::size_t kRecords = 1000;
-  CaseConfig config;
-  config.port = server.port();
-  config.count = kRecords;
-  config.inflight = kConnections;
+  CaseConfig config = inflight_case(server.port(), kRecords, kConnections);
   auto strategy = make_inflight("beast");
   REQUIRE(strategy->setup(config).has_value());
   REQUIRE(strategy->run(nullptr, Check::consume).has_value());
@@ -95,54 +51,28 @@ TEST_CASE("what each idle connection holds: its flat_buffer, a padded body of th
 
 TEST_CASE("a timed round stamps its phases in order; connected only when the round connected") {
   ServerProcess server;
-  CaseConfig config;
-  config.port = server.port();
-  config.count = 100;
-  config.inflight = 8;
-  config.ticks = &steady_ticks;
-  auto strategy = make_inflight("beast");
-  REQUIRE(strategy->setup(config).has_value());
-  for (const bool reconnect : {false, true}) {
-    INFO("connections dropped before the round: " << reconnect);
-    if (reconnect) strategy->drop_connection();
-    const uint64_t opened = strategy->io_counters().connections_opened;
-    http::Timeline t;
-    auto ran = strategy->run(&t, Check::consume);
-    REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-    CHECK(strategy->io_counters().connections_opened == opened + (reconnect ? 8 : 0));
-    CHECK(t.start != 0);
-    CHECK((t.connected != 0) == reconnect);
-    if (reconnect) {
-      CHECK(t.start <= t.connected);
-      CHECK(t.connected <= t.request_sent);
-    }
-    CHECK(t.start <= t.request_sent);
-    CHECK(t.first_byte != 0);
-    CHECK(t.first_byte <= t.head_parsed);
-    CHECK(t.head_parsed <= t.body_done);
-    CHECK(t.request_sent <= t.body_done);  // the last body is complete after the last request went out
-    CHECK(t.body_done <= t.deserialized);
-  }
-  strategy->teardown();
+  stamps_phases_in_order("beast", server, /*drops_connections=*/true);
 }
 
-// "beast weather 3 x4: connection K of 4: ..." for some K in 1..4.
-bool names_a_connection(const std::string& message) {
-  constexpr std::string_view kPrefix = "beast weather 3 x4: connection ";
-  if (!message.starts_with(kPrefix) || message.size() < kPrefix.size() + 7) return false;
-  const char k = message[kPrefix.size()];
-  return k >= '1' && k <= '4' && message.substr(kPrefix.size() + 1, 6) == " of 4:";
+// "beast weather 3 x4: connection K of 4: ..." for some K in 1..4, holding each of `parts`.
+auto names_a_connection(std::vector<std::string> parts) {
+  return [parts = std::move(parts)](const std::string& message) {
+    INFO(message);
+    constexpr std::string_view kPrefix = "beast weather 3 x4: connection ";
+    REQUIRE(message.starts_with(kPrefix));
+    REQUIRE(message.size() >= kPrefix.size() + 7);
+    const char k = message[kPrefix.size()];
+    CHECK((k >= '1' && k <= '4'));
+    CHECK(message.substr(kPrefix.size() + 1, 6) == " of 4:");
+    for (const std::string& part : parts) CHECK(message.find(part) != std::string::npos);
+  };
 }
 
 TEST_CASE("a server that never answers: the deadline fails the round, naming a connection") {
   CannedServer server("", false, true);
   const auto started = std::chrono::steady_clock::now();
-  fails_every_round("beast", bad_server_case(server.port()), [](const std::string& message) {
-    INFO(message);
-    CHECK(names_a_connection(message));
-    CHECK(message.find(": beast read head 127.0.0.1:") != std::string::npos);
-    CHECK(message.find("timeout") != std::string::npos);
-  });
+  fails_every_round("beast", bad_server_case(server.port()),
+      names_a_connection({": beast read head 127.0.0.1:", "timeout"}));
   // Three rounds of one 200 ms deadline each, not a hang.
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(3));
 }
@@ -152,42 +82,26 @@ TEST_CASE("a server that answers one connection only: one of the three others fa
   // kernel, then never read.
   CannedServer server(weather_response(3), false);
   const auto started = std::chrono::steady_clock::now();
-  fails_every_round("beast", bad_server_case(server.port()), [](const std::string& message) {
-    INFO(message);
-    CHECK(names_a_connection(message));
-    CHECK(message.find("timeout") != std::string::npos);
-  });
+  fails_every_round("beast", bad_server_case(server.port()), names_a_connection({"timeout"}));
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(3));
 }
 
 TEST_CASE("a server that closes mid-response: an error naming the connection and the cut body") {
-  const std::string body = ringlab::testing::generated_body(Payload::weather, 3);
-  const std::string cut = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
-                          body.substr(0, body.size() / 2);
-  CannedServer server(cut);
+  CannedServer server(truncated_response());
   // A long deadline: the three connections the server never reads must not hold the round to it.
   CaseConfig config = bad_server_case(server.port());
   config.timeout = std::chrono::seconds(2);
   const auto started = std::chrono::steady_clock::now();
-  fails_every_round("beast", config, [](const std::string& message) {
-    INFO(message);
-    CHECK(names_a_connection(message));
-    CHECK(message.find(": beast read body 127.0.0.1:") != std::string::npos);
-    CHECK(message.find("the connection closed before the body was whole") != std::string::npos);
-  });
+  fails_every_round("beast", config,
+      names_a_connection({": beast read body 127.0.0.1:", "the connection closed before the body was whole"}));
   // The failed chain stopped the round: three rounds took less than one deadline.
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
 }
 
 TEST_CASE("a status other than 200 on a connection is an error naming it") {
-  const std::string error = R"({"error":"boom"})";
-  CannedServer server("HTTP/1.1 500 Internal Server Error\r\nContent-Length: " + std::to_string(error.size()) +
-                      "\r\nConnection: close\r\n\r\n" + error);
-  fails_every_round("beast", bad_server_case(server.port()), [](const std::string& message) {
-    INFO(message);
-    CHECK(names_a_connection(message));
-    CHECK(message.find(" of 4: status 500 for /weather?count=3") != std::string::npos);
-  });
+  CannedServer server(error_status_response());
+  fails_every_round("beast", bad_server_case(server.port()),
+      names_a_connection({" of 4: status 500 for /weather?count=3"}));
 }
 
 TEST_CASE("responses with Connection: close: each closes its connection, and the next round connects it again") {

@@ -26,6 +26,15 @@ namespace ringlab::strategies::testing {
 
 using namespace std::chrono_literals;
 
+// A case of `count` weather records with `inflight` requests in flight, against `port`.
+inline CaseConfig inflight_case(uint16_t port, std::size_t count, std::size_t inflight) {
+  CaseConfig config;
+  config.port = port;
+  config.count = count;
+  config.inflight = inflight;
+  return config;
+}
+
 // The `server` binary, started with --port 0 and one thread; its port read from its
 // "listening on HOST:PORT" line.
 class ServerProcess {

@@ -26,47 +26,14 @@ constexpr std::string_view kPeers[] = {"libcurl_multi", "blocking_sockets"};
 
 uint64_t worker_cpu_ns(const IoCounters& counters) { return counters.worker_user_ns + counters.worker_system_ns; }
 
-struct Case {
-  std::size_t inflight;
-  Payload payload;
-  std::size_t count;
-};
-
 TEST_CASE("N requests in flight against the real server: the generator's records on every connection") {
   ServerProcess server;
-  const Case cases[] = {
-      {1, Payload::weather, 10},
-      {4, Payload::weather, 1000},
-      {4, Payload::github, 10},
-      {64, Payload::weather, 10},
-  };
-  constexpr unsigned kRounds = 3;
   for (const std::string_view name : kPeers) {
-    for (const Case& c : cases) {
-      CaseConfig config;
-      config.port = server.port();
-      config.payload = c.payload;
-      config.count = c.count;
-      config.inflight = c.inflight;
-      INFO(name << ": " << c.inflight << " in flight, " << payload_name(c.payload) << " " << c.count);
-      auto strategy = make_inflight(name);
-      auto set = strategy->setup(config);
-      REQUIRE_MESSAGE(set.has_value(), (set ? "" : set.error().message));
-      const IoCounters after_setup = strategy->io_counters();
-      CHECK(after_setup.connections_opened == c.inflight);  // setup's verified round opened them all
-      const bool workers = name == "blocking_sockets";
-      CHECK(after_setup.counts_syscalls == workers);  // libcurl's are its own, unseen
-
-      const uint64_t expected_consumed = folded(one_request_consumed(name, config), c.inflight);
-      const uint64_t expected_checksum = ringlab::testing::generated_checksum(c.payload, c.count);
-      for (unsigned round = 0; round < kRounds; ++round) {
-        for (const Check check : {Check::consume, Check::verify}) {
-          const IoCounters before = strategy->io_counters();
-          auto ran = strategy->run(nullptr, check);
-          REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-          CHECK(ran->consumed == expected_consumed);
-          CHECK(ran->checksum == (check == Check::verify ? expected_checksum : 0));
-          const IoCounters after = strategy->io_counters();
+    const bool workers = name == "blocking_sockets";
+    serves_generator_records(
+        name, server,
+        /*counts_syscalls=*/workers,  // libcurl's are its own, unseen
+        [&](const InflightCase& c, const IoCounters& before, const IoCounters& after) {
           if (workers) {
             // Per connection at least one send and one recv, made on its worker.
             CHECK(after.syscalls - before.syscalls >= 2 * c.inflight);
@@ -74,21 +41,13 @@ TEST_CASE("N requests in flight against the real server: the generator's records
             CHECK(after.worker_user_ns == 0);  // no threads of its own
             CHECK(after.worker_system_ns == 0);
           }
-        }
-      }
-      // Kept alive: no round after setup opened a connection.
-      CHECK(strategy->io_counters().connections_opened == c.inflight);
-      strategy->teardown();
-    }
+        });
   }
 }
 
 TEST_CASE("blocking_sockets' workers report their CPU time and page faults, and it grows with the rounds") {
   ServerProcess server;
-  CaseConfig config;
-  config.port = server.port();
-  config.count = 1000;
-  config.inflight = 4;
+  CaseConfig config = inflight_case(server.port(), 1000, 4);
   auto strategy = make_inflight("blocking_sockets");
   REQUIRE(strategy->setup(config).has_value());
   const IoCounters before = strategy->io_counters();
@@ -107,26 +66,7 @@ TEST_CASE("blocking_sockets' workers report their CPU time and page faults, and 
 
 TEST_CASE("a timed round stamps its phases in order") {
   ServerProcess server;
-  for (const std::string_view name : kPeers) {
-    INFO(name);
-    CaseConfig config;
-    config.port = server.port();
-    config.count = 100;
-    config.inflight = 8;
-    config.ticks = &steady_ticks;
-    auto strategy = make_inflight(name);
-    REQUIRE(strategy->setup(config).has_value());
-    http::Timeline t;
-    auto ran = strategy->run(&t, Check::consume);
-    REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
-    CHECK(t.start != 0);
-    CHECK(t.first_byte != 0);
-    CHECK(t.start <= t.first_byte);
-    CHECK(t.first_byte <= t.head_parsed);
-    CHECK(t.head_parsed <= t.body_done);
-    CHECK(t.body_done <= t.deserialized);
-    strategy->teardown();
-  }
+  for (const std::string_view name : kPeers) stamps_phases_in_order(name, server, /*drops_connections=*/false);
 }
 
 TEST_CASE("a server that never answers: the deadline fails the round, naming a connection") {
@@ -134,21 +74,15 @@ TEST_CASE("a server that never answers: the deadline fails the round, naming a c
     INFO(name);
     CannedServer server("", false, true);
     const auto started = std::chrono::steady_clock::now();
-    fails_every_round(name, bad_server_case(server.port()), [name](const std::string& message) {
-      INFO(message);
-      CHECK(message.starts_with(std::string(name) + " weather 3 x4: connection "));
-      CHECK(message.find(" of 4: ") != std::string::npos);
-      CHECK(says_timeout(message));
-    });
+    fails_every_round(name, bad_server_case(server.port()),
+        says(std::string(name) + " weather 3 x4: connection ", {" of 4: "}, /*timed_out=*/true));
     // Three rounds of one 200 ms deadline each (the N requests wait at once), not a hang.
     CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(3));
   }
 }
 
 TEST_CASE("a server that closes mid-response: an error naming the connection") {
-  const std::string body = ringlab::testing::generated_body(Payload::weather, 3);
-  const std::string cut = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
-                          body.substr(0, body.size() / 2);
+  const std::string cut = truncated_response();
   for (const std::string_view name : kPeers) {
     INFO(name);
     CannedServer server(cut);
