@@ -21,6 +21,7 @@
 #include "ringlab/bench/app/cli.hpp"
 #include "ringlab/bench/measure/memory_diagnoser.hpp"
 #include "ringlab/bench/run/runner.hpp"
+#include "short_run.hpp"
 #include "ringlab/bench/run/suites.hpp"
 
 namespace rb = ringlab::bench;
@@ -159,14 +160,8 @@ Run run_ping(std::size_t threads, const std::vector<int>& cpus) {
   spec.strategy = &kPing;
   spec.config.port = server.port();
   spec.client_threads = threads;
-  rb::RunnerOptions options;
-  options.iteration_time_ms = 2;
-  options.warmup = 1;
-  options.iterations = 3;
-  options.max_iterations = 3;
-  options.interleave = false;
-  rb::RunContext context;
-  context.clock = rb::cycle_counter_clock();
+  rb::RunnerOptions options = rb::testing::short_run(3);
+  rb::RunContext context = rb::testing::cycle_counter_context();
   context.client_cpus = cpus;
   Run out;
   out.results = rb::run_cases(std::span(&spec, 1), options, context);
@@ -271,14 +266,8 @@ rb::CaseResult run_worker_reporting(std::size_t threads) {
   rb::CaseSpec spec;
   spec.strategy = &kWorkerReporting;
   spec.client_threads = threads;
-  rb::RunnerOptions options;
-  options.iteration_time_ms = 2;
-  options.warmup = 1;
-  options.iterations = 3;
-  options.max_iterations = 3;
-  options.interleave = false;
-  rb::RunContext context;
-  context.clock = rb::cycle_counter_clock();
+  rb::RunnerOptions options = rb::testing::short_run(3);
+  rb::RunContext context = rb::testing::cycle_counter_context();
   const std::vector<rb::CaseResult> results = rb::run_cases(std::span(&spec, 1), options, context);
   REQUIRE(results.size() == 1);
   return results[0];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ringlab/bench/run/runner.hpp"
+#include "short_run.hpp"
 #include "ringlab/net/ring.hpp"
 #include "support.hpp"
 
@@ -82,15 +83,9 @@ Outcome run_counted(std::string_view name, rs::Client client) {
   spec.config.count = 10;
   spec.config.client = client;
   spec.config.timeout = std::chrono::seconds(5);
-  rb::RunnerOptions options;
-  options.iteration_time_ms = 2;
+  rb::RunnerOptions options = rb::testing::short_run(2);
   options.max_ops_per_iteration = 4;
-  options.warmup = 1;
-  options.iterations = 2;
-  options.max_iterations = 2;
-  options.interleave = false;
-  rb::RunContext context;
-  context.clock = rb::cycle_counter_clock();
+  rb::RunContext context = rb::testing::cycle_counter_context();
   auto ring = ringlab::net::Ring::create();
   REQUIRE(ring.has_value());
   context.features = (*ring)->features();

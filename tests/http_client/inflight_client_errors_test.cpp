@@ -22,11 +22,24 @@ using Clock = std::chrono::steady_clock;
 
 std::size_t small_size(int) { return 2000; }
 
+constexpr std::size_t kConnections = 3;  // of the tests where one connection of them fails
+
 struct Misbehaviour {
   const char* what;
   TestServer::Handler serve;
   Errc expected;
 };
+
+// Every connection of the rig but the failed one (1-based `named`) got its own whole body, and stays open.
+void others_complete(const InflightRig& rig, std::size_t named) {
+  for (std::size_t i = 0; i < kConnections; ++i) {
+    if (i + 1 == named) continue;
+    const int served_by = connection_of(rig.bodies[i]);
+    CHECK(served_by >= 1);
+    CHECK(rig.bodies[i] == numbered_body(served_by, 0, small_size(served_by)));
+  }
+  CHECK(rig.client.open_connections() == kConnections - 1);
+}
 
 // Each reads the request, then does what its name says; none says how long the body really is.
 std::vector<Misbehaviour> misbehaviours() {
@@ -66,7 +79,6 @@ void one_connection_fails(const InflightOptions& base, std::size_t fixed_buffer_
     options.io_timeout = std::chrono::milliseconds(500);
     TestServer server(numbered_server(numbered_answers(small_size), row.serve));
     InflightRig rig(options, {}, fixed_buffer_bytes);
-    constexpr std::size_t kConnections = 3;
     REQUIRE(rig.connect(server, kConnections));
 
     const auto started = Clock::now();
@@ -78,13 +90,7 @@ void one_connection_fails(const InflightOptions& base, std::size_t fixed_buffer_
     const std::size_t named = connection_named(error, kConnections);
     REQUIRE(named >= 1);
     CHECK(error.detail.find("connections failed") == std::string::npos);  // only the one
-    for (std::size_t i = 0; i < kConnections; ++i) {
-      if (i + 1 == named) continue;
-      const int served_by = connection_of(rig.bodies[i]);
-      CHECK(served_by >= 1);
-      CHECK(rig.bodies[i] == numbered_body(served_by, 0, small_size(served_by)));
-    }
-    CHECK(rig.client.open_connections() == kConnections - 1);
+    others_complete(rig, named);
     CHECK(rig.client.stats().connections_closed == 1);
     CHECK(rig.client.stats().failed_rounds == 1);
 
@@ -130,7 +136,6 @@ TEST_CASE("registered buffers: garbage, a close or a reset mid-body, silence: th
 TEST_CASE("registered buffers: a body larger than its buffer, or a window the kernel refuses, fails its connection" *
           doctest::test_suite(kFeatureGated)) {
   if (!has_fixed_buffers(*net::testing::make_ring())) return;
-  constexpr std::size_t kConnections = 3;
   constexpr std::size_t kBufferBytes = 8192;
   SUBCASE("a body larger than the buffer: body_too_large, at the head, before any byte of it lands") {
     // The first connection the server accepts answers 10,000 bytes; the others 2,000.
@@ -146,13 +151,7 @@ TEST_CASE("registered buffers: a body larger than its buffer, or a window the ke
     CHECK(error.detail.find("exceeds the fixed buffer") != std::string::npos);
     const std::size_t named = connection_named(error, kConnections);
     REQUIRE(named >= 1);
-    for (std::size_t i = 0; i < kConnections; ++i) {
-      if (i + 1 == named) continue;
-      const int served_by = connection_of(rig.bodies[i]);
-      CHECK(served_by >= 1);
-      CHECK(rig.bodies[i] == numbered_body(served_by, 0, small_size(served_by)));
-    }
-    CHECK(rig.client.open_connections() == kConnections - 1);
+    others_complete(rig, named);
   }
   SUBCASE("an index the ring has no buffer for, or a window outside the buffer its index names: the read fails") {
     for (const bool unknown_index : {true, false}) {
