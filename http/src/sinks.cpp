@@ -45,6 +45,7 @@ ReceiveWindow PresizedSink::receive_window() {
   // A Content-Length body was reserved whole: its spare is exactly what is left of it. Otherwise
   // keep the window large by doubling (never for registered memory, which cannot move).
   if (!length_known_ && fixed_index_ < 0 && out_->spare().size() < kMinimumWindow) {
+    count_copied(out_->size());  // the growth moves what the buffer holds
     out_->reserve(std::max(out_->capacity() * 2, out_->size() + kMinimumWindow));
   }
   return ReceiveWindow{out_->spare(), fixed_index_};
@@ -62,6 +63,7 @@ Status PresizedSink::on_body(std::string_view bytes) {
     // It lies after the cursor, so it fits without growing (and growing would move it).
     std::memmove(cursor, bytes.data(), bytes.size());
     out_->commit(bytes.size());
+    count_copied(bytes.size());
     return {};
   }
   // Bytes from elsewhere (the client's buffer: the part of the body that came with the head).
@@ -70,10 +72,12 @@ Status PresizedSink::on_body(std::string_view bytes) {
       return fail(Errc::body_too_large,
                   "body exceeds the fixed buffer (" + std::to_string(out_->capacity()) + " bytes)");
     }
+    count_copied(out_->size());  // the growth moves what the buffer holds
     out_->reserve(std::max(out_->size() + bytes.size(), out_->capacity() * 2));
   }
   std::memcpy(out_->data() + out_->size(), bytes.data(), bytes.size());
   out_->commit(bytes.size());
+  count_copied(bytes.size());
   return {};
 }
 

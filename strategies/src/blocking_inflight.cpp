@@ -77,7 +77,8 @@ class BlockingInflight final : public CaseStrategy {
   // The workers' counters summed, with those of workers an earlier setup() ended.
   [[nodiscard]] IoCounters io_counters() const override {
     IoCounters sum = ended_;
-    for (std::size_t i = 0; i < count_; ++i) add(sum, workers_[i].counters);
+    for (std::size_t i = 0; i < count_; ++i) sum.add(workers_[i].counters);
+    sum.counts_copies = true;  // each worker's connection is the one-socket peer, which counts them
     return sum;
   }
   [[nodiscard]] HeldMemory held_memory() const override {
@@ -104,14 +105,6 @@ class BlockingInflight final : public CaseStrategy {
   Status open_case() override;
   Result<Outcome> run_case(http::Timeline* timeline, Check check) override;
   void close_case() override;
-
-  static void add(IoCounters& sum, const IoCounters& more) noexcept {
-    sum.connections_opened += more.connections_opened;
-    sum.syscalls += more.syscalls;
-    sum.worker_user_ns += more.worker_user_ns;
-    sum.worker_system_ns += more.worker_system_ns;
-    sum.worker_minor_faults += more.worker_minor_faults;
-  }
 
   // Runs `job` on every worker, each on its thread; returns when all are done.
   void execute(Job job) {
@@ -225,7 +218,7 @@ void BlockingInflight::stop_workers() noexcept {
     execute(Job::teardown);
     crew_.reset();  // joins the threads
   }
-  for (std::size_t i = 0; i < count_; ++i) add(ended_, workers_[i].counters);
+  for (std::size_t i = 0; i < count_; ++i) ended_.add(workers_[i].counters);
   count_ = 0;
   workers_.reset();
 }

@@ -55,10 +55,13 @@ Result<Outcome> ClientStrategy::run_case(http::Timeline* timeline, Check check) 
       if (auto ready = before_request(); !ready) return std::unexpected(ready.error());
     }
     // Several requests per run: the phase timeline follows the last one.
-    auto response = client_->request(url_, request(), sink(), i + 1 == requests ? timeline : nullptr);
+    http::BodySink& into = sink();
+    const uint64_t copied_before = into.copied_bytes();
+    auto response = client_->request(url_, request(), into, i + 1 == requests ? timeline : nullptr);
     if (!response) [[unlikely]] {
       return fail(label(), response.error().message());
     }
+    copies_.received(response->body_bytes, copied_before, into.copied_bytes());
     zero_copy_sends_ += response->zero_copy.sends;
     zero_copy_copied_ += response->zero_copy.copied_sends;
     if (response->status != 200) [[unlikely]] {
@@ -92,7 +95,7 @@ IoCounters ClientStrategy::io_counters() const {
   IoCounters counters = ring_counters(ring_.get(), client_ ? client_->stats().connections_opened : 0);
   counters.zero_copy_sends = zero_copy_sends_;
   counters.zero_copy_copied = zero_copy_copied_;
-  return counters;
+  return copies_.into(counters);
 }
 
 void ClientStrategy::close_case() {

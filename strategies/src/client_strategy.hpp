@@ -77,6 +77,9 @@ class ClientStrategy : public CaseStrategy {
   // One request outside the timed runs (prepare() uses it to learn a body's size): body into `sink`,
   // no checksum.
   Result<http::ResponseInfo> fetch_once(http::BodySink& sink);
+  // Body bytes the strategy copied outside its sink, before the parse (a string's padded copy): counted
+  // with the sink's in io_counters().
+  void count_copied(std::size_t bytes) noexcept { copies_.copied(bytes); }
   // Bytes of one body as the server sends it (fetch_once into a scratch buffer): what strategies that
   // size memory up front size it for.
   Result<std::size_t> probe_body_bytes();
@@ -93,6 +96,7 @@ class ClientStrategy : public CaseStrategy {
   std::unique_ptr<http::Client> client_;
   uint64_t zero_copy_sends_ = 0;
   uint64_t zero_copy_copied_ = 0;
+  BodyCopies copies_;  // of the requests of run(), not of fetch_once()
 };
 
 // The counters of a strategy on ringlab's stack: its ring's enters (its system calls on the request path),

@@ -75,6 +75,34 @@ void stamp_round(http::Timeline& round, std::size_t count, StampsOf&& stamps_of)
   round.body_done = body_done;
 }
 
+// The body copies a strategy of ringlab's stack counts (IoCounters' body_* fields), cumulative: per response
+// received(body bytes, the sink's copied_bytes() before and after it); per copy outside the sink (into a
+// string or a padded buffer before the parse) copied(bytes). Every receive path of ringlab's clients today
+// copies from the socket (recv, READ_FIXED, provided buffers), so a received body counts as copied by the
+// kernel.
+struct BodyCopies {
+  uint64_t body = 0;
+  uint64_t kernel = 0;
+  uint64_t ringlab = 0;
+  uint64_t mapped = 0;
+
+  void received(uint64_t body_bytes, uint64_t sink_copied_before, uint64_t sink_copied_after) noexcept {
+    body += body_bytes;
+    kernel += body_bytes;
+    ringlab += sink_copied_after - sink_copied_before;
+  }
+  void copied(uint64_t bytes) noexcept { ringlab += bytes; }
+  // `counters` with these counts (counts_copies set).
+  [[nodiscard]] IoCounters into(IoCounters counters) const noexcept {
+    counters.counts_copies = true;
+    counters.body_bytes = body;
+    counters.body_kernel_copied = kernel;
+    counters.body_ringlab_copied = ringlab;
+    counters.body_mapped = mapped;
+    return counters;
+  }
+};
+
 // A strategy that cannot be built without a request of its own (it sizes its memory from one real body,
 // or fetches the body it parses once) has no fresh-client form: with CaseConfig::client fresh, its
 // skip_case() gives this reason ("<why>: a fresh client would make that request inside every op"),

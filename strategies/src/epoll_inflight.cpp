@@ -88,7 +88,7 @@ class EpollInflight final : public CaseStrategy {
   using CaseStrategy::CaseStrategy;
 
   [[nodiscard]] IoCounters io_counters() const override {
-    return {.connections_opened = connections_opened_, .syscalls = syscalls_, .counts_syscalls = true};
+    return copies_.into({.connections_opened = connections_opened_, .syscalls = syscalls_, .counts_syscalls = true});
   }
   void drop_connection() override { close_all(); }
   // Per connection: its receiver's buffer, its presized body buffer and its models (see "Memory" above).
@@ -169,6 +169,7 @@ class EpollInflight final : public CaseStrategy {
   bool opened_ = false;  // the round opened connections
   uint64_t syscalls_ = 0;
   uint64_t connections_opened_ = 0;
+  BodyCopies copies_;
 };
 
 Status EpollInflight::open_case() {
@@ -301,6 +302,8 @@ Result<Outcome> EpollInflight::round(http::Timeline* timeline, Check check) {
   missing_ = count_;
   opened_ = false;
 
+  uint64_t copied_before = 0;
+  for (std::size_t i = 0; i < count_; ++i) copied_before += connections_[i].sink.copied_bytes();
   // Every request goes out before any response is awaited.
   for (std::size_t i = 0; i < count_; ++i) {
     Connection& connection = connections_[i];
@@ -338,6 +341,13 @@ Result<Outcome> EpollInflight::round(http::Timeline* timeline, Check check) {
   if (timeline_ != nullptr) {
     stamp_round(*timeline_, count_, [this](std::size_t i) -> const http::Timeline& { return connections_[i].stamps; });
   }
+  uint64_t body_bytes = 0;
+  uint64_t copied_after = 0;
+  for (std::size_t i = 0; i < count_; ++i) {
+    body_bytes += connections_[i].receiver.body_bytes();
+    copied_after += connections_[i].sink.copied_bytes();
+  }
+  copies_.received(body_bytes, copied_before, copied_after);
 
   // All N are in: each body into its own models, the folds folded in connection order.
   uint64_t consumed = 0;

@@ -45,12 +45,14 @@ Result<Outcome> InflightFrame::run_case(http::Timeline* timeline, Check check) {
       return fail(label(), connected.error().message());
     }
   }
+  const uint64_t copied_before = sinks_copied();
   auto round = client_->round(target_, sinks_);
   if (!round) [[unlikely]] {
     // A failed connection stays closed: the next run() reconnects them all.
     client_->close();
     return fail(label(), round.error().message());
   }
+  copies_.received(round->body_bytes, copied_before, sinks_copied());
   for (std::size_t i = 0; i < sinks_.size(); ++i) {
     if (const int status = client_->status(i); status != 200) [[unlikely]] {
       return fail_on_connection(label(), i, sinks_.size(), "status " + std::to_string(status) + " for " + target_);
@@ -94,7 +96,13 @@ Result<std::size_t> InflightFrame::probe_body_bytes() {
 }
 
 IoCounters InflightFrame::io_counters() const {
-  return ring_counters(ring_.get(), client_ ? client_->stats().connections_opened : 0);
+  return copies_.into(ring_counters(ring_.get(), client_ ? client_->stats().connections_opened : 0));
+}
+
+uint64_t InflightFrame::sinks_copied() const noexcept {
+  uint64_t copied = 0;
+  for (const http::BodySink* sink : sinks_) copied += sink->copied_bytes();
+  return copied;
 }
 
 HeldMemory InflightFrame::held_memory() const {

@@ -103,12 +103,16 @@ class InflightFrame : public CaseStrategy {
   // Bytes of one body as the server sends it for the case: one GET on a connection of its own (closed
   // after), outside the measured rounds; what open_slots() sizes registered memory for.
   Result<std::size_t> probe_body_bytes();
+  // Body bytes copied outside the sinks, before a parse: counted with the sinks' in io_counters().
+  void count_copied(std::size_t bytes) noexcept { copies_.copied(bytes); }
   std::vector<http::BodySink*> sinks_;
 
  private:
   Status open_case() final;
   Result<Outcome> run_case(http::Timeline* timeline, Check check) final;
   void close_case() final;
+  // What the N sinks copied so far, together (BodySink::copied_bytes).
+  [[nodiscard]] uint64_t sinks_copied() const noexcept;
 
   const Recipe* recipe_;
   std::string target_;
@@ -116,6 +120,7 @@ class InflightFrame : public CaseStrategy {
   http::Url url_;
   std::unique_ptr<net::Ring> ring_;
   std::unique_ptr<http::InflightClient> client_;
+  BodyCopies copies_;  // of the rounds of run(), not of the probe
 };
 
 template <Sink kSink, Models kModels>
@@ -161,7 +166,11 @@ class InflightRecipeStrategy final : public InflightFrame {
     for (auto& slot : slots_) slot->before_request();
   }
   json::Result<uint64_t> parse_slot(std::size_t index) override {
-    return slots_[index]->parse(parser(), config().payload);
+    BodySlot<kSink, kModels>& slot = *slots_[index];
+    const uint64_t copied = slot.parse_copied;
+    auto consumed = slot.parse(parser(), config().payload);
+    count_copied(slot.parse_copied - copied);
+    return consumed;
   }
   uint64_t checksum_slot(std::size_t index) override { return slots_[index]->checksum(config().payload); }
   void close_slots() override {

@@ -173,6 +173,7 @@ class LibraryFloor final : public ClientStrategy {
     if constexpr (Library::kInSitu) {
       body_.clear();
       body_.append(fetched_.view());  // capacity reserved in prepare(): a copy, no allocation
+      count_copied(fetched_.size());
       parsed = &body_;
     }
     return models_.fill(config().payload, [&](auto& records) { return library_.parse(*parsed, records); });

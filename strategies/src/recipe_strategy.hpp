@@ -66,7 +66,9 @@ class ExactStringSink final : public http::BodySink {
     return {};
   }
   http::Status on_body(std::string_view bytes) override {
+    if (out_->size() + bytes.size() > out_->capacity()) count_copied(out_->size());  // a growth moves them
     out_->append(bytes);
+    count_copied(bytes.size());
     return {};
   }
   http::Status end() override { return {}; }
@@ -235,10 +237,12 @@ struct BodySlot {
       std::string& text = landing.text;
       text.reserve(body().size() + simdjson::SIMDJSON_PADDING);
       text.assign(body().view());
+      parse_copied += body().size();
       return models.emplace().parse(payload, parser,
                                     simdjson::padded_string_view(text.data(), text.size(), text.capacity()));
     } else if constexpr (kModels == Models::fresh_owning && std::is_same_v<Body, std::string>) {
       const simdjson::padded_string padded(body());
+      parse_copied += body().size();
       return models.emplace().parse(payload, parser, padded);
     } else if constexpr (kModels == Models::fresh_owning) {
       return models.emplace().parse(payload, parser, json::padded_view(body()));
@@ -285,6 +289,9 @@ struct BodySlot {
 
   Landing<kSink> landing;
   ModelsOf<kModels> models;  // viewing models point into the body: valid until the next request
+  // Body bytes parse() copied before parsing (a std::string body into a padded string; pooled_string's
+  // body into its string), cumulative: the strategy adds the difference to its copies.
+  uint64_t parse_copied = 0;
 };
 
 template <Sink kSink, Models kModels>
@@ -404,7 +411,12 @@ class RecipeStrategy final : public ClientStrategy {
     return {};
   }
   http::BodySink& sink() override { return slot_.sink(); }
-  json::Result<uint64_t> deserialize() override { return slot_.parse(parser(), config().payload); }
+  json::Result<uint64_t> deserialize() override {
+    const uint64_t copied = slot_.parse_copied;
+    auto consumed = slot_.parse(parser(), config().payload);
+    count_copied(slot_.parse_copied - copied);
+    return consumed;
+  }
   uint64_t checksum() override { return slot_.checksum(config().payload); }
 
   void release() override {

@@ -75,6 +75,7 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
     return fail(label(), error.message());
   };
   receiver_.start(sink_, timeline, ticks);
+  const uint64_t copied_before = sink_.copied_bytes();
   bool peer_closed = false;
   while (true) {
     auto window = receiver_.window();
@@ -86,6 +87,7 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
     if (!done) return exchange_failed(std::move(done.error()));
     if (*done) break;
   }
+  copies_.received(receiver_.body_bytes(), copied_before, sink_.copied_bytes());
   const bool fresh = config().connection == Connection::fresh;
   if (peer_closed || !receiver_.keep_alive() || receiver_.close_delimited() || fresh) {
     close_connection();
@@ -99,7 +101,7 @@ Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
 }
 
 IoCounters SocketPeer::io_counters() const {
-  return {.connections_opened = connections_opened_, .syscalls = syscalls_};
+  return copies_.into({.connections_opened = connections_opened_, .syscalls = syscalls_});
 }
 
 HeldMemory SocketPeer::held_memory() const {

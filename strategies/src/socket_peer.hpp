@@ -94,6 +94,7 @@ class SocketPeer : public CaseStrategy {
   OwningModels models_;
   uint64_t syscalls_ = 0;
   uint64_t connections_opened_ = 0;
+  BodyCopies copies_;
 };
 
 // A net::Error for the failed system call just made (reads errno).

@@ -215,6 +215,41 @@ TEST_CASE("unmeasured syscalls and a case without a ring read n/a and -, never 0
   CHECK(last_four(lines[3]) == std::vector<std::string>{"12.50", "n/a", "-", "-"});
 }
 
+TEST_CASE("the body's copies: Copies over the body, the bytes behind it, n/a for a row that does not count them") {
+  rb::Report report = synthetic_report();
+  std::string table = rb::render_table(report);
+  CHECK(table.find("Copies") == std::string::npos);  // no case counted them: no columns
+  report.cases[0].io.body_bytes_per_op = 1000;
+  report.cases[0].io.kernel_copied_bytes_per_op = 1000;
+  report.cases[0].io.ringlab_copied_bytes_per_op = 3100;
+  report.cases[0].io.mapped_bytes_per_op = 0;
+  table = rb::render_table(report);
+  INFO(table);
+  const auto lines = lines_of(table);
+  REQUIRE(lines.size() > 3);
+  const auto cells = [](const std::string& line) {
+    std::vector<std::string> out;
+    for (std::string t : split(line, '|')) {
+      t.erase(0, t.find_first_not_of(' '));
+      t.erase(t.find_last_not_of(' ') + 1);
+      if (!t.empty()) out.push_back(t);
+    }
+    return out;
+  };
+  const std::vector<std::string> header = cells(lines[0]);
+  const auto at = std::find(header.begin(), header.end(), "Copies");
+  REQUIRE(at != header.end());
+  const auto column = static_cast<std::size_t>(at - header.begin());
+  CHECK(header[column + 1] == "Kernel copied/op");
+  CHECK(header[column + 2] == "ringlab copied/op");
+  CHECK(std::find(header.begin(), header.end(), "Mapped/op") == header.end());  // nothing mapped
+  CHECK(cells(lines[2])[column] == "4.10");  // (1000 + 3100) / 1000
+  CHECK(cells(lines[3])[column] == "n/a");   // not counted
+  // A mapped body shows its column.
+  report.cases[0].io.mapped_bytes_per_op = 500;
+  CHECK(rb::render_table(report).find("Mapped/op") != std::string::npos);
+}
+
 TEST_CASE("reference rows are marked; latency columns appear only when asked for") {
   rb::Report report = synthetic_report();
   report.cases[1].reference = true;

@@ -70,7 +70,8 @@ void describe_cpu(V& v, S& cpu) {
 template <class V, class S>
 void describe_io(V& v, S& io) {
   RINGLAB_REPORT_FIELDS(v, io, ring_enters_per_op, sqes_per_op, cqes_per_op, connections_per_op, zero_copy_sends_per_op,
-                               zero_copy_copied_per_op, syscalls_per_op);
+                               zero_copy_copied_per_op, syscalls_per_op, body_bytes_per_op, kernel_copied_bytes_per_op,
+                               ringlab_copied_bytes_per_op, mapped_bytes_per_op);
 }
 
 template <class V, class S>

@@ -81,6 +81,17 @@ bool any_zero_copy(const Report& report) {
                      [](const CaseResult& c) { return ok(c) && c.io.zero_copy_sends_per_op > 0; });
 }
 
+// A case counted its body's copies (ringlab's stack and the socket peers do; a report of library peers
+// alone, or one written before the copies were counted, has none).
+bool any_copies(const Report& report) {
+  return std::any_of(report.cases.begin(), report.cases.end(),
+                     [](const CaseResult& c) { return ok(c) && c.io.body_bytes_per_op.has_value(); });
+}
+bool any_mapped(const Report& report) {
+  return std::any_of(report.cases.begin(), report.cases.end(),
+                     [](const CaseResult& c) { return ok(c) && c.io.mapped_bytes_per_op.value_or(0) > 0; });
+}
+
 constexpr unsigned kTables = kCompact | kFull;
 
 constexpr std::array kColumns{
@@ -274,6 +285,30 @@ constexpr std::array kColumns{
              return c.io.zero_copy_sends_per_op > 0 ? Number(c.io.zero_copy_copied_per_op) : std::nullopt;
            },
            .missing = nothing_of_that_kind, .shown = any_zero_copy},
+
+    // The body's copies on the client's side (ringlab's stack; a library peer's are its own: n/a).
+    Column{.header = "Copies", .key = "body_copies", .kind = Kind::ratio, .views = kTables | kCsv,
+           .number = [](const Report&, const CaseResult& c) -> Number {
+             const Io& io = c.io;
+             if (!ok(c) || !io.body_bytes_per_op || *io.body_bytes_per_op <= 0) return std::nullopt;
+             return (io.kernel_copied_bytes_per_op.value_or(0) + io.ringlab_copied_bytes_per_op.value_or(0)) /
+                    *io.body_bytes_per_op;
+           },
+           .shown = any_copies,
+           .legend = "  Copies         : body bytes copied on the client's side per body byte: by the kernel from the socket\n"
+                     "                   (every receive but a mapping) plus by ringlab's code after they landed (a sink's\n"
+                     "                   appends and growth, a string's padded copy); 1.00 = the receive's copy alone; n/a for\n"
+                     "                   a library peer, or an op without a body\n"},
+    Column{.key = "body_bytes_per_op", .kind = Kind::bytes, .views = kCsv, .number = io<&Io::body_bytes_per_op>},
+    Column{.header = "Kernel copied/op", .key = "kernel_copied_bytes_per_op", .kind = Kind::bytes, .views = kFull | kCsv,
+           .number = io<&Io::kernel_copied_bytes_per_op>, .shown = any_copies,
+           .legend = "  Kernel copied/op, ringlab copied/op: the body bytes per op behind Copies: copied from the socket into\n"
+                     "                   user memory by a receive; copied or moved by ringlab's code after they landed\n"},
+    Column{.header = "ringlab copied/op", .key = "ringlab_copied_bytes_per_op", .kind = Kind::bytes,
+           .views = kFull | kCsv, .number = io<&Io::ringlab_copied_bytes_per_op>, .shown = any_copies},
+    Column{.header = "Mapped/op", .key = "mapped_bytes_per_op", .kind = Kind::bytes, .views = kFull | kCsv,
+           .number = io<&Io::mapped_bytes_per_op>, .shown = any_mapped,
+           .legend = "  Mapped/op      : only when a case mapped body bytes into user memory with no copy: those bytes per op\n"},
 
     // The phases of a request (their own table: markdown.cpp's render_phase_table).
     Column{.key = "phase_ops_sampled", .kind = Kind::count, .views = kCsv,

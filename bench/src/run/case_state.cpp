@@ -81,6 +81,12 @@ void fill_case_numbers(CaseState& s, double hz, bool memory) {
   r.io.zero_copy_sends_per_op = per_op(io.zero_copy_sends, b.zero_copy_sends, x.zero_copy_sends);
   r.io.zero_copy_copied_per_op = per_op(io.zero_copy_copied, b.zero_copy_copied, x.zero_copy_copied);
   if (io.counts_syscalls) r.io.syscalls_per_op = per_op(io.syscalls, b.syscalls, x.syscalls);
+  if (io.counts_copies) {
+    r.io.body_bytes_per_op = per_op(io.body_bytes, b.body_bytes, x.body_bytes);
+    r.io.kernel_copied_bytes_per_op = per_op(io.body_kernel_copied, b.body_kernel_copied, x.body_kernel_copied);
+    r.io.ringlab_copied_bytes_per_op = per_op(io.body_ringlab_copied, b.body_ringlab_copied, x.body_ringlab_copied);
+    r.io.mapped_bytes_per_op = per_op(io.body_mapped, b.body_mapped, x.body_mapped);
+  }
   r.memory.peak_rss = usage.peak_rss_bytes;
   r.memory.minor_faults_per_op = total_ops > 0 ? static_cast<double>(s.minor_faults) / total_ops : 0.0;
   r.cpu.user_ns_per_op = total_ops > 0 ? static_cast<double>(s.cpu_user_ns) / total_ops : 0.0;

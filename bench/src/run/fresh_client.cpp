@@ -35,6 +35,7 @@ strategies::Status FreshClient::setup(const strategies::CaseConfig& config) {
   if (status) {
     probe_notes_ = probe_->notes();
     io_.counts_syscalls = probe_->io_counters().counts_syscalls;
+    io_.counts_copies = probe_->io_counters().counts_copies;
   }
   probe_->teardown();
   probe_.reset();

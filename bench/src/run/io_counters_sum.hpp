@@ -8,17 +8,9 @@
 namespace ringlab::bench {
 
 inline void add_io_counters(strategies::IoCounters& sum, const strategies::IoCounters& more) noexcept {
-  sum.ring_enters += more.ring_enters;
-  sum.sqes_submitted += more.sqes_submitted;
-  sum.cqes_reaped += more.cqes_reaped;
-  sum.connections_opened += more.connections_opened;
-  sum.zero_copy_sends += more.zero_copy_sends;
-  sum.zero_copy_copied += more.zero_copy_copied;
-  sum.syscalls += more.syscalls;
+  sum.add(more);
   sum.counts_syscalls = more.counts_syscalls;
-  sum.worker_user_ns += more.worker_user_ns;
-  sum.worker_system_ns += more.worker_system_ns;
-  sum.worker_minor_faults += more.worker_minor_faults;
+  sum.counts_copies = more.counts_copies;
 }
 
 // What a strategy's own worker threads spent between two readings of its counters (IoCounters'

@@ -43,6 +43,10 @@ bool IterationRunner::verified_op(CaseState& s, bool measured, std::string_view 
     v.zero_copy_sends += io_after.zero_copy_sends - io_before.zero_copy_sends;
     v.zero_copy_copied += io_after.zero_copy_copied - io_before.zero_copy_copied;
     v.syscalls += io_after.syscalls - io_before.syscalls;
+    v.body_bytes += io_after.body_bytes - io_before.body_bytes;
+    v.body_kernel_copied += io_after.body_kernel_copied - io_before.body_kernel_copied;
+    v.body_ringlab_copied += io_after.body_ringlab_copied - io_before.body_ringlab_copied;
+    v.body_mapped += io_after.body_mapped - io_before.body_mapped;
     if (s.verified_ticks.size() < s.verified_ticks.capacity()) s.verified_ticks.push_back(t1 - t0);
   }
   return true;

@@ -17,6 +17,14 @@
 //
 // A sink returns an error (Errc::sink or body_too_large) to abort the response; the client then closes
 // the connection. Views passed to on_body() live only during the call.
+//
+// Copies: copied_bytes() counts the body bytes the sink copied or moved in user space since it was made
+// (never reset; a caller takes differences): every byte it copies from a view that was not its own
+// cursor, every byte slid over chunk framing, and every byte its storage moved when it grew. Bytes
+// received in place count nothing: the kernel's copy into the window is the receive's, not the sink's.
+// A sink that only counts or drops bytes copies none.
+#include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -37,6 +45,14 @@ class BodySink {
   virtual ReceiveWindow receive_window() { return {}; }
   virtual Status on_body(std::string_view bytes) = 0;
   virtual Status end() = 0;
+  // A sink that hands the bytes to another sink reports that one's count (override).
+  [[nodiscard]] virtual uint64_t copied_bytes() const noexcept { return copied_bytes_; }
+
+ protected:
+  void count_copied(std::size_t bytes) noexcept { copied_bytes_ += bytes; }
+
+ private:
+  uint64_t copied_bytes_ = 0;
 };
 
 }  // namespace ringlab::http

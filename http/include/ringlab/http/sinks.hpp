@@ -12,6 +12,11 @@
 //                  reallocates: a body larger than its capacity is Errc::body_too_large.
 //   DiscardSink    counts the bytes and keeps none (for the server's proxy route and load tests).
 //
+// What each copies in user space (BodySink::copied_bytes): StringSink and GrowingSink every byte, plus
+// what each growth moves; PresizedSink only the body bytes that came with the head (they are in the
+// client's buffer), pieces slid down over chunk framing, and what a growth moves (a body without
+// Content-Length, or larger than the buffer's capacity); DiscardSink none.
+//
 // Ownership: StringSink and the buffer sinks write into storage the caller owns and passes in; they
 // clear it at begin(). The views they return live until the next begin().
 #include <string>
@@ -32,7 +37,10 @@ class AppendingSink final : public BodySink {
     return {};
   }
   Status on_body(std::string_view bytes) override {
+    // A growth moves the bytes already appended (both std::string and PaddedBuffer reallocate and copy).
+    if (out_->size() + bytes.size() > out_->capacity()) count_copied(out_->size());
     out_->append(bytes);
+    count_copied(bytes.size());
     return {};
   }
   Status end() override { return {}; }

@@ -183,6 +183,38 @@ struct IoCounters {
   uint64_t worker_user_ns = 0;
   uint64_t worker_system_ns = 0;
   uint64_t worker_minor_faults = 0;
+  // The response bodies and their copies on the client's side, cumulative; meaningful only with
+  // counts_copies (a library peer's buffers are its own: n/a). body_bytes: the bodies received (de-chunked).
+  // body_kernel_copied: of them, those a receive copied from the socket into user memory (recv, read,
+  // READ_FIXED, a provided buffer: every receive path that is not a mapping). body_ringlab_copied: body
+  // bytes ringlab's code copied or moved in user space after they landed (a sink's appends and growth,
+  // chunk framing slid out, the copy into a string or a padded buffer before the parse), so it may exceed
+  // body_bytes. body_mapped: body bytes the kernel mapped into user memory instead of copying them.
+  // Deserializing into owning models copies strings out of the body; that is the parse, not counted here.
+  bool counts_copies = false;
+  uint64_t body_bytes = 0;
+  uint64_t body_kernel_copied = 0;
+  uint64_t body_ringlab_copied = 0;
+  uint64_t body_mapped = 0;
+
+  // Adds `more`'s counts to these (a strategy that runs others: its workers, bench's copies of a case); the
+  // counts_* flags stay this one's.
+  void add(const IoCounters& more) noexcept {
+    ring_enters += more.ring_enters;
+    sqes_submitted += more.sqes_submitted;
+    cqes_reaped += more.cqes_reaped;
+    connections_opened += more.connections_opened;
+    zero_copy_sends += more.zero_copy_sends;
+    zero_copy_copied += more.zero_copy_copied;
+    syscalls += more.syscalls;
+    worker_user_ns += more.worker_user_ns;
+    worker_system_ns += more.worker_system_ns;
+    worker_minor_faults += more.worker_minor_faults;
+    body_bytes += more.body_bytes;
+    body_kernel_copied += more.body_kernel_copied;
+    body_ringlab_copied += more.body_ringlab_copied;
+    body_mapped += more.body_mapped;
+  }
 };
 
 // What a strategy keeps between requests (its connections idle), in bytes, for bench's "held per

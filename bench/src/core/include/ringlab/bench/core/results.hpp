@@ -206,6 +206,13 @@ struct Io {
   // System calls on the request path (io_uring_enter for ringlab's strategies; connect, send, recv,
   // epoll_wait for the blocking and epoll peers). null: not measured (libcurl does not report them).
   std::optional<double> syscalls_per_op;
+  // The response bodies per op and their copies on the client's side (strategy.hpp's IoCounters body_*):
+  // copied from the socket by the kernel, copied or moved by ringlab's code after they landed, mapped
+  // without a copy. null: not counted (a library peer's buffers are its own).
+  std::optional<double> body_bytes_per_op;
+  std::optional<double> kernel_copied_bytes_per_op;
+  std::optional<double> ringlab_copied_bytes_per_op;
+  std::optional<double> mapped_bytes_per_op;
 };
 
 // Median duration of each phase of one request, from the Timeline the strategy fills. A phase that
