@@ -75,6 +75,22 @@ ALLOCATORS = report([
 ])
 
 
+def with_copies(c, kernel, ringlab, body=771775.0):
+    """`c` with the body's copies counted (kernel None: not counted, a library peer)."""
+    c["io"] = {} if kernel is None else {"body_bytes_per_op": body, "kernel_copied_bytes_per_op": kernel,
+                                         "ringlab_copied_bytes_per_op": ringlab, "mapped_bytes_per_op": 0.0}
+    return c
+
+
+COPIES = report([
+    with_copies(case("string_copy", 10000, 9.0e6), 771775.0, 2411442.0),
+    with_copies(case("presized", 10000, 7.0e6), 771775.0, 65444.0),
+    with_copies(case("provided_buffers", 10000, 7.5e6), 771775.0, 771775.0),
+    with_copies(case("libcurl", 10000, 8.0e6), None, None),
+    with_copies(case("floor_parse", 10000, 5.0e6, reference=True), 0.0, 0.0, body=0.0),
+])
+
+
 class PlotTest(unittest.TestCase):
     def setUp(self):
         self.dir = os.path.join(WORK, self.id().rsplit(".", 1)[-1])
@@ -191,6 +207,22 @@ class PlotTest(unittest.TestCase):
         texts = self.svg_texts(os.path.join(self.dir, "bytes.svg"))
         self.assertEqual(texts.count("0"), 2)  # views at both sizes (the axis is logarithmic)
         self.assertEqual(texts.count("n/a"), 1)  # presized at 1000
+
+    def test_copies_plot_puts_each_counting_row_at_its_copied_bytes_and_names_the_rows_that_do_not_count(self):
+        path = self.write_report(PLAIN)
+        self.assertEqual(self.plot(path, "--format", "svg").returncode, 0)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "copies.svg")))  # nothing counted: no plot
+        path = self.write_report(COPIES)
+        result = self.plot(path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_png(os.path.join(self.dir, "copies.png"))
+        texts = self.svg_texts(os.path.join(self.dir, "copies.svg"))
+        for name in ("string_copy", "presized", "provided_buffers", "floor_parse"):
+            self.assertIn(name, texts)
+        self.assertNotIn("libcurl", texts)  # not a point...
+        self.assertTrue(any("not counted" in t and "libcurl" in t for t in texts))  # ...but named under the panel
+        self.assertIn("one copy of the body", texts)
+        self.assertTrue(any(t.startswith("body bytes copied per op [KB]") for t in texts))
 
     def test_out_option_writes_elsewhere_and_format_option_limits_the_files(self):
         path = self.write_report(PLAIN)

@@ -56,6 +56,7 @@ def ok_cases(report):
         stats = c.get("stats") or {}
         memory = c.get("memory") or {}
         phases = c.get("phases") or {}
+        io = c.get("io") or {}
         samples = [number(s) for s in (c.get("samples_ns") or [])]
         outliers = {i for i in (c.get("outliers") or []) if isinstance(i, int)}
         cases.append({
@@ -73,6 +74,10 @@ def ok_cases(report):
             "outliers": [s for i, s in enumerate(samples) if s is not None and i in outliers],
             "phases": {name: number(phases.get(name)) for name, _ in PHASES},
             "bytes": number(memory.get("bytes_per_op")),
+            # The body's copies (null: the row does not count them, a library peer).
+            "body_bytes": number(io.get("body_bytes_per_op")),
+            "copied": (None if number(io.get("kernel_copied_bytes_per_op")) is None
+                       else number(io.get("kernel_copied_bytes_per_op")) + (number(io.get("ringlab_copied_bytes_per_op")) or 0.0)),
         })
     return cases
 
