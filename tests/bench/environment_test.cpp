@@ -29,6 +29,10 @@ TEST_CASE("ring features are listed by name, only those present") {
   f.send_zc = true;
   f.provided_buffer_ring = true;
   CHECK(rb::describe_features(f) == "single_issuer send_zc provided_buffer_ring");
+  f.recv_bundle = true;
+  f.provided_buffer_ring_incremental = true;
+  CHECK(rb::describe_features(f) ==
+        "single_issuer send_zc provided_buffer_ring recv_bundle provided_buffer_ring_incremental");
 }
 
 TEST_CASE("gathering fills every field and warns about what makes numbers less trustworthy") {

@@ -191,6 +191,21 @@ TEST_CASE("no digit finer than the timer: iteration times to its resolution, sin
   CHECK(table.find("113.1 μs") != std::string::npos);
 }
 
+namespace {
+
+// The non-empty cells of a table line, trimmed.
+std::vector<std::string> table_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  for (std::string t : split(line, '|')) {
+    t.erase(0, t.find_first_not_of(' '));
+    t.erase(t.find_last_not_of(' ') + 1);
+    if (!t.empty()) cells.push_back(t);
+  }
+  return cells;
+}
+
+}  // namespace
+
 TEST_CASE("unmeasured syscalls and a case without a ring read n/a and -, never 0") {
   rb::Report report = synthetic_report();
   report.cases[0].io.syscalls_per_op = 2.0;
@@ -202,12 +217,7 @@ TEST_CASE("unmeasured syscalls and a case without a ring read n/a and -, never 0
   const auto lines = lines_of(rb::render_table(report));
   // The last four columns of a row: Page faults/op, Syscalls/op, SQEs/op, CQEs/op.
   const auto last_four = [](const std::string& line) {
-    std::vector<std::string> cells;
-    for (std::string t : split(line, '|')) {
-      t.erase(0, t.find_first_not_of(' '));
-      t.erase(t.find_last_not_of(' ') + 1);
-      if (!t.empty()) cells.push_back(t);
-    }
+    const std::vector<std::string> cells = table_cells(line);
     return std::vector<std::string>(cells.end() - 4, cells.end());
   };
   INFO(lines[2] << "\n" << lines[3]);
@@ -227,15 +237,7 @@ TEST_CASE("the body's copies: Copies over the body, the bytes behind it, n/a for
   INFO(table);
   const auto lines = lines_of(table);
   REQUIRE(lines.size() > 3);
-  const auto cells = [](const std::string& line) {
-    std::vector<std::string> out;
-    for (std::string t : split(line, '|')) {
-      t.erase(0, t.find_first_not_of(' '));
-      t.erase(t.find_last_not_of(' ') + 1);
-      if (!t.empty()) out.push_back(t);
-    }
-    return out;
-  };
+  const auto cells = table_cells;
   const std::vector<std::string> header = cells(lines[0]);
   const auto at = std::find(header.begin(), header.end(), "Copies");
   REQUIRE(at != header.end());

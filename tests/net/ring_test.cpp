@@ -58,6 +58,9 @@ TEST_CASE("Ring::create grants SINGLE_ISSUER and DEFER_TASKRUN where the kernel 
     CHECK(f.provided_buffer_ring);
   }
   CHECK(f.fixed_buffers);
+  // The features newer than Debian 12's headers, each where its kernel release brought it.
+  CHECK(f.recv_bundle == kernel_at_least(6, 10));
+  CHECK(f.provided_buffer_ring_incremental == kernel_at_least(6, 12));
   CHECK(ring->stats().enters == 0);
 }
 

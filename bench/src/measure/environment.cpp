@@ -126,6 +126,8 @@ std::string describe_features(const net::RingFeatures& f) {
   add(f.accept_multishot, "accept_multishot");
   add(f.provided_buffer_ring, "provided_buffer_ring");
   add(f.fixed_buffers, "fixed_buffers");
+  add(f.recv_bundle, "recv_bundle");
+  add(f.provided_buffer_ring_incremental, "provided_buffer_ring_incremental");
   return out.empty() ? "none" : out;
 }
 

@@ -100,6 +100,13 @@ struct RingFeatures {
   bool accept_multishot = false;  // kernel >= 5.19
   bool provided_buffer_ring = false;  // IORING_REGISTER_PBUF_RING
   bool fixed_buffers = false;
+  // Newer than Debian 12's liburing and kernel headers (ring.cpp defines their values):
+  // IORING_FEAT_RECVSEND_BUNDLE (6.10): a receive that fills several provided buffers in one completion.
+  bool recv_bundle = false;
+  // IOU_PBUF_RING_INC (6.12): a provided-buffer ring whose buffers are consumed piece by piece, so that
+  // consecutive receives continue in the buffer the last one left (IORING_CQE_F_BUF_MORE). Probed by
+  // registering a ring with the flag once per process.
+  bool provided_buffer_ring_incremental = false;
 };
 
 struct RingStats {
