@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <memory_resource>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "deserialize_fixtures.hpp"
@@ -25,24 +27,22 @@ TEST_CASE("bad bodies: the error names the record, the field and the byte") {
     std::string_view field;
   };
   const std::string good = R"({"date":"2024-01-01","temperatureC":-6,"summary":"Freezing","temperatureF":22})";
+  // A record's JSON with the first `from` in it replaced by `to`.
+  const auto replacing = [](std::string record) {
+    return [record = std::move(record)](std::string_view from, std::string_view to) {
+      std::string text = record;
+      const auto at = text.find(from);
+      REQUIRE_MESSAGE(at != std::string::npos, from);
+      text.replace(at, from.size(), to);
+      return text;
+    };
+  };
   std::string repo;
   json::append_json(repo, json::make_repository(0));
-  auto with = [&](std::string_view from, std::string_view to) {
-    std::string text = repo;
-    const auto at = text.find(from);
-    REQUIRE_MESSAGE(at != std::string::npos, from);
-    text.replace(at, from.size(), to);
-    return text;
-  };
+  const auto with = replacing(repo);
   std::string github;
   json::append_json(github, json::make_github(0));
-  auto with_github = [&](std::string_view from, std::string_view to) {
-    std::string text = github;
-    const auto at = text.find(from);
-    REQUIRE_MESSAGE(at != std::string::npos, from);
-    text.replace(at, from.size(), to);
-    return text;
-  };
+  const auto with_github = replacing(github);
   // std::string("[") + ..., not "[" + ...: GCC 12 at -O3 warns (-Wrestrict) on operator+(const char*, string).
   const Row rows[] = {
       {"string for an integer", Payload::weather,

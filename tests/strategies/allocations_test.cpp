@@ -87,10 +87,7 @@ void check_steady_state(Payload payload, const std::vector<const Descriptor*>& c
       if (descriptor.method == Method::proxy && count > 10) continue;
       // An echo op posts the same small object whatever the payload and size.
       if (descriptor.method == Method::echo && (count > 10 || payload != Payload::weather)) continue;
-      CaseConfig config;
-      config.port = server.port();
-      config.payload = payload;
-      config.count = count;
+      CaseConfig config = case_at(server.port(), count, 1, payload);
       INFO("strategy " << descriptor.name << ", " << payload_name(payload) << ", " << count << " records");
       const auto per_op = measure(descriptor, config);
       if (!per_op) continue;  // a payload it has no way to read (skip_case)
@@ -149,11 +146,7 @@ TEST_CASE("the many-in-flight strategies take nothing from the heap per round, b
     }
     for (const Payload payload : {Payload::weather, Payload::github}) {
       for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
-        CaseConfig config;
-        config.port = server.port();
-        config.payload = payload;
-        config.count = count;
-        config.inflight = 8;
+        CaseConfig config = case_at(server.port(), count, 8, payload);
         INFO("strategy " << descriptor.name << " x8, " << payload_name(payload) << ", " << count << " records");
         const auto per_round = measure(descriptor.make_inflight(), config);
         REQUIRE(per_round);
@@ -185,10 +178,7 @@ TEST_CASE("the fresh-buffer strategies allocate what they stand for, and no more
   // presized_fresh receives into the kept padded buffer, so only its models are new.
   REQUIRE(bench::interposition_works());
   ServerProcess server;
-  CaseConfig config;
-  config.port = server.port();
-  config.payload = Payload::weather;
-  config.count = 10'000;
+  CaseConfig config = case_at(server.port(), 10'000);
   const auto regrown = measure(*find("string_copy"), config);
   const auto exact = measure(*find("exact_string"), config);
   const auto growing = measure(*find("buffered_stream"), config);
@@ -220,10 +210,7 @@ TEST_CASE("the fresh-buffer strategies allocate what they stand for, and no more
 TEST_CASE("the nikouu seed's new rows allocate what they stand for, with chunked answers") {
   REQUIRE(bench::interposition_works());
   ServerProcess server;
-  CaseConfig config;
-  config.port = server.port();
-  config.payload = Payload::weather;
-  config.count = 10'000;
+  CaseConfig config = case_at(server.port(), 10'000);
   config.server_mode = ServerMode::seed;
   const auto regrown = measure(*find("string_copy"), config);
   const auto fresh = measure(*find("presized_fresh"), config);

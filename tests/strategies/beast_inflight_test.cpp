@@ -33,7 +33,7 @@ TEST_CASE("what each idle connection holds: its flat_buffer, a padded body of th
   ServerProcess server;
   constexpr std::size_t kConnections = 8;
   constexpr std::size_t kRecords = 1000;
-  CaseConfig config = inflight_case(server.port(), kRecords, kConnections);
+  CaseConfig config = case_at(server.port(), kRecords, kConnections);
   auto strategy = make_inflight("beast");
   REQUIRE(strategy->setup(config).has_value());
   REQUIRE(strategy->run(nullptr, Check::consume).has_value());

@@ -26,10 +26,12 @@ namespace ringlab::strategies::testing {
 
 using namespace std::chrono_literals;
 
-// A case of `count` weather records with `inflight` requests in flight, against `port`.
-inline CaseConfig inflight_case(uint16_t port, std::size_t count, std::size_t inflight) {
+// A case of `count` records of `payload` with `inflight` requests in flight, against `port`.
+inline CaseConfig case_at(uint16_t port, std::size_t count, std::size_t inflight = 1,
+                          Payload payload = Payload::weather) {
   CaseConfig config;
   config.port = port;
+  config.payload = payload;
   config.count = count;
   config.inflight = inflight;
   return config;

@@ -33,7 +33,7 @@ HeldMemory held_after_rounds(std::string_view name, uint16_t port, std::size_t n
   REQUIRE(descriptor != nullptr);
   REQUIRE(static_cast<bool>(descriptor->make_inflight));
   std::unique_ptr<Strategy> strategy = descriptor->make_inflight();
-  CaseConfig config = inflight_case(port, records, n);
+  CaseConfig config = case_at(port, records, n);
   const auto set_up = strategy->setup(config);
   REQUIRE_MESSAGE(set_up.has_value(), (set_up ? "" : set_up.error().message));
   for (int i = 0; i < rounds; ++i) {

@@ -20,9 +20,18 @@
 
 #include "common.hpp"
 #include "fixtures.hpp"
+#include "ringlab/net/ring.hpp"
 #include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::testing {
+
+// Whether this kernel's rings have the feature `member` of RingFeatures; where not, a named skip
+// (feature_gate.hpp) and false.
+inline bool ring_has(std::string_view name, bool net::RingFeatures::*member, std::string_view why) {
+  auto ring = net::Ring::create();
+  REQUIRE(ring.has_value());
+  return ringlab::testing::feature_available(name, (*ring)->features().*member, why);
+}
 
 // Row `name`'s strategy for more than one request in flight (Descriptor::make_inflight).
 inline std::unique_ptr<Strategy> make_inflight(std::string_view name) {

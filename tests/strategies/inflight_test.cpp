@@ -67,7 +67,7 @@ void rounds_at_1_4_64(const ServerProcess& server, std::string_view name, CheckH
   for (const std::size_t n : {std::size_t{1}, std::size_t{4}, std::size_t{64}}) {
     for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
       INFO(name << " x" << n << " at " << count << " records");
-      CaseConfig config = inflight_case(server.port(), count, n);
+      CaseConfig config = case_at(server.port(), count, n);
       const Rounds r = run_rounds(name, config, 4);
       CHECK(r.consumed == folded(one_request_consumed(name, config), n));
       CHECK(r.after_setup.connections_opened == n);
@@ -88,7 +88,7 @@ TEST_CASE("N in flight: every body of every round is the generator's, on N kept-
     for (const std::size_t count : {std::size_t{10}, std::size_t{1000}}) {
       for (const char* name : kInflightRows) {
         INFO(name << " x" << n << " at " << count << " records");
-        CaseConfig config = inflight_case(server.port(), count, n);
+        CaseConfig config = case_at(server.port(), count, n);
         const Rounds r = run_rounds(name, config, 6);
         // Kept alive: setup's connections serve every round.
         CHECK(r.after.connections_opened == n);
@@ -107,16 +107,13 @@ TEST_CASE("N in flight: every body of every round is the generator's, on N kept-
 }
 
 TEST_CASE("N in flight on one shared provided-buffer ring" * doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = net::Ring::create();
-  REQUIRE(ring.has_value());
-  if (!ringlab::testing::feature_available("buffer_rings", (*ring)->features().provided_buffer_ring,
-                                           "the kernel has no provided-buffer rings")) {
+  if (!ring_has("buffer_rings", &net::RingFeatures::provided_buffer_ring, "the kernel has no provided-buffer rings")) {
     return;
   }
   ServerProcess server;
   for (const std::size_t n : {std::size_t{4}, std::size_t{64}}) {
     INFO("provided_buffers x" << n);
-    CaseConfig config = inflight_case(server.port(), 1000, n);
+    CaseConfig config = case_at(server.port(), 1000, n);
     const Rounds r = run_rounds("provided_buffers", config, 4);
     CHECK(r.after.connections_opened == n);
   }
@@ -124,12 +121,7 @@ TEST_CASE("N in flight on one shared provided-buffer ring" * doctest::test_suite
 
 TEST_CASE("fixed_buffers: N in flight, each body by READ_FIXED into its connection's registered buffer" *
           doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = net::Ring::create();
-  REQUIRE(ring.has_value());
-  if (!ringlab::testing::feature_available("fixed_buffers", (*ring)->features().fixed_buffers,
-                                           "the kernel has no registered buffers")) {
-    return;
-  }
+  if (!ring_has("fixed_buffers", &net::RingFeatures::fixed_buffers, "the kernel has no registered buffers")) return;
   ServerProcess server;
   rounds_at_1_4_64(server, "fixed_buffers", [](const Rounds& r, std::size_t n, std::size_t count) {
     // One registered buffer per connection, the body's size rounded up to whole pages, counted as body.
@@ -160,7 +152,7 @@ TEST_CASE("a streaming round whose bodies do not parse fails, naming the case an
   CannedServer broken("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
   for (const char* name : kStreamingRows) {
     INFO(name);
-    CaseConfig config = inflight_case(broken.port(), 10, 4);
+    CaseConfig config = case_at(broken.port(), 10, 4);
     config.timeout = std::chrono::seconds(2);
     std::unique_ptr<Strategy> strategy = find(name)->make_inflight();
     const auto failed = strategy->setup(config);
@@ -183,7 +175,7 @@ TEST_CASE("rows that cannot run N in flight have no many-in-flight strategy") {
 
 TEST_CASE("a server that never answers fails the round at the deadline, naming the case; another case runs on") {
   ServerProcess server;
-  CaseConfig config = inflight_case(server.port(), 10, 4);
+  CaseConfig config = case_at(server.port(), 10, 4);
   config.timeout = std::chrono::milliseconds(500);
   std::unique_ptr<Strategy> strategy = find("presized")->make_inflight();
   REQUIRE(strategy->setup(config).has_value());

@@ -47,7 +47,7 @@ TEST_CASE("N requests in flight against the real server: the generator's records
 
 TEST_CASE("blocking_sockets' workers report their CPU time and page faults, and it grows with the rounds") {
   ServerProcess server;
-  CaseConfig config = inflight_case(server.port(), 1000, 4);
+  CaseConfig config = case_at(server.port(), 1000, 4);
   auto strategy = make_inflight("blocking_sockets");
   REQUIRE(strategy->setup(config).has_value());
   const IoCounters before = strategy->io_counters();
