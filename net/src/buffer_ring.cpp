@@ -10,6 +10,11 @@
 
 #include "ringlab/net/ring.hpp"
 
+// Newer than liburing 2.3's header: a flag of io_uring_buf_reg (Linux 6.12), stable kernel ABI.
+#ifndef IOU_PBUF_RING_INC
+#define IOU_PBUF_RING_INC 2
+#endif
+
 namespace ringlab::net {
 namespace {
 
@@ -19,7 +24,7 @@ constexpr unsigned kMaxBuffers = 32768;
 }  // namespace
 
 Result<std::unique_ptr<BufferRing>> BufferRing::create(Ring& ring, uint16_t group_id, unsigned count,
-                                                       unsigned buffer_size) {
+                                                       unsigned buffer_size, bool incremental) {
   if (count == 0 || count > kMaxBuffers || (count & (count - 1)) != 0 || buffer_size == 0) {
     return fail("io_uring_register_buf_ring (count must be a power of two <= 32768)", EINVAL);
   }
@@ -50,6 +55,7 @@ Result<std::unique_ptr<BufferRing>> BufferRing::create(Ring& ring, uint16_t grou
   reg.ring_addr = reinterpret_cast<uint64_t>(memory);
   reg.ring_entries = count;
   reg.bgid = group_id;
+  reg.pad = incremental ? IOU_PBUF_RING_INC : 0;  // the 6.1 header's `pad` is the flags field since 6.4
   const int rc = io_uring_register_buf_ring(ring.raw(), &reg, 0);
   if (rc < 0) return fail("io_uring_register_buf_ring", -rc);
   buffers->ring_ = &ring;

@@ -1,6 +1,5 @@
 #include "ringlab/net/ring.hpp"
 
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -23,10 +22,6 @@
 // 6.10
 #ifndef IORING_FEAT_RECVSEND_BUNDLE
 #define IORING_FEAT_RECVSEND_BUNDLE (1U << 14)
-#endif
-// 6.12: a flag of io_uring_buf_reg, whose field the 6.1 header still calls `pad` (6.4 named it `flags`).
-#ifndef IOU_PBUF_RING_INC
-#define IOU_PBUF_RING_INC 2
 #endif
 
 namespace ringlab::net {
@@ -53,25 +48,6 @@ KernelVersion running_kernel() {
 
 bool at_least(KernelVersion v, int major, int minor) {
   return v.major > major || (v.major == major && v.minor >= minor);
-}
-
-// Whether `ring`'s kernel takes IOU_PBUF_RING_INC: a one-entry ring registered with it under a group id no
-// caller uses, then unregistered. EINVAL: a kernel that does not know the flag.
-bool registers_incremental_ring(io_uring& ring) {
-  constexpr uint16_t kProbeGroup = 0xffff;
-  const long page = ::sysconf(_SC_PAGESIZE);
-  const std::size_t bytes = page > 0 ? static_cast<std::size_t>(page) : 4096;
-  void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
-  if (memory == MAP_FAILED) return false;
-  io_uring_buf_reg reg{};
-  reg.ring_addr = reinterpret_cast<uint64_t>(memory);
-  reg.ring_entries = 1;
-  reg.bgid = kProbeGroup;
-  reg.pad = IOU_PBUF_RING_INC;
-  const bool registered = io_uring_register_buf_ring(&ring, &reg, 0) == 0;
-  if (registered) io_uring_unregister_buf_ring(&ring, kProbeGroup);
-  ::munmap(memory, bytes);
-  return registered;
 }
 
 __kernel_timespec to_timespec(Duration d) {
@@ -125,7 +101,11 @@ Result<std::unique_ptr<Ring>> Ring::create(const RingOptions& options) {
   f.recv_bundle = (ring->ring_.features & IORING_FEAT_RECVSEND_BUNDLE) != 0;
   // The kernel does not change under a process: probed with the first ring, not at every set-up (a fresh
   // client makes a ring per op).
-  static const bool incremental = f.provided_buffer_ring && registers_incremental_ring(ring->ring_);
+  // A one-buffer ring registered with the flag under a group id no caller uses, then dropped: an older kernel
+  // refuses the flag.
+  constexpr uint16_t kProbeGroup = 0xffff;
+  static const bool incremental =
+      f.provided_buffer_ring && BufferRing::create(*ring, kProbeGroup, 1, 64, /*incremental=*/true).has_value();
   f.provided_buffer_ring_incremental = incremental;
 
   // The SQ index array maps ring slot i to SQE i for good: then publishing the tail is all a submit

@@ -77,18 +77,16 @@ void stamp_round(http::Timeline& round, std::size_t count, StampsOf&& stamps_of)
 
 // The body copies a strategy of ringlab's stack counts (IoCounters' body_* fields), cumulative: per response
 // received(body bytes, the sink's copied_bytes() before and after it); per copy outside the sink (into a
-// string or a padded buffer before the parse) copied(bytes). Every receive path of ringlab's clients today
-// copies from the socket (recv, READ_FIXED, provided buffers), so a received body counts as copied by the
-// kernel.
+// string or a padded buffer before the parse) copied(bytes). What a receive copied from the socket is the
+// body less what was mapped: every receive path of ringlab's clients today copies (recv, READ_FIXED,
+// provided buffers), none maps.
 struct BodyCopies {
   uint64_t body = 0;
-  uint64_t kernel = 0;
   uint64_t ringlab = 0;
   uint64_t mapped = 0;
 
   void received(uint64_t body_bytes, uint64_t sink_copied_before, uint64_t sink_copied_after) noexcept {
     body += body_bytes;
-    kernel += body_bytes;
     ringlab += sink_copied_after - sink_copied_before;
   }
   void copied(uint64_t bytes) noexcept { ringlab += bytes; }
@@ -96,7 +94,7 @@ struct BodyCopies {
   [[nodiscard]] IoCounters into(IoCounters counters) const noexcept {
     counters.counts_copies = true;
     counters.body_bytes = body;
-    counters.body_kernel_copied = kernel;
+    counters.body_kernel_copied = body - mapped;
     counters.body_ringlab_copied = ringlab;
     counters.body_mapped = mapped;
     return counters;

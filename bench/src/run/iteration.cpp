@@ -35,18 +35,7 @@ bool IterationRunner::verified_op(CaseState& s, bool measured, std::string_view 
   if (!check_consumed(s, r->consumed, stage, number, 0)) return false;
   if (measured) {
     const strategies::IoCounters io_after = s.strategy->io_counters();
-    strategies::IoCounters& v = s.io_verified;
-    v.ring_enters += io_after.ring_enters - io_before.ring_enters;
-    v.sqes_submitted += io_after.sqes_submitted - io_before.sqes_submitted;
-    v.cqes_reaped += io_after.cqes_reaped - io_before.cqes_reaped;
-    v.connections_opened += io_after.connections_opened - io_before.connections_opened;
-    v.zero_copy_sends += io_after.zero_copy_sends - io_before.zero_copy_sends;
-    v.zero_copy_copied += io_after.zero_copy_copied - io_before.zero_copy_copied;
-    v.syscalls += io_after.syscalls - io_before.syscalls;
-    v.body_bytes += io_after.body_bytes - io_before.body_bytes;
-    v.body_kernel_copied += io_after.body_kernel_copied - io_before.body_kernel_copied;
-    v.body_ringlab_copied += io_after.body_ringlab_copied - io_before.body_ringlab_copied;
-    v.body_mapped += io_after.body_mapped - io_before.body_mapped;
+    s.io_verified.add(io_after.since(io_before));
     if (s.verified_ticks.size() < s.verified_ticks.capacity()) s.verified_ticks.push_back(t1 - t0);
   }
   return true;

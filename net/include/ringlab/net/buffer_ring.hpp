@@ -21,9 +21,12 @@ class Ring;
 
 class BufferRing {
  public:
-  // count must be a power of two (kernel rule), at most 32768.
+  // count must be a power of two (kernel rule), at most 32768. `incremental` registers the ring with
+  // IOU_PBUF_RING_INC (Linux 6.12; RingFeatures::provided_buffer_ring_incremental): the kernel then consumes
+  // a buffer piece by piece, a receive continuing where the last one left it, and flags a completion
+  // IORING_CQE_F_BUF_MORE while the buffer still has room. An older kernel refuses it (EINVAL).
   static Result<std::unique_ptr<BufferRing>> create(Ring& ring, uint16_t group_id, unsigned count,
-                                                    unsigned buffer_size);
+                                                    unsigned buffer_size, bool incremental = false);
   ~BufferRing();
   BufferRing(const BufferRing&) = delete;
   BufferRing& operator=(const BufferRing&) = delete;

@@ -199,21 +199,32 @@ struct IoCounters {
 
   // Adds `more`'s counts to these (a strategy that runs others: its workers, bench's copies of a case); the
   // counts_* flags stay this one's.
-  void add(const IoCounters& more) noexcept {
-    ring_enters += more.ring_enters;
-    sqes_submitted += more.sqes_submitted;
-    cqes_reaped += more.cqes_reaped;
-    connections_opened += more.connections_opened;
-    zero_copy_sends += more.zero_copy_sends;
-    zero_copy_copied += more.zero_copy_copied;
-    syscalls += more.syscalls;
-    worker_user_ns += more.worker_user_ns;
-    worker_system_ns += more.worker_system_ns;
-    worker_minor_faults += more.worker_minor_faults;
-    body_bytes += more.body_bytes;
-    body_kernel_copied += more.body_kernel_copied;
-    body_ringlab_copied += more.body_ringlab_copied;
-    body_mapped += more.body_mapped;
+  void add(const IoCounters& more) noexcept { each_count(more, [](uint64_t& mine, uint64_t theirs) { mine += theirs; }); }
+  // What these counts gained since `before` (a reading of the same strategy's counters); the flags are these.
+  [[nodiscard]] IoCounters since(const IoCounters& before) const noexcept {
+    IoCounters gained = *this;
+    gained.each_count(before, [](uint64_t& mine, uint64_t earlier) { mine -= earlier; });
+    return gained;
+  }
+
+ private:
+  // `apply(this count, other's same count)` for every count (the flags are not counts).
+  template <class Apply>
+  void each_count(const IoCounters& other, Apply apply) noexcept {
+    apply(ring_enters, other.ring_enters);
+    apply(sqes_submitted, other.sqes_submitted);
+    apply(cqes_reaped, other.cqes_reaped);
+    apply(connections_opened, other.connections_opened);
+    apply(zero_copy_sends, other.zero_copy_sends);
+    apply(zero_copy_copied, other.zero_copy_copied);
+    apply(syscalls, other.syscalls);
+    apply(worker_user_ns, other.worker_user_ns);
+    apply(worker_system_ns, other.worker_system_ns);
+    apply(worker_minor_faults, other.worker_minor_faults);
+    apply(body_bytes, other.body_bytes);
+    apply(body_kernel_copied, other.body_kernel_copied);
+    apply(body_ringlab_copied, other.body_ringlab_copied);
+    apply(body_mapped, other.body_mapped);
   }
 };
 
