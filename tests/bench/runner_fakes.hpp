@@ -237,11 +237,12 @@ struct Fixture {
 
   std::vector<rb::CaseResult> run(std::vector<rb::CaseSpec> specs) {
     rb::RunContext context;
-    context.clock = kFakeClock;
+    context.clock = clock;
     context.hooks = hooks;
     context.progress = &progress;
     context.cancel = &hook.cancel_flag;
     context.allocator = "system";
+    context.driver = driver;
     return rb::run_cases(specs, options, context);
   }
 
@@ -249,6 +250,8 @@ struct Fixture {
   CountingHook hook;
   std::array<rb::IterationHook*, 1> hooks{&hook};
   RecordingProgress progress;
+  rb::RoundDriver* driver = nullptr;  // a test of driven rounds sets its own
+  rb::Clock clock = kFakeClock;
 };
 
 

@@ -11,6 +11,7 @@
 #include "fresh_client.hpp"
 #include "client_threads.hpp"
 #include "iteration.hpp"
+#include "slowed_strategy.hpp"
 #include "ringlab/bench/core/statistics.hpp"
 #include "ringlab/bench/measure/cycle_counter.hpp"
 #include "ringlab/bench/measure/memory_diagnoser.hpp"
@@ -72,7 +73,7 @@ class Runner {
   }
 
   std::vector<CaseResult> run() {
-    if (options_.interleave) {
+    if (options_.interleave || context_.driver != nullptr) {
       run_interleaved();
     } else {
       for (CaseState& s : states_) run_sequential(s);
@@ -163,6 +164,10 @@ class Runner {
     if (!s.strategy) {
       fail(s, "strategy factory returned nothing");
       return false;
+    }
+    if (options_.slowdown_percent > 0 && s.result.strategy == options_.slowdown_strategy) {
+      s.strategy = std::make_unique<SlowedStrategy>(std::move(s.strategy), options_.slowdown_percent,
+                                                    context_.clock.start, context_.clock.end);
     }
     auto reason = s.strategy->skip_reason(context_.features);
     if (!reason) {
@@ -263,17 +268,20 @@ class Runner {
     return true;
   }
 
-  // One measured iteration; false when the case failed.
-  bool measure_one(CaseState& s, unsigned number, unsigned planned) {
+  // One measured iteration; nullopt when the case failed.
+  std::optional<IterationSample> measure_one(CaseState& s, unsigned number, unsigned planned) {
+    const uint64_t cpu_before = s.cpu_user_ns + s.cpu_system_ns;
     auto ticks = iterations_.run(s, s.ops, true, "measurement", number);
     if (!ticks) {
       fail(s, *s.failure);
-      return false;
+      return std::nullopt;
     }
-    const double sample = to_ns(*ticks) / static_cast<double>(s.ops);
-    s.result.samples_ns.push_back(sample);
-    progress(s, Stage::measure, number, planned, sample);
-    return true;
+    const double ops = static_cast<double>(s.ops);
+    const IterationSample sample{to_ns(*ticks) / ops,
+                                 static_cast<double>(s.cpu_user_ns + s.cpu_system_ns - cpu_before) / ops};
+    s.result.samples_ns.push_back(sample.ns_per_op);
+    progress(s, Stage::measure, number, planned, sample.ns_per_op);
+    return sample;
   }
 
   // Error / Mean of the samples after outlier removal is at or below the target.
@@ -320,6 +328,7 @@ class Runner {
     for (CaseState& s : states_) {
       if (prepare(s)) (void)pilot(s);
     }
+    if (context_.driver != nullptr && !agree_ops()) return;
     // Every case has been idle since its pilot while the later cases were set up and piloted: longer,
     // with many cases, than a server keeps an idle kept-alive connection (nginx 75 s, ours 30 s by
     // default). Each drops its connection, and the untimed verified op that starts its first warm-up
@@ -346,6 +355,10 @@ class Runner {
     for (CaseState& s : states_) {
       if (s.active) (void)begin_measuring(s, max_rounds);
     }
+    if (context_.driver != nullptr) {
+      run_driven();
+      return;
+    }
     for (std::size_t round = 0; round < max_rounds; ++round) {
       for (std::size_t index : interleave_order(n, round)) {
         CaseState& s = states_[index];
@@ -355,7 +368,7 @@ class Runner {
           finish_interrupted();
           return;
         }
-        measure_one(s, static_cast<unsigned>(round + 1), static_cast<unsigned>(max_rounds));
+        (void)measure_one(s, static_cast<unsigned>(round + 1), static_cast<unsigned>(max_rounds));
       }
       const std::size_t done = round + 1;
       if (done >= min_rounds && done % n == 0) {
@@ -366,6 +379,73 @@ class Runner {
     }
     for (CaseState& s : states_) {
       if (s.active) finish(s);
+    }
+  }
+
+  // The driver's ops per iteration for every case, after the pilots. False (every case failed) when it
+  // has none to give.
+  bool agree_ops() {
+    std::vector<std::string> names;
+    std::vector<uint64_t> piloted;
+    for (const CaseState& s : states_) {
+      names.push_back(s.name);
+      piloted.push_back(s.active ? s.ops : 0);
+    }
+    auto agreed = context_.driver->agree_ops(names, piloted);
+    if (agreed && agreed->size() != states_.size()) {
+      agreed = std::unexpected(Error{fmt::format("the driver gave {} ops counts for {} cases", agreed->size(),
+                                                 states_.size())});
+    }
+    if (!agreed) {
+      for (CaseState& s : states_) {
+        if (s.active) fail(s, "driver: " + agreed.error().message);
+      }
+      return false;
+    }
+    for (std::size_t i = 0; i < states_.size(); ++i) {
+      if (states_[i].active && (*agreed)[i] > 0) states_[i].ops = (*agreed)[i];
+    }
+    return true;
+  }
+
+  // The measured iterations the driver asks for, one at a time, until it says the measurement is over.
+  void run_driven() {
+    RoundDriver& driver = *context_.driver;
+    std::vector<unsigned> counts(states_.size(), 0);
+    const auto stop = [this](const std::string& why) {
+      for (CaseState& s : states_) {
+        if (s.active && s.result.samples_ns.empty()) fail(s, why);
+      }
+      for (CaseState& s : states_) {
+        if (s.active) finish(s);
+      }
+    };
+    for (;;) {
+      if (cancelled()) {
+        finish_interrupted();
+        return;
+      }
+      auto next = driver.next_case();
+      if (!next) return stop("driver: " + next.error().message);
+      if (!*next) break;
+      const std::size_t index = **next;
+      if (index >= states_.size() || !states_[index].active) {
+        const Status told = driver.measured(index, std::nullopt, "no such case measuring");
+        if (!told) return stop("driver: " + told.error().message);
+        continue;
+      }
+      CaseState& s = states_[index];
+      auto sample = measure_one(s, ++counts[index], 0);
+      const Status told = driver.measured(index, sample, sample ? std::string_view{} : s.result.reason);
+      if (!told) return stop("driver: " + told.error().message);
+    }
+    for (CaseState& s : states_) {
+      if (!s.active) continue;
+      if (s.result.samples_ns.empty()) {
+        fail(s, "the driver measured no iteration of it");
+      } else {
+        finish(s);
+      }
     }
   }
 

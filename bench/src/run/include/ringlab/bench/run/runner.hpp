@@ -57,8 +57,19 @@
 // count (rounded up from `iterations`; the adaptive stop only ends the run at such a boundary), so
 // the balance is exact. Sample i of every case then comes from round i, and ratios are paired.
 //
+// Driven rounds (RunContext::driver, bench's before/after worker): the same steps, but after the pilots
+// the driver agrees the ops per iteration of every case (both builds of a before/after run measure the
+// same count), and after the warm-up rounds it names, one at a time, the case whose measured iteration
+// runs next and is told its sample: the rounds, their order and their end are the driver's. The adaptive
+// stop is not used.
+//
+// Calibrated slowdown (RunnerOptions::slowdown, bench --slowdown): every case of the named strategy is
+// measured through a SlowedStrategy (slowed_strategy.hpp), which after each op busy-waits the given share
+// of the time that op took. A known change, for checking that a before/after run finds it; no other case
+// goes through the wrapper, so nothing else pays for it.
+//
 // Ownership: cases refer to Descriptors of the registry (static storage). The RunContext's hooks,
-// progress sink and cancel flag must outlive run_cases().
+// progress sink, cancel flag and driver must outlive run_cases().
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
@@ -86,6 +97,9 @@ struct RunnerOptions {
   bool phases = true;   // stamp the phase timeline (CaseConfig::ticks)
   std::size_t phase_samples = 16384;  // ops whose phases are kept per case, spread evenly
   bool interleave = true;
+  // A busy wait of `percent` % of each op's own time added to every case of `strategy` (empty: none).
+  std::string slowdown_strategy;
+  double slowdown_percent = 0;
 };
 
 // The clock the runner reads: two tick functions (start and end of a region) and their rate.
@@ -166,6 +180,31 @@ class ProgressSink {
   virtual void on_progress(const ProgressEvent& event) = 0;
 };
 
+// One measured iteration as a RoundDriver is told it: the time and the client's CPU time (user and system)
+// per op of its timed segments.
+struct IterationSample {
+  double ns_per_op = 0;
+  double cpu_ns_per_op = 0;
+};
+
+// Who runs the measured iterations of an interleaved run when it is not the runner's own rounds (see
+// "Driven rounds" above). Called on the runner's thread; an error ends the run's measurement (the cases
+// not finished fail with it).
+class RoundDriver {
+ public:
+  virtual ~RoundDriver() = default;
+  // After every case's setup and pilot: the case names and the ops per iteration each piloted (0: not
+  // measured, skipped or failed). Returns the ops each case measures with, in the same order (0 leaves
+  // a case's pilot as it is).
+  virtual Result<std::vector<uint64_t>> agree_ops(std::span<const std::string> names,
+                                                  std::span<const uint64_t> piloted) = 0;
+  // After the warm-up rounds: the case whose measured iteration runs next, or nullopt when the
+  // measurement is over.
+  virtual Result<std::optional<std::size_t>> next_case() = 0;
+  // That iteration's sample, or nullopt with the case's failure (it is not measured again).
+  virtual Status measured(std::size_t index, std::optional<IterationSample> sample, std::string_view failure) = 0;
+};
+
 struct RunContext {
   net::RingFeatures features;  // for Strategy::skip_reason
   Clock clock;
@@ -178,6 +217,8 @@ struct RunContext {
   // The CPUs client thread i of a case with client_threads > 1 is pinned to: client_cpus[i % size];
   // empty: not pinned (client_thread_cpus() makes the list).
   std::vector<int> client_cpus;
+  // Non-null: the measured iterations are this driver's (interleaved runs only).
+  RoundDriver* driver = nullptr;
 };
 
 // The CPUs of a run's client threads, in the order they are given: `first` (the client's CPU, where the
