@@ -160,6 +160,8 @@ int run_bench(int argc, char** argv) {
   if (options.self_check) return app::run_self_check_command(options.plan);
   const std::string executable = self_executable(argc > 0 ? argv[0] : "bench");
   const RunPlan& plan = options.plan;
+  if (plan.ab.worker()) return app::run_worker(plan, executable);
+  if (plan.ab.parent()) return app::run_before_after(plan, executable);
   if (plan.cases.seeds) return app::run_seeds_command(plan, executable);
   if (!plan.measurement.allocators.empty() && plan.job.output_fd < 0) return app::run_allocator_jobs(plan, executable);
   return app::run_suite(plan, executable);

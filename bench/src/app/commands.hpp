@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ringlab/bench/app/cli.hpp"
+#include "ringlab/bench/process/server_process.hpp"
 
 namespace CLI {
 class App;
@@ -96,11 +97,24 @@ struct RunRefusal {
   std::string message;
   int exit_code = kExitUsage;
 };
+// `driver`: a before/after worker's (ab_worker.cpp): the measured iterations are its parent's; null: the
+// runner's own rounds.
 [[nodiscard]] std::expected<MeasuredRun, RunRefusal> measure_run(const RunPlan& plan, std::vector<CaseSpec> cases,
                                                                  const std::string& executable,
-                                                                 const std::string& allocator_name);
+                                                                 const std::string& allocator_name,
+                                                                 RoundDriver* driver = nullptr);
+// The suite's cases the plan selects (suites.hpp's build_cases); an error when the filter selects none.
+[[nodiscard]] Result<std::vector<CaseSpec>> plan_cases(const RunPlan& plan);
+// The embedded server's options for a suite run of `cases`: an hour's idle timeout (a long round leaves a
+// case's connection idle) and room for every connection the cases hold (`holders` runs of them at once).
+[[nodiscard]] ServerProcessOptions suite_server_options(const ServerPlan& server, const std::vector<CaseSpec>& cases,
+                                                        const std::string& executable, int server_cpu,
+                                                        std::size_t holders = 1);
 
 int run_suite(const RunPlan& plan, const std::string& executable);
+// A before/after run's parent (ab_command.cpp) and its workers (ab_worker.cpp).
+int run_before_after(const RunPlan& plan, const std::string& executable);
+int run_worker(const RunPlan& plan, const std::string& executable);
 int run_allocator_jobs(const RunPlan& plan, const std::string& executable);
 int run_self_check_command(const RunPlan& plan);
 int run_load_command(const LoadCommand& command, const ServerPlan& server, const std::string& executable);

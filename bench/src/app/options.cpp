@@ -2,6 +2,9 @@
 #include "ringlab/bench/app/cli.hpp"
 
 #include <sched.h>
+#include <unistd.h>
+
+#include <charconv>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -59,6 +62,9 @@ struct Given {
   bool no_memory = false;
   bool no_phases = false;
   bool no_interleave = false;
+  std::string slowdown;
+  double noise_band_percent = 1;
+  double fail_over_percent = -1;  // not given
   CLI::Option* max_iterations = nullptr;  // whether --max-iterations was given
 };
 
@@ -231,6 +237,90 @@ void add_output_options(CLI::App& app, CliOptions& o, Given& given) {
       ->capture_default_str();
 }
 
+// A before/after run: the two builds, what differs between them, the rounds, the verdicts' band and the
+// gate; the calibrated slowdown that checks it; and a worker's hidden pipes.
+void add_before_after_options(CLI::App& app, CliOptions& o, Given& given) {
+  AbPlan& ab = o.plan.ab;
+  app.add_option("--before", ab.before,
+                 "a before/after run: this bench binary (the build before a change) and --after's measured in the "
+                 "same rounds, each case once in each per round, back to back; after / before per case with its "
+                 "interval and a verdict (docs/measuring.md)");
+  app.add_option("--after", ab.after, "the bench binary of the build after the change (with --before)");
+  app::add_choice_option(app, "--compare-side", ab.side,
+                         "what the change is in: client (both builds send to one embedded server, started once) or "
+                         "server (each build starts its own embedded server, on the same CPU)",
+                         {CompareSide::client, CompareSide::server}, compare_side_name);
+  add_ranged_option(app, "--rounds", ab.rounds,
+                    fmt::format("a before/after run's rounds, each case once in each build per round (its iterations "
+                                "last --iteration-time, {:g} ms unless given)", kAbIterationTimeMs),
+                    2u, 100000u);
+  add_ranged_option(app, "--noise-band", given.noise_band_percent,
+                    "a before/after run's equivalence band, %: a change counts when its interval lies wholly beyond it",
+                    0.0, 100.0);
+  app.add_option("--fail-over", given.fail_over_percent,
+                 "a before/after run's gate, %: exit 4 when a case's interval lies wholly above 1 + this")
+      ->check(CLI::Range(0.0, 1000.0));
+  add_ranged_option(app, "--worker-timeout-ms", ab.worker_timeout,
+                    "a before/after run: the longest a worker may take to answer one step", 1LL, 86'400'000LL);
+  app.add_option("--slowdown", given.slowdown,
+                 "STRATEGY:PERCENT: add a busy wait of PERCENT % of each op's own time to every case of STRATEGY (a "
+                 "known change, to check a before/after run: there the after build's only)");
+  app.add_option("--ab-worker-in", ab.worker_in_fd)->group("");
+  app.add_option("--ab-worker-out", ab.worker_out_fd)->group("");
+}
+
+// --slowdown STRATEGY:PERCENT into the runner's options; the refusal's text otherwise.
+std::optional<std::string> finish_slowdown(RunPlan& plan, const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const auto colon = text.rfind(':');
+  double percent = 0;
+  if (colon != std::string::npos && colon > 0) {
+    const std::string number = text.substr(colon + 1);
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), percent);
+    if (error != std::errc() || end != number.data() + number.size()) percent = -1;
+  }
+  if (colon == std::string::npos || colon == 0 || !(percent > 0) || percent > 1000) {
+    return fmt::format("--slowdown {}: not STRATEGY:PERCENT with PERCENT in (0, 1000]", text);
+  }
+  const std::string strategy = text.substr(0, colon);
+  if (strategies::find(strategy) == nullptr) return fmt::format("--slowdown {}: no strategy {}", text, strategy);
+  plan.measurement.runner.slowdown_strategy = strategy;
+  plan.measurement.runner.slowdown_percent = percent;
+  return std::nullopt;
+}
+
+// The before/after run's choices, checked: both builds given and executable, what it cannot combine with.
+std::optional<std::string> finish_before_after(const CLI::App& app, RunPlan& plan, const Given& given) {
+  AbPlan& ab = plan.ab;
+  ab.noise_band = given.noise_band_percent / 100;
+  if (given.fail_over_percent >= 0) ab.fail_over = given.fail_over_percent / 100;
+  if ((ab.worker_in_fd >= 0) != (ab.worker_out_fd >= 0)) return "--ab-worker-in and --ab-worker-out go together";
+  if (ab.before.empty() != ab.after.empty()) return "--before and --after go together";
+  if (!ab.parent()) {
+    if (ab.fail_over) return "--fail-over needs --before and --after";
+    return std::nullopt;
+  }
+  for (const std::string* path : {&ab.before, &ab.after}) {
+    if (::access(path->c_str(), X_OK) != 0) return fmt::format("{}: not an executable file", *path);
+  }
+  if (plan.cases.seeds) return "--before/--after: a suite, not the seeds";
+  if (!plan.measurement.allocators.empty()) return "--before/--after with --allocators: one allocator per run";
+  if (plan.link.spec.emulated()) return "--before/--after with --link: the workers send over loopback only";
+  if (plan.server.external && ab.side == CompareSide::server) {
+    return "--compare-side server starts each build's own server; --url names one";
+  }
+  if (plan.outputs.perf_control) return "--before/--after with --perf-control: profile one build at a time";
+  if (plan.measurement.counters) return "--before/--after with --counters: not supported";
+  // Many short rounds rather than a suite's few long ones: a pair's two iterations are then closer in time,
+  // so less of the machine's drift falls between them, and the median has more values.
+  if (app.count("--iteration-time") == 0) plan.measurement.runner.iteration_time_ms = kAbIterationTimeMs;
+  if (ab.fail_over && *ab.fail_over < ab.noise_band) {
+    return fmt::format("--fail-over {:g} is below --noise-band {:g}: a case within the band is not slower",
+                       *ab.fail_over * 100, ab.noise_band * 100);
+  }
+  return std::nullopt;
+}
+
 // The seeds set their own sizes, payloads and conditions (seeds.hpp): flags that would change them are
 // refused rather than ignored.
 std::optional<std::string> check_seeds_flags(const CLI::App& app, RunPlan& plan, const Given& given) {
@@ -331,7 +421,9 @@ std::optional<std::string> finish_run_plan(const CLI::App& app, RunPlan& plan, c
     plan.server.external = ExternalServer{.url = given.url, .host = std::string(url->host), .port = url->port};
   }
   if (given.cpu >= 0) plan.placement.client_cpu = given.cpu;
-  return finish_link(plan, given);
+  if (auto refused = finish_link(plan, given)) return refused;
+  if (auto refused = finish_slowdown(plan, given.slowdown)) return refused;
+  return finish_before_after(app, plan, given);
 }
 
 }  // namespace
@@ -353,6 +445,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& arguments) 
   add_measurement_options(app, o, given);
   add_testbed_options(app, o, given);
   add_output_options(app, o, given);
+  add_before_after_options(app, o, given);
 
   ParsedCommandLine parsed;
   if (std::optional<app::ParseEnd> end = app::parse_arguments(app, arguments)) {

@@ -36,6 +36,10 @@ std::string ServerCpu::text() const {
   return std::to_string(cpu);
 }
 
+std::string_view compare_side_name(CompareSide side) noexcept {
+  return side == CompareSide::server ? "server" : "client";
+}
+
 Config report_config(const RunPlan& plan) {
   const CasesPlan& cases = plan.cases;
   const RunnerOptions& runner = plan.measurement.runner;

@@ -174,24 +174,6 @@ void mark_partial(Report& report, int signal_number) {
       finished, report.cases.size(), finished < report.cases.size() ? " (the others say why they have no numbers)" : ""));
 }
 
-// The embedded server's options for this run's cases.
-ServerProcessOptions suite_server_options(const ServerPlan& server, const std::vector<CaseSpec>& cases,
-                                          const std::string& executable, int server_cpu) {
-  ServerProcessOptions server_options = embedded_server_options(server, executable, server_cpu);
-  // A round of a long interleaved run (many cases, long iterations) can leave a case's kept-alive
-  // connection idle for longer than the server's default idle timeout (30 s); the harness's own
-  // pauses are not what is measured, so the embedded server waits an hour.
-  server_options.extra_arguments = {"--idle-timeout", "3600s"};
-  // Every case keeps its connections open for the whole run (connections_held): the server admits
-  // them all at once, with room for what the cases open on the side (a fresh client's verified ops,
-  // --connection fresh, the proxy rows' requests), or the last cases set up would be refused.
-  server_options.extra_arguments.insert(
-      server_options.extra_arguments.end(),
-      {"--max-connections", std::to_string(std::max<std::size_t>(connections_held(cases) + kConnectionsBesideHeld,
-                                                                 kServerMinConnections))});
-  return server_options;
-}
-
 // Where the client threads run, said once in the report: with as many threads as CPUs, some share the
 // server's.
 std::string client_threads_warning(std::size_t client_threads, const std::vector<int>& placed, int server_cpu) {
@@ -285,12 +267,47 @@ Status make_hooks(Hooks& hooks, const RunPlan& plan, const std::vector<CaseSpec>
 
 }  // namespace
 
+ServerProcessOptions suite_server_options(const ServerPlan& server, const std::vector<CaseSpec>& cases,
+                                          const std::string& executable, int server_cpu, std::size_t holders) {
+  ServerProcessOptions server_options = embedded_server_options(server, executable, server_cpu);
+  // A round of a long interleaved run (many cases, long iterations) can leave a case's kept-alive
+  // connection idle for longer than the server's default idle timeout (30 s); the harness's own
+  // pauses are not what is measured, so the embedded server waits an hour.
+  server_options.extra_arguments = {"--idle-timeout", "3600s"};
+  // Every case keeps its connections open for the whole run (connections_held): the server admits
+  // them all at once, with room for what the cases open on the side (a fresh client's verified ops,
+  // --connection fresh, the proxy rows' requests), or the last cases set up would be refused.
+  const std::size_t held = connections_held(cases) * std::max<std::size_t>(1, holders);
+  server_options.extra_arguments.insert(
+      server_options.extra_arguments.end(),
+      {"--max-connections",
+       std::to_string(std::max<std::size_t>(held + kConnectionsBesideHeld, kServerMinConnections))});
+  return server_options;
+}
+
+Result<std::vector<CaseSpec>> plan_cases(const RunPlan& plan) {
+  const CasesPlan& c = plan.cases;
+  const Selection selection{.filter = c.filter,
+                            .sizes = c.sizes,
+                            .payload = c.payload,
+                            .connection = c.connection,
+                            .server_mode = c.server_mode,
+                            .clients = c.clients,
+                            .inflight = c.inflight,
+                            .client_threads = c.client_threads};
+  auto cases = build_cases(*c.suite, strategies::registry(), selection);
+  if (!cases) return fail(cases.error().message);
+  return std::move(*cases);
+}
+
 std::expected<MeasuredRun, RunRefusal> measure_run(const RunPlan& plan, std::vector<CaseSpec> cases,
-                                                   const std::string& executable, const std::string& allocator_name) {
+                                                   const std::string& executable, const std::string& allocator_name,
+                                                   RoundDriver* driver) {
   const auto refused = [](const Error& error, int code = kExitUsage) {
     return std::unexpected(RunRefusal{error.message, code});
   };
-  const bool child_job = plan.job.output_fd >= 0;
+  // An allocator job's child or a before/after worker: its report goes to its parent, not to a folder.
+  const bool child_job = plan.job.output_fd >= 0 || plan.ab.worker();
   // First, as before anything else is loaded or started: the allocator this process runs on.
   const alloc::Detected detected = alloc::detect_allocator();
   PlacementRequest asked{.client_cpus = {}, .client_takes_rest = false, .server_cpu = plan.placement.server_cpu,
@@ -335,6 +352,7 @@ std::expected<MeasuredRun, RunRefusal> measure_run(const RunPlan& plan, std::vec
   context.clock = cycle_counter_clock();
   context.cancel = &g_cancel;
   context.allocator = allocator_name;
+  context.driver = driver;
   if (plan.cases.client_threads > 1) context.client_cpus = client_thread_cpus(client_cpu, placement->allowed);
   Report report = start_report(plan, bed, *placement, detected, std::move(*link_info), context);
   Hooks hooks;
@@ -375,17 +393,8 @@ int run_suite(const RunPlan& plan, const std::string& executable) {
   const alloc::Detected detected = alloc::detect_allocator();
   if (!child_job) allocator_name = detected.name();
 
-  const CasesPlan& c = plan.cases;
-  const Selection selection{.filter = c.filter,
-                            .sizes = c.sizes,
-                            .payload = c.payload,
-                            .connection = c.connection,
-                            .server_mode = c.server_mode,
-                            .clients = c.clients,
-                            .inflight = c.inflight,
-                            .client_threads = c.client_threads};
   // Before any server is started: a filter that selects nothing is an argument error.
-  auto cases = build_cases(*c.suite, strategies::registry(), selection);
+  auto cases = plan_cases(plan);
   if (!cases) return report_error(cases.error().message);
 
   auto measured = measure_run(plan, std::move(*cases), executable, allocator_name);

@@ -237,6 +237,10 @@ json to_json(const Report& report) {
 
 Result<Report> report_from_json(const json& j) {
   if (!j.is_object()) return fail("report: expected a JSON object at the top");
+  if (j.value("kind", std::string()) == "ab") {
+    return fail("report: a before/after run's report (\"kind\": \"ab\"), not a suite's: bench report makes its "
+                "page, tools/plot its per-round ratios");
+  }
   Report report;
   const auto version = j.find("schema_version");
   if (version == j.end() || !version->is_number_integer()) return fail("report: no integer schema_version");

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <string>
@@ -100,21 +101,9 @@ std::vector<Job> plan_jobs(std::span<const Allocator> allocators, const LibraryP
 }
 
 std::vector<std::string> child_arguments(std::span<const std::string> parent_args, Allocator allocator) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < parent_args.size(); ++i) {
-    const std::string& arg = parent_args[i];
-    // Options the parent owns, with a separate value...
-    if (arg == "--allocators" || arg == "--job-output-fd" || arg == "--job-allocator") {
-      ++i;
-      continue;
-    }
-    // ...or an attached one.
-    if (arg.starts_with("--allocators=") || arg.starts_with("--job-output-fd=") ||
-        arg.starts_with("--job-allocator=")) {
-      continue;
-    }
-    out.push_back(arg);
-  }
+  // The options the parent owns.
+  constexpr std::array<std::string_view, 3> kParentOptions{"--allocators", "--job-output-fd", "--job-allocator"};
+  std::vector<std::string> out = arguments_without(parent_args, kParentOptions);
   out.insert(out.end(), {"--job-output-fd", std::to_string(kJobOutputFd), "--job-allocator",
                          std::string(allocator_name(allocator))});
   return out;

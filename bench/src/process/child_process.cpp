@@ -282,4 +282,26 @@ Result<ReadOutcome> read_some(int fd, std::string& into, ProcessClock::time_poin
   }
 }
 
+std::vector<std::string> arguments_without(std::span<const std::string> arguments,
+                                           std::span<const std::string_view> options) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& argument = arguments[i];
+    bool dropped = false;
+    for (std::string_view option : options) {
+      if (argument == option) {
+        ++i;  // its value
+        dropped = true;
+        break;
+      }
+      if (argument.size() > option.size() && argument.starts_with(option) && argument[option.size()] == '=') {
+        dropped = true;
+        break;
+      }
+    }
+    if (!dropped) out.push_back(argument);
+  }
+  return out;
+}
+
 }  // namespace ringlab::bench

@@ -9,6 +9,8 @@
 //   bench seeds [options]            every seed write-up's methods under its conditions, and the page
 //                                    of their figures beside ringlab's, docs/seeds.md (seeds.hpp)
 //   bench report RUN                 that page again from a seeds run's folder
+//   bench [SUITE] --before B --after A  two builds' bench binaries in the same rounds: after / before per
+//                                    case, with its interval and verdict (ab.hpp, ab_command.cpp)
 //   bench load [options]             load a server (the embedded one or --url) with many requests
 //                                    and report req/s, latency percentiles, CPU per request (load.hpp)
 //
@@ -18,8 +20,8 @@
 // error of this machine (a CPU not ours, an unwritable results folder, a size the server refuses
 // with 400, no namespaces for --link); 3 a server fault before any case (the embedded server did not
 // start, --url did not answer its health check, or a server stalled or answered garbage on the size
-// check); 128 + the signal when SIGINT (130) or SIGTERM (143) stopped the run (the report then is
-// partial).
+// check); 4 a before/after run's case slower beyond --fail-over; 128 + the signal when SIGINT (130)
+// or SIGTERM (143) stopped the run (the report then is partial).
 #include <chrono>
 #include <iosfwd>
 #include <optional>
@@ -45,6 +47,8 @@ namespace ringlab::bench {
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitServerFault = 3;
+// A before/after run (--before, --after) with --fail-over: a case slower than the gate allows.
+inline constexpr int kExitSlower = 4;
 inline constexpr int kExitInterrupted = 130;  // SIGINT; SIGTERM is 143 (128 + the signal)
 
 // `bench seeds`: given where a suite's name goes, it runs every seed (seeds.hpp) instead of a suite.

@@ -120,6 +120,35 @@ struct JobPlan {
   std::optional<alloc::Allocator> allocator;
 };
 
+// --compare-side: what differs between the two builds of a before/after run.
+enum class CompareSide : uint8_t {
+  client,  // the client's code: both builds' workers send to one server (the embedded one, started once)
+  server,  // the server's: each worker starts its own build's embedded server, on the same CPU
+};
+[[nodiscard]] std::string_view compare_side_name(CompareSide side) noexcept;
+
+// A before/after run's iteration time unless --iteration-time is given (a suite's is 100 ms).
+inline constexpr double kAbIterationTimeMs = 20;
+
+// A before/after run (--before, --after; ab_command.cpp): two builds' bench binaries, each a worker
+// process, measured in the same rounds; or, in a worker, the pipes it is driven through.
+struct AbPlan {
+  std::string before;  // a bench binary; empty (with `after`): not a before/after run
+  std::string after;
+  CompareSide side = CompareSide::client;
+  unsigned rounds = 200;      // paired rounds: each case once in each build per round
+  double noise_band = 0.01;   // the equivalence band of the verdicts (ab.hpp)
+  std::optional<double> fail_over;  // the gate: exit kExitSlower when a case is slower beyond it
+  std::chrono::milliseconds worker_timeout{600'000};  // a worker's answer to one step (a pilot of every case)
+  // In a worker (hidden flags): the parent's commands come in on `worker_in_fd`, its answers and then its
+  // report go out on `worker_out_fd`; -1: not a worker.
+  int worker_in_fd = -1;
+  int worker_out_fd = -1;
+
+  [[nodiscard]] bool parent() const noexcept { return !before.empty(); }
+  [[nodiscard]] bool worker() const noexcept { return worker_out_fd >= 0; }
+};
+
 struct RunPlan {
   CasesPlan cases;
   MeasurementPlan measurement;
@@ -128,6 +157,7 @@ struct RunPlan {
   LinkPlan link;
   OutputPlan outputs;
   JobPlan job;
+  AbPlan ab;
   std::vector<std::string> arguments;  // the command line after the program's name, as given
   // Every option as parsed, as text (cli_options.hpp's option_values): what report.json's
   // config.options records, read from the parser itself, so that no option needs a line to reach it.

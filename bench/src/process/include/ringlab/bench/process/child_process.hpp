@@ -37,6 +37,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -135,6 +136,11 @@ struct Pipe {
   net::Fd write;
 };
 [[nodiscard]] Result<Pipe> make_pipe();
+
+// A command line without the options named (each as "--name VALUE" or "--name=VALUE"; every option named
+// takes a value): what a parent that starts a child bench keeps of its own arguments.
+[[nodiscard]] std::vector<std::string> arguments_without(std::span<const std::string> arguments,
+                                                         std::span<const std::string_view> options);
 
 // This process's environment with NAME removed, then set to `value` when one is given.
 [[nodiscard]] std::vector<std::string> environment_with(std::string_view name,

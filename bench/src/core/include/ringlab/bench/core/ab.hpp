@@ -1,0 +1,153 @@
+#pragma once
+// A before/after run (bench --before BENCH --after BENCH): two builds of ringlab measured in the same
+// rounds, and what its report holds (RUN/report.json with "kind": "ab").
+//
+// The samples: in every round each case runs one measured iteration in each build, the two back to
+// back, so a pair is taken under the same state of the machine; which goes first alternates from round
+// to round. The second of a pair runs right after the same case in the other build, in caches the first
+// warmed (and, for one binary, on its code): an A/A measured the first of a pair up to 2-4 % slower at
+// 10,000 records. So one value is a balanced pair of rounds, one with each build first: the mean of their
+// two log ratios, in which that order effect cancels. The answer per case, from those values:
+//   ratio      their median, as a ratio after / before
+//   interval   the distribution-free interval of that median (statistics.hpp's median_interval) at the
+//              level 1 - 0.05 / m, m the cases compared: Bonferroni's correction, so that the whole
+//              suite's chance of an interval that misses its true ratio stays at most 5 %
+//   verdict    slower when the interval lies wholly above 1 + band, faster when wholly below
+//              1 / (1 + band), else within the noise. `band` (--noise-band, 1 % by default) is the
+//              equivalence band: what two processes of one build differ by (their memory layouts, the
+//              pages they got) is not a change
+//   mde        the smallest change the run could have detected: band + (z(1 - 0.05 / 2m) + z(power)) x
+//              the median's standard error, 1.2533 x 1.4826 x MAD(values) / sqrt(n values) (the normal
+//              approximation of a median's error, the spread read robustly), power 90 %
+// CPU per op gets the same ratio and interval; allocations, bytes allocated and system calls per op are
+// counts, compared as counts (AbCase::counts_differ): the same when they differ by at most 0.01 per op or
+// 0.1 %, since a count per op is an average over the measured ops and a receive may split differently
+// from op to op (3.002 against 3.001 system calls per op); one allocation or system call more per op
+// always differs.
+//
+// The gate (--fail-over X %): a case is over it when its interval lies wholly above 1 + X; bench then
+// exits with kExitSlower. A uniform drift of the machine moves both builds of a pair alike, so it
+// moves no ratio.
+//
+// Ownership: plain values. Errors: reading a report returns an Error naming the key.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ringlab/bench/core/error.hpp"
+#include "ringlab/bench/core/results.hpp"
+
+namespace ringlab::bench {
+
+inline constexpr int kAbSchemaVersion = 1;
+inline constexpr std::string_view kAbKind = "ab";
+
+// One build of the pair.
+struct AbBuild {
+  std::string bench;  // the bench binary as given
+  Report report;      // its worker's report: its environment (commit, flags) and its cases' counts
+};
+
+// after / before of one quantity.
+struct AbEstimate {
+  std::size_t pairs = 0;     // values: balanced pairs of rounds (rounds, when the order is not known)
+  double ratio = 0;          // median of the per-round ratios; NaN without pairs
+  double low = 0;            // the corrected interval; NaN with too few pairs for its level
+  double high = 0;
+  double mde = 0;            // smallest detectable change as a fraction (0.012: 1.2 %); NaN with < 2 pairs
+};
+
+enum class AbVerdict { faster, slower, within_noise, not_compared };
+[[nodiscard]] std::string_view verdict_name(AbVerdict verdict) noexcept;
+
+struct AbCase {
+  std::string name;        // "string_copy weather 1000"
+  std::string strategy;
+  std::size_t size = 0;
+  // The case's place in each build's worker report (its cases are in the order of its case list).
+  std::optional<std::size_t> before_index;
+  std::optional<std::size_t> after_index;
+  // Per round, in round order: the two builds' ns per op and client CPU ns per op, and which went first.
+  std::vector<double> before_ns;
+  std::vector<double> after_ns;
+  std::vector<double> before_cpu_ns;
+  std::vector<double> after_cpu_ns;
+  std::vector<bool> after_first;
+  AbEstimate time;
+  AbEstimate cpu;
+  AbVerdict verdict = AbVerdict::not_compared;
+  bool over_gate = false;
+  std::string reason;  // not compared: why (a side skipped or failed it, or has no such case)
+  // Per op, each side's, from its worker's report (null: not counted there).
+  std::optional<double> before_allocations;
+  std::optional<double> after_allocations;
+  std::optional<double> before_bytes;
+  std::optional<double> after_bytes;
+  std::optional<double> before_syscalls;
+  std::optional<double> after_syscalls;
+
+  // Allocations, bytes or system calls per op that are not the same on both sides.
+  [[nodiscard]] bool counts_differ() const noexcept;
+};
+
+// How the verdicts were reached (see the top of this file).
+struct AbMethod {
+  std::size_t compared = 0;        // m: the cases with a verdict other than not_compared
+  double family_level = 0.95;      // over the whole suite
+  double case_level = 0.95;        // 1 - (1 - family_level) / m
+  double noise_band = 0.01;        // --noise-band
+  double power = 0.90;
+  std::optional<double> fail_over;  // --fail-over as a fraction; null: no gate
+  std::string correction = "Bonferroni";
+};
+
+struct AbReport {
+  int schema_version = kAbSchemaVersion;
+  bool partial = false;            // stopped by a signal: the rounds done by then
+  Environment environment;         // the parent's: machine, placement, the server
+  Config config;                   // the run plan's
+  // What differs between the builds: "client" (one server, started once, for both) or "server" (each
+  // build's own embedded server, on the same CPU).
+  std::string side = "client";
+  std::string slowdown;            // --slowdown given to the after build ("views:2"); empty: none
+  std::size_t rounds = 0;          // rounds completed
+  AbBuild before;
+  AbBuild after;
+  AbMethod method;
+  std::vector<AbCase> cases;
+};
+
+// Per-op counts the same on both sides within kCountTolerancePerOp or kCountToleranceShare of the larger.
+inline constexpr double kCountTolerancePerOp = 0.01;
+inline constexpr double kCountToleranceShare = 0.001;
+[[nodiscard]] bool same_count(const std::optional<double>& a, const std::optional<double>& b) noexcept;
+
+// after / before of paired samples (`after_first[i]`: the after build ran first in round i; empty: not
+// known, each round a value of its own): ratio, interval at `level`, smallest detectable change.
+[[nodiscard]] AbEstimate estimate_change(std::span<const double> before, std::span<const double> after,
+                                         const std::vector<bool>& after_first, double level, double band,
+                                         double power);
+// The standard normal's quantile, p in (0, 1).
+[[nodiscard]] double normal_quantile(double p) noexcept;
+
+// Fills every case's estimates and verdict from its pairs and the counts from the builds' reports, and
+// the method's m and case level. Cases with a reason set stay not compared.
+void judge(AbReport& report);
+
+// Cases over the gate (none without one).
+[[nodiscard]] std::vector<const AbCase*> over_gate(const AbReport& report);
+
+[[nodiscard]] nlohmann::json to_json(const AbReport& report);
+[[nodiscard]] Result<AbReport> ab_report_from_json(const nlohmann::json& json);
+// True when `json` is a before/after report ("kind": "ab").
+[[nodiscard]] bool is_ab_report(const nlohmann::json& json);
+[[nodiscard]] Result<AbReport> read_ab_report_file(const std::filesystem::path& path);
+
+}  // namespace ringlab::bench

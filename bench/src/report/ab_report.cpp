@@ -1,0 +1,208 @@
+// The console table, summary and results page of a before/after run (ab_report.hpp).
+#include "ringlab/bench/report/ab_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+
+#include "ringlab/bench/core/statistics.hpp"
+#include "ringlab/bench/report/reporters.hpp"
+
+namespace ringlab::bench {
+
+namespace {
+
+std::string time_text(double ns) {
+  if (!std::isfinite(ns)) return "n/a";
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e6) return fmt::format("{:.2f} µs", ns / 1e3);
+  return fmt::format("{:.2f} ms", ns / 1e6);
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(values.begin(), values.end());
+  return quantile_sorted(values, 0.5);
+}
+
+std::string ratio_text(const AbEstimate& e) {
+  if (!std::isfinite(e.ratio)) return "n/a";
+  if (!std::isfinite(e.low) || !std::isfinite(e.high)) return fmt::format("{:.3f} (too few rounds)", e.ratio);
+  return fmt::format("{:.3f} ({:.3f}-{:.3f})", e.ratio, e.low, e.high);
+}
+
+std::string percent_text(double fraction) {
+  if (!std::isfinite(fraction)) return "n/a";
+  return fmt::format("{:.1f} %", fraction * 100);
+}
+
+std::string count_pair(std::string_view what, const std::optional<double>& before, const std::optional<double>& after) {
+  const auto text = [](const std::optional<double>& v) { return v ? fmt::format("{:.4g}", *v) : std::string("n/a"); };
+  return fmt::format("{} {}→{}", what, text(before), text(after));
+}
+
+// "same", or what differs: "allocs 3→4, syscalls 2→3".
+std::string counts_text(const AbCase& c) {
+  if (!c.counts_differ()) return "same";
+  std::vector<std::string> parts;
+  const auto differs = [](const std::optional<double>& a, const std::optional<double>& b) { return !same_count(a, b); };
+  if (differs(c.before_allocations, c.after_allocations)) parts.push_back(count_pair("allocs", c.before_allocations, c.after_allocations));
+  if (differs(c.before_bytes, c.after_bytes)) parts.push_back(count_pair("B", c.before_bytes, c.after_bytes));
+  if (differs(c.before_syscalls, c.after_syscalls)) parts.push_back(count_pair("syscalls", c.before_syscalls, c.after_syscalls));
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+std::string verdict_text(const AbCase& c) {
+  std::string text(verdict_name(c.verdict));
+  if (c.over_gate) text += " (over the gate)";
+  return text;
+}
+
+std::string short_commit(const Report& report) {
+  const std::string& commit = report.environment.git_commit;
+  std::string text = commit.empty() ? "unknown" : commit.substr(0, 7);
+  if (report.environment.git_dirty.value_or(false)) text += "+changes";
+  return text;
+}
+
+// The command as typed, without this machine's paths: the two binaries named BEFORE and AFTER, any other
+// absolute path cut to its last part ("--out /tmp/x/results" reads "--out results").
+std::string command_text(const AbReport& report) {
+  Config config = report.config;
+  for (std::size_t i = 0; i < config.arguments.size(); ++i) {
+    std::string& argument = config.arguments[i];
+    const auto equals = argument.find('=');
+    const std::size_t value_at = argument.starts_with("--") && equals != std::string::npos ? equals + 1 : 0;
+    if (argument.size() > value_at && argument[value_at] == '/') {
+      argument = argument.substr(0, value_at) + std::filesystem::path(argument.substr(value_at)).filename().string();
+    }
+    for (auto [flag, name] : {std::pair{"--before", "BEFORE"}, std::pair{"--after", "AFTER"}}) {
+      if (argument == flag && i + 1 < config.arguments.size()) config.arguments[i + 1] = name;
+      if (argument.starts_with(std::string(flag) + "=")) argument = std::string(flag) + "=" + name;
+    }
+  }
+  return run_command_text(config);
+}
+
+}  // namespace
+
+std::string render_ab_table(const AbReport& report) {
+  std::string out = "| Case | Before | After | Time after/before (interval) | Detectable | CPU after/before (interval) "
+                    "| Counts/op | Verdict |\n|---|--:|--:|--:|--:|--:|---|---|\n";
+  for (const AbCase& c : report.cases) {
+    if (c.verdict == AbVerdict::not_compared) {
+      out += fmt::format("| {} | | | | | | | not compared: {} |\n", c.name, c.reason);
+      continue;
+    }
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", c.name, time_text(median(c.before_ns)),
+                       time_text(median(c.after_ns)), ratio_text(c.time), percent_text(c.time.mde), ratio_text(c.cpu),
+                       counts_text(c), verdict_text(c));
+  }
+  return out;
+}
+
+std::string render_ab_summary(const AbReport& report) {
+  const AbMethod& m = report.method;
+  std::size_t faster = 0;
+  std::size_t slower = 0;
+  std::size_t within = 0;
+  std::size_t counts = 0;
+  std::map<std::size_t, std::vector<double>> detectable;  // by size
+  for (const AbCase& c : report.cases) {
+    if (c.verdict == AbVerdict::faster) ++faster;
+    if (c.verdict == AbVerdict::slower) ++slower;
+    if (c.verdict == AbVerdict::within_noise) ++within;
+    if (c.verdict != AbVerdict::not_compared && c.counts_differ()) ++counts;
+    if (c.verdict != AbVerdict::not_compared && std::isfinite(c.time.mde)) detectable[c.size].push_back(c.time.mde);
+  }
+  std::string out = fmt::format(
+      "{} rounds, {} cases compared: {} slower, {} faster, {} within the noise; {} with different counts per op.\n",
+      report.rounds, m.compared, slower, faster, within, counts);
+  out += fmt::format(
+      "Verdicts: after/before outside ±{:g} % (the noise band) with the median's interval at {:.2f} % per case "
+      "({} over {} cases: {:.0f} % for the whole suite).\n",
+      m.noise_band * 100, m.case_level * 100, m.correction, m.compared, m.family_level * 100);
+  for (const auto& [size, values] : detectable) {
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
+    out += fmt::format("Smallest detectable change at {} records (90 % power): {} to {} over its {} cases.\n", size,
+                       percent_text(*low), percent_text(*high), values.size());
+  }
+  if (m.fail_over) {
+    const auto over = over_gate(report);
+    std::string names;
+    for (const AbCase* c : over) names += (names.empty() ? "" : ", ") + c->name;
+    out += over.empty() ? fmt::format("Gate: no case slower beyond {:g} %.\n", *m.fail_over * 100)
+                        : fmt::format("Gate: {} slower beyond {:g} %: {}.\n", over.size(), *m.fail_over * 100, names);
+  }
+  if (!report.slowdown.empty()) out += fmt::format("Injected: --slowdown {} in the after build.\n", report.slowdown);
+  if (report.partial) out += "Partial: the run was stopped; the rounds above are those completed.\n";
+  return out;
+}
+
+std::string ab_page_name(const AbReport& report) {
+  const std::string date = report.environment.timestamp.substr(0, 10);
+  return fmt::format("{}-ab-{}-{}-{}.md", date.empty() ? "undated" : date, report.config.suite,
+                     short_commit(report.before.report), short_commit(report.after.report));
+}
+
+std::string render_ab_page(const AbReport& report, std::string_view page_command) {
+  const Environment& e = report.environment;
+  std::string out = fmt::format("# Before and after: suite {}, {} against {}, {}\n\n", report.config.suite,
+                                short_commit(report.after.report), short_commit(report.before.report),
+                                e.timestamp.substr(0, 10));
+  out += "Generated from a bench before/after report; the figures below are the report's, none is written by hand.\n\n";
+  out += "| | |\n|---|---|\n";
+  const auto row = [&out](std::string_view name, const std::string& value) { out += fmt::format("| {} | {} |\n", name, value); };
+  row("Command", fmt::format("`{}`", command_text(report)));
+  row("Commit", fmt::format("`{}`{}: the bench that drove the workers{}", e.git_commit.empty() ? "unknown" : e.git_commit,
+                            e.git_dirty.value_or(false) ? " with uncommitted changes" : "",
+                            report.side == "client" ? " and whose server both builds sent to" : ""));
+  for (auto [name, build] : {std::pair{"Before", &report.before}, std::pair{"After", &report.after}}) {
+    const Environment& be = build->report.environment;
+    row(name, fmt::format("bench built from `{}`{}, {} build", be.git_commit.empty() ? "unknown" : be.git_commit,
+                          be.git_dirty.value_or(false) ? " with uncommitted changes" : "", be.build_type));
+  }
+  row("Machine", fmt::format("{}, {} cores, kernel {}", e.cpu, e.cores, e.kernel));
+  row("Allocator", allocator_short_name(report.before.report.environment.allocator));
+  std::string placement = e.client_cpu >= 0 ? fmt::format("both workers on CPU {}", e.client_cpu) : "workers not pinned";
+  if (e.server_cpu >= 0) placement += fmt::format(", server on CPU {}", e.server_cpu);
+  row("Placement", placement + "; loopback");
+  row("Server", report.side == "server" ? "each build's own embedded server (--compare-side server)"
+                                        : "one embedded server for both builds (--compare-side client)");
+  row("Page made by", fmt::format("`{}`", page_command));
+  out += "\n## How the verdicts are reached\n\n";
+  out += fmt::format(
+      "Each build runs as its own worker process, driven by one parent round by round: in each of the {} rounds "
+      "every case runs one measured iteration in each build, back to back, the first of the two alternating, and the "
+      "cases' order rotating by one each round. Both builds measure a case with the same ops per iteration (the "
+      "before build's pilot). For each case the ratio is the median of the per-round ratios after/before; its "
+      "interval is the distribution-free interval of that median at {:.2f} % ({} correction over the {} cases "
+      "compared, so that the whole suite keeps a {:.0f} % chance that every interval holds its true ratio). A case is "
+      "slower when the interval lies wholly above 1 + {:g} %, faster when wholly below 1/(1 + {:g} %): the noise band "
+      "stands for what two processes of one build differ by. Detectable is the smallest change the run could have "
+      "found at {:.0f} % power: the band plus (z of the corrected level + z of the power) times the median's standard "
+      "error (1.2533 × 1.4826 × the median absolute deviation of the log ratios / √rounds). Allocations, bytes and "
+      "system calls per op are counts, compared exactly.\n\n",
+      report.rounds, report.method.case_level * 100, report.method.correction, report.method.compared,
+      report.method.family_level * 100, report.method.noise_band * 100, report.method.noise_band * 100,
+      report.method.power * 100);
+  out += "## Cases\n\n" + render_ab_table(report) + "\n" + render_ab_summary(report);
+  std::vector<std::string> warnings = e.warnings;
+  for (auto [name, build] : {std::pair{"before", &report.before}, std::pair{"after", &report.after}}) {
+    for (const std::string& w : build->report.environment.warnings) warnings.push_back(fmt::format("{}: {}", name, w));
+    for (const CaseResult& c : build->report.cases) {
+      if (c.notes.find("--slowdown") != std::string::npos) warnings.push_back(fmt::format("{}: {}: {}", name, c.strategy, c.notes));
+    }
+  }
+  if (!warnings.empty()) {
+    out += "\n## Warnings and notes\n\n";
+    for (const std::string& w : warnings) out += "- " + w + "\n";
+  }
+  return out;
+}
+
+}  // namespace ringlab::bench

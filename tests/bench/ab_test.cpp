@@ -1,0 +1,223 @@
+// core/ab.hpp: the before/after run's estimates, verdicts, gate and report.json.
+#include "ringlab/bench/core/ab.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+
+namespace rb = ringlab::bench;
+
+namespace {
+
+// `n` rounds whose before samples drift (the machine) and whose after samples are `factor` times them,
+// with a multiplicative noise of about `noise` (uniform, both sides).
+void fill_pairs(rb::AbCase& c, std::size_t n, double factor, double noise, unsigned seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> jitter(-noise, noise);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double machine = 1000 * (1 + 0.3 * std::sin(static_cast<double>(i)));  // a drift of ±30 %
+    c.before_ns.push_back(machine * (1 + jitter(random)));
+    c.after_ns.push_back(machine * factor * (1 + jitter(random)));
+    c.before_cpu_ns.push_back(c.before_ns.back() / 2);
+    c.after_cpu_ns.push_back(c.after_ns.back() / 2);
+    c.after_first.push_back(i % 2 == 1);
+  }
+}
+
+rb::AbReport report_of(std::vector<rb::AbCase> cases) {
+  rb::AbReport report;
+  report.cases = std::move(cases);
+  for (std::size_t i = 0; i < report.cases.size(); ++i) {
+    report.cases[i].before_index = i;
+    report.cases[i].after_index = i;
+    report.before.report.cases.emplace_back();
+    report.after.report.cases.emplace_back();
+  }
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("the normal quantile") {
+  CHECK(rb::normal_quantile(0.5) == doctest::Approx(0).epsilon(1e-9));
+  CHECK(rb::normal_quantile(0.975) == doctest::Approx(1.959964).epsilon(1e-6));
+  CHECK(rb::normal_quantile(0.9) == doctest::Approx(1.281552).epsilon(1e-6));
+  CHECK(std::isnan(rb::normal_quantile(0)));
+  CHECK(std::isnan(rb::normal_quantile(1)));
+}
+
+TEST_CASE("the ratio is the median of the per-round ratios, whatever the machine's drift between rounds") {
+  rb::AbCase c;
+  fill_pairs(c, 40, 1.05, 0.002, 1);
+  const rb::AbEstimate e = rb::estimate_change(c.before_ns, c.after_ns, c.after_first, 0.95, 0.01, 0.9);
+  CHECK(e.pairs == 20);  // balanced pairs of rounds
+  CHECK(e.ratio == doctest::Approx(1.05).epsilon(0.003));
+  CHECK(e.low < e.ratio);
+  CHECK(e.high > e.ratio);
+  CHECK(e.low > 1.04);
+  CHECK(e.high < 1.06);
+  // The detectable change is the band plus a few standard errors of a small noise.
+  CHECK(e.mde > 0.01);
+  CHECK(e.mde < 0.015);
+}
+
+TEST_CASE("the order's effect cancels in balanced pairs of rounds: the first of a pair 3 % slower moves no ratio") {
+  rb::AbCase c;
+  fill_pairs(c, 40, 1.0, 0.001, 9);
+  for (std::size_t i = 0; i < c.after_ns.size(); ++i) {
+    (c.after_first[i] ? c.after_ns[i] : c.before_ns[i]) *= 1.03;
+  }
+  const auto balanced = rb::estimate_change(c.before_ns, c.after_ns, c.after_first, 0.95, 0.01, 0.9);
+  CHECK(balanced.ratio == doctest::Approx(1.0).epsilon(0.002));
+  CHECK(balanced.high - balanced.low < 0.005);
+  // Read round by round, the same samples are two clusters 6 % apart.
+  const auto unordered = rb::estimate_change(c.before_ns, c.after_ns, {}, 0.95, 0.01, 0.9);
+  CHECK(unordered.high - unordered.low > 0.04);
+  CHECK(unordered.mde > balanced.mde);
+}
+
+TEST_CASE("more noise or a stricter level makes the smallest detectable change larger") {
+  rb::AbCase quiet;
+  rb::AbCase noisy;
+  fill_pairs(quiet, 40, 1.0, 0.002, 2);
+  fill_pairs(noisy, 40, 1.0, 0.02, 2);
+  const auto q = rb::estimate_change(quiet.before_ns, quiet.after_ns, quiet.after_first, 0.95, 0.01, 0.9);
+  const auto n = rb::estimate_change(noisy.before_ns, noisy.after_ns, noisy.after_first, 0.95, 0.01, 0.9);
+  const auto strict = rb::estimate_change(noisy.before_ns, noisy.after_ns, noisy.after_first, 0.999, 0.01, 0.9);
+  CHECK(n.mde > q.mde);
+  CHECK(strict.mde > n.mde);
+  CHECK(strict.high - strict.low > n.high - n.low);
+}
+
+TEST_CASE("too few pairs: a ratio but no interval; none at all: nothing") {
+  const std::vector<double> before{100, 100, 100};
+  const std::vector<double> after{110, 110, 110};
+  const auto e = rb::estimate_change(before, after, {}, 0.95, 0.01, 0.9);
+  CHECK(e.ratio == doctest::Approx(1.1));
+  CHECK(std::isnan(e.low));
+  const auto none = rb::estimate_change({}, {}, {}, 0.95, 0.01, 0.9);
+  CHECK(none.pairs == 0);
+  CHECK(std::isnan(none.ratio));
+  // A pair with a zero or missing side is not a pair.
+  const std::vector<double> with_zero{0, 100};
+  CHECK(rb::estimate_change(with_zero, std::vector<double>{100, 100}, {}, 0.95, 0.01, 0.9).pairs == 1);
+}
+
+TEST_CASE("verdicts: slower or faster only beyond the band with the corrected interval, within the noise otherwise") {
+  std::vector<rb::AbCase> cases(5);
+  fill_pairs(cases[0], 40, 1.00, 0.005, 3);   // the same
+  fill_pairs(cases[1], 40, 1.05, 0.005, 4);   // 5 % slower
+  fill_pairs(cases[2], 40, 0.95, 0.005, 5);   // 5 % faster
+  fill_pairs(cases[3], 40, 1.005, 0.001, 6);  // a real 0.5 %, inside the band
+  cases[4].reason = "the after build has no such case";
+  rb::AbReport report = report_of(std::move(cases));
+  report.method.fail_over = 0.02;
+  rb::judge(report);
+  CHECK(report.method.compared == 4);
+  CHECK(report.method.case_level == doctest::Approx(1 - 0.05 / 4));
+  CHECK(report.cases[0].verdict == rb::AbVerdict::within_noise);
+  CHECK(report.cases[1].verdict == rb::AbVerdict::slower);
+  CHECK(report.cases[2].verdict == rb::AbVerdict::faster);
+  CHECK(report.cases[3].verdict == rb::AbVerdict::within_noise);
+  CHECK(report.cases[4].verdict == rb::AbVerdict::not_compared);
+  CHECK(report.cases[1].cpu.ratio == doctest::Approx(1.05).epsilon(0.01));
+  // The gate: only the 5 % case's interval lies wholly above 1.02.
+  const auto over = rb::over_gate(report);
+  REQUIRE(over.size() == 1);
+  CHECK(over[0]->name == report.cases[1].name);
+  // Without a gate nothing is over it.
+  report.method.fail_over.reset();
+  rb::judge(report);
+  CHECK(rb::over_gate(report).empty());
+}
+
+TEST_CASE("an A/A of pure noise over many cases flags none: the correction holds the whole suite") {
+  std::vector<rb::AbCase> cases(30);
+  for (std::size_t i = 0; i < cases.size(); ++i) fill_pairs(cases[i], 40, 1.0, 0.01, 100 + static_cast<unsigned>(i));
+  rb::AbReport report = report_of(std::move(cases));
+  rb::judge(report);
+  for (const rb::AbCase& c : report.cases) CHECK(c.verdict == rb::AbVerdict::within_noise);
+}
+
+TEST_CASE("counts are the same within 0.01 per op or 0.1 %; one more per op differs") {
+  CHECK(rb::same_count(3.002, 3.001));
+  CHECK(rb::same_count(486'400.0, 486'500.0));
+  CHECK_FALSE(rb::same_count(3.0, 4.0));
+  CHECK_FALSE(rb::same_count(3.0, std::nullopt));
+  CHECK(rb::same_count(std::nullopt, std::nullopt));
+  rb::AbCase c;
+  c.before_allocations = 3;
+  c.after_allocations = 3;
+  c.before_syscalls = 2;
+  c.after_syscalls = 2;
+  CHECK_FALSE(c.counts_differ());
+  c.after_syscalls = 3;
+  CHECK(c.counts_differ());
+}
+
+TEST_CASE("judge reads each build's counts from its report by the case's index") {
+  std::vector<rb::AbCase> cases(1);
+  fill_pairs(cases[0], 10, 1.0, 0.001, 7);
+  rb::AbReport report = report_of(std::move(cases));
+  report.before.report.cases[0].memory.allocs_per_op = 2;
+  report.after.report.cases[0].memory.allocs_per_op = 1;
+  report.before.report.cases[0].io.syscalls_per_op = 3;
+  report.after.report.cases[0].io.syscalls_per_op = 3;
+  rb::judge(report);
+  CHECK(report.cases[0].before_allocations == 2);
+  CHECK(report.cases[0].after_allocations == 1);
+  CHECK(report.cases[0].counts_differ());
+  // A case its build did not measure has no counts.
+  report.after.report.cases[0].status = rb::CaseStatus::failed;
+  rb::judge(report);
+  CHECK_FALSE(report.cases[0].after_allocations);
+}
+
+TEST_CASE("report.json of a before/after run reads back as written, and is told apart from a suite's") {
+  std::vector<rb::AbCase> cases(2);
+  fill_pairs(cases[0], 12, 1.03, 0.002, 8);
+  cases[0].name = "views weather 10000";
+  cases[0].strategy = "views";
+  cases[0].size = 10000;
+  cases[1].name = "epoll weather 10";
+  cases[1].reason = "the before build does not measure it (skipped or failed)";
+  rb::AbReport report = report_of(std::move(cases));
+  report.side = "server";
+  report.slowdown = "views:2";
+  report.rounds = 12;
+  report.method.fail_over = 0.02;
+  report.before.bench = "build/bench";
+  report.environment.cpu = "a CPU";
+  report.config.suite = "headline";
+  report.after.report.environment.git_commit = "abc";
+  rb::judge(report);
+  const nlohmann::json j = rb::to_json(report);
+  CHECK(rb::is_ab_report(j));
+  auto back = rb::ab_report_from_json(nlohmann::json::parse(j.dump()));
+  REQUIRE(back);
+  CHECK(back->side == "server");
+  CHECK(back->slowdown == "views:2");
+  CHECK(back->rounds == 12);
+  CHECK(back->method.fail_over == doctest::Approx(0.02));
+  CHECK(back->method.case_level == doctest::Approx(report.method.case_level));
+  CHECK(back->environment.cpu == "a CPU");
+  CHECK(back->config.suite == "headline");
+  CHECK(back->after.report.environment.git_commit == "abc");
+  CHECK(back->before.bench == "build/bench");
+  REQUIRE(back->cases.size() == 2);
+  CHECK(back->cases[0].before_ns == report.cases[0].before_ns);
+  CHECK(back->cases[0].after_first == report.cases[0].after_first);
+  CHECK(back->cases[0].time.ratio == doctest::Approx(report.cases[0].time.ratio));
+  CHECK(back->cases[0].verdict == report.cases[0].verdict);
+  CHECK(back->cases[0].before_index == 0);
+  CHECK(back->cases[1].verdict == rb::AbVerdict::not_compared);
+  CHECK(back->cases[1].reason == report.cases[1].reason);
+  // A suite's report is not one; a newer schema is refused.
+  CHECK_FALSE(rb::is_ab_report(nlohmann::json{{"schema_version", 6}, {"cases", nlohmann::json::array()}}));
+  CHECK_FALSE(rb::ab_report_from_json(nlohmann::json{{"schema_version", 6}}));
+  nlohmann::json newer = j;
+  newer["schema_version"] = rb::kAbSchemaVersion + 1;
+  CHECK_FALSE(rb::ab_report_from_json(newer));
+}
