@@ -91,6 +91,49 @@ COPIES = report([
 ])
 
 
+def ab_case(name, size, factor, verdict, reason=""):
+    """A before/after case whose after build takes `factor` times the before build's time in every round,
+    give or take a little from round to round (no rounds when not compared)."""
+    rounds = 0 if verdict == "not compared" else 12
+    before = [10000.0 * size * (1 + 0.002 * (i % 3)) for i in range(rounds)]
+    after = [b * factor * (1 + 0.004 * ((i % 5) - 2)) for i, b in enumerate(before)]
+    estimate = ({"pairs": 0, "ratio": None, "low": None, "high": None, "mde": None} if not rounds else
+                {"pairs": rounds, "ratio": factor, "low": factor * 0.99, "high": factor * 1.01, "mde": 0.02})
+    return {"name": name, "strategy": name.split()[0], "size": size, "before_index": 0, "after_index": 0,
+            "before_ns": before, "after_ns": after, "before_cpu_ns": before, "after_cpu_ns": after,
+            "after_first": [i % 2 for i in range(rounds)], "time": estimate, "cpu": estimate,
+            "verdict": verdict, "over_gate": verdict == "slower", "reason": reason,
+            "before_allocations": 2.0, "after_allocations": 2.0, "before_bytes": 100.0, "after_bytes": 100.0,
+            "before_syscalls": 3.0, "after_syscalls": 3.0}
+
+
+def ab_report(cases):
+    """A before/after report (bench --before --after) around `cases`, with a gate at 2 %."""
+    def build(commit):
+        side = report([])
+        side["environment"]["git_commit"] = commit
+        return side
+    return {
+        "schema_version": 1, "kind": "ab", "partial": False, "rounds": 12, "side": "client", "slowdown": "views:2",
+        "config": {"suite": "headline"},
+        "environment": {"timestamp": "2026-12-05T16:23:16Z", "cpu": "Synthetic CPU"},
+        "method": {"compared": sum(c["verdict"] != "not compared" for c in cases), "family_level": 0.95,
+                   "case_level": 0.99815, "noise_band": 0.01, "power": 0.9, "fail_over": 0.02,
+                   "correction": "Bonferroni"},
+        "before": {"bench": "before/bench", "report": build("1234567890abcdef")},
+        "after": {"bench": "after/bench", "report": build("")},
+        "cases": cases,
+    }
+
+
+AB = ab_report([
+    ab_case("views weather 10000", 10000, 1.06, "slower"),
+    ab_case("string_copy weather 10", 10, 1.002, "within the noise"),
+    ab_case("presized weather 10000", 10000, 0.95, "faster"),
+    ab_case("arena weather 10", 10, 1.0, "not compared", reason="the after build has no such case"),
+])
+
+
 class PlotTest(unittest.TestCase):
     def setUp(self):
         self.dir = os.path.join(WORK, self.id().rsplit(".", 1)[-1])
@@ -242,6 +285,50 @@ class PlotTest(unittest.TestCase):
             with open(os.path.join(first, name), "rb") as a, open(os.path.join(second, name), "rb") as b:
                 self.assertEqual(a.read(), b.read(), name)
 
+    def test_a_before_after_report_gets_the_per_round_ratios_and_no_other_plot(self):
+        path = self.write_report(AB)
+        result = self.plot(path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        expected = [os.path.join(self.dir, f"ab.{fmt}") for fmt in ("png", "svg")]
+        self.assertEqual(sorted(result.stdout.split()), expected)
+        self.assertEqual(sorted(os.listdir(self.dir)), ["ab.png", "ab.svg", "report.json"])
+        self.assert_png(expected[0])
+        texts = self.svg_texts(expected[1])
+        self.assertIn("after / before (time per op)", texts)  # 0.95 to 1.06: linear, no "log scale"
+        for name, verdict in (("views weather 10000", "slower"), ("string_copy weather 10", "within the noise"),
+                              ("presized weather 10000", "faster")):
+            self.assertIn(name, texts)
+            self.assertTrue(any(t.startswith(verdict) for t in texts), verdict)
+        self.assertIn("slower (+6.0 %), over the gate", texts)
+        # By size, then in the report's order, top to bottom (the SVG has the tick labels bottom to top).
+        names = [t for t in texts if t.endswith(" weather 10") or t.endswith(" weather 10000")]
+        self.assertEqual(names, ["presized weather 10000", "views weather 10000", "string_copy weather 10"])
+        self.assertIn("gate +2 %", texts)
+        self.assertIn("noise band ±1 %", texts)
+        self.assertIn("not compared: arena weather 10 (the after build has no such case)", texts)
+        self.assertFalse(any(t.startswith("not compared") and "views" in t for t in texts))
+        self.assertIn("after / before per round: headline, unknown against 1234567", texts)
+        self.assertTrue(any(t.startswith("12 rounds; Bonferroni over 3 cases: 99.81 % per case; noise band ±1 %")
+                            for t in texts), texts)
+
+    def test_a_before_after_report_with_no_compared_case_is_nothing_to_plot(self):
+        path = self.write_report(ab_report([ab_case("arena weather 10", 10, 1.0, "not compared", reason="failed")]))
+        result = self.plot(path)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("no compared case", result.stderr)
+        self.assertEqual(result.stdout, "")
+        self.assertEqual(os.listdir(self.dir), ["report.json"])
+
+    def test_the_same_before_after_report_gives_the_same_svg_bytes(self):
+        path = self.write_report(AB)
+        first, second = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
+        for out in (first, second):
+            result = self.plot(path, "--out", out, "--format", "svg")
+            self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(os.listdir(first), ["ab.svg"])
+        with open(os.path.join(first, "ab.svg"), "rb") as a, open(os.path.join(second, "ab.svg"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
     def test_bad_input_is_refused_with_a_message_and_an_exit_status(self):
         rows = [
             # (what, report text or None for a missing file, extra args, status, words in stderr)
@@ -249,6 +336,8 @@ class PlotTest(unittest.TestCase):
             ("not JSON", "{\"schema_version\": 1, ", [], 2, "not JSON"),
             ("not an object", "[1, 2]", [], 2, "not a report"),
             ("unknown schema", json.dumps(report([case("views", 10, 1.0)], version=99)), [], 2, "schema_version 99"),
+            ("unknown schema of an ab report", json.dumps({**AB, "schema_version": 2}), [], 2,
+             "before/after report schema_version 2"),
             ("no cases list", json.dumps({"schema_version": 1}), [], 2, "no 'cases' list"),
             ("nothing succeeded", json.dumps(report([case("views", 10, 1.0, status="failed")])), [], 1,
              "no successful case"),
