@@ -116,13 +116,15 @@ TEST_CASE("verdicts: slower or faster only beyond the band with the corrected in
   report.method.fail_over = 0.02;
   rb::judge(report);
   CHECK(report.method.compared == 4);
-  CHECK(report.method.case_level == doctest::Approx(1 - 0.05 / 4));
+  CHECK(report.method.case_level == doctest::Approx(1 - 0.05 / 8));  // 4 cases x time and CPU
   CHECK(report.cases[0].verdict == rb::AbVerdict::within_noise);
   CHECK(report.cases[1].verdict == rb::AbVerdict::slower);
   CHECK(report.cases[2].verdict == rb::AbVerdict::faster);
   CHECK(report.cases[3].verdict == rb::AbVerdict::within_noise);
   CHECK(report.cases[4].verdict == rb::AbVerdict::not_compared);
   CHECK(report.cases[1].cpu.ratio == doctest::Approx(1.05).epsilon(0.01));
+  CHECK(report.cases[1].moved == "time, CPU");
+  CHECK(report.cases[0].moved.empty());
   // The gate: only the 5 % case's interval lies wholly above 1.02.
   const auto over = rb::over_gate(report);
   REQUIRE(over.size() == 1);
@@ -131,6 +133,27 @@ TEST_CASE("verdicts: slower or faster only beyond the band with the corrected in
   report.method.fail_over.reset();
   rb::judge(report);
   CHECK(rb::over_gate(report).empty());
+}
+
+TEST_CASE("time or CPU moves the verdict and the verdict names which; when they disagree it is mixed") {
+  std::vector<rb::AbCase> cases(2);
+  fill_pairs(cases[0], 40, 1.0, 0.003, 11);
+  fill_pairs(cases[1], 40, 1.0, 0.003, 12);
+  // Case 0: the same time, 4 % more CPU (a busy wait hidden in a wait). Case 1: 4 % less time, 4 % more CPU.
+  for (double& v : cases[0].after_cpu_ns) v *= 1.04;
+  for (double& v : cases[1].after_ns) v *= 0.96;
+  for (double& v : cases[1].after_cpu_ns) v *= 1.04;
+  rb::AbReport report = report_of(std::move(cases));
+  report.method.fail_over = 0.02;
+  rb::judge(report);
+  CHECK(report.cases[0].time_verdict == rb::AbVerdict::within_noise);
+  CHECK(report.cases[0].cpu_verdict == rb::AbVerdict::slower);
+  CHECK(report.cases[0].verdict == rb::AbVerdict::slower);
+  CHECK(report.cases[0].moved == "CPU");
+  CHECK(report.cases[0].over_gate);  // CPU beyond the gate is over it
+  CHECK(report.cases[1].verdict == rb::AbVerdict::mixed);
+  CHECK(report.cases[1].moved == "time, CPU");
+  CHECK(rb::verdict_name(rb::AbVerdict::mixed) == "mixed");
 }
 
 TEST_CASE("an A/A of pure noise over many cases flags none: the correction holds the whole suite") {
@@ -211,6 +234,10 @@ TEST_CASE("report.json of a before/after run reads back as written, and is told 
   CHECK(back->cases[0].after_first == report.cases[0].after_first);
   CHECK(back->cases[0].time.ratio == doctest::Approx(report.cases[0].time.ratio));
   CHECK(back->cases[0].verdict == report.cases[0].verdict);
+  CHECK(back->cases[0].time_verdict == report.cases[0].time_verdict);
+  CHECK(back->cases[0].cpu_verdict == report.cases[0].cpu_verdict);
+  CHECK(back->cases[0].moved == report.cases[0].moved);
+  CHECK(back->method.per_case == 2);
   CHECK(back->cases[0].before_index == 0);
   CHECK(back->cases[1].verdict == rb::AbVerdict::not_compared);
   CHECK(back->cases[1].reason == report.cases[1].reason);

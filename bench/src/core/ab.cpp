@@ -71,6 +71,15 @@ json report_part(const Environment& environment, const Config& config, const cha
   return to_json(header).at(key);
 }
 
+// One quantity's verdict: beyond the band with its whole interval, or within the noise (also when too few
+// values bound the median at the corrected level).
+AbVerdict verdict_of(const AbEstimate& e, double band) {
+  if (!std::isfinite(e.low) || !std::isfinite(e.high)) return AbVerdict::within_noise;
+  if (e.low > 1 + band) return AbVerdict::slower;
+  if (e.high < 1 / (1 + band)) return AbVerdict::faster;
+  return AbVerdict::within_noise;
+}
+
 }  // namespace
 
 std::string_view verdict_name(AbVerdict verdict) noexcept {
@@ -78,6 +87,7 @@ std::string_view verdict_name(AbVerdict verdict) noexcept {
     case AbVerdict::faster: return "faster";
     case AbVerdict::slower: return "slower";
     case AbVerdict::within_noise: return "within the noise";
+    case AbVerdict::mixed: return "mixed";
     case AbVerdict::not_compared: return "not compared";
   }
   return "?";
@@ -154,7 +164,8 @@ void judge(AbReport& report) {
   for (const AbCase& c : report.cases) {
     if (c.reason.empty() && std::min(c.before_ns.size(), c.after_ns.size()) > 0) ++method.compared;
   }
-  method.case_level = 1 - (1 - method.family_level) / static_cast<double>(std::max<std::size_t>(1, method.compared));
+  method.case_level = 1 - (1 - method.family_level) /
+                              static_cast<double>(std::max<std::size_t>(1, method.compared * method.per_case));
   for (AbCase& c : report.cases) {
     const CaseResult* b = find(report.before.report, c.before_index);
     const CaseResult* a = find(report.after.report, c.after_index);
@@ -173,16 +184,23 @@ void judge(AbReport& report) {
     c.time = estimate_change(c.before_ns, c.after_ns, c.after_first, method.case_level, method.noise_band, method.power);
     c.cpu = estimate_change(c.before_cpu_ns, c.after_cpu_ns, c.after_first, method.case_level, method.noise_band,
                             method.power);
-    if (!std::isfinite(c.time.low) || !std::isfinite(c.time.high)) {
-      c.verdict = AbVerdict::within_noise;  // too few rounds to bound the median at the corrected level
-    } else if (c.time.low > 1 + method.noise_band) {
-      c.verdict = AbVerdict::slower;
-    } else if (c.time.high < 1 / (1 + method.noise_band)) {
-      c.verdict = AbVerdict::faster;
-    } else {
-      c.verdict = AbVerdict::within_noise;
+    c.time_verdict = verdict_of(c.time, method.noise_band);
+    c.cpu_verdict = verdict_of(c.cpu, method.noise_band);
+    const bool slower = c.time_verdict == AbVerdict::slower || c.cpu_verdict == AbVerdict::slower;
+    const bool faster = c.time_verdict == AbVerdict::faster || c.cpu_verdict == AbVerdict::faster;
+    c.verdict = slower && faster ? AbVerdict::mixed
+                : slower         ? AbVerdict::slower
+                : faster         ? AbVerdict::faster
+                                 : AbVerdict::within_noise;
+    c.moved.clear();
+    if (c.time_verdict == AbVerdict::slower || c.time_verdict == AbVerdict::faster) c.moved = "time";
+    if (c.cpu_verdict == AbVerdict::slower || c.cpu_verdict == AbVerdict::faster) {
+      c.moved += c.moved.empty() ? "CPU" : ", CPU";
     }
-    c.over_gate = method.fail_over && std::isfinite(c.time.low) && c.time.low > 1 + *method.fail_over;
+    const auto above = [&method](const AbEstimate& e) {
+      return method.fail_over && std::isfinite(e.low) && e.low > 1 + *method.fail_over;
+    };
+    c.over_gate = above(c.time) || above(c.cpu);
   }
 }
 
@@ -212,6 +230,9 @@ json to_json(const AbReport& report) {
                          {"time", estimate_json(c.time)},
                          {"cpu", estimate_json(c.cpu)},
                          {"verdict", std::string(verdict_name(c.verdict))},
+                         {"time_verdict", std::string(verdict_name(c.time_verdict))},
+                         {"cpu_verdict", std::string(verdict_name(c.cpu_verdict))},
+                         {"moved", c.moved},
                          {"over_gate", c.over_gate},
                          {"reason", c.reason},
                          {"before_allocations", number(c.before_allocations)},
@@ -271,6 +292,7 @@ Result<AbReport> ab_report_from_json(const json& j) {
     }
     const json& m = j.at("method");
     report.method.compared = m.value("compared", std::size_t{0});
+    report.method.per_case = m.value("per_case", std::size_t{2});
     report.method.family_level = m.value("family_level", 0.95);
     report.method.case_level = m.value("case_level", 0.95);
     report.method.noise_band = m.value("noise_band", 0.01);
@@ -291,10 +313,18 @@ Result<AbReport> ab_report_from_json(const json& j) {
       for (int first : c.value("after_first", std::vector<int>{})) out.after_first.push_back(first != 0);
       out.time = estimate_from(c.at("time"));
       out.cpu = estimate_from(c.at("cpu"));
-      const std::string verdict = c.value("verdict", std::string("not compared"));
-      for (AbVerdict v : {AbVerdict::faster, AbVerdict::slower, AbVerdict::within_noise, AbVerdict::not_compared}) {
-        if (verdict == verdict_name(v)) out.verdict = v;
-      }
+      const auto read_verdict = [&c](const char* key) {
+        const std::string text = c.value(key, std::string("not compared"));
+        for (AbVerdict v : {AbVerdict::faster, AbVerdict::slower, AbVerdict::within_noise, AbVerdict::mixed,
+                            AbVerdict::not_compared}) {
+          if (text == verdict_name(v)) return v;
+        }
+        return AbVerdict::not_compared;
+      };
+      out.verdict = read_verdict("verdict");
+      out.time_verdict = read_verdict("time_verdict");
+      out.cpu_verdict = read_verdict("cpu_verdict");
+      out.moved = c.value("moved", std::string());
       out.over_gate = c.value("over_gate", false);
       out.reason = c.value("reason", std::string());
       out.before_allocations = read_optional(c, "before_allocations");

@@ -39,27 +39,38 @@ std::string percent_text(double fraction) {
 }
 
 std::string count_pair(std::string_view what, const std::optional<double>& before, const std::optional<double>& after) {
-  const auto text = [](const std::optional<double>& v) { return v ? fmt::format("{:.4g}", *v) : std::string("n/a"); };
+  const auto text = [](const std::optional<double>& v) { return v ? fmt::format("{:.3g}", *v) : std::string("n/a"); };
   return fmt::format("{} {}→{}", what, text(before), text(after));
 }
 
-// "same", or what differs: "allocs 3→4, syscalls 2→3".
+// "same", or the first count that differs and a mark when more do ("allocs 8.83→7.46 +1"): the table
+// keeps to the console's width; report.json has every value.
 std::string counts_text(const AbCase& c) {
-  if (!c.counts_differ()) return "same";
   std::vector<std::string> parts;
   const auto differs = [](const std::optional<double>& a, const std::optional<double>& b) { return !same_count(a, b); };
   if (differs(c.before_allocations, c.after_allocations)) parts.push_back(count_pair("allocs", c.before_allocations, c.after_allocations));
   if (differs(c.before_bytes, c.after_bytes)) parts.push_back(count_pair("B", c.before_bytes, c.after_bytes));
   if (differs(c.before_syscalls, c.after_syscalls)) parts.push_back(count_pair("syscalls", c.before_syscalls, c.after_syscalls));
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
-  return out;
+  if (parts.empty()) return "same";
+  return parts.size() == 1 ? parts.front() : fmt::format("{} +{}", parts.front(), parts.size() - 1);
 }
 
+// "slower (CPU)", "faster (time, CPU)", "mixed (time faster, CPU slower)", "within the noise".
 std::string verdict_text(const AbCase& c) {
   std::string text(verdict_name(c.verdict));
-  if (c.over_gate) text += " (over the gate)";
+  if (c.verdict == AbVerdict::mixed) {
+    text += fmt::format(" (time {}, CPU {})", verdict_name(c.time_verdict), verdict_name(c.cpu_verdict));
+  } else if (!c.moved.empty()) {
+    text += " (" + c.moved + ")";
+  }
+  if (c.over_gate) text += ", over the gate";
   return text;
+}
+
+// "2.1/1.4 %": the smallest detectable change of time and of CPU.
+std::string detectable_text(const AbCase& c) {
+  if (!std::isfinite(c.time.mde) || !std::isfinite(c.cpu.mde)) return "n/a";
+  return fmt::format("{:.1f}/{:.1f} %", c.time.mde * 100, c.cpu.mde * 100);
 }
 
 std::string short_commit(const Report& report) {
@@ -91,15 +102,15 @@ std::string command_text(const AbReport& report) {
 }  // namespace
 
 std::string render_ab_table(const AbReport& report) {
-  std::string out = "| Case | Before | After | Time after/before (interval) | Detectable | CPU after/before (interval) "
-                    "| Counts/op | Verdict |\n|---|--:|--:|--:|--:|--:|---|---|\n";
+  std::string out = "| Case | Before | After | Time after/before (interval) | CPU after/before (interval) | Detectable "
+                    "time/CPU | Counts/op | Verdict |\n|---|--:|--:|--:|--:|--:|---|---|\n";
   for (const AbCase& c : report.cases) {
     if (c.verdict == AbVerdict::not_compared) {
       out += fmt::format("| {} | | | | | | | not compared: {} |\n", c.name, c.reason);
       continue;
     }
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", c.name, time_text(median(c.before_ns)),
-                       time_text(median(c.after_ns)), ratio_text(c.time), percent_text(c.time.mde), ratio_text(c.cpu),
+                       time_text(median(c.after_ns)), ratio_text(c.time), ratio_text(c.cpu), detectable_text(c),
                        counts_text(c), verdict_text(c));
   }
   return out;
@@ -110,26 +121,36 @@ std::string render_ab_summary(const AbReport& report) {
   std::size_t faster = 0;
   std::size_t slower = 0;
   std::size_t within = 0;
+  std::size_t mixed = 0;
   std::size_t counts = 0;
-  std::map<std::size_t, std::vector<double>> detectable;  // by size
+  std::map<std::size_t, std::vector<double>> time_detectable;  // by size
+  std::map<std::size_t, std::vector<double>> cpu_detectable;
   for (const AbCase& c : report.cases) {
     if (c.verdict == AbVerdict::faster) ++faster;
     if (c.verdict == AbVerdict::slower) ++slower;
     if (c.verdict == AbVerdict::within_noise) ++within;
-    if (c.verdict != AbVerdict::not_compared && c.counts_differ()) ++counts;
-    if (c.verdict != AbVerdict::not_compared && std::isfinite(c.time.mde)) detectable[c.size].push_back(c.time.mde);
+    if (c.verdict == AbVerdict::mixed) ++mixed;
+    if (c.verdict == AbVerdict::not_compared) continue;
+    if (c.counts_differ()) ++counts;
+    if (std::isfinite(c.time.mde)) time_detectable[c.size].push_back(c.time.mde);
+    if (std::isfinite(c.cpu.mde)) cpu_detectable[c.size].push_back(c.cpu.mde);
   }
   std::string out = fmt::format(
-      "{} rounds, {} cases compared: {} slower, {} faster, {} within the noise; {} with different counts per op.\n",
-      report.rounds, m.compared, slower, faster, within, counts);
+      "{} rounds, {} cases compared: {} slower, {} faster, {} within the noise{}; {} with different counts per op.\n",
+      report.rounds, m.compared, slower, faster, within, mixed > 0 ? fmt::format(", {} mixed", mixed) : std::string(),
+      counts);
   out += fmt::format(
-      "Verdicts: after/before outside ±{:g} % (the noise band) with the median's interval at {:.2f} % per case "
-      "({} over {} cases: {:.0f} % for the whole suite).\n",
-      m.noise_band * 100, m.case_level * 100, m.correction, m.compared, m.family_level * 100);
-  for (const auto& [size, values] : detectable) {
+      "Verdicts: time and CPU after/before, each outside ±{:g} % (the noise band) with its median's interval at "
+      "{:.3f} % ({} over {} cases × {}: {:.0f} % for the whole suite).\n",
+      m.noise_band * 100, m.case_level * 100, m.correction, m.compared, m.per_case, m.family_level * 100);
+  const auto range = [](const std::vector<double>& values) {
     const auto [low, high] = std::minmax_element(values.begin(), values.end());
-    out += fmt::format("Smallest detectable change at {} records (90 % power): {} to {} over its {} cases.\n", size,
-                       percent_text(*low), percent_text(*high), values.size());
+    return fmt::format("{} to {}", percent_text(*low), percent_text(*high));
+  };
+  for (const auto& [size, values] : time_detectable) {
+    out += fmt::format("Smallest detectable change at {} records (90 % power): time {}, CPU {}, over its {} cases.\n",
+                       size, range(values), cpu_detectable.contains(size) ? range(cpu_detectable[size]) : "n/a",
+                       values.size());
   }
   if (m.fail_over) {
     const auto over = over_gate(report);
@@ -176,20 +197,24 @@ std::string render_ab_page(const AbReport& report, std::string_view page_command
   row("Page made by", fmt::format("`{}`", page_command));
   out += "\n## How the verdicts are reached\n\n";
   out += fmt::format(
-      "Each build runs as its own worker process, driven by one parent round by round: in each of the {} rounds "
-      "every case runs one measured iteration in each build, back to back, the first of the two alternating, and the "
-      "cases' order rotating by one each round. Both builds measure a case with the same ops per iteration (the "
-      "before build's pilot). For each case the ratio is the median of the per-round ratios after/before; its "
-      "interval is the distribution-free interval of that median at {:.2f} % ({} correction over the {} cases "
-      "compared, so that the whole suite keeps a {:.0f} % chance that every interval holds its true ratio). A case is "
-      "slower when the interval lies wholly above 1 + {:g} %, faster when wholly below 1/(1 + {:g} %): the noise band "
-      "stands for what two processes of one build differ by. Detectable is the smallest change the run could have "
-      "found at {:.0f} % power: the band plus (z of the corrected level + z of the power) times the median's standard "
-      "error (1.2533 × 1.4826 × the median absolute deviation of the log ratios / √rounds). Allocations, bytes and "
-      "system calls per op are counts, compared exactly.\n\n",
+      "Each build runs as its own worker process, driven by one parent round by round, both with the same "
+      "address-space layout: in each of the {} rounds every case runs one measured iteration in each build, back to "
+      "back, which build goes first alternating from round to round, and the cases' order rotating by one each "
+      "round. Both builds measure a case with the same ops per iteration (the before build's pilot). One value is a "
+      "balanced pair of rounds, one with each build first (the mean of their two log ratios: the second of a pair "
+      "runs in caches the first warmed, and that effect cancels). For each case and for its time and its CPU per op, "
+      "after/before is the median of those values, and its interval the distribution-free interval of that median "
+      "at {:.3f} % ({} correction over {} cases × {} quantities, so that the whole suite keeps a {:.0f} % chance that "
+      "every interval holds its true ratio). A quantity is slower when its interval lies wholly above 1 + {:g} %, "
+      "faster when wholly below 1/(1 + {:g} %): the noise band stands for what two processes of one build may still "
+      "differ by. The case is slower (or faster) when time, CPU or both say so, the verdict naming which, and mixed "
+      "when they disagree. Detectable is the smallest change the run could have found at {:.0f} % power: the band "
+      "plus (z of the corrected level + z of the power) times the median's standard error (1.2533 × 1.4826 × the "
+      "median absolute deviation of the values / √values). Allocations, bytes and system calls per op are counts, "
+      "compared as counts (the same within 0.01 per op or 0.1 %).\n\n",
       report.rounds, report.method.case_level * 100, report.method.correction, report.method.compared,
-      report.method.family_level * 100, report.method.noise_band * 100, report.method.noise_band * 100,
-      report.method.power * 100);
+      report.method.per_case, report.method.family_level * 100, report.method.noise_band * 100,
+      report.method.noise_band * 100, report.method.power * 100);
   out += "## Cases\n\n" + render_ab_table(report) + "\n" + render_ab_summary(report);
   std::vector<std::string> warnings = e.warnings;
   for (auto [name, build] : {std::pair{"before", &report.before}, std::pair{"after", &report.after}}) {
