@@ -264,7 +264,8 @@ void add_before_after_options(CLI::App& app, CliOptions& o, Given& given) {
                     "a before/after run: the longest a worker may take to answer one step", 1LL, 86'400'000LL);
   app.add_option("--slowdown", given.slowdown,
                  "STRATEGY:PERCENT: add a busy wait of PERCENT % of each op's own time to every case of STRATEGY (a "
-                 "known change, to check a before/after run: there the after build's only)");
+                 "known change, to check a before/after run: there the after build's; the before build runs the same "
+                 "wrapper at 0 %)");
   app.add_option("--ab-worker-in", ab.worker_in_fd)->group("");
   app.add_option("--ab-worker-out", ab.worker_out_fd)->group("");
 }
@@ -279,8 +280,8 @@ std::optional<std::string> finish_slowdown(RunPlan& plan, const std::string& tex
     const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), percent);
     if (error != std::errc() || end != number.data() + number.size()) percent = -1;
   }
-  if (colon == std::string::npos || colon == 0 || !(percent > 0) || percent > 1000) {
-    return fmt::format("--slowdown {}: not STRATEGY:PERCENT with PERCENT in (0, 1000]", text);
+  if (colon == std::string::npos || colon == 0 || !(percent >= 0) || percent > 1000) {
+    return fmt::format("--slowdown {}: not STRATEGY:PERCENT with PERCENT in [0, 1000]", text);
   }
   const std::string strategy = text.substr(0, colon);
   if (strategies::find(strategy) == nullptr) return fmt::format("--slowdown {}: no strategy {}", text, strategy);

@@ -165,7 +165,7 @@ class Runner {
       fail(s, "strategy factory returned nothing");
       return false;
     }
-    if (options_.slowdown_percent > 0 && s.result.strategy == options_.slowdown_strategy) {
+    if (!options_.slowdown_strategy.empty() && s.result.strategy == options_.slowdown_strategy) {
       s.strategy = std::make_unique<SlowedStrategy>(std::move(s.strategy), options_.slowdown_percent,
                                                     context_.clock.start, context_.clock.end);
     }

@@ -97,7 +97,9 @@ struct RunnerOptions {
   bool phases = true;   // stamp the phase timeline (CaseConfig::ticks)
   std::size_t phase_samples = 16384;  // ops whose phases are kept per case, spread evenly
   bool interleave = true;
-  // A busy wait of `percent` % of each op's own time added to every case of `strategy` (empty: none).
+  // A busy wait of `percent` % of each op's own time added to every case of `strategy` (empty: none). With
+  // 0 % the cases still go through the wrapper, waiting for nothing: what a before/after run's before
+  // build runs, so that both builds run the same code around the op.
   std::string slowdown_strategy;
   double slowdown_percent = 0;
 };
