@@ -1,5 +1,6 @@
 #include "ringlab/http/response_receiver.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace ringlab::http {
@@ -30,8 +31,11 @@ Result<ReceiveWindow> ResponseReceiver::window() {
       if (auto detached = parser_.detach(); !detached) return std::unexpected(detached.error());
       now_.head_fill = 0;
     }
-    // An incomplete head is appended to, so the views the parser holds into it stay valid.
-    window = ReceiveWindow{std::span<char>(own_.get() + now_.head_fill, buffer_bytes_ - now_.head_fill), -1};
+    // An incomplete head is appended to, so the views the parser holds into it stay valid. For a sink that
+    // receives in place, small receives: the body after the head then lands in the sink's window.
+    std::size_t room = buffer_bytes_ - now_.head_fill;
+    if (sink_->receives_in_place()) room = std::min(room, kHeadReceiveBytes);
+    window = ReceiveWindow{std::span<char>(own_.get() + now_.head_fill, room), -1};
   }
   now_.window = window.bytes.data();
   return window;

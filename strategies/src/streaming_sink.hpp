@@ -97,6 +97,7 @@ class StreamingSinkBase : public http::BodySink {
     return inner_.begin(head);
   }
   http::ReceiveWindow receive_window() final { return inner_.receive_window(); }
+  [[nodiscard]] bool receives_in_place() const noexcept final { return inner_.receives_in_place(); }
   // The bytes land through the inner PresizedSink, which counts what it copies; the parse reads them there.
   [[nodiscard]] uint64_t copied_bytes() const noexcept final { return inner_.copied_bytes(); }
   http::Status on_body(std::string_view bytes) final {

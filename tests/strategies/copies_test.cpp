@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "ringlab/http/body_sink.hpp"
 #include "ringlab/net/ring.hpp"
 #include "../support/generated_bodies.hpp"
 
@@ -25,9 +26,9 @@ namespace {
 
 constexpr std::size_t kRecords = 10'000;
 constexpr std::size_t kRuns = 2;  // timed runs after setup's verified one
-// "+ head": up to one receive buffer (64 KiB, the client's and the socket peers') of body bytes that
-// came with the head and were copied from there.
-constexpr double kHeadBytes = 64 * 1024;
+// "+ head": the body bytes that came with the head and were copied from there: at most the head's receive,
+// kHeadReceiveBytes for a sink that receives in place (the client's and the socket peers' alike).
+constexpr double kHeadBytes = http::kHeadReceiveBytes;
 // What a documented figure may be off by, in bodies: a chunked body's framing, an NDJSON body's size.
 constexpr double kSlack = 0.01;
 

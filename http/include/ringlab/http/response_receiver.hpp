@@ -16,8 +16,9 @@
 // Bytes that landed in memory the receiver did not offer (a kernel-provided buffer) go to
 // received_elsewhere(); the caller may reuse that memory when it returns.
 //
-// Where bytes land: the first receive of a response goes into the receiver's own buffer, and an
-// incomplete head is appended to, so the parser's views into it stay valid (a head that fills the
+// Where bytes land: the first receive of a response goes into the receiver's own buffer (at most
+// kHeadReceiveBytes of it when the sink receives in place, body_sink.hpp), and an incomplete head is
+// appended to, so the parser's views into it stay valid (a head that fills the
 // buffer is copied into the parser, which then holds it, and the buffer starts over). After the head
 // the sink is asked for a window: bytes then land in the sink's memory (its fixed-buffer index says
 // when that is a registered buffer) and are fed to the parser where they landed, so on_body sees the

@@ -59,6 +59,7 @@ class PresizedSink final : public BodySink {
       : out_(&out), fixed_index_(fixed_buffer_index) {}
   Status begin(const ResponseHead& head) override;
   ReceiveWindow receive_window() override;
+  [[nodiscard]] bool receives_in_place() const noexcept override { return true; }
   Status on_body(std::string_view bytes) override;
   Status end() override { return {}; }
 
