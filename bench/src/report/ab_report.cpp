@@ -220,7 +220,9 @@ std::string render_ab_page(const AbReport& report, std::string_view page_command
   for (auto [name, build] : {std::pair{"before", &report.before}, std::pair{"after", &report.after}}) {
     for (const std::string& w : build->report.environment.warnings) warnings.push_back(fmt::format("{}: {}", name, w));
     for (const CaseResult& c : build->report.cases) {
-      if (c.notes.find("--slowdown") != std::string::npos) warnings.push_back(fmt::format("{}: {}: {}", name, c.strategy, c.notes));
+      if (c.notes.find("--slowdown") != std::string::npos) {
+        warnings.push_back(fmt::format("{}: {}: {}", name, case_label(c), c.notes));
+      }
     }
   }
   if (!warnings.empty()) {
