@@ -179,41 +179,60 @@ TEST_CASE("a large body lands in the sink's window, in place") {
   CHECK(window->bytes.size() >= payload.size());
 }
 
-TEST_CASE("for a sink that receives in place the head's receives are small; for one that copies, the whole buffer") {
+TEST_CASE("after a body larger than the buffer, a sink that receives in place gets small head receives") {
   std::string payload(200'000, 'x');
   const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(payload.size()) + "\r\n\r\n" + payload;
+  const std::size_t head = wire.size() - payload.size();
   ResponseReceiver reader(ParserLimits{}, kBufferBytes);
   base::PaddedBuffer body;
   PresizedSink in_place(body);
   CHECK(in_place.receives_in_place());
+  // The first response: nothing known of its size, the whole buffer (a small response arrives in one receive).
   reader.start(in_place, nullptr, nullptr);
   auto window = reader.window();
   REQUIRE(window);
+  CHECK(window->bytes.size() == kBufferBytes);
+  Delivery first = deliver(reader, wire, {wire.size()}, false);
+  REQUIRE(first.done);
+  REQUIRE(*first.done);
+  // The next one, after a body larger than the buffer: the head's receive takes kHeadReceiveBytes, and the
+  // sink copies only the body bytes that came with the head; the rest lands in place.
+  const uint64_t copied_before = in_place.copied_bytes();
+  reader.start(in_place, nullptr, nullptr);
+  window = reader.window();
+  REQUIRE(window);
   CHECK(window->bytes.size() == kHeadReceiveBytes);
-  // The first receive fills it (the head and the body after it); the rest of the body lands in place, and
-  // what the sink copied is what came with the head.
   std::memcpy(window->bytes.data(), wire.data(), kHeadReceiveBytes);
   auto done = reader.received(kHeadReceiveBytes);
   REQUIRE(done);
-  const std::size_t head = wire.size() - payload.size();
-  CHECK(in_place.copied_bytes() == kHeadReceiveBytes - head);
+  CHECK(in_place.copied_bytes() - copied_before == kHeadReceiveBytes - head);
   window = reader.window();
   REQUIRE(window);
   CHECK(window->bytes.data() == body.data() + (kHeadReceiveBytes - head));
   // A head longer than one small receive is appended to across several, and parses whole.
-  std::string long_head = "HTTP/1.1 200 OK\r\nX-Long: " + std::string(3 * kHeadReceiveBytes, 'a') + "\r\nContent-Length: 2\r\n\r\nok";
+  const std::string long_head = "HTTP/1.1 200 OK\r\nX-Long: " + std::string(3 * kHeadReceiveBytes, 'a') +
+                                "\r\nContent-Length: 2\r\n\r\nok";
   ResponseReceiver long_reader(ParserLimits{.max_header_bytes = 64 * 1024}, kBufferBytes);
   base::PaddedBuffer long_body;
   PresizedSink long_sink(long_body);
+  long_reader.start(long_sink, nullptr, nullptr);
+  REQUIRE(*deliver(long_reader, wire, {wire.size()}, false).done);
   long_reader.start(long_sink, nullptr, nullptr);
   const Delivery whole = deliver(long_reader, long_head, {long_head.size()}, false);
   REQUIRE(whole.done);
   CHECK(*whole.done);
   CHECK(std::string_view(long_body.data(), long_body.size()) == "ok");
-  // A sink without a window gets the whole buffer from the first receive.
+  // After a small body, the whole buffer again.
+  long_reader.start(long_sink, nullptr, nullptr);
+  window = long_reader.window();
+  REQUIRE(window);
+  CHECK(window->bytes.size() == kBufferBytes);
+  // A sink without a window gets the whole buffer whatever came before.
   DiscardSink copying;
   CHECK_FALSE(copying.receives_in_place());
   ResponseReceiver copy_reader(ParserLimits{}, kBufferBytes);
+  copy_reader.start(copying, nullptr, nullptr);
+  REQUIRE(*deliver(copy_reader, wire, {wire.size()}, false).done);
   copy_reader.start(copying, nullptr, nullptr);
   window = copy_reader.window();
   REQUIRE(window);

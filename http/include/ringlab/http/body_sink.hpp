@@ -14,8 +14,8 @@
 //   end()                when the body is complete.
 // Body bytes that arrived in the same receive as the head are always in the client's buffer: a
 // sink copies those, then gets the rest in place. A sink that says it receives in place
-// (receives_in_place) has the head received by itself, in receives of at most kHeadReceiveBytes, so that
-// little of the body comes with it.
+// (receives_in_place) has the head received by itself, in receives of at most kHeadReceiveBytes, when the
+// last response was larger than the client's receive buffer, so that little of a large body comes with it.
 //
 // A sink returns an error (Errc::sink or body_too_large) to abort the response; the client then closes
 // the connection. Views passed to on_body() live only during the call.

@@ -17,8 +17,8 @@
 // received_elsewhere(); the caller may reuse that memory when it returns.
 //
 // Where bytes land: the first receive of a response goes into the receiver's own buffer (at most
-// kHeadReceiveBytes of it when the sink receives in place, body_sink.hpp), and an incomplete head is
-// appended to, so the parser's views into it stay valid (a head that fills the
+// kHeadReceiveBytes of it when the sink receives in place, body_sink.hpp, and the last response's body
+// was larger than the buffer), and an incomplete head is appended to, so the parser's views into it stay valid (a head that fills the
 // buffer is copied into the parser, which then holds it, and the buffer starts over). After the head
 // the sink is asked for a window: bytes then land in the sink's memory (its fixed-buffer index says
 // when that is a registered buffer) and are fed to the parser where they landed, so on_body sees the
@@ -109,6 +109,7 @@ class ResponseReceiver final : private ResponseHandler {
     uint64_t body_bytes = 0;
   };
   Progress now_;
+  uint64_t last_body_bytes_ = 0;  // the body of the last complete response (start() keeps it)
 };
 
 }  // namespace ringlab::http
