@@ -365,7 +365,7 @@ class Runner {
         if (!s.active) continue;
         // Checked at every iteration, not every round: a round of many cases lasts seconds.
         if (cancelled()) {
-          finish_interrupted();
+          finish_measured("interrupted");
           return;
         }
         (void)measure_one(s, static_cast<unsigned>(round + 1), static_cast<unsigned>(max_rounds));
@@ -412,51 +412,32 @@ class Runner {
   void run_driven() {
     RoundDriver& driver = *context_.driver;
     std::vector<unsigned> counts(states_.size(), 0);
-    const auto stop = [this](const std::string& why) {
-      for (CaseState& s : states_) {
-        if (s.active && s.result.samples_ns.empty()) fail(s, why);
-      }
-      for (CaseState& s : states_) {
-        if (s.active) finish(s);
-      }
-    };
     for (;;) {
-      if (cancelled()) {
-        finish_interrupted();
-        return;
-      }
+      if (cancelled()) return finish_measured("interrupted");
       auto next = driver.next_case();
-      if (!next) return stop("driver: " + next.error().message);
+      if (!next) return finish_measured("driver: " + next.error().message);
       if (!*next) break;
       const std::size_t index = **next;
       if (index >= states_.size() || !states_[index].active) {
         const Status told = driver.measured(index, std::nullopt, "no such case measuring");
-        if (!told) return stop("driver: " + told.error().message);
+        if (!told) return finish_measured("driver: " + told.error().message);
         continue;
       }
       CaseState& s = states_[index];
       auto sample = measure_one(s, ++counts[index], 0);
       const Status told = driver.measured(index, sample, sample ? std::string_view{} : s.result.reason);
-      if (!told) return stop("driver: " + told.error().message);
+      if (!told) return finish_measured("driver: " + told.error().message);
     }
-    for (CaseState& s : states_) {
-      if (!s.active) continue;
-      if (s.result.samples_ns.empty()) {
-        fail(s, "the driver measured no iteration of it");
-      } else {
-        finish(s);
-      }
-    }
+    finish_measured("the driver measured no iteration of it");
   }
 
-  // Interleaved run stopped by a signal: every case that has samples is finished with them, so that the
-  // report keeps what was measured (ratios pair the rounds both sides completed); one with none is
-  // marked interrupted.
-  void finish_interrupted() {
+  // Every case still measuring is finished with the samples it has, so that the report keeps what was
+  // measured (ratios pair the rounds both sides completed); one with none fails with `reason`.
+  void finish_measured(const std::string& reason) {
     for (CaseState& s : states_) {
       if (!s.active) continue;
       if (s.result.samples_ns.empty()) {
-        fail(s, "interrupted");
+        fail(s, reason);
       } else {
         finish(s);
       }
