@@ -5,7 +5,7 @@
 // The samples: in every round each case runs one measured iteration in each build, the two back to
 // back, so a pair is taken under the same state of the machine; which goes first alternates from round
 // to round. The second of a pair runs right after the same case in the other build, in caches the first
-// warmed (and, for one binary, on its code): an A/A measured the first of a pair up to 2-4 % slower at
+// warmed (and, for one binary, on its code): an A/A measured the first of a pair up to 2.7 % slower at
 // 10,000 records. So one value is a balanced pair of rounds, one with each build first: the mean of their
 // two log ratios, in which that order effect cancels. The answer per case, from those values:
 //   ratio      their median, as a ratio after / before
