@@ -22,11 +22,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kMedianEfficiency = 1.2533141373155;
 constexpr double kMadToSigma = 1.482602218505602;
 
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return quantile_sorted(values, 0.5);
-}
-
 }  // namespace
 
 bool same_count(const std::optional<double>& a, const std::optional<double>& b) noexcept {

@@ -65,6 +65,11 @@ double stddev(std::span<const double> values) noexcept {
   return std::sqrt(sum / static_cast<double>(values.size() - 1));
 }
 
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return quantile_sorted(values, 0.5);
+}
+
 double quantile_sorted(std::span<const double> sorted, double p) noexcept {
   if (sorted.empty()) return kNaN;
   p = std::clamp(p, 0.0, 1.0);

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "ringlab/bench/core/statistics.hpp"
 #include "ringlab/bench/link/link_session.hpp"
 #include "ringlab/http/response_receiver.hpp"
 #include "ringlab/http/sinks.hpp"
@@ -101,12 +102,6 @@ class Connection {
   http::ResponseReceiver receiver_{http::ParserLimits{}, 64 * 1024};
 };
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 constexpr double kWeatherRecordBytes = 77.2;  // average size of one /weather record
 constexpr std::size_t kMaxProbeRecords = 400'000;  // ~31 MB, under the server's default answer limit
 
@@ -128,7 +123,7 @@ Status measure_link(const std::string& host, uint16_t port, const link::LinkSpec
     if (i >= 3) rtts.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   }
   info.configured_rtt_us = configured_rtt_s * 1e6;
-  info.measured_rtt_us = median(rtts);
+  info.measured_rtt_us = median_of(rtts);
   info.measured_rtt_min_us = *std::min_element(rtts.begin(), rtts.end());
   info.rtt_samples = static_cast<unsigned>(rtts.size());
 

@@ -21,12 +21,6 @@ std::string time_text(double ns) {
   return fmt::format("{:.2f} ms", ns / 1e6);
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(values.begin(), values.end());
-  return quantile_sorted(values, 0.5);
-}
-
 std::string ratio_text(const AbEstimate& e) {
   if (!std::isfinite(e.ratio)) return "n/a";
   if (!std::isfinite(e.low) || !std::isfinite(e.high)) return fmt::format("{:.3f} (too few rounds)", e.ratio);
@@ -47,10 +41,9 @@ std::string count_pair(std::string_view what, const std::optional<double>& befor
 // keeps to the console's width; report.json has every value.
 std::string counts_text(const AbCase& c) {
   std::vector<std::string> parts;
-  const auto differs = [](const std::optional<double>& a, const std::optional<double>& b) { return !same_count(a, b); };
-  if (differs(c.before_allocations, c.after_allocations)) parts.push_back(count_pair("allocs", c.before_allocations, c.after_allocations));
-  if (differs(c.before_bytes, c.after_bytes)) parts.push_back(count_pair("B", c.before_bytes, c.after_bytes));
-  if (differs(c.before_syscalls, c.after_syscalls)) parts.push_back(count_pair("syscalls", c.before_syscalls, c.after_syscalls));
+  if (!same_count(c.before_allocations, c.after_allocations)) parts.push_back(count_pair("allocs", c.before_allocations, c.after_allocations));
+  if (!same_count(c.before_bytes, c.after_bytes)) parts.push_back(count_pair("B", c.before_bytes, c.after_bytes));
+  if (!same_count(c.before_syscalls, c.after_syscalls)) parts.push_back(count_pair("syscalls", c.before_syscalls, c.after_syscalls));
   if (parts.empty()) return "same";
   return parts.size() == 1 ? parts.front() : fmt::format("{} +{}", parts.front(), parts.size() - 1);
 }
@@ -109,8 +102,8 @@ std::string render_ab_table(const AbReport& report) {
       out += fmt::format("| {} | | | | | | | not compared: {} |\n", c.name, c.reason);
       continue;
     }
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", c.name, time_text(median(c.before_ns)),
-                       time_text(median(c.after_ns)), ratio_text(c.time), ratio_text(c.cpu), detectable_text(c),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", c.name, time_text(median_of(c.before_ns)),
+                       time_text(median_of(c.after_ns)), ratio_text(c.time), ratio_text(c.cpu), detectable_text(c),
                        counts_text(c), verdict_text(c));
   }
   return out;

@@ -38,6 +38,8 @@ namespace ringlab::bench {
 [[nodiscard]] double stddev(std::span<const double> values) noexcept;
 // Type-7 quantile of an already sorted, non-empty sample; p in [0, 1].
 [[nodiscard]] double quantile_sorted(std::span<const double> sorted, double p) noexcept;
+// The median of `values` in any order (sorted here, a copy); NaN when empty.
+[[nodiscard]] double median_of(std::vector<double> values);
 // The distribution-free confidence interval of the median of `sorted` (ascending): the order
 // statistics j and k around the middle between which the true median lies with probability at least
 // `level`, from the binomial distribution B(n, 1/2) (exact sums, no normal approximation). Both NaN
