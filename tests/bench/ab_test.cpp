@@ -1,5 +1,6 @@
 // core/ab.hpp: the before/after run's estimates, verdicts, gate and report.json.
 #include "ringlab/bench/core/ab.hpp"
+#include "ringlab/bench/core/statistics.hpp"
 
 #include <doctest/doctest.h>
 
@@ -116,7 +117,12 @@ TEST_CASE("verdicts: slower or faster only beyond the band with the corrected in
   report.method.fail_over = 0.02;
   rb::judge(report);
   CHECK(report.method.compared == 4);
-  CHECK(report.method.case_level == doctest::Approx(1 - 0.05 / 8));  // 4 cases x time and CPU
+  // 4 cases x time and CPU; the 5 % cases' four quantities are beyond the band, and every interval is
+  // drawn at the level of the fourth of them.
+  CHECK(report.method.correction == "Benjamini-Hochberg");
+  CHECK(report.method.discoveries == 4);
+  CHECK(report.method.case_level == doctest::Approx(1 - 4 * 0.05 / 8));
+  CHECK(report.method.detect_level == doctest::Approx(1 - 0.05 / 8));
   CHECK(report.cases[0].verdict == rb::AbVerdict::within_noise);
   CHECK(report.cases[1].verdict == rb::AbVerdict::slower);
   CHECK(report.cases[2].verdict == rb::AbVerdict::faster);
@@ -162,6 +168,84 @@ TEST_CASE("an A/A of pure noise over many cases flags none: the correction holds
   rb::AbReport report = report_of(std::move(cases));
   rb::judge(report);
   for (const rb::AbCase& c : report.cases) CHECK(c.verdict == rb::AbVerdict::within_noise);
+}
+
+TEST_CASE("the sign test's tail and the p-value that a median lies beyond the band") {
+  CHECK(rb::binomial_half_at_most(10, 0) == doctest::Approx(1.0 / 1024));
+  CHECK(rb::binomial_half_at_most(10, 5) == doctest::Approx(638.0 / 1024));
+  CHECK(rb::binomial_half_at_most(4, 4) == 1);
+  CHECK(rb::binomial_half_at_most(2000, 2000) == 1);
+  CHECK(rb::binomial_half_at_most(2000, 1000) == doctest::Approx(0.5 + 0.5 * 0.01783).epsilon(0.001));
+  const double up = std::log(1.05);
+  const std::vector<double> all_up(10, up);
+  CHECK(rb::beyond_band_p(all_up, 0.01) == doctest::Approx(2.0 / 1024));  // every value beyond +1 %
+  std::vector<double> all_down(10, -up);
+  CHECK(rb::beyond_band_p(all_down, 0.01) == doctest::Approx(2.0 / 1024));
+  const std::vector<double> inside(10, std::log(1.005));
+  CHECK(rb::beyond_band_p(inside, 0.01) == 1);
+  CHECK(rb::beyond_band_p({}, 0.01) == 1);
+}
+
+TEST_CASE("the interval at level L clears the band exactly when the p-value is at most 1 - L") {
+  for (unsigned seed = 0; seed < 40; ++seed) {
+    rb::AbCase c;
+    fill_pairs(c, 60, 1.0 + 0.004 * seed, 0.02, 200 + seed);
+    const std::vector<double> logs = rb::pair_log_ratios(c.before_ns, c.after_ns, c.after_first);
+    const double p = rb::beyond_band_p(logs, 0.01);
+    for (double level : {0.9, 0.95, 0.99, 0.999}) {
+      const auto e = rb::estimate_change(c.before_ns, c.after_ns, c.after_first, level, 0.01, 0.9);
+      const bool clears = std::isfinite(e.low) && (e.low > 1.01 || e.high < 1 / 1.01);
+      CHECK_MESSAGE(clears == (p <= 1 - level), "seed ", seed, " level ", level, " p ", p);
+    }
+  }
+}
+
+namespace {
+
+// 40 balanced pairs of rounds: `unchanged` of them with after = before, the rest 5 % slower; the CPU the same on
+// both sides.
+rb::AbCase partly_slower(std::size_t unchanged) {
+  rb::AbCase c;
+  for (std::size_t pair = 0; pair < 40; ++pair) {
+    for (bool after_first : {false, true}) {
+      c.before_ns.push_back(1000);
+      c.after_ns.push_back(pair < unchanged ? 1000 : 1050);
+      c.before_cpu_ns.push_back(500);
+      c.after_cpu_ns.push_back(500);
+      c.after_first.push_back(after_first);
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the correction: several quantities moved share a looser level; one alone must pass Bonferroni's") {
+  // 11 of 40 pairs unchanged: the sign test's p is 2 P(B(40, 1/2) <= 11) = 0.0064, above Bonferroni's
+  // 0.05 / 20 for 10 cases, below 3 x 0.05 / 20.
+  std::vector<rb::AbCase> three(10);
+  for (std::size_t i = 0; i < three.size(); ++i) three[i] = partly_slower(i < 3 ? 11 : 40);
+  rb::AbReport report = report_of(std::move(three));
+  rb::judge(report);
+  CHECK(report.method.discoveries == 3);
+  CHECK(report.method.case_level == doctest::Approx(1 - 3 * 0.05 / 20));
+  for (std::size_t i = 0; i < report.cases.size(); ++i) {
+    CHECK(report.cases[i].verdict == (i < 3 ? rb::AbVerdict::slower : rb::AbVerdict::within_noise));
+    CHECK(report.cases[i].cpu_verdict == rb::AbVerdict::within_noise);
+  }
+  CHECK(report.cases[0].time.low > 1.01);
+  // At Bonferroni's level the same interval would not clear the band.
+  const auto bonferroni = rb::estimate_change(report.cases[0].before_ns, report.cases[0].after_ns,
+                                              report.cases[0].after_first, 1 - 0.05 / 20, 0.01, 0.9);
+  CHECK(bonferroni.low <= 1.01);
+  // The same move in one case alone: nothing is beyond the band.
+  std::vector<rb::AbCase> one(10);
+  for (std::size_t i = 0; i < one.size(); ++i) one[i] = partly_slower(i < 1 ? 11 : 40);
+  rb::AbReport alone = report_of(std::move(one));
+  rb::judge(alone);
+  CHECK(alone.method.discoveries == 0);
+  CHECK(alone.method.case_level == doctest::Approx(1 - 0.05 / 20));
+  CHECK(alone.cases[0].verdict == rb::AbVerdict::within_noise);
 }
 
 TEST_CASE("counts are the same within 0.01 per op or 0.1 %; one more per op differs") {
@@ -225,6 +309,9 @@ TEST_CASE("report.json of a before/after run reads back as written, and is told 
   CHECK(back->rounds == 12);
   CHECK(back->method.fail_over == doctest::Approx(0.02));
   CHECK(back->method.case_level == doctest::Approx(report.method.case_level));
+  CHECK(back->method.detect_level == doctest::Approx(report.method.detect_level));
+  CHECK(back->method.discoveries == report.method.discoveries);
+  CHECK(back->method.correction == "Benjamini-Hochberg");
   CHECK(back->environment.cpu == "a CPU");
   CHECK(back->config.suite == "headline");
   CHECK(back->after.report.environment.git_commit == "abc");

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -126,8 +128,36 @@ TEST_CASE("an A/A run: every case in both builds in every round, paired, alterna
   CHECK(page.find("# Before and after: suite headline") != std::string::npos);
   CHECK(page.find("--before BEFORE --after AFTER") != std::string::npos);
   CHECK(page.find("## How the verdicts are reached") != std::string::npos);
-  CHECK(page.find("Bonferroni") != std::string::npos);
+  CHECK(page.find("Benjamini and Hochberg") != std::string::npos);
   CHECK(page.find(dir.path()) == std::string::npos);
+
+  // A report an older bench judged (Bonferroni's correction), judged again from its per-round values.
+  nlohmann::json older = nlohmann::json::parse(e2e::read_file(run.report.string()));
+  older["method"]["correction"] = "Bonferroni";
+  older["method"].erase("discoveries");
+  const std::string older_path = dir.file("older.json");
+  { std::ofstream(older_path) << older.dump(); }
+  const auto again = e2e::run({kBench, "report", older_path, "--judge-again", "--out", dir.file("again")},
+                              dir.file("again-stdout"), dir.file("again-stderr"), 60s);
+  REQUIRE(again.has_value());
+  INFO(e2e::read_file(dir.file("again-stderr")));
+  REQUIRE(*again == 0);
+  std::string judged;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("again"))) {
+    judged = e2e::read_file(entry.path().string());
+  }
+  CHECK(judged.find("--judge-again") != std::string::npos);
+  CHECK(judged.find("the run itself printed verdicts by Bonferroni") != std::string::npos);
+  CHECK(judged.find("Benjamini and Hochberg") != std::string::npos);
+  // Only a before/after report has verdicts to judge again.
+  const std::string not_ab = dir.file("not-ab.json");
+  { std::ofstream(not_ab) << "{}"; }
+  const auto refused = e2e::run({kBench, "report", not_ab, "--judge-again", "--out", dir.file("none")},
+                                dir.file("none-stdout"), dir.file("none-stderr"), 60s);
+  REQUIRE(refused.has_value());
+  CHECK(*refused != 0);
+  CHECK(e2e::read_file(dir.file("none-stderr")).find("--judge-again is for a before/after report") !=
+        std::string::npos);
 }
 
 TEST_CASE("a slowdown injected into the after build is found slower, and the gate exits 4") {

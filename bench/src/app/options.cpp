@@ -94,6 +94,10 @@ void add_subcommands(CLI::App& app, Subcommands& sub) {
   sub.report_command->add_option("--out", sub.results_page.out, "folder the page is written to")->capture_default_str();
   sub.report_command->add_option("--seeds-page", sub.results_page.seeds_page, "the page of a seeds run's folder")
       ->capture_default_str();
+  sub.report_command->add_flag(
+      "--judge-again", sub.results_page.judge_again,
+      "a before/after report: judge its per-round values again with this bench's method (its correction; the "
+      "report's band, power and gate) instead of showing the verdicts the run printed; the page says so");
 }
 
 // What a run measures: the suite, its strategies, sizes, payload and the client's policies.

@@ -1,9 +1,11 @@
 // `bench report RUN/report.json [--out DIR]` (or RUN): the results page of a report (reporters.hpp's
 // render_results_page), written to DIR/<date>-<suite>-<commit>.md; with RUN/profile.json
 // (tools/profile) the page says where the CPU goes. A before/after run's report (core/ab.hpp) gets its
-// own page (ab_report.hpp), DIR/<date>-ab-<suite>-<before>-<after>.md.
+// own page (ab_report.hpp), DIR/<date>-ab-<suite>-<before>-<after>.md; with --judge-again its verdicts are
+// judged again from its per-round values by this bench's method (a report of an older bench).
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "commands.hpp"
 #include "ringlab/bench/core/ab.hpp"
@@ -44,8 +46,17 @@ int run_results_page_command(const ResultsPageCommand& command) {
   const bool run_folder = std::filesystem::is_directory(given) && std::filesystem::exists(given / "report.json");
   if (std::filesystem::is_directory(given) && !run_folder) return run_seeds_page_command(command);
   const std::filesystem::path source = run_folder ? given / "report.json" : given;
-  const std::string page_command = "tools/bench report " + shown_path(given, run_folder);
-  if (auto ab = read_ab_report_file(source)) return write_page(command, ab_page_name(*ab), render_ab_page(*ab, page_command));
+  std::string page_command = "tools/bench report " + shown_path(given, run_folder);
+  if (auto ab = read_ab_report_file(source)) {
+    std::optional<std::string> printed;
+    if (command.judge_again) {
+      printed = ab->method.correction;
+      judge(*ab);
+      page_command += " --judge-again";
+    }
+    return write_page(command, ab_page_name(*ab), render_ab_page(*ab, page_command, printed));
+  }
+  if (command.judge_again) return report_error("report: --judge-again is for a before/after report (\"kind\": \"ab\")");
   auto report = read_report_file(source);
   if (!report) return report_error("report: " + report.error().message);
   // tools/profile's summary of the same run, next to its report.

@@ -109,9 +109,8 @@ double normal_quantile(double p) noexcept {
   return (low + high) / 2;
 }
 
-AbEstimate estimate_change(std::span<const double> before, std::span<const double> after,
-                           const std::vector<bool>& after_first, double level, double band, double power) {
-  AbEstimate e{0, kNaN, kNaN, kNaN, kNaN};
+std::vector<double> pair_log_ratios(std::span<const double> before, std::span<const double> after,
+                                    const std::vector<bool>& after_first) {
   // The log ratio of each round, kept apart by which build went first.
   std::vector<double> after_went_first;
   std::vector<double> before_went_first;
@@ -130,9 +129,28 @@ AbEstimate estimate_change(std::span<const double> before, std::span<const doubl
   } else {
     logs = after_went_first.empty() ? before_went_first : after_went_first;
   }
-  e.pairs = logs.size();
-  if (logs.empty()) return e;
   std::sort(logs.begin(), logs.end());
+  return logs;
+}
+
+double beyond_band_p(std::span<const double> sorted_logs, double band) {
+  const std::size_t n = sorted_logs.size();
+  if (n == 0) return 1;
+  const double edge = std::log1p(band);
+  // The values not above +band (for "slower") and not below -band (for "faster"): the fewer, the
+  // stronger the evidence that the median lies beyond the band on that side.
+  const auto not_above = static_cast<std::size_t>(
+      std::upper_bound(sorted_logs.begin(), sorted_logs.end(), edge) - sorted_logs.begin());
+  const auto not_below = static_cast<std::size_t>(
+      sorted_logs.end() - std::lower_bound(sorted_logs.begin(), sorted_logs.end(), -edge));
+  return std::min(1.0, 2 * binomial_half_at_most(n, std::min(not_above, not_below)));
+}
+
+namespace {
+
+AbEstimate estimate_of(std::span<const double> logs, double level, double detect_level, double band, double power) {
+  AbEstimate e{logs.size(), kNaN, kNaN, kNaN, kNaN};
+  if (logs.empty()) return e;
   const double median = quantile_sorted(logs, 0.5);
   e.ratio = std::exp(median);
   const Interval interval = median_interval(logs, level);
@@ -143,10 +161,18 @@ AbEstimate estimate_change(std::span<const double> before, std::span<const doubl
     for (double d : logs) deviations.push_back(std::abs(d - median));
     const double sigma = kMadToSigma * median_of(std::move(deviations));
     const double standard_error = kMedianEfficiency * sigma / std::sqrt(static_cast<double>(logs.size()));
-    const double z = normal_quantile(1 - (1 - level) / 2) + normal_quantile(power);
+    const double z = normal_quantile(1 - (1 - detect_level) / 2) + normal_quantile(power);
     e.mde = std::exp(std::log1p(band) + z * standard_error) - 1;
   }
   return e;
+}
+
+}  // namespace
+
+AbEstimate estimate_change(std::span<const double> before, std::span<const double> after,
+                           const std::vector<bool>& after_first, double level, double band, double power,
+                           std::optional<double> detect_level) {
+  return estimate_of(pair_log_ratios(before, after, after_first), level, detect_level.value_or(level), band, power);
 }
 
 void judge(AbReport& report) {
@@ -155,13 +181,37 @@ void judge(AbReport& report) {
     if (!index || *index >= side.cases.size() || side.cases[*index].status != CaseStatus::ok) return nullptr;
     return &side.cases[*index];
   };
-  method.compared = 0;
-  for (const AbCase& c : report.cases) {
-    if (c.reason.empty() && std::min(c.before_ns.size(), c.after_ns.size()) > 0) ++method.compared;
+  const auto compared = [](const AbCase& c) {
+    return c.reason.empty() && std::min(c.before_ns.size(), c.after_ns.size()) > 0;
+  };
+  // Each compared case's values and the p-values of all its quantities, for the correction.
+  struct Values {
+    std::vector<double> time;
+    std::vector<double> cpu;
+  };
+  std::vector<Values> values(report.cases.size());
+  std::vector<double> p_values;
+  for (std::size_t i = 0; i < report.cases.size(); ++i) {
+    const AbCase& c = report.cases[i];
+    if (!compared(c)) continue;
+    values[i].time = pair_log_ratios(c.before_ns, c.after_ns, c.after_first);
+    values[i].cpu = pair_log_ratios(c.before_cpu_ns, c.after_cpu_ns, c.after_first);
+    p_values.push_back(beyond_band_p(values[i].time, method.noise_band));
+    p_values.push_back(beyond_band_p(values[i].cpu, method.noise_band));
   }
-  method.case_level = 1 - (1 - method.family_level) /
-                              static_cast<double>(std::max<std::size_t>(1, method.compared * method.per_case));
-  for (AbCase& c : report.cases) {
+  method.compared = p_values.size() / 2;
+  method.per_case = 2;
+  method.correction = "Benjamini-Hochberg";
+  const double alpha = (1 - method.family_level) / static_cast<double>(std::max<std::size_t>(1, p_values.size()));
+  std::sort(p_values.begin(), p_values.end());
+  method.discoveries = 0;
+  for (std::size_t i = 0; i < p_values.size(); ++i) {
+    if (p_values[i] <= static_cast<double>(i + 1) * alpha) method.discoveries = i + 1;
+  }
+  method.case_level = 1 - static_cast<double>(std::max<std::size_t>(1, method.discoveries)) * alpha;
+  method.detect_level = 1 - alpha;
+  for (std::size_t i = 0; i < report.cases.size(); ++i) {
+    AbCase& c = report.cases[i];
     const CaseResult* b = find(report.before.report, c.before_index);
     const CaseResult* a = find(report.after.report, c.after_index);
     c.before_allocations = b != nullptr ? b->memory.allocs_per_op : std::nullopt;
@@ -171,14 +221,13 @@ void judge(AbReport& report) {
     c.after_bytes = a != nullptr ? a->memory.bytes_per_op : std::nullopt;
     c.after_syscalls = a != nullptr ? a->io.syscalls_per_op : std::nullopt;
     c.over_gate = false;
-    if (!c.reason.empty() || std::min(c.before_ns.size(), c.after_ns.size()) == 0) {
+    if (!compared(c)) {
       c.verdict = AbVerdict::not_compared;
       if (c.reason.empty()) c.reason = "no round measured it on both sides";
       continue;
     }
-    c.time = estimate_change(c.before_ns, c.after_ns, c.after_first, method.case_level, method.noise_band, method.power);
-    c.cpu = estimate_change(c.before_cpu_ns, c.after_cpu_ns, c.after_first, method.case_level, method.noise_band,
-                            method.power);
+    c.time = estimate_of(values[i].time, method.case_level, method.detect_level, method.noise_band, method.power);
+    c.cpu = estimate_of(values[i].cpu, method.case_level, method.detect_level, method.noise_band, method.power);
     c.time_verdict = verdict_of(c.time, method.noise_band);
     c.cpu_verdict = verdict_of(c.cpu, method.noise_band);
     const bool slower = c.time_verdict == AbVerdict::slower || c.cpu_verdict == AbVerdict::slower;
@@ -251,6 +300,8 @@ json to_json(const AbReport& report) {
               {"method", json{{"compared", m.compared},
                               {"family_level", m.family_level},
                               {"case_level", m.case_level},
+                              {"detect_level", m.detect_level},
+                              {"discoveries", m.discoveries},
                               {"noise_band", m.noise_band},
                               {"power", m.power},
                               {"fail_over", number(m.fail_over)},
@@ -290,6 +341,8 @@ Result<AbReport> ab_report_from_json(const json& j) {
     report.method.per_case = m.value("per_case", std::size_t{2});
     report.method.family_level = m.value("family_level", 0.95);
     report.method.case_level = m.value("case_level", 0.95);
+    report.method.detect_level = m.value("detect_level", report.method.case_level);
+    report.method.discoveries = m.value("discoveries", std::size_t{0});
     report.method.noise_band = m.value("noise_band", 0.01);
     report.method.power = m.value("power", 0.9);
     report.method.fail_over = read_optional(m, "fail_over");

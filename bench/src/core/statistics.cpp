@@ -190,17 +190,31 @@ RatioStats ratio_all_pairs(std::span<const double> x, std::span<const double> b)
   return {mean(ratios), stddev(ratios)};
 }
 
+namespace {
+
+// P(B(n, 1/2) = k), in log space so that large n does not underflow 2^-n.
+double binomial_half_mass(std::size_t n, std::size_t k) noexcept {
+  const auto nd = static_cast<double>(n);
+  const auto kd = static_cast<double>(k);
+  return std::exp(std::lgamma(nd + 1) - std::lgamma(kd + 1) - std::lgamma(nd - kd + 1) + nd * std::log(0.5));
+}
+
+}  // namespace
+
+double binomial_half_at_most(std::size_t n, std::size_t k) noexcept {
+  if (k >= n) return 1;
+  double sum = 0;
+  for (std::size_t i = 0; i <= k; ++i) sum += binomial_half_mass(n, i);
+  return std::min(1.0, sum);
+}
+
 Interval median_interval(std::span<const double> sorted, double level) {
   const std::size_t n = sorted.size();
   if (n == 0 || !(level > 0) || !(level < 1)) return {};
-  // P(B(n, 1/2) <= i), summed in log space so that large n does not underflow 2^-n.
-  const double log_half_n = static_cast<double>(n) * std::log(0.5);
-  const double log_n_factorial = std::lgamma(static_cast<double>(n) + 1);
-  double below = 0;  // P(B <= j - 1) for the current j
+  double below = 0;  // P(B(n, 1/2) <= j - 1) for the current j
   std::size_t best = 0;
   for (std::size_t j = 1; j <= n / 2; ++j) {
-    const auto k = static_cast<double>(j - 1);
-    below += std::exp(log_n_factorial - std::lgamma(k + 1) - std::lgamma(static_cast<double>(n) - k + 1) + log_half_n);
+    below += binomial_half_mass(n, j - 1);
     // [x_(j), x_(n-j+1)] covers the median with probability 1 - 2 P(B <= j - 1).
     if (1 - 2 * below < level) break;
     best = j;

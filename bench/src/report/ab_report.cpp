@@ -92,6 +92,33 @@ std::string command_text(const AbReport& report) {
   return run_command_text(config);
 }
 
+// How the intervals' level was set, for the summary line (`brief`) and the page: Benjamini and
+// Hochberg's correction, or Bonferroni's for reports written before it.
+std::string correction_text(const AbMethod& m, bool brief) {
+  const std::size_t quantities = m.compared * m.per_case;
+  const double q = (1 - m.family_level) * 100;
+  if (m.correction == "Bonferroni") {
+    if (brief) {
+      return fmt::format("Bonferroni over {} cases × {}: {:.0f} % for the whole suite", m.compared, m.per_case,
+                         m.family_level * 100);
+    }
+    return fmt::format("Bonferroni correction over {} cases × {} quantities, so that the whole suite keeps a {:.0f} % "
+                       "chance that every interval holds its true ratio",
+                       m.compared, m.per_case, m.family_level * 100);
+  }
+  if (brief) {
+    return fmt::format("{} over {} cases × {} at {:g} %: {} of {} beyond the band", m.correction, m.compared,
+                       m.per_case, q, m.discoveries, quantities);
+  }
+  return fmt::format(
+      "Benjamini and Hochberg's correction over the {} quantities ({} cases × {}) at q = {:g} %: each quantity's "
+      "p-value is the sign test's that its median lies beyond the band, the correction found {} of them beyond it, "
+      "and every interval is drawn at 1 − max({}, 1) × {:g} %/{}, at which exactly those intervals clear the band. "
+      "In an A/A, where nothing changed, the chance of any verdict over the whole suite stays at most {:g} %; with "
+      "a change, at most {:g} % of the verdicts are expected to be false",
+      quantities, m.compared, m.per_case, q, m.discoveries, m.discoveries, q, quantities, q, q);
+}
+
 }  // namespace
 
 std::string render_ab_table(const AbReport& report) {
@@ -134,8 +161,8 @@ std::string render_ab_summary(const AbReport& report) {
       counts);
   out += fmt::format(
       "Verdicts: time and CPU after/before, each outside ±{:g} % (the noise band) with its median's interval at "
-      "{:.3f} % ({} over {} cases × {}: {:.0f} % for the whole suite).\n",
-      m.noise_band * 100, m.case_level * 100, m.correction, m.compared, m.per_case, m.family_level * 100);
+      "{:.3f} % ({}).\n",
+      m.noise_band * 100, m.case_level * 100, correction_text(m, /*brief=*/true));
   const auto range = [](const std::vector<double>& values) {
     const auto [low, high] = std::minmax_element(values.begin(), values.end());
     return fmt::format("{} to {}", percent_text(*low), percent_text(*high));
@@ -163,7 +190,8 @@ std::string ab_page_name(const AbReport& report) {
                      short_commit(report.before.report), short_commit(report.after.report));
 }
 
-std::string render_ab_page(const AbReport& report, std::string_view page_command) {
+std::string render_ab_page(const AbReport& report, std::string_view page_command,
+                           const std::optional<std::string>& judged_again_from) {
   const Environment& e = report.environment;
   std::string out = fmt::format("# Before and after: suite {}, {} against {}, {}\n\n", report.config.suite,
                                 short_commit(report.after.report), short_commit(report.before.report),
@@ -188,6 +216,11 @@ std::string render_ab_page(const AbReport& report, std::string_view page_command
   row("Server", report.side == "server" ? "each build's own embedded server (--compare-side server)"
                                         : "one embedded server for both builds (--compare-side client)");
   row("Page made by", fmt::format("`{}`", page_command));
+  if (judged_again_from) {
+    row("Verdicts", fmt::format("judged again from the report's per-round values by the bench that made this page "
+                                "({}); the run itself printed verdicts by {}",
+                                report.method.correction, *judged_again_from));
+  }
   out += "\n## How the verdicts are reached\n\n";
   out += fmt::format(
       "Each build runs as its own worker process, driven by one parent round by round, both with the same "
@@ -197,17 +230,16 @@ std::string render_ab_page(const AbReport& report, std::string_view page_command
       "balanced pair of rounds, one with each build first (the mean of their two log ratios: the second of a pair "
       "runs in caches the first warmed, and that effect cancels). For each case and for its time and its CPU per op, "
       "after/before is the median of those values, and its interval the distribution-free interval of that median "
-      "at {:.3f} % ({} correction over {} cases × {} quantities, so that the whole suite keeps a {:.0f} % chance that "
-      "every interval holds its true ratio). A quantity is slower when its interval lies wholly above 1 + {:g} %, "
+      "at {:.3f} % ({}). A quantity is slower when its interval lies wholly above 1 + {:g} %, "
       "faster when wholly below 1/(1 + {:g} %): the noise band stands for what two processes of one build may still "
       "differ by. The case is slower (or faster) when time, CPU or both say so, the verdict naming which, and mixed "
       "when they disagree. Detectable is the smallest change the run could have found at {:.0f} % power: the band "
-      "plus (z of the corrected level + z of the power) times the median's standard error (1.2533 × 1.4826 × the "
+      "plus (z of {:.3f} %, the level of a run in which it were the only change, + z of the power) times the median's standard error (1.2533 × 1.4826 × the "
       "median absolute deviation of the values / √values). Allocations, bytes and system calls per op are counts, "
       "compared as counts (the same within 0.01 per op or 0.1 %).\n\n",
-      report.rounds, report.method.case_level * 100, report.method.correction, report.method.compared,
-      report.method.per_case, report.method.family_level * 100, report.method.noise_band * 100,
-      report.method.noise_band * 100, report.method.power * 100);
+      report.rounds, report.method.case_level * 100, correction_text(report.method, /*brief=*/false),
+      report.method.noise_band * 100, report.method.noise_band * 100, report.method.power * 100,
+      report.method.detect_level * 100);
   out += "## Cases\n\n" + render_ab_table(report) + "\n" + render_ab_summary(report);
   std::vector<std::string> warnings = e.warnings;
   for (auto [name, build] : {std::pair{"before", &report.before}, std::pair{"after", &report.after}}) {

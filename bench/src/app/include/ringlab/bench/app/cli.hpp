@@ -80,6 +80,9 @@ struct ResultsPageCommand {
   std::string out = "docs/results";  // the page is OUT/<results_page_name>
   // A seeds run's folder (bench seeds) instead of a report: its page goes here.
   std::string seeds_page = "docs/seeds.md";
+  // A before/after report: its per-round values judged again with this bench's method (judge()), for a
+  // report a bench with an older method wrote; the page says which verdicts the run itself printed.
+  bool judge_again = false;
 };
 
 // The whole command line, parsed: a run's plan (plan.hpp), or one of the commands that need none.

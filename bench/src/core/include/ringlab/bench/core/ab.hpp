@@ -9,22 +9,33 @@
 // 10,000 records. So one value is a balanced pair of rounds, one with each build first: the mean of their
 // two log ratios, in which that order effect cancels. The answer per case, from those values:
 //   ratio      their median, as a ratio after / before
-//   interval   the distribution-free interval of that median (statistics.hpp's median_interval) at the
-//              level 1 - 0.05 / 2m, m the cases compared, each with two quantities judged (time and CPU):
-//              Bonferroni's correction, so that the whole suite's chance of an interval that misses its
-//              true ratio stays at most 5 %
+//   interval   the distribution-free interval of that median (statistics.hpp's median_interval) at one
+//              level for every interval of the run, set by the correction for the 2m quantities judged
+//              (m cases compared, each with its time and its CPU), below
 //   verdict    per quantity: slower when the interval lies wholly above 1 + band, faster when wholly
 //              below 1 / (1 + band), else within the noise. `band` (--noise-band, 1 % by default) is the
 //              equivalence band: what two processes of one build may still differ by is not a change.
 //              The case's verdict: slower (or faster) when one quantity or both say so and neither says
 //              the opposite, mixed when they disagree; `moved` names which ("time, CPU")
-//   mde        the smallest change the run could have detected: band + (z(1 - 0.05 / 4m) + z(power)) x
-//              the median's standard error, 1.2533 x 1.4826 x MAD(values) / sqrt(n values) (the normal
-//              approximation of a median's error, the spread read robustly), power 90 %
+//   mde        the smallest change the run could have detected: band + (z(1 - q / 4m) + z(power)) x the
+//              median's standard error, 1.2533 x 1.4826 x MAD(values) / sqrt(n values) (the normal
+//              approximation of a median's error, the spread read robustly), power 90 %: at the level of a
+//              run in which it would be the only change (R = 1), so it does not depend on the others
+// The correction (Benjamini and Hochberg's, q = 5 %): each quantity's p-value is the sign test's that its
+// values' median lies beyond the band on the side they lean to (beyond_band_p); ranked p_(1) <= ... <=
+// p_(2m), the R quantities up to the largest i with p_(i) <= i q / 2m are beyond the band, and every
+// interval is drawn at 1 - max(R, 1) q / 2m (Benjamini and Yekutieli's intervals for selected
+// parameters). The sign interval at level L clears the band exactly when p <= 1 - L, so the intervals
+// and the verdicts agree: the R quantities' intervals clear the band and no other's does. In an A/A, where
+// every quantity is unchanged, the chance of any verdict other than within the noise stays at most q over
+// the whole suite (for independent or positively dependent p-values, as the cases of one machine give);
+// with a change, at most a share q of the verdicts is expected to be false. Against Bonferroni's level
+// for every interval (1 - q / 2m) this gains where a change moves several quantities (a slowed strategy
+// at three sizes, in time and CPU): the R of them share a level R times looser.
 // Time and CPU per op (the client's user and system time) are both judged because they answer different
 // halves of the question: a change that adds waiting shows in time, and CPU, free of the loopback's and
 // the server's timing, is the quieter of the two for the rows that wait (over three runs, a 2 % busy wait
-// in views was found by CPU at 8 of its 9 sizes and runs, by time at 2). Allocations, bytes
+// in views was found by CPU at all 9 of its sizes and runs, by time at 4). Allocations, bytes
 // allocated and system calls per op are counts, compared as counts (AbCase::counts_differ): the same when
 // they differ by at most 0.01 per op or 0.1 %, since a count per op is an average over the measured ops
 // and a receive may split differently from op to op (3.002 against 3.001 system calls per op); one
@@ -109,12 +120,16 @@ struct AbCase {
 struct AbMethod {
   std::size_t compared = 0;        // m: the cases with a verdict other than not_compared
   std::size_t per_case = 2;        // quantities judged per case: time and CPU
-  double family_level = 0.95;      // over the whole suite
-  double case_level = 0.95;        // 1 - (1 - family_level) / (m x per_case), each interval's
+  double family_level = 0.95;      // 1 - q, q the correction's rate over the whole suite
+  double case_level = 0.95;        // every interval's: 1 - max(R, 1) q / (m x per_case)
+  double detect_level = 0.95;      // Detectable's: 1 - q / (m x per_case)
+  std::size_t discoveries = 0;     // R: the quantities beyond the band
   double noise_band = 0.01;        // --noise-band
   double power = 0.90;
   std::optional<double> fail_over;  // --fail-over as a fraction; null: no gate
-  std::string correction = "Bonferroni";
+  // "Benjamini-Hochberg"; reports written before it read "Bonferroni" (every interval at 1 - q / 2m, the
+  // verdicts from the intervals alone).
+  std::string correction = "Benjamini-Hochberg";
 };
 
 struct AbReport {
@@ -138,16 +153,25 @@ inline constexpr double kCountTolerancePerOp = 0.01;
 inline constexpr double kCountToleranceShare = 0.001;
 [[nodiscard]] bool same_count(const std::optional<double>& a, const std::optional<double>& b) noexcept;
 
-// after / before of paired samples (`after_first[i]`: the after build ran first in round i; empty: not
-// known, each round a value of its own): ratio, interval at `level`, smallest detectable change.
+// The values a quantity is judged by, ascending: the log ratio after / before of each balanced pair of
+// rounds (`after_first[i]`: the after build ran first in round i), the mean of the pair's two; with
+// `after_first` empty (the order not known), each round's log ratio. Rounds without a positive value on
+// both sides are left out.
+[[nodiscard]] std::vector<double> pair_log_ratios(std::span<const double> before, std::span<const double> after,
+                                                  const std::vector<bool>& after_first);
+// The two-sided p-value of the sign test that the median of `sorted_logs` lies beyond the band, on the
+// side more of them lie: 2 P(B(n, 1/2) <= the values not beyond it), at most 1; 1 without values.
+[[nodiscard]] double beyond_band_p(std::span<const double> sorted_logs, double band);
+// after / before of paired samples (pair_log_ratios): ratio, interval at `level`, smallest detectable
+// change at `detect_level` (`level` when not given).
 [[nodiscard]] AbEstimate estimate_change(std::span<const double> before, std::span<const double> after,
                                          const std::vector<bool>& after_first, double level, double band,
-                                         double power);
+                                         double power, std::optional<double> detect_level = std::nullopt);
 // The standard normal's quantile, p in (0, 1).
 [[nodiscard]] double normal_quantile(double p) noexcept;
 
 // Fills every case's estimates and verdict from its pairs and the counts from the builds' reports, and
-// the method's m and case level. Cases with a reason set stay not compared.
+// the method's m, R and levels (the correction above). Cases with a reason set stay not compared.
 void judge(AbReport& report);
 
 // Cases over the gate (none without one).

@@ -49,6 +49,9 @@ struct Interval {
   double high = std::numeric_limits<double>::quiet_NaN();
 };
 [[nodiscard]] Interval median_interval(std::span<const double> sorted, double level = 0.95);
+// P(B(n, 1/2) <= k): the sign test's tail, the chance that at most k of n values fall on one side of the
+// true median (1 when k >= n). Summed in log space, exact for the n of any run.
+[[nodiscard]] double binomial_half_at_most(std::size_t n, std::size_t k) noexcept;
 
 // Regularized incomplete beta function I_x(a, b), a, b > 0, x in [0, 1].
 [[nodiscard]] double incomplete_beta(double a, double b, double x) noexcept;
