@@ -317,6 +317,17 @@ template <class Doc, class Record>
   }
 }
 
+// Reads `source`, a document or a value in one, as a record into `out` (read_record, `start` as there):
+// false, with the error recorded, when it is no object or a field is wrong. The body of every loop over
+// records (array, lines, one record, an arriving window).
+template <class Doc, class Source, class Record>
+[[gnu::always_inline]] inline bool read_object_record(Doc& doc, Source&& source, Record& out, const Context& ctx,
+                                                      std::size_t start) {
+  od::object object;
+  if (const error_code e = source.get_object().get(object)) return fail(doc, ctx, {}, e);
+  return read_record(doc, object, out, ctx, start);
+}
+
 // A new record at the end of `out`: the vector grows, once per record only while a larger body than any
 // before it is parsed. Out of line, so that slot() stays inlined in the parse loops.
 template <class Record>
