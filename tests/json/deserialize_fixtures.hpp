@@ -3,6 +3,7 @@
 // deserialize_errors_test.cpp: bad and cut bodies, error positions, spans): bodies of each payload as an
 // array and as NDJSON, their generator's checksum, and parses of every kind into one Parsed.
 #include <algorithm>
+#include <array>
 #include <memory_resource>
 #include <string>
 #include <vector>
@@ -22,19 +23,17 @@ inline std::string_view name_of(Payload p) {
   return p == Payload::weather ? "weather" : p == Payload::repos ? "repos" : "github";
 }
 
-inline std::string array_body(Payload p, std::size_t n) {
+// The serializer's body of records 0..n-1 of `p`, written by appends[p] (one entry per Payload, in order).
+inline std::string body_of(Payload p, std::size_t n, const std::array<void (*)(std::string&, std::size_t), 3>& appends) {
   std::string out;
-  if (p == Payload::weather) json::append_weather_json(out, n);
-  if (p == Payload::repos) json::append_repos_json(out, n);
-  if (p == Payload::github) json::append_github_json(out, n);
+  appends[static_cast<std::size_t>(p)](out, n);
   return out;
 }
+inline std::string array_body(Payload p, std::size_t n) {
+  return body_of(p, n, {json::append_weather_json, json::append_repos_json, json::append_github_json});
+}
 inline std::string ndjson_body(Payload p, std::size_t n) {
-  std::string out;
-  if (p == Payload::weather) json::append_weather_ndjson(out, n);
-  if (p == Payload::repos) json::append_repos_ndjson(out, n);
-  if (p == Payload::github) json::append_github_ndjson(out, n);
-  return out;
+  return body_of(p, n, {json::append_weather_ndjson, json::append_repos_ndjson, json::append_github_ndjson});
 }
 inline uint64_t truth(Payload p, std::size_t n) {
   if (p == Payload::github) return json::checksum_github(n);
