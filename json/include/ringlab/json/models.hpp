@@ -139,6 +139,12 @@ struct WeatherView {
   int32_t temperature_f = 0;
 };
 
+// The members of either weather form, in field order (fields::Weather, fields::kWeather).
+template <class Form>
+constexpr auto weather_members() noexcept {
+  return std::tuple{&Form::date, &Form::temperature_c, &Form::summary, &Form::temperature_f};
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Repositories: GitHub-repository-like records of about 1-2 KB of JSON each.
 
