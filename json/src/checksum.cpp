@@ -68,7 +68,9 @@ class Hasher {
     if (value) text(*value);
   }
 
-  // One member of a record whose fields are listed as a table (github_members), by its type.
+  // One member of a record whose fields are listed as a table (weather_members, github_members), by
+  // its type.
+  void value(int32_t v) noexcept { integer(v); }
   void value(int64_t v) noexcept { integer(v); }
   void value(bool v) noexcept { boolean(v); }
   void value(const std::pmr::string& v) noexcept { text(std::string_view(v)); }
@@ -111,14 +113,6 @@ class Hasher {
 
   uint64_t& state_;
 };
-
-template <class Weather>
-void add_weather(Hasher& h, const Weather& record) noexcept {
-  h.text(record.date);
-  h.integer(record.temperature_c);
-  h.text(record.summary);
-  h.integer(record.temperature_f);
-}
 
 void add_topics(Hasher& h, const std::pmr::vector<std::pmr::string>& topics) noexcept {
   h.word(topics.size());
@@ -186,7 +180,7 @@ template <class Record>
 [[gnu::always_inline]] inline void add_record(uint64_t& state, std::size_t& records, const Record& record) noexcept {
   Hasher h(state);
   if constexpr (std::is_same_v<Record, WeatherForecast> || std::is_same_v<Record, WeatherView>) {
-    add_weather(h, record);
+    add_members(h, record, weather_members<Record>());
   } else if constexpr (std::is_same_v<Record, Repository> || std::is_same_v<Record, RepositoryView>) {
     add_repository(h, record);
   } else if constexpr (std::is_same_v<Record, GithubRepository> || std::is_same_v<Record, GithubRepositoryView>) {
