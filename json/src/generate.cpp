@@ -275,11 +275,7 @@ void fill_weather(std::size_t index, WeatherForecast& out) {
   out.temperature_f = fahrenheit_of(out.temperature_c);
 }
 
-WeatherForecast make_weather(std::size_t index) {
-  WeatherForecast record;
-  fill_weather(index, record);
-  return record;
-}
+WeatherForecast make_weather(std::size_t index) { return make_record(index, fill_weather); }
 
 // --- repositories ----------------------------------------------------------------------------------
 
@@ -331,11 +327,7 @@ void fill_repository(std::size_t index, Repository& out) {
   out.score = static_cast<double>(rng.below(100'000)) / 1000.0;
 }
 
-Repository make_repository(std::size_t index) {
-  Repository record;
-  fill_repository(index, record);
-  return record;
-}
+Repository make_repository(std::size_t index) { return make_record(index, fill_repository); }
 
 // --- github (jos's flat records) ---------------------------------------------------------------------
 
@@ -354,10 +346,6 @@ void fill_github(std::size_t index, GithubRepository& out) {
   out.visibility.assign(out.is_private ? "private" : "public");
 }
 
-GithubRepository make_github(std::size_t index) {
-  GithubRepository record;
-  fill_github(index, record);
-  return record;
-}
+GithubRepository make_github(std::size_t index) { return make_record(index, fill_github); }
 
 }  // namespace ringlab::json
