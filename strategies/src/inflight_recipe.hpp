@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "case_strategy.hpp"
+#include "client_strategy.hpp"
 #include "recipe.hpp"
 #include "recipe_strategy.hpp"
 #include "ringlab/http/inflight_client.hpp"
@@ -99,7 +100,7 @@ class InflightFrame : public CaseStrategy {
   [[nodiscard]] virtual std::size_t held_body_bytes() const = 0;
   [[nodiscard]] virtual std::size_t held_model_bytes() const = 0;
 
-  [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }
+  [[nodiscard]] net::Ring& ring() noexcept { return *endpoint_.ring; }
   // Bytes of one body as the server sends it for the case: one GET on a connection of its own (closed
   // after), outside the measured rounds; what open_slots() sizes registered memory for.
   Result<std::size_t> probe_body_bytes();
@@ -116,9 +117,7 @@ class InflightFrame : public CaseStrategy {
 
   const Recipe* recipe_;
   std::string target_;
-  std::string url_text_;  // url_ points into it: set by open_case() only
-  http::Url url_;
-  std::unique_ptr<net::Ring> ring_;
+  CaseEndpoint endpoint_;  // opened by open_case() only
   std::unique_ptr<http::InflightClient> client_;
   BodyCopies copies_;  // of the rounds of run(), not of the probe
 };
