@@ -80,7 +80,7 @@ class BeastInflight final : public LibraryPeer {
     HeldMemory held{.connections = count_};
     for (std::size_t i = 0; i < count_; ++i) {
       held.receive_bytes += connections_[i].buffer_bytes();
-      if (slots_[i].body.capacity() != 0) held.body_bytes += slots_[i].body.capacity() + base::kPadding;
+      held.body_bytes += held_bytes(slots_[i].body);
       held.model_bytes += slots_[i].models.capacity_bytes();
     }
     return held;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/json/checksum.hpp"
 #include "ringlab/json/consume.hpp"
 #include "ringlab/json/deserialize.hpp"
@@ -74,6 +75,12 @@ void stamp_round(http::Timeline& round, std::size_t count, StampsOf&& stamps_of)
   round.first_byte = first_byte == UINT64_MAX ? 0 : first_byte;
   round.head_parsed = head_parsed == UINT64_MAX ? 0 : head_parsed;
   round.body_done = body_done;
+}
+
+// The memory a padded body buffer holds (HeldMemory::body_bytes): its capacity and its padding, or 0 when it
+// holds none.
+[[nodiscard]] inline std::size_t held_bytes(const base::PaddedBuffer& buffer) noexcept {
+  return buffer.capacity() == 0 ? 0 : buffer.capacity() + base::kPadding;
 }
 
 // The body copies a strategy of ringlab's stack counts (IoCounters' body_* fields), cumulative: per response

@@ -97,7 +97,7 @@ class EpollInflight final : public CaseStrategy {
     for (std::size_t i = 0; i < count_; ++i) {
       const Connection& connection = connections_[i];
       held.receive_bytes += connection.receiver.buffer_bytes();
-      if (connection.body.capacity() != 0) held.body_bytes += connection.body.capacity() + base::kPadding;
+      held.body_bytes += held_bytes(connection.body);
       held.model_bytes += connection.models.capacity_bytes();
     }
     return held;

@@ -235,9 +235,7 @@ class InflightSharedStrategy final : public InflightFrame {
   }
   [[nodiscard]] std::size_t held_body_bytes() const override {
     std::size_t bytes = 0;
-    for (const auto& body : bodies_) {
-      if (body->buffer.capacity() != 0) bytes += body->buffer.capacity() + base::kPadding;
-    }
+    for (const auto& body : bodies_) bytes += held_bytes(body->buffer);
     return bytes;
   }
   [[nodiscard]] std::size_t held_model_bytes() const override { return models_.capacity_bytes(); }

@@ -299,9 +299,7 @@ class InflightStreamingStrategy final : public InflightFrame {
   }
   [[nodiscard]] std::size_t held_body_bytes() const override {
     std::size_t bytes = 0;
-    for (const auto& slot : slots_) {
-      if (slot->body.capacity() != 0) bytes += slot->body.capacity() + base::kPadding;
-    }
+    for (const auto& slot : slots_) bytes += held_bytes(slot->body);
     return bytes;
   }
   [[nodiscard]] std::size_t held_model_bytes() const override {
