@@ -99,6 +99,13 @@ class InflightFrame : public CaseStrategy {
   // What the slots keep now, bodies and models (HeldMemory's fields).
   [[nodiscard]] virtual std::size_t held_body_bytes() const = 0;
   [[nodiscard]] virtual std::size_t held_model_bytes() const = 0;
+  // What `slots` keep together: `held(slot)`, bytes, summed over them.
+  template <class Slots, class Held>
+  [[nodiscard]] static std::size_t held_by(const Slots& slots, Held&& held) {
+    std::size_t bytes = 0;
+    for (const auto& slot : slots) bytes += held(slot);
+    return bytes;
+  }
 
   [[nodiscard]] net::Ring& ring() noexcept { return *endpoint_.ring; }
   // Bytes of one body as the server sends it for the case: one GET on a connection of its own (closed
@@ -179,14 +186,10 @@ class InflightRecipeStrategy final : public InflightFrame {
   }
   // fixed_buffers: the registered buffers (a slot's held body is its buffer, idle or not).
   [[nodiscard]] std::size_t held_body_bytes() const override {
-    std::size_t bytes = 0;
-    for (const auto& slot : slots_) bytes += slot->held_body_bytes();
-    return bytes;
+    return held_by(slots_, [](const auto& slot) { return slot->held_body_bytes(); });
   }
   [[nodiscard]] std::size_t held_model_bytes() const override {
-    std::size_t bytes = 0;
-    for (const auto& slot : slots_) bytes += slot->held_model_bytes();
-    return bytes;
+    return held_by(slots_, [](const auto& slot) { return slot->held_model_bytes(); });
   }
 
   // Each slot on the heap: a sink refers to its own body, so a slot never moves.
@@ -234,9 +237,7 @@ class InflightSharedStrategy final : public InflightFrame {
     bodies_.clear();
   }
   [[nodiscard]] std::size_t held_body_bytes() const override {
-    std::size_t bytes = 0;
-    for (const auto& body : bodies_) bytes += held_bytes(body->buffer);
-    return bytes;
+    return held_by(bodies_, [](const auto& body) { return held_bytes(body->buffer); });
   }
   [[nodiscard]] std::size_t held_model_bytes() const override { return models_.capacity_bytes(); }
 
