@@ -56,64 +56,57 @@ void BeastConnection::start(const Exchange& exchange) {
     write();
     return;
   }
-  step_ = "connect";
   stream_.emplace(*exchange_.io);
-  stream_->expires_after(exchange_.deadline);
+  begin_step("connect");
   stream_->async_connect(*exchange_.endpoints,
                          [this](const beast::error_code& ec, const tcp::endpoint&) { on_connect(ec); });
 }
 
+bool BeastConnection::ended(const beast::error_code& ec) {
+  if (state_ != State::in_flight) return true;
+  if (!ec) return false;
+  finish(ec);
+  return true;
+}
+
+void BeastConnection::begin_step(std::string_view step) {
+  step_ = step;
+  stream_->expires_after(exchange_.deadline);
+}
+
 void BeastConnection::on_connect(const beast::error_code& ec) {
-  if (state_ != State::in_flight) return;
-  if (ec) {
-    finish(ec);
-    return;
-  }
+  if (ended(ec)) return;
   opened_ = true;
   step_ = "TCP_NODELAY";
   beast::error_code option;
   stream_->socket().set_option(tcp::no_delay(true), option);
-  if (option) {
-    finish(option);
-    return;
-  }
+  if (ended(option)) return;
   stamp(&http::Timeline::connected);
   write();
 }
 
 void BeastConnection::write() {
-  step_ = "write";
-  stream_->expires_after(exchange_.deadline);
+  begin_step("write");
   bhttp::async_write(*stream_, *exchange_.request,
                      [this](const beast::error_code& ec, std::size_t) { on_write(ec); });
 }
 
 void BeastConnection::on_write(const beast::error_code& ec) {
-  if (state_ != State::in_flight) return;
-  if (ec) {
-    finish(ec);
-    return;
-  }
+  if (ended(ec)) return;
   stamp(&http::Timeline::request_sent);
-  step_ = "read head";
+  begin_step("read head");
   parser_.emplace();
   parser_->body_limit(http::ParserLimits{}.max_body_bytes);
-  stream_->expires_after(exchange_.deadline);
   bhttp::async_read_header(*stream_, buffer_, *parser_,
                            [this](const beast::error_code& head, std::size_t) { on_head(head); });
 }
 
 void BeastConnection::on_head(const beast::error_code& ec) {
-  if (state_ != State::in_flight) return;
-  if (ec) {
-    finish(ec);
-    return;
-  }
+  if (ended(ec)) return;
   // Beast reads the head whole: when its first byte came is not seen, so the wait ends with the head.
   stamp(&http::Timeline::first_byte);
   stamp(&http::Timeline::head_parsed);
-  step_ = "read body";
-  stream_->expires_after(exchange_.deadline);
+  begin_step("read body");
   bhttp::async_read(*stream_, buffer_, *parser_, [this](const beast::error_code& body, std::size_t) { on_body(body); });
 }
 

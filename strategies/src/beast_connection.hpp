@@ -98,6 +98,11 @@ class BeastConnection {
   friend void close_connections(boost::asio::io_context& io, std::span<BeastConnection> connections) noexcept;
   enum class State { idle, in_flight, done, failed };
 
+  // Whether a step's handler goes no further: the connection is no longer in flight (closed while the
+  // step was pending), or the step failed (the chain is then finished with its error).
+  bool ended(const boost::beast::error_code& ec);
+  // The next step: named for failure_text(), its deadline set anew.
+  void begin_step(std::string_view step);
   void on_connect(const boost::beast::error_code& ec);
   void write();
   void on_write(const boost::beast::error_code& ec);

@@ -80,7 +80,7 @@ class BeastInflight final : public LibraryPeer {
     HeldMemory held{.connections = count_};
     for (std::size_t i = 0; i < count_; ++i) {
       held.receive_bytes += connections_[i].buffer_bytes();
-      if (slots_[i].body.capacity() != 0) held.body_bytes += slots_[i].body.capacity() + base::kPadding;
+      held.body_bytes += held_bytes(slots_[i].body);
       held.model_bytes += slots_[i].models.capacity_bytes();
     }
     return held;
@@ -178,26 +178,13 @@ Result<Outcome> BeastInflight::round(http::Timeline* timeline, Check check) {
   if (timed != nullptr) stamp_round(*timed);
 
   // All N are in: each body into its own models, the folds folded in connection order.
-  uint64_t consumed = 0;
-  for (std::size_t i = 0; i < count_; ++i) {
-    auto folded = take_body(i);
-    if (!folded) [[unlikely]] {
-      return std::unexpected(std::move(folded.error()));
-    }
-    consumed = fold_connection(consumed, *folded);
+  auto consumed = fold_round(count_, [this](std::size_t i) { return take_body(i); });
+  if (!consumed) [[unlikely]] {
+    return std::unexpected(std::move(consumed.error()));
   }
   stamp(&http::Timeline::deserialized);
-  Outcome outcome{consumed, 0};
-  if (check == Check::verify) {
-    for (std::size_t i = 0; i < count_; ++i) {
-      const uint64_t checksum = slots_[i].models.checksum(config().payload);
-      if (checksum != expected()) [[unlikely]] {
-        return failed_on(i, checksum_mismatch(checksum, expected(), config().count));
-      }
-    }
-    outcome.checksum = expected();
-  }
-  return outcome;
+  return conclude_round(label(), config(), expected(), *consumed, check, count_,
+                        [this](std::size_t i) { return slots_[i].models.checksum(config().payload); });
 }
 
 Result<uint64_t> BeastInflight::take_body(std::size_t index) {

@@ -5,35 +5,40 @@
 
 namespace ringlab::strategies::detail {
 
+Status CaseEndpoint::open(std::string_view label, const CaseConfig& config, std::string_view target) {
+  url_text = "http://" + authority(config);
+  url_text += target;
+  auto parsed = http::Url::parse(url_text);
+  if (!parsed) return fail(label, "URL " + url_text + ": " + parsed.error().message());
+  url = *parsed;
+
+  auto made = net::Ring::create();
+  if (!made) return fail(label, made.error().message());
+  ring = std::move(*made);
+  return {};
+}
+
 Status ClientStrategy::open_case() {
   // A second setup() starts over: what the first one made goes first, client before ring.
-  if (ring_) teardown();
-
-  url_text_ = "http://" + authority(config()) + target();
-  auto url = http::Url::parse(url_text_);
-  if (!url) return fail(label(), "URL " + url_text_ + ": " + url.error().message());
-  url_ = *url;
-
-  auto ring = net::Ring::create();
-  if (!ring) return fail(label(), ring.error().message());
-  ring_ = std::move(*ring);
+  if (endpoint_.ring) teardown();
+  if (auto opened = endpoint_.open(label(), config(), target()); !opened) return opened;
 
   http::ClientOptions options = client_options();
   if (config().connection == Connection::fresh) options.connection = http::ConnectionPolicy::fresh_per_request;
   options.connect_timeout = config().timeout;
   options.io_timeout = config().timeout;
   options.ticks = config().ticks;
-  client_ = std::make_unique<http::Client>(*ring_, options);
+  client_ = std::make_unique<http::Client>(*endpoint_.ring, options);
 
   if (auto prepared = prepare(); !prepared) return prepared;
   return {};
 }
 
 Result<http::ResponseInfo> ClientStrategy::fetch_once(http::BodySink& sink) {
-  auto response = client_->request(url_, request(), sink, nullptr);
+  auto response = client_->request(endpoint_.url, request(), sink, nullptr);
   if (!response) return fail(label(), response.error().message());
   if (response->status != 200) {
-    return fail(label(), "status " + std::to_string(response->status) + " for " + url_text_);
+    return fail(label(), "status " + std::to_string(response->status) + " for " + endpoint_.url_text);
   }
   return *response;
 }
@@ -57,7 +62,7 @@ Result<Outcome> ClientStrategy::run_case(http::Timeline* timeline, Check check) 
     // Several requests per run: the phase timeline follows the last one.
     http::BodySink& into = sink();
     const uint64_t copied_before = into.copied_bytes();
-    auto response = client_->request(url_, request(), into, i + 1 == requests ? timeline : nullptr);
+    auto response = client_->request(endpoint_.url, request(), into, i + 1 == requests ? timeline : nullptr);
     if (!response) [[unlikely]] {
       return fail(label(), response.error().message());
     }
@@ -65,7 +70,7 @@ Result<Outcome> ClientStrategy::run_case(http::Timeline* timeline, Check check) 
     zero_copy_sends_ += response->zero_copy.sends;
     zero_copy_copied_ += response->zero_copy.copied_sends;
     if (response->status != 200) [[unlikely]] {
-      return fail(label(), "status " + std::to_string(response->status) + " for " + url_text_);
+      return fail(label(), "status " + std::to_string(response->status) + " for " + endpoint_.url_text);
     }
     if (auto taken = after_response(); !taken) [[unlikely]] return std::unexpected(taken.error());
   }
@@ -92,7 +97,7 @@ IoCounters ring_counters(const net::Ring* ring, uint64_t connections_opened) noe
 }
 
 IoCounters ClientStrategy::io_counters() const {
-  IoCounters counters = ring_counters(ring_.get(), client_ ? client_->stats().connections_opened : 0);
+  IoCounters counters = ring_counters(endpoint_.ring.get(), client_ ? client_->stats().connections_opened : 0);
   counters.zero_copy_sends = zero_copy_sends_;
   counters.zero_copy_copied = zero_copy_copied_;
   return copies_.into(counters);
@@ -101,7 +106,7 @@ IoCounters ClientStrategy::io_counters() const {
 void ClientStrategy::close_case() {
   release();
   client_.reset();
-  ring_.reset();
+  endpoint_.ring.reset();
 }
 
 }  // namespace ringlab::strategies::detail

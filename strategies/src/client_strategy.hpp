@@ -49,6 +49,25 @@
 
 namespace ringlab::strategies::detail {
 
+// Where a case of ringlab's stack sends its requests and the ring they go through, opened by the setup()
+// of both frames (ClientStrategy, InflightFrame): the case's URL, as text and parsed, and the io_uring ring.
+// Lifetime: `url` points into `url_text`, so an endpoint is opened where it stays and is neither copied
+// nor moved; whatever uses the ring (the client) goes before the ring is reset.
+struct CaseEndpoint {
+  CaseEndpoint() = default;
+  CaseEndpoint(const CaseEndpoint&) = delete;
+  CaseEndpoint& operator=(const CaseEndpoint&) = delete;
+
+  // "http://host:port" and `target` for the case's server, parsed into `url`, then a new ring. Errors:
+  // "label: URL <text>: why" when the URL does not parse, "label: why" when the ring cannot be made (no
+  // ring is made after a URL that does not parse).
+  Status open(std::string_view label, const CaseConfig& config, std::string_view target);
+
+  std::string url_text;  // "http://127.0.0.1:8080/weather?count=10"; url points into it
+  http::Url url;
+  std::unique_ptr<net::Ring> ring;
+};
+
 class ClientStrategy : public CaseStrategy {
  public:
   using CaseStrategy::CaseStrategy;
@@ -70,7 +89,7 @@ class ClientStrategy : public CaseStrategy {
   virtual Status after_response() { return {}; }
   virtual void release() {}
 
-  [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }
+  [[nodiscard]] net::Ring& ring() noexcept { return *endpoint_.ring; }
   [[nodiscard]] http::Client& client() noexcept { return *client_; }
   // True during a run(…, Check::verify): checksum() will be called after deserialize().
   [[nodiscard]] bool verifying() const noexcept { return check_ == Check::verify; }
@@ -89,10 +108,8 @@ class ClientStrategy : public CaseStrategy {
   Result<Outcome> run_case(http::Timeline* timeline, Check check) final;
   void close_case() final;
 
-  std::string url_text_;  // url_ points into it: never changed after setup()
-  http::Url url_;
+  CaseEndpoint endpoint_;  // opened by setup() only
   Check check_ = Check::consume;  // of the run() in progress
-  std::unique_ptr<net::Ring> ring_;
   std::unique_ptr<http::Client> client_;
   uint64_t zero_copy_sends_ = 0;
   uint64_t zero_copy_copied_ = 0;

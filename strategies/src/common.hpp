@@ -11,8 +11,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/json/checksum.hpp"
 #include "ringlab/json/consume.hpp"
 #include "ringlab/json/deserialize.hpp"
@@ -73,6 +75,12 @@ void stamp_round(http::Timeline& round, std::size_t count, StampsOf&& stamps_of)
   round.first_byte = first_byte == UINT64_MAX ? 0 : first_byte;
   round.head_parsed = head_parsed == UINT64_MAX ? 0 : head_parsed;
   round.body_done = body_done;
+}
+
+// The memory a padded body buffer holds (HeldMemory::body_bytes): its capacity and its padding, or 0 when it
+// holds none.
+[[nodiscard]] inline std::size_t held_bytes(const base::PaddedBuffer& buffer) noexcept {
+  return buffer.capacity() == 0 ? 0 : buffer.capacity() + base::kPadding;
 }
 
 // The body copies a strategy of ringlab's stack counts (IoCounters' body_* fields), cumulative: per response
@@ -233,6 +241,39 @@ template <class ChecksumOfRecords>
     }
   }
   return outcome;
+}
+
+// The consumption fold of a round of N requests whose N responses are all in (the peers with N in
+// flight): `fold_of(i)` parses connection i's body into that connection's own models and returns a
+// Result<uint64_t>, its fold or an error that names the connection; the folds are folded in connection
+// order (fold_connection). The first error is returned as is, the connections after it left unparsed.
+template <class FoldOf>
+[[nodiscard]] Result<uint64_t> fold_round(std::size_t count, FoldOf&& fold_of) {
+  uint64_t round = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    auto folded = fold_of(i);
+    if (!folded) [[unlikely]] {
+      return std::unexpected(std::move(folded.error()));
+    }
+    round = fold_connection(round, *folded);
+  }
+  return round;
+}
+
+// The Outcome of such a round, `consumed` being fold_round()'s: with Check::verify, the full checksum of
+// each connection's records (`checksum_of(i)`) must equal `expected`, else "label: connection i of N:
+// checksum ... differs ..." for the first that does not; the Outcome's checksum is then `expected`.
+template <class ChecksumOf>
+[[nodiscard]] Result<Outcome> conclude_round(std::string_view label, const CaseConfig& config, uint64_t expected,
+                                             uint64_t consumed, Check check, std::size_t count,
+                                             ChecksumOf&& checksum_of) {
+  if (check != Check::verify) return Outcome{consumed, 0};
+  for (std::size_t i = 0; i < count; ++i) {
+    if (const uint64_t checksum = checksum_of(i); checksum != expected) [[unlikely]] {
+      return fail_on_connection(label, i, count, checksum_mismatch(checksum, expected, config.count));
+    }
+  }
+  return Outcome{consumed, expected};
 }
 
 // TIME_WAIT sockets with `port` at either end (port 0: any port, since no socket has it), in the text of

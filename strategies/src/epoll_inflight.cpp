@@ -97,7 +97,7 @@ class EpollInflight final : public CaseStrategy {
     for (std::size_t i = 0; i < count_; ++i) {
       const Connection& connection = connections_[i];
       held.receive_bytes += connection.receiver.buffer_bytes();
-      if (connection.body.capacity() != 0) held.body_bytes += connection.body.capacity() + base::kPadding;
+      held.body_bytes += held_bytes(connection.body);
       held.model_bytes += connection.models.capacity_bytes();
     }
     return held;
@@ -350,27 +350,20 @@ Result<Outcome> EpollInflight::round(http::Timeline* timeline, Check check) {
   copies_.received(body_bytes, copied_before, copied_after);
 
   // All N are in: each body into its own models, the folds folded in connection order.
-  uint64_t consumed = 0;
-  for (std::size_t i = 0; i < count_; ++i) {
+  auto consumed = fold_round(count_, [this](std::size_t i) -> Result<uint64_t> {
     Connection& connection = connections_[i];
     const auto folded = connection.models.parse(config().payload, parser(), json::padded_view(connection.body));
     if (!folded) [[unlikely]] {
       return failed_on(i, describe(folded.error()));
     }
-    consumed = fold_connection(consumed, *folded);
+    return *folded;
+  });
+  if (!consumed) [[unlikely]] {
+    return std::unexpected(std::move(consumed.error()));
   }
   stamp(&http::Timeline::deserialized);
-  Outcome outcome{consumed, 0};
-  if (check == Check::verify) {
-    for (std::size_t i = 0; i < count_; ++i) {
-      const uint64_t checksum = connections_[i].models.checksum(config().payload);
-      if (checksum != expected()) [[unlikely]] {
-        return failed_on(i, checksum_mismatch(checksum, expected(), config().count));
-      }
-    }
-    outcome.checksum = expected();
-  }
-  return outcome;
+  return conclude_round(label(), config(), expected(), *consumed, check, count_,
+                        [this](std::size_t i) { return connections_[i].models.checksum(config().payload); });
 }
 
 }  // namespace

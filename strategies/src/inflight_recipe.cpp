@@ -11,23 +11,16 @@ Status InflightFrame::open_case() {
   // A second setup() starts over: what the first one made goes first, client before ring.
   close_case();
   target_ = get_target(config(), recipe_->client.query);
-  url_text_ = "http://" + authority(config()) + target_;
-  auto url = http::Url::parse(url_text_);
-  if (!url) return fail(label(), "URL " + url_text_ + ": " + url.error().message());
-  url_ = *url;
-
-  auto ring = net::Ring::create();
-  if (!ring) return fail(label(), ring.error().message());
-  ring_ = std::move(*ring);
-  if (auto reason = missing_feature(*recipe_, ring_->features())) return fail(label(), *reason);
+  if (auto opened = endpoint_.open(label(), config(), target_); !opened) return opened;
+  if (auto reason = missing_feature(*recipe_, endpoint_.ring->features())) return fail(label(), *reason);
 
   http::InflightOptions options;
   options.receive = recipe_->client.receive;
   options.connect_timeout = config().timeout;
   options.io_timeout = config().timeout;
-  client_ = std::make_unique<http::InflightClient>(*ring_, options);
+  client_ = std::make_unique<http::InflightClient>(*endpoint_.ring, options);
   if (auto opened = open_slots(config().inflight); !opened) return opened;
-  if (auto connected = client_->connect(url_, config().inflight); !connected) {
+  if (auto connected = client_->connect(endpoint_.url, config().inflight); !connected) {
     return fail(label(), connected.error().message());
   }
   return {};
@@ -41,7 +34,7 @@ Result<Outcome> InflightFrame::run_case(http::Timeline* timeline, Check check) {
   if (client_->open_connections() == 0) {
     // Every connection failed in an earlier round: connect them all again (what the others do after an
     // error: the next request opens a new connection).
-    if (auto connected = client_->connect(url_, config().inflight); !connected) {
+    if (auto connected = client_->connect(endpoint_.url, config().inflight); !connected) {
       return fail(label(), connected.error().message());
     }
   }
@@ -83,8 +76,8 @@ Result<std::size_t> InflightFrame::probe_body_bytes() {
   http::InflightOptions options;
   options.connect_timeout = config().timeout;
   options.io_timeout = config().timeout;
-  http::InflightClient probe(*ring_, options);
-  if (auto connected = probe.connect(url_, 1); !connected) return fail(label(), connected.error().message());
+  http::InflightClient probe(*endpoint_.ring, options);
+  if (auto connected = probe.connect(endpoint_.url, 1); !connected) return fail(label(), connected.error().message());
   base::PaddedBuffer scratch;
   http::PresizedSink scratch_sink(scratch);
   http::BodySink* const sinks[] = {&scratch_sink};
@@ -96,7 +89,7 @@ Result<std::size_t> InflightFrame::probe_body_bytes() {
 }
 
 IoCounters InflightFrame::io_counters() const {
-  return copies_.into(ring_counters(ring_.get(), client_ ? client_->stats().connections_opened : 0));
+  return copies_.into(ring_counters(endpoint_.ring.get(), client_ ? client_->stats().connections_opened : 0));
 }
 
 uint64_t InflightFrame::sinks_copied() const noexcept {
@@ -116,7 +109,7 @@ HeldMemory InflightFrame::held_memory() const {
 void InflightFrame::close_case() {
   client_.reset();  // before the slots its sinks point into, and before the ring
   close_slots();
-  ring_.reset();
+  endpoint_.ring.reset();
 }
 
 }  // namespace ringlab::strategies::detail

@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "case_strategy.hpp"
+#include "client_strategy.hpp"
 #include "recipe.hpp"
 #include "recipe_strategy.hpp"
 #include "ringlab/http/inflight_client.hpp"
@@ -98,8 +99,15 @@ class InflightFrame : public CaseStrategy {
   // What the slots keep now, bodies and models (HeldMemory's fields).
   [[nodiscard]] virtual std::size_t held_body_bytes() const = 0;
   [[nodiscard]] virtual std::size_t held_model_bytes() const = 0;
+  // What `slots` keep together: `held(slot)`, bytes, summed over them.
+  template <class Slots, class Held>
+  [[nodiscard]] static std::size_t held_by(const Slots& slots, Held&& held) {
+    std::size_t bytes = 0;
+    for (const auto& slot : slots) bytes += held(slot);
+    return bytes;
+  }
 
-  [[nodiscard]] net::Ring& ring() noexcept { return *ring_; }
+  [[nodiscard]] net::Ring& ring() noexcept { return *endpoint_.ring; }
   // Bytes of one body as the server sends it for the case: one GET on a connection of its own (closed
   // after), outside the measured rounds; what open_slots() sizes registered memory for.
   Result<std::size_t> probe_body_bytes();
@@ -116,9 +124,7 @@ class InflightFrame : public CaseStrategy {
 
   const Recipe* recipe_;
   std::string target_;
-  std::string url_text_;  // url_ points into it: set by open_case() only
-  http::Url url_;
-  std::unique_ptr<net::Ring> ring_;
+  CaseEndpoint endpoint_;  // opened by open_case() only
   std::unique_ptr<http::InflightClient> client_;
   BodyCopies copies_;  // of the rounds of run(), not of the probe
 };
@@ -180,14 +186,10 @@ class InflightRecipeStrategy final : public InflightFrame {
   }
   // fixed_buffers: the registered buffers (a slot's held body is its buffer, idle or not).
   [[nodiscard]] std::size_t held_body_bytes() const override {
-    std::size_t bytes = 0;
-    for (const auto& slot : slots_) bytes += slot->held_body_bytes();
-    return bytes;
+    return held_by(slots_, [](const auto& slot) { return slot->held_body_bytes(); });
   }
   [[nodiscard]] std::size_t held_model_bytes() const override {
-    std::size_t bytes = 0;
-    for (const auto& slot : slots_) bytes += slot->held_model_bytes();
-    return bytes;
+    return held_by(slots_, [](const auto& slot) { return slot->held_model_bytes(); });
   }
 
   // Each slot on the heap: a sink refers to its own body, so a slot never moves.
@@ -235,11 +237,7 @@ class InflightSharedStrategy final : public InflightFrame {
     bodies_.clear();
   }
   [[nodiscard]] std::size_t held_body_bytes() const override {
-    std::size_t bytes = 0;
-    for (const auto& body : bodies_) {
-      if (body->buffer.capacity() != 0) bytes += body->buffer.capacity() + base::kPadding;
-    }
-    return bytes;
+    return held_by(bodies_, [](const auto& body) { return held_bytes(body->buffer); });
   }
   [[nodiscard]] std::size_t held_model_bytes() const override { return models_.capacity_bytes(); }
 

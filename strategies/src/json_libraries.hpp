@@ -86,6 +86,18 @@ enum class RapidjsonFlags { fast, strict };
 // without one of the three keys, or one of them of another type, is an error. In situ as rapidjson_parse.
 [[nodiscard]] json::Status token_loop_parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out);
 
+// Why `Library` (as LibraryStrategy below takes it) skips cases of `payload`: its static skip(payload), or
+// empty for a library that reads every payload or for one it reads.
+template <class Library>
+[[nodiscard]] constexpr std::string_view library_skip(Payload payload) noexcept {
+  if constexpr (requires { Library::skip(payload); }) {
+    return Library::skip(payload);
+  } else {
+    (void)payload;
+    return {};
+  }
+}
+
 // The body received as presized receives it (one padded buffer of Content-Length kept across requests,
 // the kernel writing into it), parsed by a library into owning models: reused in place, as presized's, or,
 // for a row whose models are Models::fresh_owning, made anew at every request, as presized_fresh's (and
@@ -101,21 +113,15 @@ class LibraryStrategy final : public ClientStrategy {
       : ClientStrategy(recipe.name), fresh_models_(recipe.models == Models::fresh_owning) {}
 
   [[nodiscard]] std::optional<std::string> skip_case(const CaseConfig& config) const override {
-    if (const std::string_view reason = skip_reason_for(config.payload); !reason.empty()) return std::string(reason);
+    if (const std::string_view reason = library_skip<Library>(config.payload); !reason.empty()) {
+      return std::string(reason);
+    }
     return std::nullopt;
   }
 
  private:
-  static std::string_view skip_reason_for(Payload payload) noexcept {
-    if constexpr (requires { Library::skip(payload); }) {
-      return Library::skip(payload);
-    } else {
-      (void)payload;
-      return {};
-    }
-  }
   Status prepare() override {
-    if (const std::string_view reason = skip_reason_for(config().payload); !reason.empty()) {
+    if (const std::string_view reason = library_skip<Library>(config().payload); !reason.empty()) {
       return fail(label(), reason);  // setup() without skip_case()
     }
     models_.emplace();
@@ -152,8 +158,8 @@ class LibraryFloor final : public ClientStrategy {
   explicit LibraryFloor(const Recipe& recipe) : ClientStrategy(recipe.name) {}
 
   [[nodiscard]] std::optional<std::string> skip_case(const CaseConfig& config) const override {
-    if constexpr (requires { Library::skip(config.payload); }) {
-      if (const std::string_view reason = Library::skip(config.payload); !reason.empty()) return std::string(reason);
+    if (const std::string_view reason = library_skip<Library>(config.payload); !reason.empty()) {
+      return std::string(reason);
     }
     return no_fresh_client(config, "a library's parse floor fetches its body once at setup and parses it warm");
   }

@@ -7,6 +7,7 @@
 // and become json::Error values.
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <new>
@@ -152,22 +153,26 @@ class Mapper {
     return value != nullptr && read_optional(*value, name, out, alloc);
   }
 
-  // The 22 fields of a github record, in the order of json::github_members.
-  bool record(const Json& object, json::GithubRepository& out) {
+  // A flat record, every field a scalar: member I of what kMembersOf() lists (json::github_members,
+  // json::jos_members) read from key I of `keys`, in that order.
+  template <auto kMembersOf, class Record, std::size_t N>
+  bool flat_record(const Json& object, const std::array<std::string_view, N>& keys, Record& out) {
     const Allocator alloc = out.get_allocator();
-    constexpr auto members = json::github_members<json::GithubRepository>();
+    constexpr auto members = kMembersOf();
+    static_assert(std::tuple_size_v<decltype(members)> == N);
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return (field(object, json::fields::kGithub[I], out.*std::get<I>(members), alloc) && ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(members)>>{});
+      return (field(object, keys[I], out.*std::get<I>(members), alloc) && ...);
+    }(std::make_index_sequence<N>{});
+  }
+
+  // The 22 fields of a github record.
+  bool record(const Json& object, json::GithubRepository& out) {
+    return flat_record<&json::github_members<json::GithubRepository>>(object, json::fields::kGithub, out);
   }
 
   // jos's DTO: name, url and stars; the other 18 keys stay in the DOM, unread.
   bool record(const Json& object, json::JosRepository& out) {
-    const Allocator alloc = out.get_allocator();
-    constexpr auto members = json::jos_members<json::JosRepository>();
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return (field(object, json::fields::kJos[I], out.*std::get<I>(members), alloc) && ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(members)>>{});
+    return flat_record<&json::jos_members<json::JosRepository>>(object, json::fields::kJos, out);
   }
 
   bool owner(const Json& object, json::Owner& out) {

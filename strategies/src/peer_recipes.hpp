@@ -69,6 +69,13 @@ constexpr std::array<Recipe, 3> peer_rows(MakeStrategy make, const PeerText& tex
   };
 }
 
+// `rows` (peer_rows()) with the GET row also run with --inflight N, by the strategy `make_inflight` makes.
+constexpr std::array<Recipe, 3> with_inflight_get(std::array<Recipe, 3> rows, MakeStrategy make_inflight) {
+  rows[0].inflight = true;
+  rows[0].make_inflight = make_inflight;
+  return rows;
+}
+
 inline constexpr std::array kSocketAndCurlPeers{
     peer({.name = "libcurl", .mirrors = kSocketPeers, .make = &make_libcurl,
           .description = "libcurl easy handle reused (keep-alive); write callback appends to a std::string, then a "
@@ -89,19 +96,17 @@ inline constexpr std::array kSocketAndCurlPeers{
 };
 
 // The GET row, with --inflight N: N easy handles in one multi (libcurl_multi.cpp).
-inline constexpr auto kLibcurlMulti = [] {
-  auto rows = peer_rows<"libcurl_multi">(
-      &make_libcurl_multi,
-      {.mirrors = "WebClient",
-       .get = "libcurl multi interface, one transfer at a time (poll/perform loop), connection kept in the multi's "
-              "cache; write callback into a std::string, then a padded copy; with N in flight, N easy handles at once",
-       .post = "POST /echo through libcurl's multi interface: body from CURLOPT_POSTFIELDS (no copy); echo "
-               "written into a std::string, then a padded copy",
-       .echo = "as libcurl_echo, driven by libcurl's multi interface"});
-  rows[0].inflight = true;
-  rows[0].make_inflight = &make_libcurl_multi_inflight;
-  return rows;
-}();
+inline constexpr auto kLibcurlMulti = with_inflight_get(
+    peer_rows<"libcurl_multi">(
+        &make_libcurl_multi,
+        {.mirrors = "WebClient",
+         .get = "libcurl multi interface, one transfer at a time (poll/perform loop), connection kept in the multi's "
+                "cache; write callback into a std::string, then a padded copy; with N in flight, N easy handles at "
+                "once",
+         .post = "POST /echo through libcurl's multi interface: body from CURLOPT_POSTFIELDS (no copy); echo "
+                 "written into a std::string, then a padded copy",
+         .echo = "as libcurl_echo, driven by libcurl's multi interface"}),
+    &make_libcurl_multi_inflight);
 inline constexpr auto kCppHttplib = peer_rows<"cpp_httplib">(
     &make_cpp_httplib,
     {.mirrors = "RestSharp",
@@ -112,20 +117,17 @@ inline constexpr auto kCppHttplib = peer_rows<"cpp_httplib">(
      .echo = "as echo with cpp-httplib's Post(): the object copied into its Request; answer in a fresh "
              "Response's std::string"});
 // The GET row with --inflight N: N connections on one io_context, N requests in flight (beast_inflight.cpp).
-inline constexpr auto kBeast = [] {
-  auto rows = peer_rows<"beast">(
-      &make_beast,
-      {.mirrors = "WebRequest",
-       .get = "Boost.Beast tcp_stream kept alive; head then body read into a response_parser<string_body> (a "
-              "fresh std::string per request; 512-byte receives, as in Beast's examples), then a padded copy",
-       .post = "POST /echo with Boost.Beast: a request<string_body> built once, written as is; echo read into a "
-               "response_parser<string_body>, then a padded copy",
-       .echo = "as echo with Boost.Beast: request<string_body> built once; answer read by a "
-               "response_parser<string_body>"});
-  rows[0].inflight = true;
-  rows[0].make_inflight = &make_beast_inflight;
-  return rows;
-}();
+inline constexpr auto kBeast = with_inflight_get(
+    peer_rows<"beast">(
+        &make_beast,
+        {.mirrors = "WebRequest",
+         .get = "Boost.Beast tcp_stream kept alive; head then body read into a response_parser<string_body> (a "
+                "fresh std::string per request; 512-byte receives, as in Beast's examples), then a padded copy",
+         .post = "POST /echo with Boost.Beast: a request<string_body> built once, written as is; echo read into a "
+                 "response_parser<string_body>, then a padded copy",
+         .echo = "as echo with Boost.Beast: request<string_body> built once; answer read by a "
+                 "response_parser<string_body>"}),
+    &make_beast_inflight);
 inline constexpr auto kCpprest = peer_rows<"cpprest">(
     &make_cpprest,
     {.mirrors = "HttpClient",

@@ -41,7 +41,6 @@ inline constexpr std::size_t kMaxDepth = 1024;
 
 // The keys of each record (json/fields.hpp). A field's position in its table is its bit in the record's
 // `seen` mask.
-using WeatherField = json::fields::Weather;
 using RepositoryField = json::fields::Repository;
 inline constexpr const auto& kWeatherKeys = json::fields::kWeather;
 inline constexpr const auto& kOwnerKeys = json::fields::kOwner;
@@ -51,11 +50,25 @@ inline constexpr const auto& kGithubKeys = json::fields::kGithub;
 inline constexpr const auto& kJosKeys = json::fields::kJos;
 using json::fields::all_of;
 using json::fields::first_missing;
-// The members of a repository's nested objects, in the order of their keys above.
+// The members of a weather record, a repository and a repository's nested objects, in the order of their
+// keys above (github's and jos's are json::github_members and json::jos_members).
+inline constexpr auto kWeatherMembers = std::tuple{&json::WeatherForecast::date, &json::WeatherForecast::temperature_c,
+                                                   &json::WeatherForecast::summary,
+                                                   &json::WeatherForecast::temperature_f};
+inline constexpr auto kRepositoryMembers = std::tuple{
+    &json::Repository::id, &json::Repository::node_id, &json::Repository::name, &json::Repository::full_name,
+    &json::Repository::is_private, &json::Repository::owner, &json::Repository::html_url,
+    &json::Repository::description, &json::Repository::fork, &json::Repository::url, &json::Repository::created_at,
+    &json::Repository::updated_at, &json::Repository::pushed_at, &json::Repository::homepage, &json::Repository::size,
+    &json::Repository::stargazers_count, &json::Repository::watchers_count, &json::Repository::language,
+    &json::Repository::forks_count, &json::Repository::open_issues_count, &json::Repository::archived,
+    &json::Repository::default_branch, &json::Repository::topics, &json::Repository::license, &json::Repository::score};
 inline constexpr auto kOwnerMembers =
     std::tuple{&json::Owner::login,    &json::Owner::id,   &json::Owner::node_id,   &json::Owner::avatar_url,
                &json::Owner::html_url, &json::Owner::type, &json::Owner::site_admin};
 inline constexpr auto kLicenseMembers = std::tuple{&json::License::key, &json::License::name, &json::License::spdx_id};
+static_assert(std::tuple_size_v<decltype(kWeatherMembers)> == kWeatherKeys.size());
+static_assert(std::tuple_size_v<decltype(kRepositoryMembers)> == kRepositoryKeys.size());
 static_assert(std::tuple_size_v<decltype(kOwnerMembers)> == kOwnerKeys.size());
 static_assert(std::tuple_size_v<decltype(kLicenseMembers)> == kLicenseKeys.size());
 
@@ -248,74 +261,41 @@ class Handler {
     return true;
   }
 
+  // A scalar into the record's field at its key's position: each record's members listed in the order of
+  // its keys (record_members()). A repository's owner, topics and license refuse a scalar (the license
+  // takes null).
   bool record_scalar(const Scalar& s) {
     bool ok = false;
-    if constexpr (kRepos) {
-      json::Repository& r = *record_;
-      switch (static_cast<RepositoryField>(field_)) {
-        case RepositoryField::id: ok = set(s, record_field(), r.id); break;
-        case RepositoryField::node_id: ok = set(s, record_field(), r.node_id); break;
-        case RepositoryField::name: ok = set(s, record_field(), r.name); break;
-        case RepositoryField::full_name: ok = set(s, record_field(), r.full_name); break;
-        case RepositoryField::is_private: ok = set(s, record_field(), r.is_private); break;
-        case RepositoryField::html_url: ok = set(s, record_field(), r.html_url); break;
-        case RepositoryField::description: ok = set(s, record_field(), r.description); break;
-        case RepositoryField::fork: ok = set(s, record_field(), r.fork); break;
-        case RepositoryField::url: ok = set(s, record_field(), r.url); break;
-        case RepositoryField::created_at: ok = set(s, record_field(), r.created_at); break;
-        case RepositoryField::updated_at: ok = set(s, record_field(), r.updated_at); break;
-        case RepositoryField::pushed_at: ok = set(s, record_field(), r.pushed_at); break;
-        case RepositoryField::homepage: ok = set_nullable(s, r.homepage); break;
-        case RepositoryField::size: ok = set(s, record_field(), r.size); break;
-        case RepositoryField::stargazers_count: ok = set(s, record_field(), r.stargazers_count); break;
-        case RepositoryField::watchers_count: ok = set(s, record_field(), r.watchers_count); break;
-        case RepositoryField::language: ok = set_nullable(s, r.language); break;
-        case RepositoryField::forks_count: ok = set(s, record_field(), r.forks_count); break;
-        case RepositoryField::open_issues_count: ok = set(s, record_field(), r.open_issues_count); break;
-        case RepositoryField::archived: ok = set(s, record_field(), r.archived); break;
-        case RepositoryField::default_branch: ok = set(s, record_field(), r.default_branch); break;
-        case RepositoryField::score: ok = set(s, record_field(), r.score); break;
-        case RepositoryField::license:
-          if (s.kind != Scalar::Kind::null) return wrong_type(record_field(), s.name(), "an object or null");
-          r.license.reset();
-          ok = true;
-          break;
-        case RepositoryField::owner: return wrong_type(record_field(), s.name(), "an object");
-        case RepositoryField::topics: return wrong_type(record_field(), s.name(), "an array");
-      }
-    } else if constexpr (kGithub || kJos) {
-      ok = flat_scalar(s);
-    } else {
-      json::WeatherForecast& w = *record_;
-      switch (static_cast<WeatherField>(field_)) {
-        case WeatherField::date: ok = set(s, record_field(), w.date); break;
-        case WeatherField::temperature_c: ok = set(s, record_field(), w.temperature_c); break;
-        case WeatherField::summary: ok = set(s, record_field(), w.summary); break;
-        case WeatherField::temperature_f: ok = set(s, record_field(), w.temperature_f); break;
-      }
-    }
+    json::with_member(*record_, record_members(), static_cast<std::size_t>(field_),
+                      [&](auto& member) { ok = set_member(s, member); });
     if (ok) seen_ |= uint32_t{1} << field_;
     return ok;
   }
-
-  // A github record and jos's DTO are flat: every field is a scalar, in the order of json::github_members
-  // or json::jos_members.
-  bool flat_scalar(const Scalar& s) {
-    bool ok = false;
-    const auto use = [&](auto& member) { ok = set_member(s, member); };
-    if constexpr (kJos) {
-      json::with_member(*record_, json::jos_members<json::JosRepository>(), static_cast<std::size_t>(field_), use);
+  static constexpr auto record_members() noexcept {
+    if constexpr (kRepos) {
+      return kRepositoryMembers;
+    } else if constexpr (kGithub) {
+      return json::github_members<json::GithubRepository>();
+    } else if constexpr (kJos) {
+      return json::jos_members<json::JosRepository>();
     } else {
-      json::with_member(*record_, json::github_members<json::GithubRepository>(), static_cast<std::size_t>(field_),
-                        use);
+      return kWeatherMembers;
     }
-    return ok;
   }
   template <class T>
   bool set_member(const Scalar& s, T& out) {
     return set(s, record_field(), out);
   }
   bool set_member(const Scalar& s, std::optional<std::pmr::string>& out) { return set_nullable(s, out); }
+  bool set_member(const Scalar& s, json::Owner&) { return wrong_type(record_field(), s.name(), "an object"); }
+  bool set_member(const Scalar& s, std::pmr::vector<std::pmr::string>&) {
+    return wrong_type(record_field(), s.name(), "an array");
+  }
+  bool set_member(const Scalar& s, std::optional<json::License>& license) {
+    if (s.kind != Scalar::Kind::null) return wrong_type(record_field(), s.name(), "an object or null");
+    license.reset();
+    return true;
+  }
 
   bool owner_scalar(const Scalar& s) {
     if constexpr (kRepos) {

@@ -272,7 +272,7 @@ struct BodySlot {
     } else if constexpr (kSink == Sink::fixed_buffers) {
       return landing.registered_bytes;
     } else {
-      return landing.body.capacity() == 0 ? 0 : landing.body.capacity() + base::kPadding;
+      return held_bytes(landing.body);
     }
   }
   [[nodiscard]] std::size_t held_model_bytes() const noexcept {

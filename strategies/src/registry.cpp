@@ -337,15 +337,21 @@ constexpr auto in_table_order(const std::array<Recipe, N>&... parts) {
 constexpr auto kRecipes =
     in_table_order(kOwnStack, kSocketAndCurlPeers, kLibcurlMulti, kCppHttplib, kBeast, kCpprest, kCurlpp, kReferences);
 
-// The factory of row `index`: its own maker, or RecipeStrategy with the row's sink and models.
+// The strategy of `recipe`: made by `own`, the row's maker of its own (Recipe::make or make_inflight),
+// when it names one, else by `generic`, which runs the row's fields. A plain `if`, at run time: with the
+// sanitizers on, GCC does not take a function's address compared with null as a constant expression.
+std::unique_ptr<Strategy> make_own_or(MakeStrategy own, MakeStrategy generic, const Recipe& recipe) {
+  if (own != nullptr) return own(recipe);
+  return generic(recipe);
+}
+
+// The factory of row `index`: its own maker, or RecipeStrategy with the row's sink and models. Both
+// compile for every row (a row with a maker keeps the default sink and models, which RecipeStrategy can
+// run).
 template <std::size_t index>
 std::unique_ptr<Strategy> make_row() {
   constexpr const Recipe& recipe = kRecipes[index];
-  // A plain `if`: with the sanitizers on, GCC does not take a function's address compared with null as
-  // a constant expression. Both branches compile for every row (a row with a maker keeps the default
-  // sink and models, which RecipeStrategy can run).
-  if (recipe.make != nullptr) return recipe.make(recipe);
-  return make_recipe_strategy<recipe.sink, recipe.models>(recipe);
+  return make_own_or(recipe.make, &make_recipe_strategy<recipe.sink, recipe.models>, recipe);
 }
 
 // The many-in-flight factory of row `index` (Descriptor::make_inflight): only rows with `inflight` get it.
@@ -358,9 +364,7 @@ std::unique_ptr<Strategy> make_inflight_row() {
   if constexpr (!recipe.inflight) {
     return nullptr;
   } else {
-    // A plain `if`, as in make_row().
-    if (recipe.make_inflight != nullptr) return recipe.make_inflight(recipe);
-    return make_inflight_recipe_strategy<recipe.sink, recipe.models>(recipe);
+    return make_own_or(recipe.make_inflight, &make_inflight_recipe_strategy<recipe.sink, recipe.models>, recipe);
   }
 }
 

@@ -106,7 +106,7 @@ IoCounters SocketPeer::io_counters() const {
 
 HeldMemory SocketPeer::held_memory() const {
   HeldMemory held{.connections = 1, .model_bytes = models_.capacity_bytes(), .receive_bytes = receiver_.buffer_bytes()};
-  if (body_.capacity() != 0) held.body_bytes = body_.capacity() + base::kPadding;
+  held.body_bytes = held_bytes(body_);
   return held;
 }
 

@@ -298,16 +298,10 @@ class InflightStreamingStrategy final : public InflightFrame {
     slots_.clear();
   }
   [[nodiscard]] std::size_t held_body_bytes() const override {
-    std::size_t bytes = 0;
-    for (const auto& slot : slots_) {
-      if (slot->body.capacity() != 0) bytes += slot->body.capacity() + base::kPadding;
-    }
-    return bytes;
+    return held_by(slots_, [](const auto& slot) { return held_bytes(slot->body); });
   }
   [[nodiscard]] std::size_t held_model_bytes() const override {
-    std::size_t bytes = 0;
-    for (const auto& slot : slots_) bytes += slot->sink.capacity_bytes();
-    return bytes;
+    return held_by(slots_, [](const auto& slot) { return slot->sink.capacity_bytes(); });
   }
 
   std::vector<std::unique_ptr<Slot>> slots_;
