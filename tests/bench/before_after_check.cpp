@@ -14,13 +14,17 @@
 
 #include "ringlab/bench/core/ab.hpp"
 #include "../support/bench_runs.hpp"
+#include "finished_runs.hpp"
 #include "support.hpp"
+#include "text_checks.hpp"
 
 namespace rb = ringlab::bench;
 namespace e2e = ringlab::e2e;
 using namespace std::chrono_literals;
 using ringlab::testing::kBench;
 using ringlab::testing::kServer;
+using ringlab::bench::testing::check_contains;
+using ringlab::bench::testing::run_to_success;
 
 namespace {
 
@@ -115,20 +119,14 @@ TEST_CASE("an A/A run: every case in both builds in every round, paired, alterna
   CHECK(as_suite.error().message.find("before/after") != std::string::npos);
 
   // bench report makes its page: the two commits, the method, no machine path.
-  const auto page_status = e2e::run({kBench, "report", run.report.string(), "--out", dir.file("pages")},
-                                    dir.file("page-stdout"), dir.file("page-stderr"), 60s);
-  REQUIRE(page_status.has_value());
-  INFO(e2e::read_file(dir.file("page-stderr")));
-  REQUIRE(*page_status == 0);
+  run_to_success(dir, {kBench, "report", run.report.string(), "--out", dir.file("pages")}, "page-", 60s);
   std::string page;
   for (const auto& entry : std::filesystem::directory_iterator(dir.file("pages"))) {
     CHECK(entry.path().filename().string().find("-ab-headline-") != std::string::npos);
     page = e2e::read_file(entry.path().string());
   }
-  CHECK(page.find("# Before and after: suite headline") != std::string::npos);
-  CHECK(page.find("--before BEFORE --after AFTER") != std::string::npos);
-  CHECK(page.find("## How the verdicts are reached") != std::string::npos);
-  CHECK(page.find("Benjamini and Hochberg") != std::string::npos);
+  check_contains(page, {"# Before and after: suite headline", "--before BEFORE --after AFTER",
+                        "## How the verdicts are reached", "Benjamini and Hochberg"});
   CHECK(page.find(dir.path()) == std::string::npos);
 
   // A report an older bench judged (Bonferroni's correction), judged again from its per-round values.

@@ -16,6 +16,7 @@
 #include "ringlab/bench/core/results.hpp"
 #include "../http_client/test_server.hpp"
 #include "../support/bench_runs.hpp"
+#include "finished_runs.hpp"
 #include "support.hpp"
 
 namespace rb = ringlab::bench;
@@ -39,6 +40,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 using ringlab::testing::kBench;
 using ringlab::testing::kServer;
 using ringlab::testing::written_report;
+using ringlab::bench::testing::file_under;
+using ringlab::bench::testing::run_to_success;
 
 // Polls `path` until it holds `needle` (or the deadline passes).
 bool wait_for_text(const std::string& path, std::string_view needle, std::chrono::milliseconds within) {
@@ -112,11 +115,8 @@ rb::Report interrupted_report(const e2e::TempDir& dir, const std::vector<std::st
 
 // The report.md a run wrote under `out` (empty when there is none).
 std::string written_markdown(const std::string& out) {
-  std::string markdown;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(out)) {
-    if (entry.path().filename() == "report.md") markdown = e2e::read_file(entry.path().string());
-  }
-  return markdown;
+  const std::filesystem::path markdown = file_under(out, "report.md");
+  return markdown.empty() ? std::string() : e2e::read_file(markdown.string());
 }
 
 // Runs bench with `arguments` and tiny settings (one warm-up, three iterations of 5 ms) to completion:
@@ -126,10 +126,7 @@ rb::Report tiny_report(const e2e::TempDir& dir, std::vector<std::string> argumen
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   argv.insert(argv.end(), {"--server", kServer, "--iteration-time", "5", "--warmup", "1", "--iterations", "3",
                            "--max-iterations", "3", "--out", dir.file("out")});
-  const auto status = e2e::run(argv, dir.file("stdout"), dir.file("stderr"), 120s);
-  REQUIRE(status.has_value());
-  INFO(e2e::read_file(dir.file("stderr")));
-  REQUIRE(*status == 0);
+  run_to_success(dir, argv, "", 120s);
   return written_report(dir.file("out"));
 }
 
@@ -258,17 +255,12 @@ TEST_CASE("--format gbench writes google-benchmark's JSON, which its compare.py 
   const std::string compare = "/usr/share/benchmark/compare.py";
   REQUIRE_MESSAGE(std::filesystem::exists(compare), "compare.py missing: tools/setup installs libbenchmark-tools");
   e2e::TempDir dir;
-  const auto status = e2e::run({kBench, "get", "--filter", "string_copy,views", "--sizes", "10", "--server", kServer,
-                                "--iteration-time", "5", "--warmup", "1", "--iterations", "3", "--max-iterations", "3",
-                                "--format", "json,gbench", "--out", dir.file("out")},
-                               dir.file("stdout"), dir.file("stderr"), 120s);
-  REQUIRE(status.has_value());
-  INFO(e2e::read_file(dir.file("stderr")));
-  REQUIRE(*status == 0);
-  std::string gbench;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.file("out"))) {
-    if (entry.path().filename() == "report.gbench.json") gbench = entry.path().string();
-  }
+  run_to_success(dir,
+                 {kBench, "get", "--filter", "string_copy,views", "--sizes", "10", "--server", kServer,
+                  "--iteration-time", "5", "--warmup", "1", "--iterations", "3", "--max-iterations", "3", "--format",
+                  "json,gbench", "--out", dir.file("out")},
+                 "", 120s);
+  const std::string gbench = file_under(dir.file("out"), "report.gbench.json").string();
   REQUIRE_FALSE(gbench.empty());
   // The run compared with itself: every benchmark found in both, the U test run on the repetitions.
   const auto compared = e2e::run({"/usr/bin/python3", compare, "--no-color", "benchmarks", gbench, gbench},

@@ -6,6 +6,8 @@
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rb = ringlab::bench;
@@ -13,12 +15,28 @@ namespace rs = ringlab::strategies;
 
 namespace {
 rb::ParsedCommandLine parse(std::vector<std::string> args) { return rb::parse_command_line(args); }
+
+// The options of a command line bench accepts; the test stops with bench's message where bench refuses it.
+rb::CliOptions accepted(std::vector<std::string> args) {
+  rb::ParsedCommandLine parsed = parse(std::move(args));
+  REQUIRE_MESSAGE(parsed.options.has_value(), parsed.output);
+  return std::move(*parsed.options);
+}
+rb::RunPlan plan_of(std::vector<std::string> args) { return accepted(std::move(args)).plan; }
+
+// A command line bench refuses as the user's error: nothing to run, exit code 2, and a message that
+// names `problem`.
+void check_refused(const std::vector<std::string>& args, std::string_view problem) {
+  const auto parsed = parse(args);
+  CHECK_FALSE(parsed.options.has_value());
+  CHECK(parsed.exit_code == 2);
+  INFO("output: " << parsed.output);
+  CHECK(parsed.output.find(problem) != std::string::npos);
+}
 }  // namespace
 
 TEST_CASE("no arguments: the headline suite with the documented defaults") {
-  const auto parsed = parse({});
-  REQUIRE(parsed.options.has_value());
-  const rb::RunPlan& p = parsed.options->plan;
+  const rb::RunPlan p = plan_of({});
   CHECK(p.cases.suite->name == "headline");
   CHECK_FALSE(p.cases.seeds);
   CHECK(p.cases.payload == rs::Payload::weather);
@@ -61,15 +79,13 @@ TEST_CASE("no arguments: the headline suite with the documented defaults") {
 }
 
 TEST_CASE("every option reaches the plan and the report's config") {
-  const auto parsed = parse({"repos", "--filter", "pre*,views", "--sizes", "10,20", "--payload", "weather",
-                             "--iteration-time", "50", "--warmup", "1", "--iterations", "5", "--max-iterations", "9",
-                             "--target-error", "5", "--no-memory", "--no-phases", "--format", "json",
-                             "--cpu", "0", "--out", "/tmp/x", "--url", "http://127.0.0.1:8080",
-                             "--max-ops-per-iteration", "1000", "--phase-samples", "10",
-                             "--request-timeout-ms", "250", "--server-cpu", "none",
-                             "--connection", "fresh", "--server-mode", "seed"});
-  REQUIRE(parsed.options.has_value());
-  const rb::RunPlan& p = parsed.options->plan;
+  const rb::RunPlan p = plan_of({"repos", "--filter", "pre*,views", "--sizes", "10,20", "--payload", "weather",
+                                "--iteration-time", "50", "--warmup", "1", "--iterations", "5", "--max-iterations", "9",
+                                "--target-error", "5", "--no-memory", "--no-phases", "--format", "json",
+                                "--cpu", "0", "--out", "/tmp/x", "--url", "http://127.0.0.1:8080",
+                                "--max-ops-per-iteration", "1000", "--phase-samples", "10",
+                                "--request-timeout-ms", "250", "--server-cpu", "none",
+                                "--connection", "fresh", "--server-mode", "seed"});
   CHECK(p.cases.suite->name == "repos");
   CHECK(p.cases.filter == "pre*,views");
   CHECK(p.cases.sizes == std::vector<std::size_t>{10, 20});
@@ -122,11 +138,9 @@ TEST_CASE("every option reaches the plan and the report's config") {
 
 TEST_CASE("--server-cpu: auto, none or a CPU number, read back as given") {
   for (const char* text : {"auto", "none", "0", "7"}) {
-    const auto parsed = parse({"--server-cpu", text});
-    REQUIRE_MESSAGE(parsed.options.has_value(), parsed.output);
-    CHECK(parsed.options->plan.placement.server_cpu.text() == text);
+    CHECK(plan_of({"--server-cpu", text}).placement.server_cpu.text() == text);
   }
-  CHECK(parse({"--server-cpu", "3"}).options->plan.placement.server_cpu.cpu == 3);
+  CHECK(plan_of({"--server-cpu", "3"}).placement.server_cpu.cpu == 3);
   for (const char* text : {"-1", "1x", "", "auto1"}) {
     INFO(text);
     CHECK_FALSE(rb::ServerCpu::parse(text).has_value());
@@ -134,11 +148,10 @@ TEST_CASE("--server-cpu: auto, none or a CPU number, read back as given") {
 }
 
 TEST_CASE("--client fresh: a whole client per request, recorded in the config and explained in --help") {
-  const auto parsed = parse({"get", "--client", "fresh", "--sizes", "10"});
-  REQUIRE(parsed.options.has_value());
-  CHECK(parsed.options->plan.cases.clients == std::vector<rs::Client>{rs::Client::fresh});
-  CHECK(parsed.options->plan.cases.connection == rs::Connection::pooled);
-  CHECK(rb::report_config(parsed.options->plan).client == "fresh");
+  const rb::RunPlan plan = plan_of({"get", "--client", "fresh", "--sizes", "10"});
+  CHECK(plan.cases.clients == std::vector<rs::Client>{rs::Client::fresh});
+  CHECK(plan.cases.connection == rs::Connection::pooled);
+  CHECK(rb::report_config(plan).client == "fresh");
   const auto help = parse({"--help"});
   CHECK(help.exit_code == 0);
   CHECK(help.output.find("--client") != std::string::npos);
@@ -146,16 +159,12 @@ TEST_CASE("--client fresh: a whole client per request, recorded in the config an
 }
 
 TEST_CASE("--client pooled,inflight: each case under both clients, in the order given, each at most once") {
-  const auto parsed = parse({"get", "--client", "pooled,inflight", "--sizes", "10"});
-  REQUIRE_MESSAGE(parsed.options.has_value(), parsed.output);
-  CHECK(parsed.options->plan.cases.clients == std::vector<rs::Client>{rs::Client::pooled, rs::Client::inflight});
-  CHECK(rb::report_config(parsed.options->plan).client == "pooled,inflight");
+  const rb::RunPlan plan = plan_of({"get", "--client", "pooled,inflight", "--sizes", "10"});
+  CHECK(plan.cases.clients == std::vector<rs::Client>{rs::Client::pooled, rs::Client::inflight});
+  CHECK(rb::report_config(plan).client == "pooled,inflight");
   for (const char* bad : {"pooled,pooled", "pooled,", "inflight,sometimes"}) {
     INFO(bad);
-    const auto refused = parse({"get", "--client", bad});
-    CHECK_FALSE(refused.options.has_value());
-    CHECK(refused.exit_code == 2);
-    CHECK(refused.output.find("--client") != std::string::npos);
+    check_refused({"get", "--client", bad}, "--client");
   }
 }
 
@@ -195,32 +204,25 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
   };
   for (const Row& row : rows) {
     INFO("args: " << row.args.front() << (row.args.size() > 1 ? " " + row.args[1] : ""));
-    const auto parsed = parse(row.args);
-    CHECK_FALSE(parsed.options.has_value());
-    CHECK(parsed.exit_code == 2);
-    INFO("output: " << parsed.output);
-    CHECK(parsed.output.find(row.message) != std::string::npos);
+    check_refused(row.args, row.message);
   }
 }
 
 TEST_CASE("--link-leg: client by default, upstream for the proxy suite over an emulated link") {
-  const auto plain = parse({"proxy", "--link", "wan"});
-  REQUIRE(plain.options.has_value());
-  CHECK(plain.options->plan.link.leg == rb::LinkLeg::client);
-  CHECK(plain.options->plan.link.spec.profile == "wan");
-  const auto upstream = parse({"proxy", "--link-leg", "upstream", "--link", "rate=100mbit,delay=10ms"});
-  REQUIRE_MESSAGE(upstream.options.has_value(), upstream.output);
-  CHECK(upstream.options->plan.link.leg == rb::LinkLeg::upstream);
-  const rb::Config c = rb::report_config(upstream.options->plan);
+  const rb::RunPlan plain = plan_of({"proxy", "--link", "wan"});
+  CHECK(plain.link.leg == rb::LinkLeg::client);
+  CHECK(plain.link.spec.profile == "wan");
+  const rb::RunPlan upstream = plan_of({"proxy", "--link-leg", "upstream", "--link", "rate=100mbit,delay=10ms"});
+  CHECK(upstream.link.leg == rb::LinkLeg::upstream);
+  const rb::Config c = rb::report_config(upstream);
   CHECK(c.link_leg == "upstream");
-  CHECK(ringlab::link::parse_link_spec(c.link)->canonical() == upstream.options->plan.link.spec.canonical());
+  CHECK(ringlab::link::parse_link_spec(c.link)->canonical() == upstream.link.spec.canonical());
 }
 
 TEST_CASE("--no-interleave runs the cases one after another") {
-  const auto parsed = parse({"--no-interleave"});
-  REQUIRE(parsed.options.has_value());
-  CHECK_FALSE(parsed.options->plan.measurement.runner.interleave);
-  CHECK_FALSE(rb::report_config(parsed.options->plan).interleave);
+  const rb::RunPlan plan = plan_of({"--no-interleave"});
+  CHECK_FALSE(plan.measurement.runner.interleave);
+  CHECK_FALSE(rb::report_config(plan).interleave);
 }
 
 TEST_CASE("--help explains every column and exits 0") {
@@ -236,22 +238,18 @@ TEST_CASE("--help explains every column and exits 0") {
 }
 
 TEST_CASE("an allocator job's hidden options are accepted") {
-  const auto parsed = parse({"--job-output-fd", "3", "--job-allocator", "mimalloc"});
-  REQUIRE(parsed.options.has_value());
-  CHECK(parsed.options->plan.job.output_fd == 3);
-  CHECK(parsed.options->plan.job.allocator == ringlab::bench::alloc::Allocator::mimalloc);
+  const rb::RunPlan plan = plan_of({"--job-output-fd", "3", "--job-allocator", "mimalloc"});
+  CHECK(plan.job.output_fd == 3);
+  CHECK(plan.job.allocator == ringlab::bench::alloc::Allocator::mimalloc);
   const auto bad = parse({"--job-output-fd", "3", "--job-allocator", "dlmalloc"});
   CHECK(bad.exit_code == 2);
 }
 
 TEST_CASE("--columns selects the extra latency columns and records them in the config") {
-  const auto none = parse({});
-  REQUIRE(none.options.has_value());
-  CHECK(none.options->plan.outputs.columns.empty());  // off by default
-  const auto parsed = parse({"--columns", "p50,p99,p999"});
-  REQUIRE(parsed.options.has_value());
-  CHECK(parsed.options->plan.outputs.columns == std::vector<std::string>{"p50", "p99", "p999"});
-  CHECK(rb::report_config(parsed.options->plan).columns == parsed.options->plan.outputs.columns);
+  CHECK(plan_of({}).outputs.columns.empty());  // off by default
+  const rb::RunPlan plan = plan_of({"--columns", "p50,p99,p999"});
+  CHECK(plan.outputs.columns == std::vector<std::string>{"p50", "p99", "p999"});
+  CHECK(rb::report_config(plan).columns == plan.outputs.columns);
 }
 
 TEST_CASE("--version prints the version and the commit, and exits 0") {
@@ -268,15 +266,15 @@ TEST_CASE("compare is a subcommand: listed in --help, its arguments parsed and c
   CHECK(help.output.find("Subcommands:") != std::string::npos);
   CHECK(help.output.find("compare") != std::string::npos);
 
-  const auto parsed = parse({"compare", "old.json", "new.json", "--fail-over", "5", "--alpha", "0.01", "--force"});
-  REQUIRE(parsed.options.has_value());
-  REQUIRE(parsed.options->compare.has_value());
-  const rb::CompareCommand& c = *parsed.options->compare;
+  const rb::CliOptions options =
+      accepted({"compare", "old.json", "new.json", "--fail-over", "5", "--alpha", "0.01", "--force"});
+  REQUIRE(options.compare.has_value());
+  const rb::CompareCommand& c = *options.compare;
   CHECK(c.files == std::vector<std::string>{"old.json", "new.json"});
   CHECK(c.fail_over == 5.0);
   CHECK(c.options.alpha == 0.01);
   CHECK(c.force);
-  CHECK_FALSE(parse({}).options->compare.has_value());
+  CHECK_FALSE(accepted({}).compare.has_value());
 
   const auto sub_help = parse({"compare", "--help"});
   CHECK(sub_help.exit_code == 0);
@@ -293,23 +291,19 @@ TEST_CASE("compare is a subcommand: listed in --help, its arguments parsed and c
 }
 
 TEST_CASE("the github suite takes its payload from the suite, and --payload github is accepted") {
-  const auto suite = parse({"github"});
-  REQUIRE(suite.options.has_value());
-  CHECK(suite.options->plan.cases.suite->name == "github");
-  CHECK(suite.options->plan.cases.payload == rs::Payload::github);
-  CHECK(suite.options->plan.cases.sizes == std::vector<std::size_t>{10, 100, 1000, 10000});
-  const auto payload = parse({"get", "--payload", "github", "--filter", "three_fields"});
-  REQUIRE(payload.options.has_value());
-  CHECK(payload.options->plan.cases.payload == rs::Payload::github);
+  const rb::RunPlan suite = plan_of({"github"});
+  CHECK(suite.cases.suite->name == "github");
+  CHECK(suite.cases.payload == rs::Payload::github);
+  CHECK(suite.cases.sizes == std::vector<std::size_t>{10, 100, 1000, 10000});
+  CHECK(plan_of({"get", "--payload", "github", "--filter", "three_fields"}).cases.payload == rs::Payload::github);
   CHECK_FALSE(parse({"get", "--payload", "gitlab"}).options.has_value());
 }
 
 TEST_CASE("load is a subcommand: its defaults, units, lists and refusals") {
   SUBCASE("defaults: closed loop, 32 connections, 5 s after 1 s, the embedded server's /weather?count=10") {
-    const auto parsed = parse({"load"});
-    REQUIRE(parsed.options.has_value());
-    REQUIRE(parsed.options->load.has_value());
-    const rb::LoadCommand& load = *parsed.options->load;
+    const rb::CliOptions options = accepted({"load"});
+    REQUIRE(options.load.has_value());
+    const rb::LoadCommand& load = *options.load;
     CHECK(load.url.empty());
     CHECK(load.targets == std::vector<std::string>{"/weather?count=10"});
     CHECK(load.spec.connections == 32);
@@ -329,12 +323,13 @@ TEST_CASE("load is a subcommand: its defaults, units, lists and refusals") {
     CHECK(load.out == "results");
   }
   SUBCASE("every option arrives, in its unit") {
-    const auto parsed = parse({"load", "--url", "http://127.0.0.1:8080/x?y=1", "--rate", "2500", "--connections", "8",
-                               "--duration", "250ms", "--warmup", "0", "--timeout", "1.5", "--threads", "2", "--cpu",
-                               "0,2-3", "--recv-buffers", "64", "--recv-buffer-bytes", "4096", "--rounds", "3",
-                               "--server-pid", "42", "--label", "nginx", "--format", "json", "--out", "elsewhere"});
-    REQUIRE(parsed.options.has_value());
-    const rb::LoadCommand& load = *parsed.options->load;
+    const rb::CliOptions options =
+        accepted({"load", "--url", "http://127.0.0.1:8080/x?y=1", "--rate", "2500", "--connections", "8", "--duration",
+                  "250ms", "--warmup", "0", "--timeout", "1.5", "--threads", "2", "--cpu", "0,2-3", "--recv-buffers",
+                  "64", "--recv-buffer-bytes", "4096", "--rounds", "3", "--server-pid", "42", "--label", "nginx",
+                  "--format", "json", "--out", "elsewhere"});
+    REQUIRE(options.load.has_value());
+    const rb::LoadCommand& load = *options.load;
     CHECK(load.spec.host == "127.0.0.1");
     CHECK(load.spec.port == 8080);
     CHECK(load.targets == std::vector<std::string>{"/x?y=1"});
@@ -355,10 +350,10 @@ TEST_CASE("load is a subcommand: its defaults, units, lists and refusals") {
     CHECK(load.out == "elsewhere");
   }
   SUBCASE("the embedded server's variants and targets") {
-    const auto parsed = parse({"load", "--body-strategy", "copy,writev", "--path", "/a,/b?c=1", "--server-threads", "2",
-                               "--server-args", " --inline-body  0 "});
-    REQUIRE(parsed.options.has_value());
-    const rb::LoadCommand& load = *parsed.options->load;
+    const rb::CliOptions options = accepted({"load", "--body-strategy", "copy,writev", "--path", "/a,/b?c=1",
+                                             "--server-threads", "2", "--server-args", " --inline-body  0 "});
+    REQUIRE(options.load.has_value());
+    const rb::LoadCommand& load = *options.load;
     CHECK(load.body_strategies == std::vector<std::string>{"copy", "writev"});
     CHECK(load.server_arguments == std::vector<std::string>{"--inline-body", "0"});
     CHECK(load.targets == std::vector<std::string>{"/a", "/b?c=1"});
@@ -380,20 +375,15 @@ TEST_CASE("load is a subcommand: its defaults, units, lists and refusals") {
       std::vector<std::string> args{"load"};
       args.insert(args.end(), flags.begin(), flags.end());
       CAPTURE(args);
-      const std::string& flag = flags[flags.size() - 2];
-      const auto parsed = parse(args);
-      CHECK_FALSE(parsed.options.has_value());
-      CHECK(parsed.exit_code == 2);
-      CHECK(parsed.output.find(flag) != std::string::npos);
+      check_refused(args, flags[flags.size() - 2]);
     }
   }
 }
 
 TEST_CASE("the report's config.options holds every option as parsed: given, defaulted, flags, lists") {
-  const auto parsed = parse({"get", "--iterations", "7", "--client", "pooled,inflight", "--no-interleave",
-                             "--request-timeout-ms", "250"});
-  REQUIRE(parsed.options.has_value());
-  const std::map<std::string, std::string>& o = rb::report_config(parsed.options->plan).options;
+  const rb::RunPlan plan = plan_of({"get", "--iterations", "7", "--client", "pooled,inflight", "--no-interleave",
+                                    "--request-timeout-ms", "250"});
+  const std::map<std::string, std::string>& o = rb::report_config(plan).options;
   const auto value = [&o](const std::string& flag) {
     const auto found = o.find(flag);
     return found == o.end() ? std::string("(absent)") : found->second;

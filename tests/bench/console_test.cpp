@@ -13,9 +13,11 @@
 #include "ringlab/bench/core/table.hpp"
 #include "ringlab/bench/report/profile_summary.hpp"
 #include "ringlab/bench/report/reporters.hpp"
+#include "text_checks.hpp"
 
 namespace rb = ringlab::bench;
 using ringlab::testing::lines_of;
+using ringlab::bench::testing::check_contains;
 
 namespace {
 
@@ -156,12 +158,10 @@ TEST_CASE("a results page names the command, the commit, the machine and the pag
   const std::string page = rb::render_results_page(report, "tools/bench report results/2026-12-04_00-33-38/report.json");
   INFO(page);
   CHECK(page.starts_with("# Results: suite headline, 2026-12-04\n"));
-  CHECK(page.find("| Command | `tools/bench get --filter string_copy,views --sizes 1000` |") != std::string::npos);
-  CHECK(page.find("| Commit | `ccf9a3f61a89a258dcb78334c9a7bba5c7c09407` |") != std::string::npos);
-  CHECK(page.find("| Allocator | glibc 2.36 |") != std::string::npos);
-  CHECK(page.find("| Page made by | `tools/bench report results/2026-12-04_00-33-38/report.json` |") != std::string::npos);
-  CHECK(page.find("## What this run says") != std::string::npos);
-  CHECK(page.find("## Every column") != std::string::npos);
+  check_contains(page, {"| Command | `tools/bench get --filter string_copy,views --sizes 1000` |",
+                        "| Commit | `ccf9a3f61a89a258dcb78334c9a7bba5c7c09407` |", "| Allocator | glibc 2.36 |",
+                        "| Page made by | `tools/bench report results/2026-12-04_00-33-38/report.json` |",
+                        "## What this run says", "## Every column"});
   CHECK(page.find("/somewhere") == std::string::npos);
   CHECK(rb::results_page_name(report) == "2026-12-04-headline-ccf9a3f.md");
   // An argument a shell would split is quoted as typed.
@@ -205,20 +205,14 @@ TEST_CASE("a results page of a run under tools/profile names tools/profile and s
   const std::size_t section = page.find("\n## Where the CPU goes\n");
   REQUIRE(section != std::string::npos);
   const std::string where = page.substr(section);
-  CHECK(where.find("cpu-clock") != std::string::npos);
-  CHECK(where.find("client's measuring thread only") != std::string::npos);
-  CHECK(where.find("`--no-inherit`") != std::string::npos);
-  CHECK(where.find("interrupts off") != std::string::npos);
-  CHECK(where.find("### epoll weather 10 x64\n\n2000 samples of cpu-clock; kernel 61.3 %, user 38.7 %.") !=
-        std::string::npos);
-  CHECK(where.find("| `kernel` | 61.3 % |") != std::string::npos);
-  CHECK(where.find("| `libc.so.6` | 8.7 % |") != std::string::npos);
-  CHECK(where.find("| `tcp_sendmsg_locked` | `kernel` | 12.5 % |") != std::string::npos);
-  // A '|' in a symbol would end the table's cell.
-  CHECK(where.find("| `std::operator\\|(a, b)` | `bench` | 5.0 % |") != std::string::npos);
-  CHECK(where.find("### views weather 10 x64\n\n1500 samples of cpu-clock; kernel 40.0 %, user 60.0 %.") !=
-        std::string::npos);
-  CHECK(where.find("| `io_submit_sqes` | `kernel` | 10.0 % |") != std::string::npos);
+  check_contains(where, {"cpu-clock", "client's measuring thread only", "`--no-inherit`", "interrupts off",
+                         "### epoll weather 10 x64\n\n2000 samples of cpu-clock; kernel 61.3 %, user 38.7 %.",
+                         "| `kernel` | 61.3 % |", "| `libc.so.6` | 8.7 % |",
+                         "| `tcp_sendmsg_locked` | `kernel` | 12.5 % |",
+                         // A '|' in a symbol would end the table's cell.
+                         "| `std::operator\\|(a, b)` | `bench` | 5.0 % |",
+                         "### views weather 10 x64\n\n1500 samples of cpu-clock; kernel 40.0 %, user 60.0 %.",
+                         "| `io_submit_sqes` | `kernel` | 10.0 % |"});
   // The section comes after the tables it explains and holds no other section.
   CHECK(page.find("## Every column") < section);
 

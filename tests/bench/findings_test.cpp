@@ -9,8 +9,10 @@
 
 #include "../support/bench_cases.hpp"
 #include "ringlab/bench/core/diagnostics.hpp"
+#include "text_checks.hpp"
 
 namespace rb = ringlab::bench;
+using ringlab::bench::testing::check_contains;
 
 namespace {
 
@@ -71,15 +73,13 @@ TEST_CASE("findings: the fastest contender, its interval, the floors, the alloca
   const std::string text = joined(rb::run_findings(headline_like()));
   INFO(text);
   // The floors are reference rows, never the fastest, even though floor_transfer is faster.
-  CHECK(text.find("10000 records: fastest streaming at 0.60x string_copy's time (95 % interval 0.58-0.61)") !=
-        std::string::npos);
-  // 540 / (120 + 400) and 540 / 400.
-  CHECK(text.find("1.04x the floors' sum (120 μs transfer + 400 μs parse), 1.35x the larger") != std::string::npos);
-  CHECK(text.find("presized allocates nothing per op, against string_copy's 5.6 MB in 22 allocs/op") != std::string::npos);
-  // A headline ratio against the copying baseline names its allocator and its page faults.
-  CHECK(text.find("string_copy under glibc 2.36: 576 page faults/op") != std::string::npos);
-  CHECK(text.find("within the noise (the Ratio's 95 % interval includes 1.0): libcurl at 10000 records (0.99)") !=
-        std::string::npos);
+  check_contains(text, {"10000 records: fastest streaming at 0.60x string_copy's time (95 % interval 0.58-0.61)",
+                        // 540 / (120 + 400) and 540 / 400.
+                        "1.04x the floors' sum (120 μs transfer + 400 μs parse), 1.35x the larger",
+                        "presized allocates nothing per op, against string_copy's 5.6 MB in 22 allocs/op",
+                        // A headline ratio against the copying baseline names its allocator and its page faults.
+                        "string_copy under glibc 2.36: 576 page faults/op",
+                        "within the noise (the Ratio's 95 % interval includes 1.0): libcurl at 10000 records (0.99)"});
   CHECK(text.find("/lib/") == std::string::npos);
 }
 
@@ -212,13 +212,14 @@ TEST_CASE("findings: a run of two clients names each row's client and keeps the 
   report.cases.push_back(streaming_inflight);
   const std::string text = joined(rb::run_findings(report));
   INFO(text);
-  CHECK(text.find("fastest streaming (in-flight client) at 0.55x string_copy's time") != std::string::npos);
-  CHECK(text.find("presized, streaming (in-flight client) allocate nothing per op, against string_copy's 5.6 MB") !=
-        std::string::npos);
-  // The baseline the ratios were taken against is the first: the pooled string_copy, with its faults.
-  CHECK(text.find("string_copy under glibc 2.36: 576 page faults/op") != std::string::npos);
-  // The second baseline has a ratio to the first and is named with its client where it is in the noise.
-  CHECK(text.find("string_copy (in-flight client) at 10000 records (0.98)") != std::string::npos);
+  check_contains(text, {"fastest streaming (in-flight client) at 0.55x string_copy's time",
+                        "presized, streaming (in-flight client) allocate nothing per op, against string_copy's 5.6 MB",
+                        // The baseline the ratios were taken against is the first: the pooled string_copy, with its
+                        // faults.
+                        "string_copy under glibc 2.36: 576 page faults/op",
+                        // The second baseline has a ratio to the first and is named with its client where it is in
+                        // the noise.
+                        "string_copy (in-flight client) at 10000 records (0.98)"});
   CHECK(rb::row_name(copy_inflight) == "string_copy (in-flight client)");
   CHECK(rb::row_name(report.cases.front()) == "string_copy");
 }

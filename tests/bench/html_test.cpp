@@ -7,8 +7,10 @@
 
 #include "ringlab/bench/report/reporters.hpp"
 #include "../support/bench_cases.hpp"
+#include "text_checks.hpp"
 
 namespace rb = ringlab::bench;
+using ringlab::bench::testing::check_contains;
 
 namespace {
 
@@ -56,21 +58,16 @@ TEST_CASE("the page is self-contained: no script, nothing fetched, the styles in
 TEST_CASE("the page has the environment, the warnings, the table with every case and the notes, escaped") {
   const rb::Report report = sample_report();
   const std::string page = rb::render_html(report);
-  CHECK(page.find("<h1>ringlab bench: get suite, 2024-05-01T12:00:00Z</h1>") != std::string::npos);
-  CHECK(page.find("CPU: AMD EPYC") != std::string::npos);
-  CHECK(page.find("WARNING: Debug build: numbers are not representative") != std::string::npos);
-  CHECK(page.find("<ul class=\"warnings\">") != std::string::npos);
-  // The main table: a header, a row per case (the failed one too), a gap row between the sizes.
-  CHECK(page.find("<th>Method</th>") != std::string::npos);
+  check_contains(page, {"<h1>ringlab bench: get suite, 2024-05-01T12:00:00Z</h1>", "CPU: AMD EPYC",
+                        "WARNING: Debug build: numbers are not representative", "<ul class=\"warnings\">",
+                        // The main table: a header, a row per case (the failed one too), a gap row between the sizes.
+                        "<th>Method</th>"});
   // Each case in the main table, each ok case again in the phase table.
   CHECK(count(page, "<td>string_copy</td>") == 2 + 2);
   CHECK(count(page, "<td>views&lt;&amp;&gt;</td>") == 2 + 1);
   CHECK(page.find("views<&>") == std::string::npos);  // never unescaped
-  CHECK(page.find("<td class=\"r\">FAILED</td>") != std::string::npos);
-  CHECK(page.find("<tr class=\"gap\">") != std::string::npos);
-  CHECK(page.find("connection reset") != std::string::npos);  // the notes
-  CHECK(page.find("<h2>Request phases (median per op)</h2>") != std::string::npos);
-  CHECK(page.find("<h2>Legend</h2>") != std::string::npos);
+  check_contains(page, {"<td class=\"r\">FAILED</td>", "<tr class=\"gap\">", "connection reset",  // the notes
+                        "<h2>Request phases (median per op)</h2>", "<h2>Legend</h2>"});
 }
 
 TEST_CASE("per group of ok cases one box plot and one phase plot, inline SVG") {

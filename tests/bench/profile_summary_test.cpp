@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "ringlab/bench/report/profile_summary.hpp"
+#include "text_checks.hpp"
 
 namespace rb = ringlab::bench;
+using ringlab::bench::testing::check_contains;
 
 TEST_CASE("a profile summary of tools/profile's format is read as written") {
   auto parsed = rb::parse_profile_summary(R"json({"format": "ringlab profile summary 1", "event": "cycles",
@@ -105,17 +107,14 @@ TEST_CASE("a profile's areas are shown per request and say how low a change of i
   report.cases.push_back(inflight_case("epoll", 900, 5700, 2.10));  // 6.6 us
   const std::string section = rb::render_profile_section(*parsed, &report);
   INFO(section);
-  CHECK(section.find("| Area | views weather 10 x64 | epoll weather 10 x64 |") != std::string::npos);
-  CHECK(section.find("| Network stack (TCP/IP, sockets, loopback, wake-ups) | 5.10 μs (75.0 %) | 4.75 μs (72.0 %) |") !=
-        std::string::npos);
-  CHECK(section.find("| io_uring (submission, completion, waits) | 0.68 μs (10.0 %) | 0.00 μs (0.0 %) |") !=
-        std::string::npos);
-  CHECK(section.find("| CPU/req | 6.80 μs | 6.60 μs |") != std::string::npos);
-  CHECK(section.find("| Syscalls/req | 0.09 | 2.10 |") != std::string::npos);
-  CHECK(section.find("- views weather 10 x64 against epoll weather 10 x64: CPU/req 6.80 μs against 6.60 μs (1.03x). The network stack is 5.10 μs "
-                     "against 4.75 μs of it (75.0 % and 72.0 % of each)") != std::string::npos);
-  CHECK(section.find("views would still spend 5.10 μs per request, 0.77x epoll's CPU/req, and epoll 4.75 μs, 0.70x "
-                     "views's") != std::string::npos);
+  check_contains(section, {"| Area | views weather 10 x64 | epoll weather 10 x64 |",
+                           "| Network stack (TCP/IP, sockets, loopback, wake-ups) | 5.10 μs (75.0 %) | 4.75 μs (72.0 %) |",
+                           "| io_uring (submission, completion, waits) | 0.68 μs (10.0 %) | 0.00 μs (0.0 %) |",
+                           "| CPU/req | 6.80 μs | 6.60 μs |", "| Syscalls/req | 0.09 | 2.10 |",
+                           "- views weather 10 x64 against epoll weather 10 x64: CPU/req 6.80 μs against 6.60 μs (1.03x). The network stack is 5.10 μs "
+                           "against 4.75 μs of it (75.0 % and 72.0 % of each)",
+                           "views would still spend 5.10 μs per request, 0.77x epoll's CPU/req, and epoll 4.75 μs, 0.70x "
+                           "views's"});
 
   // Without the report: the shares alone, and nothing said of the pair.
   const std::string shares = rb::render_profile_section(*parsed);

@@ -10,7 +10,10 @@
 #include <optional>
 #include <string>
 
+#include "text_checks.hpp"
+
 namespace rb = ringlab::bench;
+using ringlab::bench::testing::check_contains;
 
 namespace {
 
@@ -64,9 +67,9 @@ TEST_CASE("a progress line names the case, its position, the stage and the last 
 
 TEST_CASE("on a terminal every event redraws one line in place, and a finished case leaves its line") {
   const std::string out = captured(true, a_whole_case);
-  CHECK(out.find("\r\033[2K[ 3/16] presized weather 100  pilot 1") != std::string::npos);
-  CHECK(out.find("\r\033[2K[ 3/16] presized weather 100  measure 2/100") != std::string::npos);
-  CHECK(out.find("done: 15 iterations of 880 ops, mean 113.2 μs/op\n") != std::string::npos);
+  check_contains(out, {"\r\033[2K[ 3/16] presized weather 100  pilot 1",
+                       "\r\033[2K[ 3/16] presized weather 100  measure 2/100",
+                       "done: 15 iterations of 880 ops, mean 113.2 μs/op\n"});
   // Only the finished case ends a line.
   CHECK(std::count(out.begin(), out.end(), '\n') == 1);
 }
@@ -231,9 +234,7 @@ TEST_CASE("with a plan every line ends with the time elapsed and the time left; 
   INFO(with);
   // Case 3 of 16 is in its warm-up: 13 more cases to go, the estimate runs to minutes.
   // Between 15 and 100 measured iterations per case: a range.
-  CHECK(with.find("warmup 1/3 (880 ops)  120.0 μs/op  [0:00 elapsed, ") != std::string::npos);
-  CHECK(with.find(" to ") != std::string::npos);
-  CHECK(with.find(" left]\n") != std::string::npos);
+  check_contains(with, {"warmup 1/3 (880 ops)  120.0 μs/op  [0:00 elapsed, ", " to ", " left]\n"});
   CHECK(std::count(with.begin(), with.end(), '\n') == 3);
   CHECK(captured(false, a_whole_case).find("elapsed") == std::string::npos);
 }

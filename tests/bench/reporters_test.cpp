@@ -20,6 +20,7 @@
 #include "../support/bench_cases.hpp"
 #include "../support/same_fields.hpp"
 #include "reporters_fixtures.hpp"
+#include "text_checks.hpp"
 
 namespace rb = ringlab::bench;
 using ringlab::testing::lines_of;
@@ -141,16 +142,10 @@ TEST_CASE("notes list failures with reasons, skips, outliers and strategy notes"
 TEST_CASE("the phase table shows medians per phase, n/a for a phase that never happened") {
   const std::string phases = rb::render_phase_table(synthetic_report());
   INFO(phases);
-  CHECK(phases.find("Connect") != std::string::npos);
-  CHECK(phases.find("Deserialize") != std::string::npos);
-  CHECK(phases.find("Other") != std::string::npos);
-  // The two points after the phases: request sent to the first and to the last body byte.
-  CHECK(phases.find("1st body") != std::string::npos);
-  CHECK(phases.find("Last body") != std::string::npos);
-  CHECK(phases.find("20.90 μs") != std::string::npos);
-  CHECK(phases.find("22.70 μs") != std::string::npos);
-  CHECK(phases.find("n/a") != std::string::npos);  // connect: kept-alive
-  CHECK(phases.find("20.00 μs") != std::string::npos);  // four significant digits
+  check_contains(phases, {"Connect", "Deserialize", "Other",
+                          // The two points after the phases: request sent to the first and to the last body byte.
+                          "1st body", "Last body", "20.90 μs", "22.70 μs", "n/a",  // connect: kept-alive
+                          "20.00 μs"});  // four significant digits
   CHECK(phases.find("FAILED") == std::string::npos);  // only ok cases
 }
 
@@ -165,9 +160,7 @@ TEST_CASE("the markdown table shows each ok case's mean as the JSON has it, in t
     INFO(c.strategy << " " << c.size << " expects " << mean);
     CHECK(md.find(mean) != std::string::npos);
   }
-  CHECK(md.find("WARNING: Debug build") != std::string::npos);
-  CHECK(md.find("Legend") != std::string::npos);
-  CHECK(md.find("Counters (per op)") != std::string::npos);
+  check_contains(md, {"WARNING: Debug build", "Legend", "Counters (per op)"});
 }
 
 TEST_CASE("no digit finer than the timer: iteration times to its resolution, single ops to its overhead") {
@@ -181,9 +174,7 @@ TEST_CASE("no digit finer than the timer: iteration times to its resolution, sin
   // One unit for the whole phase table, from its typical value: a 300 ns phase does not force
   // "115,436.0 ns" on the others; it reads 0.3 μs.
   CHECK(phases.find(" ns ") == std::string::npos);
-  CHECK(phases.find("115.4 μs") != std::string::npos);
-  CHECK(phases.find("0.3 μs") != std::string::npos);
-  CHECK(phases.find("20.0 μs") != std::string::npos);  // Wait: 0.1 μs is above 20 ns, 0.01 μs is not
+  check_contains(phases, {"115.4 μs", "0.3 μs", "20.0 μs"});  // Wait: 0.1 μs is above 20 ns, 0.01 μs is not
   CHECK(phases.find("20.00 μs") == std::string::npos);
   const std::string table = rb::render_table(report);
   INFO(table);
@@ -289,13 +280,11 @@ TEST_CASE("with N in flight: an In flight column, rows grouped by N, and what on
   rb::compute_ratios(report);
   const std::string table = rb::render_table(report);
   INFO(table);
-  CHECK(table.find("In flight") != std::string::npos);
-  CHECK(table.find("Req/s") != std::string::npos);
-  // 4 requests per 113.1 us round: 35,366.93 requests per second; (30 + 10) us / 4 = 10 us of CPU per
-  // request; 6 / 4 = 1.50 system calls per request.
-  CHECK(table.find("35,366.93") != std::string::npos);
-  CHECK(table.find("10.00 μs") != std::string::npos);  // two-digit values get two decimals
-  CHECK(table.find("1.50") != std::string::npos);
+  check_contains(table, {"In flight", "Req/s",
+                         // 4 requests per 113.1 us round: 35,366.93 requests per second; (30 + 10) us / 4 = 10 us of
+                         // CPU per request; 6 / 4 = 1.50 system calls per request.
+                         "35,366.93", "10.00 μs",  // two-digit values get two decimals
+                         "1.50"});
   const std::string csv = rb::render_csv(report);
   CHECK(csv.find(",inflight,") != std::string::npos);
   CHECK(csv.find(",cpu_ns_per_request,") != std::string::npos);
@@ -320,12 +309,10 @@ TEST_CASE("with T client threads: a Threads column, and the per-request columns 
   rb::compute_ratios(report);
   const std::string table = rb::render_table(report);
   INFO(table);
-  CHECK(table.find("Threads") != std::string::npos);
-  // 2 x 4 requests per 113.1 us op: 70,733.86 requests per second; 80 us / 8 = 10 us of CPU per request;
-  // 12 / 8 = 1.50 system calls per request.
-  CHECK(table.find("70,733.86") != std::string::npos);
-  CHECK(table.find("10.00 μs") != std::string::npos);
-  CHECK(table.find("1.50") != std::string::npos);
+  check_contains(table, {"Threads",
+                         // 2 x 4 requests per 113.1 us op: 70,733.86 requests per second; 80 us / 8 = 10 us of CPU
+                         // per request; 12 / 8 = 1.50 system calls per request.
+                         "70,733.86", "10.00 μs", "1.50"});
   CHECK(rb::render_csv(report).find(",client_threads,") != std::string::npos);
 }
 

@@ -19,17 +19,6 @@ namespace rb = ringlab::bench;
 namespace rs = ringlab::strategies;
 namespace seeds = ringlab::bench::seeds;
 
-namespace {
-
-const rs::Descriptor* find(std::string_view name) {
-  for (const rs::Descriptor& descriptor : rs::registry()) {
-    if (descriptor.name == name) return &descriptor;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 TEST_CASE("jos's table: Version 0 to Version 10, each a registered strategy of the jos suite that reads his DTO") {
   const rb::Suite* suite = rb::find_suite("jos");
   REQUIRE(suite != nullptr);
@@ -46,7 +35,7 @@ TEST_CASE("jos's table: Version 0 to Version 10, each a registered strategy of t
       const seeds::SeedRow& row = (*table)[v];
       INFO(row.method);
       CHECK(row.method == "Version " + std::to_string(v));
-      const rs::Descriptor* strategy = find(row.strategy);
+      const rs::Descriptor* strategy = rs::find(row.strategy);
       REQUIRE(strategy != nullptr);
       CHECK(strategy->method == rs::Method::get);
       rs::CaseConfig config;

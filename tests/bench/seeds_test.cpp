@@ -16,9 +16,11 @@
 #include "ringlab/link/spec.hpp"
 #include "seeds/typed_vs_manual.hpp"
 #include "ringlab/strategies/strategy.hpp"
+#include "text_checks.hpp"
 
 namespace rb = ringlab::bench;
 namespace rs = ringlab::bench::seeds;
+using ringlab::bench::testing::check_contains;
 
 namespace {
 
@@ -131,24 +133,18 @@ TEST_CASE("the page puts the published figures beside ratios paired against the 
   const std::array runs{rs::SeedRun{&kSeed, &report, {}}};
   const std::string page = rs::render_seeds_page(runs, "tools/bench report RUN");
 
-  CHECK(page.find("`0123456789abcdef`") != std::string::npos);
-  CHECK(page.find("| Command | `tools/bench seeds` |") != std::string::npos);
-  CHECK(page.find("| Faster | 10 | 0.90 | - | 0.80 |") != std::string::npos);
-  CHECK(page.find("| Reconnecting | 10 | 1.50 | - | 1.60 |") != std::string::npos);
-  CHECK(page.find("| Baseline | 10 | 1.00 | - | 1.00 | - |") != std::string::npos);
-  CHECK(page.find("| Faster | 10 | 0.90 | - | 0.80 | 0.80-0.80 | 0.50 | 0.00 | 0 B |") != std::string::npos);
-  CHECK(page.find("| Reused models (beyond) | 1000 | - | - | 0.50 |") != std::string::npos);
-  CHECK(page.find("`presized` `--connection fresh`") != std::string::npos);
-  // 10: three pairs the write-up separates, all in its order.
-  CHECK(page.find("- 10 records: the same order. The write-up's fastest is Faster (0.90), ringlab's Faster (0.80") !=
-        std::string::npos);
-  CHECK(page.find("ringlab orders 3 the same way, 0 the other way") != std::string::npos);
-  // 1000: Reconnecting is slowest in the write-up, fastest here (two pairs reversed); views (beyond) takes
-  // no part.
-  CHECK(page.find("- 1000 records: a different order.") != std::string::npos);
-  CHECK(page.find("ringlab orders 1 the same way, 2 the other way") != std::string::npos);
-  CHECK(page.find("; Faster before Reconnecting (0.70 against 1.20 in the write-up, 0.90 against 0.60 here)") !=
-        std::string::npos);
+  check_contains(page, {"`0123456789abcdef`", "| Command | `tools/bench seeds` |",
+                        "| Faster | 10 | 0.90 | - | 0.80 |", "| Reconnecting | 10 | 1.50 | - | 1.60 |",
+                        "| Baseline | 10 | 1.00 | - | 1.00 | - |",
+                        "| Faster | 10 | 0.90 | - | 0.80 | 0.80-0.80 | 0.50 | 0.00 | 0 B |",
+                        "| Reused models (beyond) | 1000 | - | - | 0.50 |", "`presized` `--connection fresh`",
+                        // 10: three pairs the write-up separates, all in its order.
+                        "- 10 records: the same order. The write-up's fastest is Faster (0.90), ringlab's Faster (0.80",
+                        "ringlab orders 3 the same way, 0 the other way",
+                        // 1000: Reconnecting is slowest in the write-up, fastest here (two pairs reversed); views
+                        // (beyond) takes no part.
+                        "- 1000 records: a different order.", "ringlab orders 1 the same way, 2 the other way",
+                        "; Faster before Reconnecting (0.70 against 1.20 in the write-up, 0.90 against 0.60 here)"});
 }
 
 TEST_CASE("a row whose case is missing or failed shows no ringlab figure") {
@@ -161,9 +157,8 @@ TEST_CASE("a row whose case is missing or failed shows no ringlab figure") {
   report.cases.push_back(failed);
   const std::array runs{rs::SeedRun{&kSeed, &report, {}}};
   const std::string page = rs::render_seeds_page(runs, "x");
-  CHECK(page.find("| Faster | 10 | 0.90 | - | failed | - |") != std::string::npos);
-  CHECK(page.find("| Reconnecting | 10 | 1.50 | - | - | - |") != std::string::npos);
-  CHECK(page.find("- 1000 records: too few rows with both figures to compare.") != std::string::npos);
+  check_contains(page, {"| Faster | 10 | 0.90 | - | failed | - |", "| Reconnecting | 10 | 1.50 | - | - | - |",
+                        "- 1000 records: too few rows with both figures to compare."});
   CHECK(rs::seed_of(report) == nullptr);  // kSeed is not one of all_seeds()
 }
 
@@ -259,17 +254,16 @@ TEST_CASE("methods that share one ringlab case count once per pair of cases") {
   INFO(page);
   // 10: every method on presized is faster than every one on string_copy in the write-up, slower here: one
   // reversal, not six; the pairs within a case (one on string_copy, three on presized) are not ordered.
-  CHECK(page.find("| StreamB | 10 | 0.71 | 0.03 | 1.40 |") != std::string::npos);
-  CHECK(page.find("- 10 records: a different order.") != std::string::npos);
-  CHECK(page.find("Of the 1 pair(s) of ringlab cases the write-up separates, ringlab orders 0 the same way, 1 the "
-                  "other way and 0 within its 95 % intervals; the write-up does not separate 0 pair(s) of cases; 4 "
-                  "pair(s) of its methods share one ringlab case.") != std::string::npos);
-  CHECK(page.find("Reversed: StreamA and 2 more before Baseline and 1 more (0.70-0.71 against 0.98-1.00 in the "
-                  "write-up, 1.40 against 1.00 here).") != std::string::npos);
-  // 1000: presized's methods fall on both sides of string_copy's in the write-up: it cannot separate the cases.
-  CHECK(page.find("- 1000 records: nothing to order: the write-up separates no two of ringlab's cases.") !=
-        std::string::npos);
-  CHECK(page.find("the write-up does not separate 1 pair(s) of cases; 4 pair(s)") != std::string::npos);
+  check_contains(page, {"| StreamB | 10 | 0.71 | 0.03 | 1.40 |", "- 10 records: a different order.",
+                        "Of the 1 pair(s) of ringlab cases the write-up separates, ringlab orders 0 the same way, 1 the "
+                        "other way and 0 within its 95 % intervals; the write-up does not separate 0 pair(s) of cases; 4 "
+                        "pair(s) of its methods share one ringlab case.",
+                        "Reversed: StreamA and 2 more before Baseline and 1 more (0.70-0.71 against 0.98-1.00 in the "
+                        "write-up, 1.40 against 1.00 here).",
+                        // 1000: presized's methods fall on both sides of string_copy's in the write-up: it cannot
+                        // separate the cases.
+                        "- 1000 records: nothing to order: the write-up separates no two of ringlab's cases.",
+                        "the write-up does not separate 1 pair(s) of cases; 4 pair(s)"});
 }
 
 TEST_CASE("the page's statements about the write-ups say what their texts say") {
@@ -278,9 +272,9 @@ TEST_CASE("the page's statements about the write-ups say what their texts say") 
   const std::string page = rs::render_seeds_page(runs, "x");
   // Every write-up ran its client and its server on one machine.
   CHECK(page.find("crossed a real network stack") == std::string::npos);
-  CHECK(page.find("The write-ups ran client and\n  server on one machine too") != std::string::npos);
-  CHECK(page.find("net-http-perf's run script starts its reflector on 127.0.0.1") != std::string::npos);
-  CHECK(page.find("(where that endpoint's upstream ran, the article\n  does not say)") != std::string::npos);
+  check_contains(page, {"The write-ups ran client and\n  server on one machine too",
+                        "net-http-perf's run script starts its reflector on 127.0.0.1",
+                        "(where that endpoint's upstream ran, the article\n  does not say)"});
   // The article's time per request at each cycle count, from its Means.
   namespace tvm = rs::typed_vs_manual;
   const std::array<double, 3> cycles{10, 50, 100};

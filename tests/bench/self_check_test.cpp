@@ -8,8 +8,10 @@
 #include <cmath>
 
 #include "ringlab/bench/measure/cycle_counter.hpp"
+#include "text_checks.hpp"
 
 namespace rb = ringlab::bench;
+using ringlab::bench::testing::check_contains;
 
 TEST_CASE("spin is deterministic and depends on every step") {
   CHECK(rb::spin(1000) == rb::spin(1000));
@@ -56,7 +58,5 @@ TEST_CASE("the self-check measures three runs of A and the ratio of 2A to A") {
   CHECK(result->ratio > 0);
   CHECK(result->timer_overhead_ns > 0);
   const std::string text = rb::render_self_check(*result);
-  CHECK(text.find("timer") != std::string::npos);
-  CHECK(text.find("spread") != std::string::npos);
-  CHECK(text.find("target 1.95-2.05") != std::string::npos);
+  check_contains(text, {"timer", "spread", "target 1.95-2.05"});
 }

@@ -253,16 +253,27 @@ TEST_CASE("responses on one connection follow each other; reset between connecti
   }
 }
 
-TEST_CASE("timeline stamps first byte, head and body in order") {
+// A clock for the stamps: every reading one tick after the last, so that stamps in order are increasing.
+uint64_t next_tick() noexcept {
   static uint64_t clock = 0;
-  const TickSource ticks = []() noexcept { return ++clock; };
-  ResponseReceiver reader(ParserLimits{}, kBufferBytes);
-  base::PaddedBuffer body;
-  PresizedSink sink(body);
+  return ++clock;
+}
+
+// A response exchange that stamps `timeline` on next_tick, its body landing in `body` through a `Sink`.
+template <typename Body, typename Sink>
+struct StampedExchange {
+  ResponseReceiver reader{ParserLimits{}, kBufferBytes};
+  Body body{};
+  Sink sink{body};
   Timeline timeline{};
-  reader.start(sink, &timeline, ticks);
+  StampedExchange() { reader.start(sink, &timeline, &next_tick); }
+};
+
+TEST_CASE("timeline stamps first byte, head and body in order") {
+  StampedExchange<base::PaddedBuffer, PresizedSink> exchange;
+  const Timeline& timeline = exchange.timeline;
   const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-  REQUIRE(deliver(reader, wire, {10, wire.size()}, false).done);
+  REQUIRE(deliver(exchange.reader, wire, {10, wire.size()}, false).done);
   CHECK(timeline.first_byte > 0);
   CHECK(timeline.head_parsed > timeline.first_byte);
   CHECK(timeline.first_body_byte > timeline.head_parsed);
@@ -271,27 +282,23 @@ TEST_CASE("timeline stamps first byte, head and body in order") {
 }
 
 TEST_CASE("timeline stamps the first and the last body byte as chunks arrive in separate receives") {
-  static uint64_t clock = 0;
-  const TickSource ticks = []() noexcept { return ++clock; };
-  ResponseReceiver reader(ParserLimits{}, kBufferBytes);
-  std::string body;
-  StringSink sink(body);
-  Timeline timeline{};
-  reader.start(sink, &timeline, ticks);
+  StampedExchange<std::string, StringSink> exchange;
+  const Timeline& timeline = exchange.timeline;
   const std::string head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
   const std::string first = "3\r\nabc\r\n";
   const std::string second = "2\r\nde\r\n";
   const std::string wire = head + first + second + "0\r\n\r\n";
   // The head with the first chunk, the second chunk, then the last chunk alone.
   const std::size_t cuts[] = {head.size() + first.size(), head.size() + first.size() + second.size()};
-  REQUIRE(deliver(reader, wire, {cuts[0]}, false).done);
+  REQUIRE(deliver(exchange.reader, wire, {cuts[0]}, false).done);
   const uint64_t first_stamp = timeline.first_body_byte;
   CHECK(first_stamp > timeline.head_parsed);
   CHECK(timeline.last_body_byte == first_stamp);
-  const auto rest = deliver(reader, std::string_view(wire).substr(cuts[0]), {cuts[1] - cuts[0], wire.size() - cuts[0]}, false);
+  const auto rest =
+      deliver(exchange.reader, std::string_view(wire).substr(cuts[0]), {cuts[1] - cuts[0], wire.size() - cuts[0]}, false);
   REQUIRE(rest.done);
   CHECK(*rest.done);
-  CHECK(body == "abcde");
+  CHECK(exchange.body == "abcde");
   CHECK(timeline.first_body_byte == first_stamp);  // stamped once
   CHECK(timeline.last_body_byte > first_stamp);     // the second chunk's receive
   CHECK(timeline.body_done > timeline.last_body_byte);

@@ -15,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <set>
 #include <string>
@@ -56,6 +57,22 @@ std::optional<PerOp> measure(std::unique_ptr<Strategy> strategy, const CaseConfi
 
 std::optional<PerOp> measure(const Descriptor& descriptor, const CaseConfig& config) {
   return measure(descriptor.make(), config);
+}
+
+// The registered strategies `names`, each measured at `config` (none may skip it), in their order; each
+// one's figures printed for the reader under `label`.
+template <std::size_t N>
+std::array<PerOp, N> measure_each(const CaseConfig& config, const std::array<std::string_view, N>& names,
+                                  std::string_view label) {
+  std::array<PerOp, N> measured;
+  for (std::size_t i = 0; i < N; ++i) {
+    const auto per_op = measure(*find(names[i]), config);
+    REQUIRE_MESSAGE(per_op, names[i] << " skipped the case");
+    MESSAGE(label << ": " << names[i] << " " << per_op->allocations << " allocations, " << per_op->bytes
+                  << " B per request");
+    measured[i] = *per_op;
+  }
+  return measured;
 }
 
 // The strategies that allocate per request by design (fresh bodies or models, a library's own state).
@@ -178,28 +195,18 @@ TEST_CASE("the fresh-buffer strategies allocate what they stand for, and no more
   // presized_fresh receives into the kept padded buffer, so only its models are new.
   REQUIRE(bench::interposition_works());
   ServerProcess server;
-  CaseConfig config = case_at(server.port(), 10'000);
-  const auto regrown = measure(*find("string_copy"), config);
-  const auto exact = measure(*find("exact_string"), config);
-  const auto growing = measure(*find("buffered_stream"), config);
-  const auto fresh = measure(*find("presized_fresh"), config);
-  REQUIRE(regrown);
-  REQUIRE(exact);
-  REQUIRE(growing);
-  REQUIRE(fresh);
-  MESSAGE("string_copy " << regrown->allocations << " allocations, " << regrown->bytes << " B; exact_string "
-                         << exact->allocations << ", " << exact->bytes << " B; buffered_stream " << growing->allocations
-                         << ", " << growing->bytes << " B; presized_fresh " << fresh->allocations << ", "
-                         << fresh->bytes << " B per request");
-  CHECK(regrown->bytes > growing->bytes);
-  CHECK(regrown->allocations >= growing->allocations);
-  CHECK(exact->allocations < regrown->allocations);
-  CHECK(exact->bytes < regrown->bytes);
-  CHECK(fresh->allocations < growing->allocations);
-  CHECK(fresh->bytes < growing->bytes);
+  const CaseConfig config = case_at(server.port(), 10'000);
+  const auto [regrown, exact, growing, fresh] =
+      measure_each<4>(config, {"string_copy", "exact_string", "buffered_stream", "presized_fresh"}, "10,000 records");
+  CHECK(regrown.bytes > growing.bytes);
+  CHECK(regrown.allocations >= growing.allocations);
+  CHECK(exact.allocations < regrown.allocations);
+  CHECK(exact.bytes < regrown.bytes);
+  CHECK(fresh.allocations < growing.allocations);
+  CHECK(fresh.bytes < growing.bytes);
   // The models alone: a vector that grows by doubling (weather strings fit the small-string buffer).
-  CHECK(fresh->allocations <= 20);
-  CHECK(fresh->allocations > 0);
+  CHECK(fresh.allocations <= 20);
+  CHECK(fresh.allocations > 0);
 }
 
 // Under the seeds' conditions (server mode seed: chunked, so nothing can be sized from a Content-Length),
@@ -212,28 +219,17 @@ TEST_CASE("the nikouu seed's new rows allocate what they stand for, with chunked
   ServerProcess server;
   CaseConfig config = case_at(server.port(), 10'000);
   config.server_mode = ServerMode::seed;
-  const auto regrown = measure(*find("string_copy"), config);
-  const auto fresh = measure(*find("presized_fresh"), config);
-  const auto pooled = measure(*find("pooled_string"), config);
-  const auto streamed = measure(*find("streaming_array_fresh"), config);
-  REQUIRE(regrown);
-  REQUIRE(fresh);
-  REQUIRE(pooled);
-  REQUIRE(streamed);
-  MESSAGE("seed mode, 10,000 records: string_copy " << regrown->allocations << " allocations, " << regrown->bytes
-                                                    << " B; presized_fresh " << fresh->allocations << ", "
-                                                    << fresh->bytes << " B; pooled_string " << pooled->allocations
-                                                    << ", " << pooled->bytes << " B; streaming_array_fresh "
-                                                    << streamed->allocations << ", " << streamed->bytes << " B");
+  const auto [regrown, fresh, pooled, streamed] = measure_each<4>(
+      config, {"string_copy", "presized_fresh", "pooled_string", "streaming_array_fresh"}, "seed mode, 10,000 records");
   // The models as presized_fresh's, and one string of the body (771 KB) and simdjson's padding.
-  CHECK(pooled->allocations == fresh->allocations + 1);
-  CHECK(pooled->bytes > fresh->bytes + 700'000);
-  CHECK(pooled->allocations < regrown->allocations);
-  CHECK(pooled->bytes < regrown->bytes);
+  CHECK(pooled.allocations == fresh.allocations + 1);
+  CHECK(pooled.bytes > fresh.bytes + 700'000);
+  CHECK(pooled.allocations < regrown.allocations);
+  CHECK(pooled.bytes < regrown.bytes);
   // Fresh records at every request: a vector grown by doubling (about log2(10,000) allocations); nothing
   // per record (weather strings fit the small-string buffer) and no body buffer.
-  CHECK(streamed->allocations > 0);
-  CHECK(streamed->allocations <= 20);
+  CHECK(streamed.allocations > 0);
+  CHECK(streamed.allocations <= 20);
 }
 
 

@@ -172,6 +172,18 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(root.tag, SVG_NS + "svg")
         return ["".join(t.itertext()) for t in root.iter(SVG_NS + "text")]
 
+    def assert_svgs_repeat(self, path, names):
+        """Plots `path` as SVG twice, into two folders: each of `names` the same bytes in both. Returns the
+        first folder."""
+        first, second = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
+        for out in (first, second):
+            result = self.plot(path, "--out", out, "--format", "svg")
+            self.assertEqual(result.returncode, 0, result.stderr)
+        for name in names:
+            with open(os.path.join(first, name), "rb") as a, open(os.path.join(second, name), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
+        return first
+
     def test_plain_run_writes_box_phases_scaling_and_bytes_as_valid_png_and_svg_next_to_the_report(self):
         path = self.write_report(PLAIN)
         result = self.plot(path)
@@ -276,14 +288,7 @@ class PlotTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.dir, "box.png")))
 
     def test_the_same_report_gives_the_same_svg_bytes(self):
-        path = self.write_report(PLAIN)
-        first, second = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
-        for out in (first, second):
-            result = self.plot(path, "--out", out, "--format", "svg")
-            self.assertEqual(result.returncode, 0, result.stderr)
-        for name in ("box.svg", "phases.svg", "scaling.svg", "bytes.svg"):
-            with open(os.path.join(first, name), "rb") as a, open(os.path.join(second, name), "rb") as b:
-                self.assertEqual(a.read(), b.read(), name)
+        self.assert_svgs_repeat(self.write_report(PLAIN), ("box.svg", "phases.svg", "scaling.svg", "bytes.svg"))
 
     def test_a_before_after_report_gets_the_per_round_ratios_and_no_other_plot(self):
         path = self.write_report(AB)
@@ -320,14 +325,8 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(os.listdir(self.dir), ["report.json"])
 
     def test_the_same_before_after_report_gives_the_same_svg_bytes(self):
-        path = self.write_report(AB)
-        first, second = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
-        for out in (first, second):
-            result = self.plot(path, "--out", out, "--format", "svg")
-            self.assertEqual(result.returncode, 0, result.stderr)
+        first = self.assert_svgs_repeat(self.write_report(AB), ("ab.svg",))
         self.assertEqual(os.listdir(first), ["ab.svg"])
-        with open(os.path.join(first, "ab.svg"), "rb") as a, open(os.path.join(second, "ab.svg"), "rb") as b:
-            self.assertEqual(a.read(), b.read())
 
     def test_bad_input_is_refused_with_a_message_and_an_exit_status(self):
         rows = [

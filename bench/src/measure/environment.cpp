@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "ringlab/bench/measure/cycle_counter.hpp"
 #include "ringlab/json/kernel.hpp"
@@ -110,24 +111,22 @@ std::string pretty_name_from_os_release(std::string_view text) {
 }
 
 std::string describe_features(const net::RingFeatures& f) {
+  // Each feature by the name of its field, in the field order.
+  using F = net::RingFeatures;
+  constexpr std::pair<bool F::*, std::string_view> kNamed[] = {
+      {&F::single_issuer, "single_issuer"},   {&F::defer_taskrun, "defer_taskrun"},
+      {&F::coop_taskrun, "coop_taskrun"},     {&F::ext_arg, "ext_arg"},
+      {&F::send_zc, "send_zc"},               {&F::send_zc_report_usage, "send_zc_report_usage"},
+      {&F::recv_multishot, "recv_multishot"}, {&F::accept_multishot, "accept_multishot"},
+      {&F::provided_buffer_ring, "provided_buffer_ring"}, {&F::fixed_buffers, "fixed_buffers"},
+      {&F::recv_bundle, "recv_bundle"},       {&F::provided_buffer_ring_incremental, "provided_buffer_ring_incremental"},
+  };
   std::string out;
-  const auto add = [&out](bool on, std::string_view name) {
-    if (!on) return;
+  for (const auto& [field, name] : kNamed) {
+    if (!(f.*field)) continue;
     if (!out.empty()) out += ' ';
     out += name;
-  };
-  add(f.single_issuer, "single_issuer");
-  add(f.defer_taskrun, "defer_taskrun");
-  add(f.coop_taskrun, "coop_taskrun");
-  add(f.ext_arg, "ext_arg");
-  add(f.send_zc, "send_zc");
-  add(f.send_zc_report_usage, "send_zc_report_usage");
-  add(f.recv_multishot, "recv_multishot");
-  add(f.accept_multishot, "accept_multishot");
-  add(f.provided_buffer_ring, "provided_buffer_ring");
-  add(f.fixed_buffers, "fixed_buffers");
-  add(f.recv_bundle, "recv_bundle");
-  add(f.provided_buffer_ring_incremental, "provided_buffer_ring_incremental");
+  }
   return out.empty() ? "none" : out;
 }
 

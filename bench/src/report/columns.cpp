@@ -94,6 +94,13 @@ bool any_mapped(const Report& report) {
 
 constexpr unsigned kTables = kCompact | kFull;
 
+// A phase's median per op (Phases::*kField) under `key`, in report.csv and report.gbench.json: the tables
+// show the phases in a table of their own (markdown.cpp's phase_table).
+template <std::optional<double> Phases::*kField>
+constexpr Column phase_column(std::string_view key) {
+  return Column{.key = key, .kind = Kind::time, .views = kCsv | kGbench, .number = phase<kField>};
+}
+
 constexpr std::array kColumns{
     // What a case is (the tables lay these out themselves, as the identity of a row).
     Column{.key = "strategy", .kind = Kind::text, .views = kCsv, .text = [](const CaseResult& c) { return c.strategy; }},
@@ -313,18 +320,18 @@ constexpr std::array kColumns{
     // The phases of a request (their own table: markdown.cpp's render_phase_table).
     Column{.key = "phase_ops_sampled", .kind = Kind::count, .views = kCsv,
            .number = [](const Report&, const CaseResult& c) -> Number { return static_cast<double>(c.phases.ops_sampled); }},
-    Column{.key = "phase_connect_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::connect>},
-    Column{.key = "phase_send_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::send>},
-    Column{.key = "phase_wait_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::wait>},
-    Column{.key = "phase_head_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::head>},
-    Column{.key = "phase_body_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::body>},
-    Column{.key = "phase_deserialize_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::deserialize>},
-    Column{.key = "phase_other_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::other>},
-    Column{.key = "phase_first_body_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::first_body>},
-    Column{.key = "phase_last_body_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::last_body>},
-    Column{.key = "phase_client_free_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::client_free>},
-    Column{.key = "phase_client_setup_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::client_setup>},
-    Column{.key = "phase_client_teardown_ns", .kind = Kind::time, .views = kCsv | kGbench, .number = phase<&Phases::client_teardown>},
+    phase_column<&Phases::connect>("phase_connect_ns"),
+    phase_column<&Phases::send>("phase_send_ns"),
+    phase_column<&Phases::wait>("phase_wait_ns"),
+    phase_column<&Phases::head>("phase_head_ns"),
+    phase_column<&Phases::body>("phase_body_ns"),
+    phase_column<&Phases::deserialize>("phase_deserialize_ns"),
+    phase_column<&Phases::other>("phase_other_ns"),
+    phase_column<&Phases::first_body>("phase_first_body_ns"),
+    phase_column<&Phases::last_body>("phase_last_body_ns"),
+    phase_column<&Phases::client_free>("phase_client_free_ns"),
+    phase_column<&Phases::client_setup>("phase_client_setup_ns"),
+    phase_column<&Phases::client_teardown>("phase_client_teardown_ns"),
 
     // Proof and trust.
     Column{.key = "checksum", .kind = Kind::text, .views = kCsv,

@@ -13,6 +13,7 @@
 #include "ringlab/bench/core/diagnostics.hpp"
 #include "ringlab/bench/core/findings.hpp"
 #include "ringlab/bench/core/list.hpp"
+#include "ringlab/bench/core/phase_fields.hpp"
 #include "ringlab/bench/core/statistics.hpp"
 #include "ringlab/bench/core/table.hpp"
 #include "ringlab/bench/process/allocators.hpp"
@@ -301,10 +302,6 @@ std::vector<TableColumn> phase_table(const Report& report) {
     return [field](const CaseResult& c) -> std::optional<double> { return c.phases.*field; };
   };
   // One unit for the whole table: a row reads as one request, its phases side by side.
-  constexpr std::array<std::optional<double> Phases::*, 12> kPhaseFields{
-      &Phases::connect, &Phases::send, &Phases::wait, &Phases::head, &Phases::body, &Phases::deserialize,
-      &Phases::other, &Phases::first_body, &Phases::last_body, &Phases::client_free, &Phases::client_setup,
-      &Phases::client_teardown};
   std::vector<double> all_values;
   for (std::size_t i : rows) {
     if (i == kBlank) continue;

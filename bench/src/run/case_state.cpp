@@ -103,18 +103,9 @@ void fill_case_numbers(CaseState& s, double hz, bool memory) {
     for (uint64_t ticks : s.op_ticks) latency.record(static_cast<uint64_t>(std::llround(ticks_to_ns(ticks, hz))));
     r.latency = latency_from(latency);
   }
-  r.phases.connect = median_ns(s.phases[connect], hz);
-  r.phases.send = median_ns(s.phases[send], hz);
-  r.phases.wait = median_ns(s.phases[wait], hz);
-  r.phases.head = median_ns(s.phases[head], hz);
-  r.phases.body = median_ns(s.phases[body], hz);
-  r.phases.deserialize = median_ns(s.phases[deserialize], hz);
-  r.phases.other = median_ns(s.phases[other], hz);
-  r.phases.first_body = median_ns(s.phases[first_body], hz);
-  r.phases.last_body = median_ns(s.phases[last_body], hz);
-  r.phases.client_free = median_ns(s.phases[client_free], hz);
-  r.phases.client_setup = median_ns(s.phases[client_setup], hz);
-  r.phases.client_teardown = median_ns(s.phases[client_teardown], hz);
+  for (std::size_t phase = 0; phase < kPhaseCount; ++phase) {
+    r.phases.*kPhaseFields[phase] = median_ns(s.phases[phase], hz);
+  }
   summarize_samples(r);
 }
 

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ringlab/bench/core/phase_fields.hpp"
 #include "ringlab/bench/core/results.hpp"
 #include "ringlab/bench/measure/memory_diagnoser.hpp"
 #include "ringlab/bench/run/runner.hpp"
@@ -47,6 +48,8 @@ enum Phase : std::size_t {
   connect, send, wait, head, body, deserialize, other, first_body, last_body,
   client_free, client_setup, client_teardown, kPhaseCount
 };
+// One Phase per field of Phases, in kPhaseFields' order: a phase's median is stored at kPhaseFields[phase].
+static_assert(kPhaseCount == kPhaseFields.size());
 
 struct CaseState {
   std::size_t index = 0;

@@ -25,28 +25,28 @@ inline constexpr std::string_view kEchoNewClient =
 inline constexpr std::string_view kAllocDerived =
     "Alloc Ratio computed from the seed's Allocated column against Net461_HttpClient (the seed prints none)";
 
+// The first row of both tables: the one their ratios are taken against.
+inline constexpr SeedRow kNet461HttpClient{.method = "Net461_HttpClient", .strategy = "echo",
+                                           .published_ratio = at_one_size(1.00),
+                                           .published_ratio_sd = at_one_size(0.00),
+                                           .published_alloc_ratio = at_one_size(1.00),
+                                           .same = kEchoKept, .differs = kAllocDerived};
+
 inline constexpr std::array kNetHttpPerfCoreRows{
-    SeedRow{.method = "Net461_HttpClient", .strategy = "echo",
-            .published_ratio = {1.00, kNone, kNone, kNone},
-            .published_ratio_sd = {0.00, kNone, kNone, kNone},
-            .published_alloc_ratio = {1.00, kNone, kNone, kNone},
-            .same = kEchoKept, .differs = kAllocDerived},
+    kNet461HttpClient,
     SeedRow{.method = "Net461_HttpWebRequest", .strategy = "echo", .client = strategies::Client::fresh,
-            .published_ratio = {4.98, kNone, kNone, kNone},
-            .published_ratio_sd = {0.31, kNone, kNone, kNone},
-            .published_alloc_ratio = {7.04, kNone, kNone, kNone},
+            .published_ratio = at_one_size(4.98), .published_ratio_sd = at_one_size(0.31),
+            .published_alloc_ratio = at_one_size(7.04),
             .same = kEchoNewClient, .differs = kAllocDerived},
     SeedRow{.method = "NetStandard20_HttpClient", .strategy = "echo",
-            .published_ratio = {1.35, kNone, kNone, kNone},
-            .published_ratio_sd = {0.11, kNone, kNone, kNone},
-            .published_alloc_ratio = {1.00, kNone, kNone, kNone},
+            .published_ratio = at_one_size(1.35), .published_ratio_sd = at_one_size(0.11),
+            .published_alloc_ratio = at_one_size(1.00),
             .same = kEchoKept,
             .differs = "the same row as Net461_HttpClient: ringlab has one build, not a net461 and a netstandard2.0 "
                        "library; Alloc Ratio computed from the seed's Allocated column"},
     SeedRow{.method = "NetStandard20_HttpWebRequest", .strategy = "echo", .client = strategies::Client::fresh,
-            .published_ratio = {4.74, kNone, kNone, kNone},
-            .published_ratio_sd = {0.29, kNone, kNone, kNone},
-            .published_alloc_ratio = {7.04, kNone, kNone, kNone},
+            .published_ratio = at_one_size(4.74), .published_ratio_sd = at_one_size(0.29),
+            .published_alloc_ratio = at_one_size(7.04),
             .same = kEchoNewClient,
             .differs = "the same row as Net461_HttpWebRequest: ringlab has one build; Alloc Ratio computed from "
                        "the seed's Allocated column"},
@@ -57,28 +57,21 @@ inline constexpr std::array kNetHttpPerfCoreRows{
 };
 
 inline constexpr std::array kNetHttpPerfFrameworkRows{
-    SeedRow{.method = "Net461_HttpClient", .strategy = "echo",
-            .published_ratio = {1.00, kNone, kNone, kNone},
-            .published_ratio_sd = {0.00, kNone, kNone, kNone},
-            .published_alloc_ratio = {1.00, kNone, kNone, kNone},
-            .same = kEchoKept, .differs = kAllocDerived},
+    kNet461HttpClient,
     SeedRow{.method = "Net461_HttpWebRequest", .strategy = "echo",
-            .published_ratio = {0.92, kNone, kNone, kNone},
-            .published_ratio_sd = {0.06, kNone, kNone, kNone},
-            .published_alloc_ratio = {0.89, kNone, kNone, kNone},
+            .published_ratio = at_one_size(0.92), .published_ratio_sd = at_one_size(0.06),
+            .published_alloc_ratio = at_one_size(0.89),
             .same = "HttpWebRequest over a pooled ServicePoint: the connection kept alive",
             .differs = "ringlab has one client stack: HttpClient and HttpWebRequest on .NET Framework are the same "
                        "row here; Alloc Ratio computed from the seed's Allocated column"},
     SeedRow{.method = "NetStandard20_HttpClient", .strategy = "echo",
-            .published_ratio = {1.21, kNone, kNone, kNone},
-            .published_ratio_sd = {0.10, kNone, kNone, kNone},
-            .published_alloc_ratio = {0.99, kNone, kNone, kNone},
+            .published_ratio = at_one_size(1.21), .published_ratio_sd = at_one_size(0.10),
+            .published_alloc_ratio = at_one_size(0.99),
             .same = kEchoKept,
             .differs = "ringlab has one build; Alloc Ratio computed from the seed's Allocated column"},
     SeedRow{.method = "NetStandard20_HttpWebRequest", .strategy = "echo",
-            .published_ratio = {1.28, kNone, kNone, kNone},
-            .published_ratio_sd = {0.09, kNone, kNone, kNone},
-            .published_alloc_ratio = {0.89, kNone, kNone, kNone},
+            .published_ratio = at_one_size(1.28), .published_ratio_sd = at_one_size(0.09),
+            .published_alloc_ratio = at_one_size(0.89),
             .same = "HttpWebRequest over a pooled ServicePoint: the connection kept alive",
             .differs = "ringlab has one build and one client stack; Alloc Ratio computed from the seed's "
                        "Allocated column"},

@@ -27,6 +27,10 @@ namespace ringlab::bench::seeds {
 
 inline constexpr double kNone = std::numeric_limits<double>::quiet_NaN();  // a figure the write-up does not give
 
+// A published figure of a write-up that measured one size (Seed::sizes {n, 0, 0, 0}): the figure at that
+// size, kNone at the unused ones.
+constexpr std::array<double, 4> at_one_size(double figure) { return {figure, kNone, kNone, kNone}; }
+
 // One method of a seed, measured by one ringlab strategy under the seed's conditions.
 struct SeedRow {
   std::string_view method = {};    // as the seed names it: "GetStreamAsync", "Version 9"
