@@ -144,9 +144,7 @@ TEST_CASE("an A/A run: every case in both builds in every round, paired, alterna
   for (const auto& entry : std::filesystem::directory_iterator(dir.file("again"))) {
     judged = e2e::read_file(entry.path().string());
   }
-  CHECK(judged.find("--judge-again") != std::string::npos);
-  CHECK(judged.find("the run itself printed verdicts by Bonferroni") != std::string::npos);
-  CHECK(judged.find("Benjamini and Hochberg") != std::string::npos);
+  check_contains(judged, {"--judge-again", "the run itself printed verdicts by Bonferroni", "Benjamini and Hochberg"});
   // Only a before/after report has verdicts to judge again.
   const std::string not_ab = dir.file("not-ab.json");
   { std::ofstream(not_ab) << "{}"; }
