@@ -3,7 +3,6 @@
 #include <bit>
 #include <cstring>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 
 #include "ringlab/json/generate.hpp"
@@ -68,9 +67,7 @@ class Hasher {
     if (value) text(*value);
   }
 
-  // One member of a record whose fields are listed as a table (weather_members, github_members), by
-  // its type.
-  void value(int32_t v) noexcept { integer(v); }
+  // One member of a record whose fields are listed as a table (github_members), by its type.
   void value(int64_t v) noexcept { integer(v); }
   void value(bool v) noexcept { boolean(v); }
   void value(const std::pmr::string& v) noexcept { text(std::string_view(v)); }
@@ -113,6 +110,14 @@ class Hasher {
 
   uint64_t& state_;
 };
+
+template <class Weather>
+void add_weather(Hasher& h, const Weather& record) noexcept {
+  h.text(record.date);
+  h.integer(record.temperature_c);
+  h.text(record.summary);
+  h.integer(record.temperature_f);
+}
 
 void add_topics(Hasher& h, const std::pmr::vector<std::pmr::string>& topics) noexcept {
   h.word(topics.size());
@@ -174,26 +179,6 @@ void add_members(Hasher& h, const Record& record, const Members& members) noexce
   std::apply([&](auto... member) { (h.value(record.*member), ...); }, members);
 }
 
-// Adds every field of `record`, owning or viewing form alike, as checksum.hpp defines them, and counts
-// the record: the body of each Checksum::add, inlined there.
-template <class Record>
-[[gnu::always_inline]] inline void add_record(uint64_t& state, std::size_t& records, const Record& record) noexcept {
-  Hasher h(state);
-  if constexpr (std::is_same_v<Record, WeatherForecast> || std::is_same_v<Record, WeatherView>) {
-    add_members(h, record, weather_members<Record>());
-  } else if constexpr (std::is_same_v<Record, Repository> || std::is_same_v<Record, RepositoryView>) {
-    add_repository(h, record);
-  } else if constexpr (std::is_same_v<Record, GithubRepository> || std::is_same_v<Record, GithubRepositoryView>) {
-    add_members(h, record, github_members<Record>());
-  } else if constexpr (std::is_same_v<Record, GithubStars> || std::is_same_v<Record, GithubStarsView>) {
-    add_members(h, record, github_stars_members<Record>());
-  } else {
-    static_assert(std::is_same_v<Record, JosRepository> || std::is_same_v<Record, JosRepositoryView>);
-    add_members(h, record, jos_members<Record>());
-  }
-  ++records;
-}
-
 template <class Record>
 uint64_t checksum_of(std::span<const Record> records) noexcept {
   Checksum sum;
@@ -201,46 +186,67 @@ uint64_t checksum_of(std::span<const Record> records) noexcept {
   return sum.value();
 }
 
-// The checksum of records 0..count-1 of `fill`'s payload, generated one at a time into a scratch
-// record; add(sum, record) adds each (the record itself, or the fields a parse would read of it).
-template <class Record, class Add>
-uint64_t generated_checksum(std::size_t count, void (*fill)(std::size_t, Record&), Add&& add) {
-  Checksum sum;
-  Record scratch;
-  for (std::size_t i = 0; i < count; ++i) {
-    fill(i, scratch);
-    add(sum, scratch);
-  }
-  return sum.value();
-}
-
-// For generated_checksum: every field of the generated record.
-constexpr auto kWholeRecord = [](Checksum& sum, const auto& record) { sum.add(record); };
-
-// The checksum of the GithubStars a three-field parse makes of records 0..count-1 of `fill`'s payload.
-template <class Record>
-uint64_t three_fields_of(std::size_t count, void (*fill)(std::size_t, Record&)) {
-  GithubStars stars;
-  return generated_checksum(count, fill, [&stars](Checksum& sum, const Record& record) {
-    stars.stars = record.stargazers_count;
-    stars.name.assign(record.name);
-    stars.url.assign(record.url);
-    sum.add(stars);
-  });
-}
-
 }  // namespace
 
-void Checksum::add(const WeatherForecast& record) noexcept { add_record(state_, records_, record); }
-void Checksum::add(const WeatherView& record) noexcept { add_record(state_, records_, record); }
-void Checksum::add(const Repository& record) noexcept { add_record(state_, records_, record); }
-void Checksum::add(const RepositoryView& record) noexcept { add_record(state_, records_, record); }
-void Checksum::add(const GithubRepository& record) noexcept { add_record(state_, records_, record); }
-void Checksum::add(const GithubRepositoryView& record) noexcept { add_record(state_, records_, record); }
-void Checksum::add(const GithubStars& record) noexcept { add_record(state_, records_, record); }
-void Checksum::add(const GithubStarsView& record) noexcept { add_record(state_, records_, record); }
-void Checksum::add(const JosRepository& record) noexcept { add_record(state_, records_, record); }
-void Checksum::add(const JosRepositoryView& record) noexcept { add_record(state_, records_, record); }
+void Checksum::add(const WeatherForecast& record) noexcept {
+  Hasher h(state_);
+  add_weather(h, record);
+  ++records_;
+}
+
+void Checksum::add(const WeatherView& record) noexcept {
+  Hasher h(state_);
+  add_weather(h, record);
+  ++records_;
+}
+
+void Checksum::add(const Repository& record) noexcept {
+  Hasher h(state_);
+  add_repository(h, record);
+  ++records_;
+}
+
+void Checksum::add(const RepositoryView& record) noexcept {
+  Hasher h(state_);
+  add_repository(h, record);
+  ++records_;
+}
+
+void Checksum::add(const GithubRepository& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, github_members<GithubRepository>());
+  ++records_;
+}
+
+void Checksum::add(const GithubRepositoryView& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, github_members<GithubRepositoryView>());
+  ++records_;
+}
+
+void Checksum::add(const GithubStars& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, github_stars_members<GithubStars>());
+  ++records_;
+}
+
+void Checksum::add(const GithubStarsView& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, github_stars_members<GithubStarsView>());
+  ++records_;
+}
+
+void Checksum::add(const JosRepository& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, jos_members<JosRepository>());
+  ++records_;
+}
+
+void Checksum::add(const JosRepositoryView& record) noexcept {
+  Hasher h(state_);
+  add_members(h, record, jos_members<JosRepositoryView>());
+  ++records_;
+}
 
 uint64_t Checksum::value() const noexcept { return mix(state_, records_); }
 
@@ -255,20 +261,71 @@ uint64_t checksum(std::span<const GithubStarsView> records) noexcept { return ch
 uint64_t checksum(std::span<const JosRepository> records) noexcept { return checksum_of(records); }
 uint64_t checksum(std::span<const JosRepositoryView> records) noexcept { return checksum_of(records); }
 
-uint64_t checksum_weather(std::size_t count) { return generated_checksum(count, fill_weather, kWholeRecord); }
-uint64_t checksum_repos(std::size_t count) { return generated_checksum(count, fill_repository, kWholeRecord); }
-uint64_t checksum_github(std::size_t count) { return generated_checksum(count, fill_github, kWholeRecord); }
+uint64_t checksum_weather(std::size_t count) {
+  Checksum sum;
+  WeatherForecast scratch;
+  for (std::size_t i = 0; i < count; ++i) {
+    fill_weather(i, scratch);
+    sum.add(scratch);
+  }
+  return sum.value();
+}
+
+uint64_t checksum_repos(std::size_t count) {
+  Checksum sum;
+  Repository scratch;
+  for (std::size_t i = 0; i < count; ++i) {
+    fill_repository(i, scratch);
+    sum.add(scratch);
+  }
+  return sum.value();
+}
+
+uint64_t checksum_github(std::size_t count) {
+  Checksum sum;
+  GithubRepository scratch;
+  for (std::size_t i = 0; i < count; ++i) {
+    fill_github(i, scratch);
+    sum.add(scratch);
+  }
+  return sum.value();
+}
+
+namespace {
+
+// The checksum of the GithubStars a three-field parse makes of records 0..count-1 of `fill`'s payload.
+template <class Record>
+uint64_t three_fields_of(std::size_t count, void (*fill)(std::size_t, Record&)) {
+  Checksum sum;
+  Record scratch;
+  GithubStars stars;
+  for (std::size_t i = 0; i < count; ++i) {
+    fill(i, scratch);
+    stars.stars = scratch.stargazers_count;
+    stars.name.assign(scratch.name);
+    stars.url.assign(scratch.url);
+    sum.add(stars);
+  }
+  return sum.value();
+}
+
+}  // namespace
+
 uint64_t checksum_github_three_fields(std::size_t count) { return three_fields_of(count, &fill_github); }
 uint64_t checksum_repos_three_fields(std::size_t count) { return three_fields_of(count, &fill_repository); }
 
 uint64_t checksum_jos(std::size_t count) {
+  Checksum sum;
+  JosRecord scratch;
   JosRepository dto;
-  return generated_checksum(count, &fill_jos, [&dto](Checksum& sum, const JosRecord& record) {
-    dto.name.assign(record.name);
-    dto.url.assign(record.url);
-    dto.stars = record.stars;
+  for (std::size_t i = 0; i < count; ++i) {
+    fill_jos(i, scratch);
+    dto.name.assign(scratch.name);
+    dto.url.assign(scratch.url);
+    dto.stars = scratch.stars;
     sum.add(dto);
-  });
+  }
+  return sum.value();
 }
 
 }  // namespace ringlab::json

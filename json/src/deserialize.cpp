@@ -28,12 +28,23 @@ Status parse_array(Parser& parser, simdjson::padded_string_view body, std::pmr::
   std::size_t n = 0;
   for (auto element : array) {
     ctx.record = n;
-    if (!read_object_record(doc, element, slot(out, n), ctx, kRecordStart)) return std::unexpected(std::move(error));
+    od::object object;
+    bool ok = true;
+    if (const error_code e = element.get_object().get(object)) {
+      ok = fail(doc, ctx, {}, e);
+    } else {
+      ok = read_record(doc, object, slot(out, n), ctx, kRecordStart);
+    }
+    if (!ok) return std::unexpected(std::move(error));
     ++n;
   }
   trim(out, n);
   ctx.record = kNoRecord;
-  if (!nothing_after(doc, ctx, "after the array")) return std::unexpected(std::move(error));
+  // Anything after the array: the document is read to its end here (final_location spends it).
+  if (const char* rest = final_location(doc); rest != nullptr) {
+    return make_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
+                      "after the array");
+  }
   return {};
 }
 
@@ -55,7 +66,14 @@ Status parse_lines(Parser& parser, simdjson::padded_string_view body, std::pmr::
     const std::size_t start = it.current_index();
     od::document_reference doc;
     if (const error_code e = (*it).get(doc)) return make_error(ctx, {}, e, start);
-    if (!read_object_record(doc, doc, slot(out, n), ctx, start)) return std::unexpected(std::move(error));
+    od::object object;
+    bool ok = true;
+    if (const error_code e = doc.get_object().get(object)) {
+      ok = fail(doc, ctx, {}, e);
+    } else {
+      ok = read_record(doc, object, slot(out, n), ctx, start);
+    }
+    if (!ok) return std::unexpected(std::move(error));
     ++n;
   }
   trim(out, n);
@@ -89,8 +107,18 @@ Status parse_one(Parser& parser, simdjson::padded_string_view body, RecordSpan r
                                           body.capacity() - record.offset);
   od::document doc;
   if (const error_code e = parser.iterate(view).get(doc)) return make_error(ctx, {}, e, record.offset);
-  if (!read_object_record(doc, doc, out, ctx, record.offset) || !nothing_after(doc, ctx, "after the record")) {
-    return std::unexpected(std::move(error));
+  od::object object;
+  bool ok = true;
+  if (const error_code e = doc.get_object().get(object)) {
+    ok = fail(doc, ctx, {}, e);
+  } else {
+    ok = read_record(doc, object, out, ctx, record.offset);
+  }
+  if (!ok) return std::unexpected(std::move(error));
+  // Anything after the array: the document is read to its end here (final_location spends it).
+  if (const char* rest = final_location(doc); rest != nullptr) {
+    return make_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
+                      "after the record");
   }
   return {};
 }

@@ -91,7 +91,12 @@ template <class Record>
       return kNone;
     }
     const auto start = static_cast<std::size_t>(value.raw_json_token().data() - ctx.body);
-    if (!read_object_record(doc, value, slot(out, first + n), ctx, start)) return kNone;
+    od::object object;
+    if (const error_code e = value.get_object().get(object)) {
+      fail(doc, ctx, {}, e);
+      return kNone;
+    }
+    if (!read_record(doc, object, slot(out, first + n), ctx, start)) return kNone;
     ++n;
   }
   return n;
@@ -139,7 +144,12 @@ WindowResult parse_window(Parser& parser, base::PaddedBuffer& body, std::size_t 
     return result;
   }
   ctx.record = kNoRecord;
-  result.failed = !nothing_after(doc, ctx, "after the array");
+  // Anything after the array: the document is read to its end here (final_location spends it).
+  if (const char* rest = final_location(doc); rest != nullptr) {
+    result.failed = true;
+    *ctx.error = build_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
+                             "after the array");
+  }
   return result;
 }
 

@@ -275,7 +275,11 @@ void fill_weather(std::size_t index, WeatherForecast& out) {
   out.temperature_f = fahrenheit_of(out.temperature_c);
 }
 
-WeatherForecast make_weather(std::size_t index) { return make_record(index, fill_weather); }
+WeatherForecast make_weather(std::size_t index) {
+  WeatherForecast record;
+  fill_weather(index, record);
+  return record;
+}
 
 // --- repositories ----------------------------------------------------------------------------------
 
@@ -327,7 +331,11 @@ void fill_repository(std::size_t index, Repository& out) {
   out.score = static_cast<double>(rng.below(100'000)) / 1000.0;
 }
 
-Repository make_repository(std::size_t index) { return make_record(index, fill_repository); }
+Repository make_repository(std::size_t index) {
+  Repository record;
+  fill_repository(index, record);
+  return record;
+}
 
 // --- github (jos's flat records) ---------------------------------------------------------------------
 
@@ -346,6 +354,10 @@ void fill_github(std::size_t index, GithubRepository& out) {
   out.visibility.assign(out.is_private ? "private" : "public");
 }
 
-GithubRepository make_github(std::size_t index) { return make_record(index, fill_github); }
+GithubRepository make_github(std::size_t index) {
+  GithubRepository record;
+  fill_github(index, record);
+  return record;
+}
 
 }  // namespace ringlab::json

@@ -157,7 +157,11 @@ void fill_jos(std::size_t index, JosRecord& out) {
   for (std::string& tag : out.tags) tag.assign(pick(rng, kLorem));
 }
 
-JosRecord make_jos(std::size_t index) { return make_record(index, fill_jos); }
+JosRecord make_jos(std::size_t index) {
+  JosRecord record;
+  fill_jos(index, record);
+  return record;
+}
 
 void append_json(std::string& out, const JosRecord& record) {
   append_key(out, "stars", true);

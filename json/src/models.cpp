@@ -2,22 +2,10 @@
 
 #include <array>
 #include <cstring>
-#include <memory>
-#include <type_traits>
-
-#include "ringlab/json/jos.hpp"
 
 namespace ringlab::json {
 
 namespace {
-
-// The owning records copy and move as their members do (the implicit members). Their moves must not
-// throw, so that a vector that grows moves its records instead of copying them (move_if_noexcept), and
-// they must take an allocator, so that a pmr vector's records use its memory resource.
-template <class... Records>
-constexpr bool kAllocatorAware = ((std::is_nothrow_move_constructible_v<Records> &&
-                                   std::uses_allocator_v<Records, std::pmr::polymorphic_allocator<>>) && ...);
-static_assert(kAllocatorAware<WeatherForecast, Owner, License, Repository, GithubRepository, GithubStars, JosRepository>);
 
 constexpr std::array<std::string_view, kWeatherSummaries> kSummaries = {
     "Freezing", "Bracing", "Chilly", "Cool", "Mild", "Warm", "Balmy", "Hot", "Sweltering", "Scorching"};

@@ -184,16 +184,6 @@ template <class Doc>
   return fail_at(ctx, field, code, offset_of(doc, ctx));
 }
 
-// After the last record: false, with a TRAILING_CONTENT error recorded (`where`: "after the array"), when
-// anything but whitespace follows it. Reads the document to its end (final_location spends it).
-template <class Doc>
-[[gnu::always_inline]] inline bool nothing_after(Doc& doc, const Context& ctx, std::string_view where) {
-  const char* rest = final_location(doc);
-  if (rest == nullptr) return true;
-  *ctx.error = build_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body), where);
-  return false;
-}
-
 // simdjson rejects a body whose brackets do not balance as a whole, before any record is read. The
 // splitter can say which record the bytes go wrong in; its view is added to the message.
 [[gnu::cold, gnu::noinline]] std::unexpected<Error> document_error(const Context& ctx, error_code code) {

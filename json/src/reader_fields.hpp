@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <memory_resource>
 #include <optional>
 #include <string>
@@ -250,20 +249,6 @@ constexpr bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == 
 
 using Allocator = std::pmr::polymorphic_allocator<>;
 
-// The value `out` holds, made first if it holds none (an owning form's from `alloc`); a value already
-// there is kept, so that its strings' capacity is reused.
-template <class T>
-[[gnu::always_inline]] inline T& engaged(std::optional<T>& out, const Allocator& alloc) {
-  if (!out) {
-    if constexpr (std::uses_allocator_v<T, Allocator>) {
-      out.emplace(alloc);
-    } else {
-      out.emplace();
-    }
-  }
-  return *out;
-}
-
 template <class Text>
 error_code read_optional(od::value v, std::optional<Text>& out, const Allocator& alloc) {
   bool null = false;
@@ -272,18 +257,24 @@ error_code read_optional(od::value v, std::optional<Text>& out, const Allocator&
     out.reset();
     return simdjson::SUCCESS;
   }
-  return read(v, engaged(out, alloc));
+  if (!out) {
+    if constexpr (std::is_same_v<Text, std::pmr::string>) {
+      out.emplace(alloc);
+    } else {
+      out.emplace();
+    }
+  }
+  return read(v, *out);
 }
 
-// The allocator of an owning record's strings; views allocate nothing.
-template <class Record>
-Allocator allocator_of(const Record& record) noexcept {
-  if constexpr (std::uses_allocator_v<Record, Allocator>) {
-    return record.get_allocator();
-  } else {
-    return {};
-  }
-}
+Allocator allocator_of(const Repository& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const RepositoryView&) noexcept { return {}; }  // views allocate nothing
+Allocator allocator_of(const GithubRepository& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const GithubRepositoryView&) noexcept { return {}; }
+Allocator allocator_of(const GithubStars& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const GithubStarsView&) noexcept { return {}; }
+Allocator allocator_of(const JosRepository& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const JosRepositoryView&) noexcept { return {}; }
 
 // One member of a record whose fields are listed as a table (github_members), by its type.
 template <class T>

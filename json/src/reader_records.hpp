@@ -7,7 +7,6 @@
 // gives.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <memory_resource>
 #include <tuple>
@@ -42,9 +41,8 @@ template <class Doc, class Iterator>
 
 // Reads the members of `object`: read_member(k, value) for a member whose key is Keys[k], which returns
 // an error code (kReported if it recorded the error itself); unknown keys are skipped (On-Demand skips
-// their values); a key given twice is read twice, so its last value stays. False, with the error
-// recorded, when a member fails, or when the object ends without one of the keys (NO_SUCH_FIELD, naming
-// the first missing under `parent`, at `start`: where the record begins).
+// their values); a key given twice is read twice, so its last value stays; each key read sets its bit
+// in `seen` (set when the object ends). False, with the error recorded, when a member fails.
 //
 // The keys are tried first in the table's order, as compile-time constants (key_is): while a body lists
 // them in that order, as the server and the usual APIs write them, each member costs one compare against
@@ -54,15 +52,15 @@ template <class Doc, class Iterator>
 // iterator's state would live in memory and be stored back at every token.
 template <const auto& Keys, class Doc, class ReadMember>
 [[gnu::always_inline]] inline bool read_members(Doc& doc, od::object object, const Context& ctx,
-                                                std::string_view parent, std::size_t start, ReadMember&& read_member) {
+                                                std::string_view parent, uint32_t& seen, ReadMember&& read_member) {
   constexpr std::size_t N = std::tuple_size_v<std::remove_cvref_t<decltype(Keys)>>;
-  static_assert(N < 32, "one bit of `found` per key");
+  static_assert(N <= 32, "one bit of `seen` per key");
   auto it = object.begin();
   const auto end = object.end();
   od::raw_json_string key;
   od::value value;
-  // The bits of the keys read (a local: it stays in a register, where a caller's variable set member by
-  // member was kept in memory).
+  // The bits of the keys read; stored into `seen` once the object ends (a local stays in a register
+  // where the caller's variable, set member by member, was kept in memory).
   uint32_t found = 0;
   // The member read by `k`; false ends the reading (its error recorded).
   const auto read_one = [&](std::size_t k) __attribute__((always_inline)) {
@@ -88,24 +86,24 @@ template <const auto& Keys, class Doc, class ReadMember>
     (in_order(std::integral_constant<std::size_t, I>{}) && ...);
   }(std::make_index_sequence<N>{});
   if (stop == Stop::failed) return false;
-  if (stop != Stop::done) {
-    // Off the table's order (a member out of place, an unknown key, a repeated one) or past its end.
-    std::size_t hint = N;
-    if (stop == Stop::off_order) {
-      const int k = match_key(key, Keys, hint);
-      if (k >= 0 && !read_one(static_cast<std::size_t>(k))) return false;
-      ++it;
-    }
-    for (; it != end; ++it) {
-      if (!member_at(doc, it, key, value, ctx, parent)) return false;
-      const int k = match_key(key, Keys, hint);
-      if (k >= 0 && !read_one(static_cast<std::size_t>(k))) return false;
-    }
+  if (stop == Stop::done) {
+    seen = found;
+    return true;
   }
-  if (found == all_of<N>()) return true;
-  // The first key missing is the lowest bit `found` lacks.
-  const auto missing = static_cast<std::size_t>(std::countr_one(found));
-  return fail_at(ctx, FieldName(parent, Keys[missing].text), simdjson::NO_SUCH_FIELD, start);
+  // Off the table's order (a member out of place, an unknown key, a repeated one) or past its end.
+  std::size_t hint = N;
+  if (stop == Stop::off_order) {
+    const int k = match_key(key, Keys, hint);
+    if (k >= 0 && !read_one(static_cast<std::size_t>(k))) return false;
+    ++it;
+  }
+  for (; it != end; ++it) {
+    if (!member_at(doc, it, key, value, ctx, parent)) return false;
+    const int k = match_key(key, Keys, hint);
+    if (k >= 0 && !read_one(static_cast<std::size_t>(k))) return false;
+  }
+  seen = found;
+  return true;
 }
 
 // --- records -----------------------------------------------------------------------------------------
@@ -113,7 +111,8 @@ template <const auto& Keys, class Doc, class ReadMember>
 template <class Doc, class Weather>
 [[gnu::always_inline]] inline bool read_weather(Doc& doc, od::object object, Weather& out, const Context& ctx,
                                                 std::size_t start) {
-  return read_members<kWeatherKeys>(doc, object, ctx, {}, start, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
+  uint32_t seen = 0;
+  const bool read = read_members<kWeatherKeys>(doc, object, ctx, {}, seen, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
     switch (static_cast<WeatherField>(k)) {
       case WeatherField::date: return json::read(value, out.date);
       case WeatherField::temperature_c: return json::read(value, out.temperature_c);
@@ -122,6 +121,11 @@ template <class Doc, class Weather>
     }
     return simdjson::SUCCESS;
   });
+  if (!read) return false;
+  if (seen != all_of<kWeatherKeys.size()>()) {
+    return fail_at(ctx, fields::first_missing(seen, fields::kWeather), simdjson::NO_SUCH_FIELD, start);
+  }
+  return true;
 }
 
 template <class Doc, class OwnerForm>
@@ -129,7 +133,8 @@ bool read_owner(Doc& doc, od::value v, OwnerForm& out, const Context& ctx) {
   const std::size_t start = static_cast<std::size_t>(v.raw_json_token().data() - ctx.body);
   od::object object;
   if (const error_code e = v.get_object().get(object)) return fail(doc, ctx, "owner", e);
-  return read_members<kOwnerKeys>(doc, object, ctx, "owner", start, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
+  uint32_t seen = 0;
+  const bool read = read_members<kOwnerKeys>(doc, object, ctx, "owner", seen, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
     switch (static_cast<OwnerField>(k)) {
       case OwnerField::login: return json::read(value, out.login);
       case OwnerField::id: return json::read(value, out.id);
@@ -141,6 +146,11 @@ bool read_owner(Doc& doc, od::value v, OwnerForm& out, const Context& ctx) {
     }
     return simdjson::SUCCESS;
   });
+  if (!read) return false;
+  if (seen != all_of<kOwnerKeys.size()>()) {
+    return fail_at(ctx, FieldName("owner", fields::first_missing(seen, fields::kOwner)), simdjson::NO_SUCH_FIELD, start);
+  }
+  return true;
 }
 
 template <class Doc, class LicenseForm>
@@ -155,15 +165,29 @@ bool read_license(Doc& doc, od::value v, std::optional<LicenseForm>& out, const 
   const std::size_t start = static_cast<std::size_t>(v.raw_json_token().data() - ctx.body);
   od::object object;
   if (const error_code e = v.get_object().get(object)) return fail(doc, ctx, "license", e);
-  LicenseForm& license = engaged(out, alloc);
-  return read_members<kLicenseKeys>(doc, object, ctx, "license", start, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
-    switch (static_cast<LicenseField>(k)) {
-      case LicenseField::key: return json::read(value, license.key);
-      case LicenseField::name: return json::read(value, license.name);
-      case LicenseField::spdx_id: return json::read(value, license.spdx_id);
+  if (!out) {
+    if constexpr (std::is_same_v<LicenseForm, License>) {
+      out.emplace(alloc);
+    } else {
+      out.emplace();
     }
-    return simdjson::SUCCESS;
-  });
+  }
+  uint32_t seen = 0;
+  const bool read =
+      read_members<kLicenseKeys>(doc, object, ctx, "license", seen, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
+        switch (static_cast<LicenseField>(k)) {
+          case LicenseField::key: return json::read(value, out->key);
+          case LicenseField::name: return json::read(value, out->name);
+          case LicenseField::spdx_id: return json::read(value, out->spdx_id);
+        }
+        return simdjson::SUCCESS;
+      });
+  if (!read) return false;
+  if (seen != all_of<kLicenseKeys.size()>()) {
+    return fail_at(ctx, FieldName("license", fields::first_missing(seen, fields::kLicense)), simdjson::NO_SUCH_FIELD,
+                      start);
+  }
+  return true;
 }
 
 // Owning topics: overwritten in place, so the strings' capacity is reused from one parse to the next.
@@ -215,7 +239,8 @@ template <class Doc, class Repo>
   const Allocator alloc = allocator_of(out);
   // A nested record's reader records its own error: kReported tells read_members so.
   const auto nested = [](bool read) __attribute__((always_inline)) { return read ? simdjson::SUCCESS : kReported; };
-  return read_members<kRepositoryKeys>(doc, object, ctx, {}, start, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
+  uint32_t seen = 0;
+  const bool read = read_members<kRepositoryKeys>(doc, object, ctx, {}, seen, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
     switch (static_cast<RepositoryField>(k)) {
       case RepositoryField::id: return json::read(value, out.id);
       case RepositoryField::node_id: return json::read(value, out.node_id);
@@ -245,23 +270,33 @@ template <class Doc, class Repo>
     }
     return simdjson::SUCCESS;
   });
+  if (!read) return false;
+  if (seen != all_of<kRepositoryKeys.size()>()) {
+    return fail_at(ctx, fields::first_missing(seen, fields::kRepository), simdjson::NO_SUCH_FIELD, start);
+  }
+  return true;
 }
 
 // A record whose fields are all scalars or strings, listed by `members` and matched by `Keys` (the
 // github records; and GithubStars, whose three keys leave the other 19 of a github record unknown, so
 // that On-Demand skips their values unread). As the others: keys in any order, unknown keys skipped, a
 // key given twice counts with its last value, a missing one is an error naming it.
-template <const auto& Keys, class Doc, class Record, class Members>
+template <const auto& Keys, class Doc, class Record, class Members, std::size_t N>
 [[gnu::always_inline]] inline bool read_flat(Doc& doc, od::object object, Record& out, const Context& ctx,
-                                             std::size_t start, const Members& members) {
-  static_assert(std::tuple_size_v<Members> == Keys.size(), "one key per member");
+                                             std::size_t start, const Members& members,
+                                             const std::array<std::string_view, N>& names) {
+  static_assert(std::tuple_size_v<Members> == N && Keys.size() == N, "one key per member");
   const Allocator alloc = allocator_of(out);
-  return read_members<Keys>(doc, object, ctx, {}, start, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
+  uint32_t seen = 0;
+  const bool read = read_members<Keys>(doc, object, ctx, {}, seen, [&](std::size_t k, od::value& value) __attribute__((always_inline)) {
     error_code e = simdjson::SUCCESS;
     with_member(out, members, k,
                 [&](auto& member) __attribute__((always_inline)) { e = read_member(value, member, alloc); });
     return e;
   });
+  if (!read) return false;
+  if (seen != all_of<N>()) return fail_at(ctx, fields::first_missing(seen, names), simdjson::NO_SUCH_FIELD, start);
+  return true;
 }
 
 // Always inlined for the reason read_members gives: this is the body of the three parse loops.
@@ -271,25 +306,15 @@ template <class Doc, class Record>
   if constexpr (std::is_same_v<Record, WeatherForecast> || std::is_same_v<Record, WeatherView>) {
     return read_weather(doc, object, out, ctx, start);
   } else if constexpr (std::is_same_v<Record, GithubRepository> || std::is_same_v<Record, GithubRepositoryView>) {
-    return read_flat<kGithubKeys>(doc, object, out, ctx, start, github_members<Record>());
+    return read_flat<kGithubKeys>(doc, object, out, ctx, start, github_members<Record>(), fields::kGithub);
   } else if constexpr (std::is_same_v<Record, GithubStars> || std::is_same_v<Record, GithubStarsView>) {
-    return read_flat<kGithubStarsKeys>(doc, object, out, ctx, start, github_stars_members<Record>());
+    return read_flat<kGithubStarsKeys>(doc, object, out, ctx, start, github_stars_members<Record>(),
+                                       fields::kGithubStars);
   } else if constexpr (std::is_same_v<Record, JosRepository> || std::is_same_v<Record, JosRepositoryView>) {
-    return read_flat<kJosKeys>(doc, object, out, ctx, start, jos_members<Record>());
+    return read_flat<kJosKeys>(doc, object, out, ctx, start, jos_members<Record>(), fields::kJos);
   } else {
     return read_repository(doc, object, out, ctx, start);
   }
-}
-
-// Reads `source`, a document or a value in one, as a record into `out` (read_record, `start` as there):
-// false, with the error recorded, when it is no object or a field is wrong. The body of every loop over
-// records (array, lines, one record, an arriving window).
-template <class Doc, class Source, class Record>
-[[gnu::always_inline]] inline bool read_object_record(Doc& doc, Source&& source, Record& out, const Context& ctx,
-                                                      std::size_t start) {
-  od::object object;
-  if (const error_code e = source.get_object().get(object)) return fail(doc, ctx, {}, e);
-  return read_record(doc, object, out, ctx, start);
 }
 
 // A new record at the end of `out`: the vector grows, once per record only while a larger body than any

@@ -93,9 +93,7 @@ void append_optional_string(std::string& out, const std::optional<std::pmr::stri
   }
 }
 
-// One member of a record whose fields are listed as a table (weather_members, github_members), by its
-// type.
-void append_value(std::string& out, int32_t value) { append_integer(out, value); }
+// One member of a record whose fields are listed as a table (github_members), by its type.
 void append_value(std::string& out, int64_t value) { append_integer(out, value); }
 void append_value(std::string& out, bool value) { append_bool(out, value); }
 void append_value(std::string& out, const std::pmr::string& value) { append_json_string(out, value); }
@@ -103,29 +101,16 @@ void append_value(std::string& out, const std::optional<std::pmr::string>& value
   append_optional_string(out, value);
 }
 
-// What goes before member I of a record whose names are `Names`: {"name": for the first, ,"name": for
-// the others. Made at compile time, so that each key is one append, as a string literal would be.
-template <const auto& Names, std::size_t I>
-constexpr auto kKeyPrefix = [] {
-  constexpr std::string_view name = Names[I];
-  std::array<char, name.size() + 4> text{};
-  text[0] = I == 0 ? '{' : ',';
-  text[1] = '"';
-  name.copy(text.data() + 2, name.size());
-  text[name.size() + 2] = '"';
-  text[name.size() + 3] = ':';
-  return text;
-}();
-
-// {"name":value,...}: the members of `record` in the order of `members`, each under its name in `Names`.
-template <const auto& Names, class Record, class Members>
-void append_members(std::string& out, const Record& record, const Members& members) {
-  static_assert(std::tuple_size_v<Members> == Names.size(), "one name per member");
+// {"name":value,...}: the members of `record` in the order of `members`, each under its name in `names`.
+template <class Record, class Members, std::size_t N>
+void append_members(std::string& out, const Record& record, const Members& members,
+                    const std::array<std::string_view, N>& names) {
+  static_assert(std::tuple_size_v<Members> == N, "one name per member");
   [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ((out.append(kKeyPrefix<Names, I>.data(), kKeyPrefix<Names, I>.size()),
+    ((out.append(I == 0 ? "{\"" : ",\""), out.append(names[I]), out.append("\":"),
       append_value(out, record.*std::get<I>(members))),
      ...);
-  }(std::make_index_sequence<Names.size()>{});
+  }(std::make_index_sequence<N>{});
   out.push_back('}');
 }
 
@@ -174,7 +159,15 @@ void append_json_string(std::string& out, std::string_view utf8) {
 }
 
 void append_json(std::string& out, const WeatherForecast& record) {
-  append_members<fields::kWeather>(out, record, weather_members<WeatherForecast>());
+  out.append("{\"date\":");
+  append_json_string(out, record.date);
+  out.append(",\"temperatureC\":");
+  append_integer(out, record.temperature_c);
+  out.append(",\"summary\":");
+  append_json_string(out, record.summary);
+  out.append(",\"temperatureF\":");
+  append_integer(out, record.temperature_f);
+  out.push_back('}');
 }
 
 void append_json(std::string& out, const Repository& record) {
@@ -261,7 +254,7 @@ void append_json(std::string& out, const Repository& record) {
 }
 
 void append_json(std::string& out, const GithubRepository& record) {
-  append_members<fields::kGithub>(out, record, github_members<GithubRepository>());
+  append_members(out, record, github_members<GithubRepository>(), fields::kGithub);
 }
 
 void append_weather_json(std::string& out, std::size_t count) {

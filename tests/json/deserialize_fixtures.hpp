@@ -3,7 +3,6 @@
 // deserialize_errors_test.cpp: bad and cut bodies, error positions, spans): bodies of each payload as an
 // array and as NDJSON, their generator's checksum, and parses of every kind into one Parsed.
 #include <algorithm>
-#include <array>
 #include <memory_resource>
 #include <string>
 #include <vector>
@@ -23,17 +22,19 @@ inline std::string_view name_of(Payload p) {
   return p == Payload::weather ? "weather" : p == Payload::repos ? "repos" : "github";
 }
 
-// The serializer's body of records 0..n-1 of `p`, written by appends[p] (one entry per Payload, in order).
-inline std::string body_of(Payload p, std::size_t n, const std::array<void (*)(std::string&, std::size_t), 3>& appends) {
+inline std::string array_body(Payload p, std::size_t n) {
   std::string out;
-  appends[static_cast<std::size_t>(p)](out, n);
+  if (p == Payload::weather) json::append_weather_json(out, n);
+  if (p == Payload::repos) json::append_repos_json(out, n);
+  if (p == Payload::github) json::append_github_json(out, n);
   return out;
 }
-inline std::string array_body(Payload p, std::size_t n) {
-  return body_of(p, n, {json::append_weather_json, json::append_repos_json, json::append_github_json});
-}
 inline std::string ndjson_body(Payload p, std::size_t n) {
-  return body_of(p, n, {json::append_weather_ndjson, json::append_repos_ndjson, json::append_github_ndjson});
+  std::string out;
+  if (p == Payload::weather) json::append_weather_ndjson(out, n);
+  if (p == Payload::repos) json::append_repos_ndjson(out, n);
+  if (p == Payload::github) json::append_github_ndjson(out, n);
+  return out;
 }
 inline uint64_t truth(Payload p, std::size_t n) {
   if (p == Payload::github) return json::checksum_github(n);
@@ -48,41 +49,53 @@ struct Parsed {
   uint64_t checksum = 0;
 };
 
-// Parses `body` into a fresh vector with whichever of `weather`, `repos` and `github` (parse functions
-// of one kind, taking `extra` after the vector) `p` names.
-template <class Body, class WeatherRecord, class RepoRecord, class GithubRecord, class... Extra>
-Parsed parsed_with(Payload p, json::Parser& parser, const simdjson::padded_string& body,
-                   json::Status (*weather)(json::Parser&, Body, std::pmr::vector<WeatherRecord>&, Extra...),
-                   json::Status (*repos)(json::Parser&, Body, std::pmr::vector<RepoRecord>&, Extra...),
-                   json::Status (*github)(json::Parser&, Body, std::pmr::vector<GithubRecord>&, Extra...),
-                   Extra... extra) {
-  const auto parse = [&]<class Record>(json::Status (*into)(json::Parser&, Body, std::pmr::vector<Record>&, Extra...)) {
-    std::pmr::vector<Record> out;
-    const json::Status s = into(parser, body, out, extra...);
-    return Parsed{s, json::checksum(out)};
-  };
-  if (p == Payload::weather) return parse(weather);
-  return p == Payload::github ? parse(github) : parse(repos);
+// Parses into a fresh vector of the record type that `parse_weather` (or `parse_repos`, `parse_github`)
+// fills.
+template <class WeatherRecord, class RepoRecord, class GithubRecord>
+Parsed parsed_into(Payload p, auto parse_weather, auto parse_repos, auto parse_github) {
+  if (p == Payload::weather) {
+    std::pmr::vector<WeatherRecord> out;
+    auto s = parse_weather(out);
+    return {s, json::checksum(out)};
+  }
+  if (p == Payload::github) {
+    std::pmr::vector<GithubRecord> out;
+    auto s = parse_github(out);
+    return {s, json::checksum(out)};
+  }
+  std::pmr::vector<RepoRecord> out;
+  auto s = parse_repos(out);
+  return {s, json::checksum(out)};
 }
 
 inline Parsed owning_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
-  return parsed_with(p, parser, body, json::parse_weather, json::parse_repos, json::parse_github);
+  return parsed_into<json::WeatherForecast, json::Repository, json::GithubRepository>(
+      p, [&](auto& out) { return json::parse_weather(parser, body, out); },
+      [&](auto& out) { return json::parse_repos(parser, body, out); },
+      [&](auto& out) { return json::parse_github(parser, body, out); });
 }
 
 inline Parsed views_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
-  return parsed_with(p, parser, body, json::parse_weather_views, json::parse_repos_views, json::parse_github_views);
+  return parsed_into<json::WeatherView, json::RepositoryView, json::GithubRepositoryView>(
+      p, [&](auto& out) { return json::parse_weather_views(parser, body, out); },
+      [&](auto& out) { return json::parse_repos_views(parser, body, out); },
+      [&](auto& out) { return json::parse_github_views(parser, body, out); });
 }
 
 inline Parsed owning_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
                      std::size_t window = json::kNdjsonWindowBytes) {
-  return parsed_with(p, parser, body, json::parse_weather_ndjson, json::parse_repos_ndjson, json::parse_github_ndjson,
-                     window);
+  return parsed_into<json::WeatherForecast, json::Repository, json::GithubRepository>(
+      p, [&](auto& out) { return json::parse_weather_ndjson(parser, body, out, window); },
+      [&](auto& out) { return json::parse_repos_ndjson(parser, body, out, window); },
+      [&](auto& out) { return json::parse_github_ndjson(parser, body, out, window); });
 }
 
 inline Parsed views_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
                     std::size_t window = json::kNdjsonWindowBytes) {
-  return parsed_with(p, parser, body, json::parse_weather_ndjson_views, json::parse_repos_ndjson_views,
-                     json::parse_github_ndjson_views, window);
+  return parsed_into<json::WeatherView, json::RepositoryView, json::GithubRepositoryView>(
+      p, [&](auto& out) { return json::parse_weather_ndjson_views(parser, body, out, window); },
+      [&](auto& out) { return json::parse_repos_ndjson_views(parser, body, out, window); },
+      [&](auto& out) { return json::parse_github_ndjson_views(parser, body, out, window); });
 }
 
 // The streaming way: the splitter finds records, each is parsed on its own (owning or view).

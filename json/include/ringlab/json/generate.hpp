@@ -56,14 +56,6 @@ class SplitMix64 {
 // The generator for record `index` of a payload (`stream` keeps weather and repository streams apart).
 [[nodiscard]] SplitMix64 record_rng(uint64_t stream, std::size_t index) noexcept;
 
-// Record `index` of `fill`'s payload as a new record: what make_weather() and the others return.
-template <class Record>
-[[nodiscard]] Record make_record(std::size_t index, void (*fill)(std::size_t, Record&)) {
-  Record record;
-  fill(index, record);
-  return record;
-}
-
 void fill_weather(std::size_t index, WeatherForecast& out);
 [[nodiscard]] WeatherForecast make_weather(std::size_t index);
 

@@ -77,6 +77,11 @@ struct JosRepository {
       : name(other.name, alloc), url(other.url, alloc), stars(other.stars) {}
   JosRepository(JosRepository&& other, const allocator_type& alloc)
       : name(std::move(other.name), alloc), url(std::move(other.url), alloc), stars(other.stars) {}
+  JosRepository(const JosRepository&) = default;
+  JosRepository(JosRepository&&) noexcept = default;
+  JosRepository& operator=(const JosRepository&) = default;
+  JosRepository& operator=(JosRepository&&) = default;
+  ~JosRepository() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return name.get_allocator(); }
   friend bool operator==(const JosRepository&, const JosRepository&) = default;

@@ -5,9 +5,8 @@
 // text in std::pmr::string and std::pmr::vector, so a record can live in an arena: each is
 // allocator-aware (allocator_type plus the allocator-extended constructors), so a
 // std::pmr::vector<Repository> built on a monotonic_buffer_resource puts every string of every record
-// there too; their copies and moves are the implicit ones (moves noexcept; models.cpp checks both). With
-// the default resource they behave like std::string. A record owns all its bytes and outlives the body
-// it was parsed from.
+// there too. With the default resource they behave like std::string. A record owns all its bytes and
+// outlives the body it was parsed from.
 //
 // Viewing forms (WeatherView, OwnerView, LicenseView, RepositoryView, GithubRepositoryView,
 // GithubStarsView) own nothing. Their text fields are JsonStringView: the bytes between a JSON string's quotes *as they are in the body*. A string that
@@ -127,6 +126,11 @@ struct WeatherForecast {
   WeatherForecast(WeatherForecast&& other, const allocator_type& alloc)
       : date(std::move(other.date), alloc), temperature_c(other.temperature_c),
         summary(std::move(other.summary), alloc), temperature_f(other.temperature_f) {}
+  WeatherForecast(const WeatherForecast&) = default;
+  WeatherForecast(WeatherForecast&&) noexcept = default;
+  WeatherForecast& operator=(const WeatherForecast&) = default;
+  WeatherForecast& operator=(WeatherForecast&&) = default;
+  ~WeatherForecast() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return date.get_allocator(); }
   friend bool operator==(const WeatherForecast&, const WeatherForecast&) = default;
@@ -138,12 +142,6 @@ struct WeatherView {
   JsonStringView summary;
   int32_t temperature_f = 0;
 };
-
-// The members of either weather form, in field order (fields::Weather, fields::kWeather).
-template <class Form>
-constexpr auto weather_members() noexcept {
-  return std::tuple{&Form::date, &Form::temperature_c, &Form::summary, &Form::temperature_f};
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Repositories: GitHub-repository-like records of about 1-2 KB of JSON each.
@@ -163,6 +161,11 @@ struct Owner {
   explicit Owner(const allocator_type& alloc);
   Owner(const Owner& other, const allocator_type& alloc);
   Owner(Owner&& other, const allocator_type& alloc);
+  Owner(const Owner&) = default;
+  Owner(Owner&&) noexcept = default;
+  Owner& operator=(const Owner&) = default;
+  Owner& operator=(Owner&&) = default;
+  ~Owner() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return login.get_allocator(); }
   friend bool operator==(const Owner&, const Owner&) = default;
@@ -182,6 +185,11 @@ struct License {
   License(License&& other, const allocator_type& alloc)
       : key(std::move(other.key), alloc), name(std::move(other.name), alloc),
         spdx_id(std::move(other.spdx_id), alloc) {}
+  License(const License&) = default;
+  License(License&&) noexcept = default;
+  License& operator=(const License&) = default;
+  License& operator=(License&&) = default;
+  ~License() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return key.get_allocator(); }
   friend bool operator==(const License&, const License&) = default;
@@ -220,6 +228,11 @@ struct Repository {
   explicit Repository(const allocator_type& alloc);
   Repository(const Repository& other, const allocator_type& alloc);
   Repository(Repository&& other, const allocator_type& alloc);
+  Repository(const Repository&) = default;
+  Repository(Repository&&) noexcept = default;
+  Repository& operator=(const Repository&) = default;
+  Repository& operator=(Repository&&) = default;
+  ~Repository() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return node_id.get_allocator(); }
   friend bool operator==(const Repository&, const Repository&) = default;
@@ -304,6 +317,11 @@ struct GithubRepository {
   explicit GithubRepository(const allocator_type& alloc);
   GithubRepository(const GithubRepository& other, const allocator_type& alloc);
   GithubRepository(GithubRepository&& other, const allocator_type& alloc);
+  GithubRepository(const GithubRepository&) = default;
+  GithubRepository(GithubRepository&&) noexcept = default;
+  GithubRepository& operator=(const GithubRepository&) = default;
+  GithubRepository& operator=(GithubRepository&&) = default;
+  ~GithubRepository() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return node_id.get_allocator(); }
   friend bool operator==(const GithubRepository&, const GithubRepository&) = default;
@@ -370,6 +388,11 @@ struct GithubStars {
       : stars(other.stars), name(other.name, alloc), url(other.url, alloc) {}
   GithubStars(GithubStars&& other, const allocator_type& alloc)
       : stars(other.stars), name(std::move(other.name), alloc), url(std::move(other.url), alloc) {}
+  GithubStars(const GithubStars&) = default;
+  GithubStars(GithubStars&&) noexcept = default;
+  GithubStars& operator=(const GithubStars&) = default;
+  GithubStars& operator=(GithubStars&&) = default;
+  ~GithubStars() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return name.get_allocator(); }
   friend bool operator==(const GithubStars&, const GithubStars&) = default;
