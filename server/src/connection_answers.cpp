@@ -197,7 +197,8 @@ void Connection::respond() {
     case Route::repos:
     case Route::github:
     case Route::jos: {
-      const BodyKey key{routed.route, routed.format, routed.count};
+      const BodyKey key{routed.route, routed.format, routed.count,
+                        routed.pages && routed.cached && !head.chunked};
       if (routed.head_only) {
         // The head alone does not pay for generating the body (see server.hpp).
         auto cached = worker_.cache().find(key);
@@ -216,14 +217,17 @@ void Connection::respond() {
       }
       auto served = routed.cached ? worker_.cache().get(key) : worker_.cache().generate_uncached(key);
       head.content_type = served->content_type;
-      body = served->bytes;
+      body = served->page_aligned.empty() ? std::string_view(served->bytes) : served->page_aligned;
       // Small bodies are copied into the batch; larger ones are referenced and must outlive the
       // send even if the cache evicts them meanwhile. The body strategy says how they are sent.
       if (head.chunked) {
         owner = served;
         break;
       }
-      const BodySource source = body_source(*served);
+      // pages=1: the page-aligned copy in a zero-copy send of its own, whatever the body strategy.
+      const BodySource source = served->page_aligned.empty()
+                                    ? body_source(*served)
+                                    : BodySource{.kind = BodySource::Kind::zero_copy, .origin = body.data()};
       if (source.kind != BodySource::Kind::copy && body.size() > pending().inline_limit()) pending().hold(served);
       append_answer(head, body, std::move(owner), false, close, &source);
       return;

@@ -111,6 +111,11 @@ std::expected<RoutedRequest, RouteError> route_request(std::string_view method, 
     if (!flag) return std::unexpected(RouteError{400, "cache must be 1, 0, true or false", {}});
     routed.cached = *flag;
   }
+  if (auto text = find_param(query, "pages")) {
+    auto flag = parse_flag(*text);
+    if (!flag) return std::unexpected(RouteError{400, "pages must be 1, 0, true or false", {}});
+    routed.pages = *flag;
+  }
   if (auto text = find_param(query, "chunk")) {
     auto bytes = parse_decimal(*text, kMaxChunkBytes);
     if (!bytes || *bytes == 0) return std::unexpected(RouteError{400, "chunk must be an integer from 1 to 16777216", {}});
@@ -172,6 +177,9 @@ std::string routes_help(const CountLimits& limits) {
   out += "  cache=1|0|true|false     /weather, /repos, /github, /jos: 0 serializes the body for this request alone, bypassing\n";
   out += "                           the body cache (default 1); with chunked=1 it is serialized as it is sent, a\n";
   out += "                           chunk per --serializer-buffer\n";
+  out += "  pages=1|0|true|false     /weather, /repos, /github, /jos, cached and unchunked: the body sent from a\n";
+  out += "                           page-aligned copy with a zero-copy send, the head in a send of its own (whole-page\n";
+  out += "                           segments a receiver can map with TCP_ZEROCOPY_RECEIVE; default 0)\n";
   out += "  chunk=BYTES              the size of each chunk, 1 to " + number(kMaxChunkBytes) + " (default " +
          number(kDefaultChunkBytes) + "); not for a body serialized as it is sent\n";
   return out;

@@ -85,9 +85,9 @@ void stamp_round(http::Timeline& round, std::size_t count, StampsOf&& stamps_of)
 
 // The body copies a strategy of ringlab's stack counts (IoCounters' body_* fields), cumulative: per response
 // received(body bytes, the sink's copied_bytes() before and after it); per copy outside the sink (into a
-// string or a padded buffer before the parse) copied(bytes). What a receive copied from the socket is the
-// body less what was mapped: every receive path of ringlab's clients today copies (recv, READ_FIXED,
-// provided buffers), none maps.
+// string or a padded buffer before the parse) copied(bytes); per page mapping (the mapped row's
+// TCP_ZEROCOPY_RECEIVE) `mapped` += bytes. What a receive copied from the socket is the body less what was
+// mapped: every other receive path copies (recv, READ_FIXED, provided buffers).
 struct BodyCopies {
   uint64_t body = 0;
   uint64_t ringlab = 0;

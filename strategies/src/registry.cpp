@@ -197,6 +197,13 @@ constexpr std::array kOwnStack{
            .inflight = true,
            .description = "multishot recv into a provided-buffer ring; one copy remains: kernel-chosen buffers -> "
                           "padded buffer (simdjson needs contiguous padded input)"},
+    // No copy of the body on the client's CPU: the kernel maps its receive pages (TCP_ZEROCOPY_RECEIVE) into
+    // the client's address space, where they are parsed as views parses its body (mapped.cpp).
+    Recipe{.name = "mapped", .mirrors = kHeadersRead, .parse_floor = "floor_parse", .client = {.query = "&pages=1"},
+           .models = Models::views, .make = &make_mapped,
+           .description = "blocking socket; the body's pages mapped by the kernel (TCP_ZEROCOPY_RECEIVE) from a "
+                          "page-aligned zero-copy answer (pages=1), parsed where they lie into views; only the "
+                          "last partial page is copied"},
     // The kernel pins and maps the buffer's pages once, at setup, instead of at every receive.
     Recipe{.name = "fixed_buffers", .mirrors = kPooled, .sink = Sink::fixed_buffers, .inflight = true,
            .description = "body received by READ_FIXED into a registered (pinned once) padded buffer, parsed in "

@@ -21,11 +21,11 @@ Status SocketPeer::open_case() {
   return {};
 }
 
-Result<SocketTarget> socket_target(const CaseConfig& config, std::string_view label) {
+Result<SocketTarget> socket_target(const CaseConfig& config, std::string_view label, std::string_view extra_query) {
   auto peer = net::Endpoint::parse(config.host, config.port);
   if (!peer) return fail(label, peer.error().message());
   const std::string host = authority(config);
-  const std::string target = get_target(config);
+  const std::string target = get_target(config, extra_query);
   std::string head(4096, '\0');
   const bool fresh = config.connection == Connection::fresh;  // Connection: close, closed after the response
   auto serialized = http::serialize(

@@ -41,8 +41,9 @@ struct SocketTarget {
   std::string peer_text;
   std::string request;
 };
-// `config`'s SocketTarget; errors start with `label`.
-[[nodiscard]] Result<SocketTarget> socket_target(const CaseConfig& config, std::string_view label);
+// `config`'s SocketTarget, `extra_query` appended to the target (get_target); errors start with `label`.
+[[nodiscard]] Result<SocketTarget> socket_target(const CaseConfig& config, std::string_view label,
+                                                 std::string_view extra_query = {});
 // The case's deadline in whole milliseconds, at least 1 (epoll_wait, SO_RCVTIMEO).
 [[nodiscard]] int timeout_ms(const CaseConfig& config) noexcept;
 
@@ -103,6 +104,8 @@ class SocketPeer : public CaseStrategy {
 // The two socket peers' rows (peer_recipes.hpp): blocking_sockets.cpp, epoll.cpp.
 std::unique_ptr<Strategy> make_blocking_sockets(const Recipe& recipe);
 std::unique_ptr<Strategy> make_epoll(const Recipe& recipe);
+// The mapped row (mapped.cpp): a blocking socket whose body pages the kernel maps (TCP_ZEROCOPY_RECEIVE).
+std::unique_ptr<Strategy> make_mapped(const Recipe& recipe);
 // The epoll row's strategy with N requests in flight (Recipe::make_inflight): N connections on one epoll
 // instance, not built on SocketPeer, which drives one socket (epoll_inflight.cpp).
 std::unique_ptr<Strategy> make_epoll_inflight(const Recipe& recipe);

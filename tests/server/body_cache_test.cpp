@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <simdjson.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 
@@ -14,7 +15,10 @@ namespace {
 int g_generated = 0;
 Body sized_body(const BodyKey& key) {
   ++g_generated;
-  return Body{std::string(key.count, 'x'), "application/json", {}};
+  Body body;
+  body.bytes = std::string(key.count, 'x');
+  body.content_type = "application/json";
+  return body;
 }
 
 BodyKey weather(uint32_t count) { return BodyKey{Route::weather, Format::json, count}; }
@@ -193,6 +197,23 @@ TEST_CASE("weather records carry the four fields and repos records a nested owne
   Body hundred = generate_body(BodyKey{Route::repos, Format::json, 100});
   CHECK(hundred.bytes.size() > 100 * 500);
   CHECK(hundred.bytes.size() < 100 * 4000);
+}
+
+TEST_CASE("a page-aligned body is a copy of the body at a page boundary, cached as a body of its own") {
+  const Body plain = generate_body(BodyKey{Route::weather, Format::json, 300});
+  const Body paged = generate_body(BodyKey{Route::weather, Format::json, 300, true});
+  REQUIRE_FALSE(paged.page_aligned.empty());
+  CHECK(reinterpret_cast<std::uintptr_t>(paged.page_aligned.data()) % 4096 == 0);
+  CHECK(paged.page_aligned == plain.bytes);
+  CHECK(paged.bytes == plain.bytes);
+  CHECK(plain.page_aligned.empty());
+  CHECK(plain.page_keep == nullptr);
+
+  BodyCache cache;
+  auto first = cache.get(BodyKey{Route::weather, Format::json, 300});
+  auto aligned = cache.get(BodyKey{Route::weather, Format::json, 300, true});
+  CHECK(first.get() != aligned.get());
+  CHECK(cache.bytes() == 3 * plain.bytes.size());  // the copy is counted against max_bytes
 }
 
 TEST_CASE("bodies are deterministic for a given key") {

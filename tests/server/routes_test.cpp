@@ -105,6 +105,20 @@ TEST_CASE("cache=0 asks for a body serialized for this request alone; cache=1 is
   }
 }
 
+TEST_CASE("pages=1 asks for the body from a page-aligned copy; pages=0 is the default") {
+  for (const auto& [target, pages] : {std::pair{"/weather?count=3&pages=1", true}, std::pair{"/jos?pages=true", true},
+                                      std::pair{"/repos?pages=0", false}, std::pair{"/weather", false}}) {
+    INFO(target);
+    auto routed = route_request("GET", target);
+    REQUIRE(routed.has_value());
+    CHECK(routed->pages == pages);
+  }
+  auto refused = route_request("GET", "/weather?pages=yes");
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().status == 400);
+  CHECK(refused.error().message == "pages must be 1, 0, true or false");
+}
+
 TEST_CASE("route_request refuses bad targets, paths, methods and parameter values with their status") {
   struct Row {
     std::string_view method = "GET";

@@ -37,6 +37,7 @@ struct Documented {
   std::vector<std::string> names;
   bool counted = true;  // "n/a": the row counts nothing
   double kernel = 0;
+  double mapped = 0;
   double ringlab_low = 0;
   double ringlab_high = 0;
   bool plus_head = false;
@@ -82,7 +83,7 @@ std::vector<Documented> documented_copies(std::string_view page) {
       cells.push_back(trim(std::string_view(text).substr(at, end - at)));
       at = end + 1;
     }
-    REQUIRE_MESSAGE(cells.size() == 4, text);
+    REQUIRE_MESSAGE(cells.size() == 5, text);
     Documented line;
     for (std::size_t open = cells[0].find('`'); open != std::string::npos; open = cells[0].find('`', open)) {
       const std::size_t close = cells[0].find('`', open + 1);
@@ -92,9 +93,11 @@ std::vector<Documented> documented_copies(std::string_view page) {
     if (cells[1] == "n/a") {
       line.counted = false;
       CHECK_MESSAGE(cells[2] == "n/a", text);
+      CHECK_MESSAGE(cells[3] == "n/a", text);
     } else {
       line.kernel = std::stod(cells[1]);
-      parse_ringlab(cells[2], line);
+      line.mapped = std::stod(cells[2]);
+      parse_ringlab(cells[3], line);
     }
     lines.push_back(std::move(line));
   }
@@ -177,7 +180,7 @@ void holds_to(const Descriptor& descriptor, const Documented& line, uint16_t por
     const double head = line.plus_head ? kHeadBytes / m.body_bytes : 0.0;
     CHECK(m.ringlab >= line.ringlab_low - kSlack);
     CHECK(m.ringlab <= line.ringlab_high + head + kSlack);
-    CHECK(m.mapped == 0);  // no row maps yet
+    CHECK(std::abs(m.mapped - line.mapped) <= kSlack);
   }
 }
 
@@ -188,8 +191,8 @@ bool needs_feature(const Descriptor& descriptor) {
 
 TEST_CASE("the table's reader: names, n/a, a range, + head") {
   const auto lines = documented_copies(
-      "## Body copies\n| strategy | k | r | what |\n|---|---|---|---|\n| `a` | 1 | 3.0\u20133.3 | x |\n"
-      "| `b`, `c` | n/a | n/a | y |\n| `d` | 1 | 0 + head | z |\n## Next\n| `e` | 1 | 1 | w |\n");
+      "## Body copies\n| strategy | k | m | r | what |\n|---|---|---|---|---|\n| `a` | 1 | 0 | 3.0\u20133.3 | x |\n"
+      "| `b`, `c` | n/a | n/a | n/a | y |\n| `d` | 0 | 1 | 0 + head | z |\n## Next\n| `e` | 1 | 0 | 1 | w |\n");
   REQUIRE(lines.size() == 3);
   CHECK(lines[0].names == std::vector<std::string>{"a"});
   CHECK(lines[0].ringlab_low == 3.0);
@@ -199,6 +202,8 @@ TEST_CASE("the table's reader: names, n/a, a range, + head") {
   CHECK_FALSE(lines[1].counted);
   CHECK(lines[2].plus_head);
   CHECK(lines[2].ringlab_high == 0);
+  CHECK(lines[2].kernel == 0);
+  CHECK(lines[2].mapped == 1);
 }
 
 TEST_CASE("every GET row has a line in docs/strategies.md's Body copies table, and every line a row") {

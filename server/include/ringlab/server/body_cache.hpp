@@ -36,6 +36,8 @@ struct BodyKey {
   Route route = Route::weather;  // weather, repos, github or jos
   Format format = Format::json;
   uint32_t count = 0;
+  // pages=1 (routes.hpp): the body also gets a page-aligned copy (Body::page_aligned).
+  bool page_aligned = false;
   friend bool operator==(const BodyKey&, const BodyKey&) = default;
 };
 
@@ -53,9 +55,14 @@ struct Body {
   std::string bytes;
   std::string_view content_type;  // a string literal
   BodyPlacement placement;
+  // BodyKey::page_aligned: `bytes` copied to the start of an anonymous mapping of their own, which the
+  // answer sends instead of `bytes`; `page_keep` unmaps it with the last reference. Empty otherwise.
+  std::string_view page_aligned;
+  std::shared_ptr<const void> page_keep;
 };
 
-// Serializes the body for `key` with json/ (weather, repos, github or jos records, JSON array or NDJSON).
+// Serializes the body for `key` with json/ (weather, repos, github or jos records, JSON array or NDJSON),
+// and makes its page-aligned copy when the key asks for one (std::bad_alloc when that cannot be mapped).
 [[nodiscard]] Body generate_body(const BodyKey& key);
 // What json::BodyWriter is started with for `key` (generate_body does it; so does a body serialized as
 // it is sent, server.hpp's serializer_buffer_bytes).

@@ -48,6 +48,11 @@ struct RoutedRequest {
   // cache; chunked, it is serialized as it is sent and chunk_bytes does not apply
   // (ServerOptions::serializer_buffer_bytes).
   bool cached = true;
+  // pages=1: /weather, /repos, /github and /jos answer a cached, unchunked body from a page-aligned copy
+  // with a zero-copy send (IORING_OP_SEND_ZC), the head in a send of its own, so that the body's TCP
+  // segments carry whole pages a receiver can map instead of copying (TCP_ZEROCOPY_RECEIVE); the
+  // server's --body-strategy does not apply to that answer.
+  bool pages = false;
   UpstreamConnection upstream = UpstreamConnection::pooled;
   UpstreamClient upstream_client = UpstreamClient::manual;  // /proxy?client=manual|typed
   // /proxy?answer=status: the upstream's body is dropped and the answer is its status alone (200, no

@@ -1,0 +1,82 @@
+#pragma once
+// MappedRegion: one stretch of address space into which a TCP stream's next N bytes land contiguously,
+// with as many of them as the kernel allows mapped instead of copied (TCP_ZEROCOPY_RECEIVE, Linux 4.18).
+//
+// How: prepare(socket, N, padding) lays the region out as [whole pages of N: a mapping of the socket]
+// [the rest of N and `padding` readable bytes: anonymous memory]. map() then asks the kernel to map the
+// receive queue's next pages at an offset of the socket part: each page of a received segment that is a
+// whole page of its own is inserted into the page tables there, and no byte is copied. Bytes the kernel
+// cannot map (less than a page in the queue, a segment that is not whole pages) are reported as a skip
+// hint; the caller receives those by copy, into memory made writable by copy_from(), so the stream stays
+// contiguous. What maps depends on the sender: on loopback, a zero-copy send of page-aligned memory
+// whose segments are whole pages (the client's TCP_MAXSEG at 4096 + 12) maps; a plain send never does.
+//
+// Reuse: the layout of the last prepare() is kept while N stays the same, so a kept-alive connection
+// that receives bodies of one size makes no mmap per response; the kernel unmaps the pages the last
+// map() inserted as it maps the next ones over them (a TLB flush), and views into the region live until
+// then. A different N, a different socket or a copy_from() lays the region out again (two mmap calls).
+// The reserved address space grows to the largest N + padding seen, never shrinks, and goes with the
+// object.
+//
+// Errors: net::Error naming the system call ("mmap", "getsockopt TCP_ZEROCOPY_RECEIVE") and errno; a
+// kernel or socket that cannot be mapped gives ENODEV or EINVAL at the first prepare() (supported()
+// asks the kernel beforehand). Threads: one at a time.
+#include <cstddef>
+#include <cstdint>
+
+#include "ringlab/net/error.hpp"
+
+namespace ringlab::net {
+
+class MappedRegion {
+ public:
+  MappedRegion() = default;
+  ~MappedRegion();
+  MappedRegion(const MappedRegion&) = delete;
+  MappedRegion& operator=(const MappedRegion&) = delete;
+
+  // Whether this kernel maps a TCP socket (mmap on a fresh TCP socket succeeds); the error says why not.
+  [[nodiscard]] static Status supported();
+
+  // The next `bytes` bytes of `socket`'s stream will land at data(); `padding` readable bytes follow
+  // them. Views into what the last prepare() received end here when the layout changes.
+  Status prepare(int socket, std::size_t bytes, std::size_t padding);
+
+  struct Mapped {
+    std::size_t bytes = 0;  // mapped at the offset, a multiple of the page size
+    std::size_t skip = 0;   // the kernel's recv_skip_hint: bytes to receive by copy before the next page maps
+    std::size_t queued = 0; // bytes in the receive queue after those mapped (the kernel's inq)
+  };
+  // Maps at most `bytes` (a multiple of the page size) of the stream at data() + offset, which must be a
+  // multiple of the page size within the socket part (mappable_bytes()).
+  Result<Mapped> map(std::size_t offset, std::size_t bytes);
+  // Makes [offset, the end of the region) writable anonymous memory, so that the stream's bytes from
+  // offset on can be received there by copy (offset a multiple of the page size).
+  Status copy_from(std::size_t offset);
+
+  [[nodiscard]] char* data() const noexcept { return base_; }
+  // The bytes from data() that map() may map: the whole pages of the last prepare()'s bytes, less what
+  // copy_from() took.
+  [[nodiscard]] std::size_t mappable_bytes() const noexcept { return socket_part_; }
+  // The address space the region holds mapped now (HeldMemory: the mapped pages and the tail).
+  [[nodiscard]] std::size_t laid_out_bytes() const noexcept { return laid_out_; }
+  // mmap and getsockopt calls made so far (cumulative).
+  [[nodiscard]] uint64_t syscalls() const noexcept { return syscalls_; }
+  [[nodiscard]] static std::size_t page_bytes() noexcept;
+
+ private:
+  Status reserve(std::size_t bytes);
+  void release() noexcept;
+
+  char* base_ = nullptr;
+  std::size_t reserved_ = 0;
+  int socket_ = -1;
+  std::size_t bytes_ = 0;        // the last prepare()'s
+  std::size_t padding_ = 0;
+  std::size_t socket_part_ = 0;  // bytes from base_ mapped from the socket
+  std::size_t laid_out_ = 0;     // bytes from base_ laid out (socket part and anonymous tail)
+  bool layout_valid_ = false;
+  uint64_t syscalls_ = 0;
+};
+
+}  // namespace ringlab::net

@@ -1,0 +1,242 @@
+// MappedRegion over real loopback TCP connections: a body sent from page-aligned memory with MSG_ZEROCOPY
+// to a receiver whose TCP_MAXSEG is a page of payload maps whole pages, byte for byte the bytes sent; the
+// tail comes by copy; a plain send maps nothing and the bytes arrive by copy after copy_from(); a second
+// body of the same size reuses the layout (no mmap); bad offsets and a region laid out for a closed
+// socket give errors with the operation's name. Every wait is bounded (SO_RCVTIMEO, poll timeouts).
+#include "ringlab/net/mapped_region.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <doctest/doctest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ringlab/net/socket.hpp"
+#include "../support/feature_gate.hpp"
+
+namespace ringlab::net {
+namespace {
+
+#ifndef SO_ZEROCOPY
+constexpr int SO_ZEROCOPY = 60;
+#endif
+#ifndef MSG_ZEROCOPY
+constexpr int MSG_ZEROCOPY = 0x4000000;
+#endif
+
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kPadding = 64;
+
+bool mapping_available() {
+  const Status supported = MappedRegion::supported();
+  return testing::feature_available("tcp_zerocopy_receive", supported.has_value(),
+                                    supported ? "" : "kernel maps no TCP socket: " + supported.error().message());
+}
+
+// A connected pair on loopback: `receiver` with TCP_MAXSEG of a page of payload, `sender` accepted.
+struct Pair {
+  Fd sender;
+  Fd receiver;
+};
+
+Pair connect_pair() {
+  Fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  REQUIRE(listener.valid());
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+  socklen_t length = sizeof(address);
+  REQUIRE(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  REQUIRE(::listen(listener.get(), 1) == 0);
+  Pair pair{.sender = {}, .receiver = Fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0))};
+  const int segment = static_cast<int>(kPage) + 12;
+  const timeval deadline{.tv_sec = 5, .tv_usec = 0};
+  REQUIRE(::setsockopt(pair.receiver.get(), IPPROTO_TCP, TCP_MAXSEG, &segment, sizeof(segment)) == 0);
+  REQUIRE(::setsockopt(pair.receiver.get(), SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof(deadline)) == 0);
+  REQUIRE(::connect(pair.receiver.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+  pair.sender = Fd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  REQUIRE(pair.sender.valid());
+  const int one = 1;
+  REQUIRE(::setsockopt(pair.sender.get(), SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)) == 0);
+  REQUIRE(::setsockopt(pair.sender.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == 0);
+  return pair;
+}
+
+// `bytes` bytes of a pattern that differs from page to page, at the start of a mapping of their own.
+struct AlignedBody {
+  explicit AlignedBody(std::size_t bytes) : size(bytes) {
+    void* at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(at != MAP_FAILED);
+    data = static_cast<char*>(at);
+    for (std::size_t i = 0; i < bytes; ++i) data[i] = static_cast<char>('a' + (i * 7 + i / kPage) % 26);
+  }
+  ~AlignedBody() { ::munmap(data, size); }
+  AlignedBody(const AlignedBody&) = delete;
+  AlignedBody& operator=(const AlignedBody&) = delete;
+  char* data = nullptr;
+  std::size_t size = 0;
+};
+
+// Sends every byte of `body` (zero-copy or not) from a thread of its own; joined by the destructor.
+struct Sender {
+  Sender(const Fd& socket, const AlignedBody& body, bool zero_copy)
+      : thread([&socket, &body, zero_copy] {
+          std::size_t sent = 0;
+          while (sent < body.size) {
+            const ssize_t n = ::send(socket.get(), body.data + sent, body.size - sent,
+                                     MSG_NOSIGNAL | (zero_copy ? MSG_ZEROCOPY : 0));
+            if (n < 0 && errno == ENOBUFS) continue;  // the notification queue is full: send again
+            if (n <= 0) return;
+            sent += static_cast<std::size_t>(n);
+          }
+        }) {}
+  ~Sender() { thread.join(); }
+  std::thread thread;
+};
+
+struct Received {
+  std::size_t mapped = 0;
+  std::size_t copied = 0;
+};
+
+// The next `bytes` bytes of `socket` into `region`, mapped where the kernel maps them, else copied (the rest
+// of the body once a skip hint says the stream is not whole pages).
+Received receive(MappedRegion& region, int socket, std::size_t bytes) {
+  Received got;
+  REQUIRE(region.prepare(socket, bytes, kPadding));
+  std::size_t filled = 0;
+  bool copying = false;
+  int waits = 0;
+  while (filled < bytes) {
+    const std::size_t whole = (std::min(bytes, region.mappable_bytes()) - std::min(filled, region.mappable_bytes())) /
+                              kPage * kPage;
+    if (!copying && whole > 0) {
+      auto mapped = region.map(filled, whole);
+      REQUIRE(mapped.has_value());
+      if (mapped->bytes > 0) {
+        filled += mapped->bytes;
+        got.mapped += mapped->bytes;
+        continue;
+      }
+      if (mapped->skip > 0 && mapped->skip < mapped->queued) {
+        REQUIRE(region.copy_from(filled));
+        copying = true;
+        continue;
+      }
+      pollfd readable{.fd = socket, .events = POLLIN, .revents = 0};
+      REQUIRE(::poll(&readable, 1, 5000) == 1);
+      REQUIRE(++waits < 1'000'000);
+      continue;
+    }
+    const ssize_t n = ::recv(socket, region.data() + filled, bytes - filled, 0);
+    REQUIRE(n > 0);
+    filled += static_cast<std::size_t>(n);
+    got.copied += static_cast<std::size_t>(n);
+  }
+  return got;
+}
+
+TEST_CASE("a zero-copy send of page-aligned bytes maps whole pages, contiguous, the tail copied after them" *
+          doctest::test_suite(testing::kFeatureGated)) {
+  if (!mapping_available()) return;
+  Pair pair = connect_pair();
+  MappedRegion region;
+  for (std::size_t bytes : {std::size_t{256 * 1024 + 1000}, std::size_t{64 * 1024}, std::size_t{3 * kPage + 1}}) {
+    INFO(bytes, " bytes");
+    AlignedBody body(bytes);
+    Received got;
+    {
+      Sender sender(pair.sender, body, true);
+      got = receive(region, pair.receiver.get(), bytes);
+    }
+    CHECK(std::memcmp(region.data(), body.data, bytes) == 0);
+    CHECK(got.mapped + got.copied == bytes);
+    CHECK(got.mapped % kPage == 0);
+    // Every whole page maps: a zero-copy send of page-aligned memory to a page-sized segment.
+    CHECK(got.mapped == bytes / kPage * kPage);
+    // The padding after the body is readable (and the tail's anonymous page holds it).
+    CHECK(region.laid_out_bytes() >= bytes + kPadding);
+    volatile char past = region.data()[bytes + kPadding - 1];
+    (void)past;
+  }
+}
+
+TEST_CASE("a second body of the same size maps into the same layout, with no mmap" *
+          doctest::test_suite(testing::kFeatureGated)) {
+  if (!mapping_available()) return;
+  Pair pair = connect_pair();
+  MappedRegion region;
+  constexpr std::size_t kBytes = 40 * kPage + 123;
+  AlignedBody first(kBytes);
+  {
+    Sender sender(pair.sender, first, true);
+    (void)receive(region, pair.receiver.get(), kBytes);
+  }
+  CHECK(std::memcmp(region.data(), first.data, kBytes) == 0);
+  const uint64_t before = region.syscalls();
+  AlignedBody second(kBytes);
+  second.data[0] = '#';
+  second.data[kBytes - 1] = '#';
+  Received got;
+  {
+    Sender sender(pair.sender, second, true);
+    got = receive(region, pair.receiver.get(), kBytes);
+  }
+  CHECK(std::memcmp(region.data(), second.data, kBytes) == 0);
+  CHECK(got.mapped == 40 * kPage);
+  // Only getsockopt calls: the layout was kept.
+  CHECK(region.syscalls() - before >= 1);
+  const uint64_t getsockopts_at_most = 40;  // at worst one page a call
+  CHECK(region.syscalls() - before <= getsockopts_at_most);
+}
+
+TEST_CASE("a plain send maps nothing: the bytes arrive by copy after copy_from(), contiguous" *
+          doctest::test_suite(testing::kFeatureGated)) {
+  if (!mapping_available()) return;
+  Pair pair = connect_pair();
+  MappedRegion region;
+  constexpr std::size_t kBytes = 100 * kPage + 77;
+  AlignedBody body(kBytes);
+  Received got;
+  {
+    Sender sender(pair.sender, body, false);
+    got = receive(region, pair.receiver.get(), kBytes);
+  }
+  CHECK(std::memcmp(region.data(), body.data, kBytes) == 0);
+  CHECK(got.copied + got.mapped == kBytes);
+  CHECK(got.copied > 0);
+  // After copy_from() the next prepare() lays the socket part out again.
+  CHECK(region.mappable_bytes() < kBytes / kPage * kPage);
+  REQUIRE(region.prepare(pair.receiver.get(), kBytes, kPadding));
+  CHECK(region.mappable_bytes() == kBytes / kPage * kPage);
+}
+
+TEST_CASE("map() on a socket that is not mapped, and prepare() on a descriptor that is not a TCP socket, fail "
+          "with the operation named" * doctest::test_suite(testing::kFeatureGated)) {
+  if (!mapping_available()) return;
+  MappedRegion region;
+  Fd not_tcp(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  auto refused = region.prepare(not_tcp.get(), 3 * kPage, kPadding);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(std::string(refused.error().op) == "mmap of the socket");
+  // A small body needs no socket mapping at all: only the anonymous tail.
+  REQUIRE(region.prepare(not_tcp.get(), 100, kPadding));
+  CHECK(region.mappable_bytes() == 0);
+  auto unmapped = region.map(0, kPage);
+  REQUIRE_FALSE(unmapped.has_value());
+  CHECK(std::string(unmapped.error().op) == "getsockopt TCP_ZEROCOPY_RECEIVE");
+}
+
+}  // namespace
+}  // namespace ringlab::net
