@@ -53,36 +53,63 @@ Status MappedRegion::reserve(std::size_t bytes) {
   return {};
 }
 
-Status MappedRegion::prepare(int socket, std::size_t bytes, std::size_t padding) {
-  if (layout_valid_ && socket == socket_ && bytes == bytes_ && padding == padding_) return {};
+Status MappedRegion::prepare(int socket, std::size_t bytes, std::size_t padding, std::size_t slots) {
+  slots = slots == 0 ? 1 : slots;
+  if (layout_valid_ && socket == socket_ && bytes == bytes_ && padding == padding_ && slots == slots_) return {};
   const std::size_t page = page_bytes();
   const std::size_t whole = bytes / page * page;
   const std::size_t tail = round_up(bytes - whole + padding, page);
   layout_valid_ = false;
-  if (auto reserved = reserve(whole + tail); !reserved) return reserved;
-  if (whole > 0) {
+  if (auto reserved = reserve((whole + tail) * slots); !reserved) return reserved;
+  for (std::size_t i = 0; i < slots; ++i) {
+    char* slot = base_ + i * (whole + tail);
+    if (whole > 0) {
+      ++syscalls_;
+      void* at = ::mmap(slot, whole, PROT_READ, MAP_SHARED | MAP_FIXED, socket, 0);
+      if (at == MAP_FAILED) return fail("mmap of the socket", errno);
+    }
     ++syscalls_;
-    void* at = ::mmap(base_, whole, PROT_READ, MAP_SHARED | MAP_FIXED, socket, 0);
-    if (at == MAP_FAILED) return fail("mmap of the socket", errno);
+    void* at = ::mmap(slot + whole, tail, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
+    if (at == MAP_FAILED) return fail("mmap of the mapped region's tail", errno);
   }
-  ++syscalls_;
-  void* at = ::mmap(base_ + whole, tail, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
-  if (at == MAP_FAILED) return fail("mmap of the mapped region's tail", errno);
   // What a larger layout before left mapped beyond this one stays: it is unreachable through data() and
   // goes with the reservation.
   socket_ = socket;
   bytes_ = bytes;
   padding_ = padding;
-  socket_part_ = whole;
-  laid_out_ = whole + tail;
+  slots_ = slots;
+  slot_ = 0;
+  slot_bytes_ = whole + tail;
+  whole_bytes_ = socket_part_ = whole;
+  laid_out_ = (whole + tail) * slots;
   layout_valid_ = true;
+  slot_clean_ = true;  // freshly mapped: no page in it
+  return {};
+}
+
+Status MappedRegion::next_slot() {
+  if (!layout_valid_) return {};
+  if (slots_ == 1) {
+    slot_clean_ = false;  // the last body's pages are where the next one goes: the kernel unmaps them first
+    return {};
+  }
+  slot_ = (slot_ + 1) % slots_;
+  if (slot_ == 0) {
+    // Every slot's pages at once: one TLB flush for the K bodies.
+    ++syscalls_;
+    if (::madvise(base_, laid_out_, MADV_DONTNEED) != 0) return fail("madvise MADV_DONTNEED of the mapped region", errno);
+    slot_clean_ = true;
+  } else {
+    slot_clean_ = true;  // slots are used in turn: this one has not been mapped into since the release
+  }
   return {};
 }
 
 Result<MappedRegion::Mapped> MappedRegion::map(std::size_t offset, std::size_t bytes) {
   tcp_zerocopy_receive receive{};
-  receive.address = reinterpret_cast<uint64_t>(base_ + offset);
+  receive.address = reinterpret_cast<uint64_t>(data() + offset);
   receive.length = static_cast<uint32_t>(bytes);
+  if (slot_clean_) receive.flags = TCP_RECEIVE_ZEROCOPY_FLAG_TLB_CLEAN_HINT;
   socklen_t length = sizeof(receive);
   ++syscalls_;
   if (::getsockopt(socket_, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &receive, &length) != 0) {
@@ -95,7 +122,7 @@ Result<MappedRegion::Mapped> MappedRegion::map(std::size_t offset, std::size_t b
 Status MappedRegion::copy_from(std::size_t offset) {
   if (offset >= socket_part_) return {};
   ++syscalls_;
-  void* at = ::mmap(base_ + offset, socket_part_ - offset, PROT_READ | PROT_WRITE,
+  void* at = ::mmap(data() + offset, socket_part_ - offset, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
   if (at == MAP_FAILED) return fail("mmap of the mapped region's copied part", errno);
   socket_part_ = offset;

@@ -53,6 +53,9 @@ constexpr std::size_t kPeekBytes = 1024;
 constexpr int kSegmentBytes = 4096 + 12;
 // The target's extra query: the server's page-aligned zero-copy answer (server/routes.hpp).
 constexpr std::string_view kPagesQuery = "&pages=1";
+// Bodies kept mapped side by side (net::MappedRegion's slots): the pages of 8 responses are unmapped
+// together, one TLB flush per 8 responses instead of one per response, for 8 bodies' pages held.
+constexpr std::size_t kSlots = 8;
 
 // The body's sink: its memory is the region (mapped pages, then the copied tail and the padding).
 // Bytes that came with the head (a head longer than the peek) are copied in; everything else was
@@ -66,7 +69,7 @@ class RegionSink final : public http::BodySink {
     laid_out_ = true;
     if (!head.content_length) return sink_error("the answer has no Content-Length: nothing to lay out");
     length_ = *head.content_length;
-    if (auto prepared = region_->prepare(socket_->get(), length_, base::kPadding); !prepared) {
+    if (auto prepared = region_->prepare(socket_->get(), length_, base::kPadding, kSlots); !prepared) {
       return sink_error(prepared.error().message());
     }
     if (copy_all_) {
@@ -175,6 +178,7 @@ class Mapped final : public CaseStrategy {
     if (auto sent = send_all(target_.request); !sent) return fail(label(), sent.error().message());
     stamp(&http::Timeline::request_sent);
 
+    if (auto next = region_.next_slot(); !next) return fail(label(), next.error().message());
     receiver_.start(sink_, timeline, ticks);
     const uint64_t copied_before = sink_.copied_bytes();
     auto head = peek_head();
@@ -235,14 +239,16 @@ class Mapped final : public CaseStrategy {
             if (auto done = receiver_.received(mapped->bytes); !done) return std::unexpected(std::move(done.error()));
             continue;
           }
-          if (mapped->skip > 0 && mapped->skip < mapped->queued) {
-            // Bytes in the stream that are not whole pages: from here on the body is received by copy.
+          if (mapped->queued >= page) {
+            // A page or more queued and none of it maps (the kernel's skip hint: the rest of a segment that is
+            // not whole pages): from here on the body is received by copy.
             if (auto writable = region_.copy_from(offset); !writable) {
               return std::unexpected(http::Error::from(writable.error()));
             }
             continue;
           }
-          // Less than a page queued: wait for the next segment.
+          // Less than a page queued (the kernel then maps nothing and hints that much as a skip, whatever
+          // follows): wait for the next segment.
           if (auto readable = wait_readable(); !readable) return std::unexpected(http::Error::from(readable.error()));
           continue;
         }

@@ -17,6 +17,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -112,9 +113,10 @@ struct Received {
 
 // The next `bytes` bytes of `socket` into `region`, mapped where the kernel maps them, else copied (the rest
 // of the body once a skip hint says the stream is not whole pages).
-Received receive(MappedRegion& region, int socket, std::size_t bytes) {
+Received receive(MappedRegion& region, int socket, std::size_t bytes, std::size_t slots = 1) {
   Received got;
-  REQUIRE(region.prepare(socket, bytes, kPadding));
+  REQUIRE(region.next_slot());
+  REQUIRE(region.prepare(socket, bytes, kPadding, slots));
   std::size_t filled = 0;
   bool copying = false;
   int waits = 0;
@@ -129,7 +131,7 @@ Received receive(MappedRegion& region, int socket, std::size_t bytes) {
         got.mapped += mapped->bytes;
         continue;
       }
-      if (mapped->skip > 0 && mapped->skip < mapped->queued) {
+      if (mapped->queued >= kPage) {
         REQUIRE(region.copy_from(filled));
         copying = true;
         continue;
@@ -199,6 +201,47 @@ TEST_CASE("a second body of the same size maps into the same layout, with no mma
   CHECK(region.syscalls() - before >= 1);
   const uint64_t getsockopts_at_most = 40;  // at worst one page a call
   CHECK(region.syscalls() - before <= getsockopts_at_most);
+}
+
+TEST_CASE("with K slots, K bodies stay mapped side by side until the first slot comes round again" *
+          doctest::test_suite(testing::kFeatureGated)) {
+  if (!mapping_available()) return;
+  Pair pair = connect_pair();
+  MappedRegion region;
+  constexpr std::size_t kSlots = 3;
+  constexpr std::size_t kBytes = 20 * kPage + 500;
+  std::vector<std::unique_ptr<AlignedBody>> bodies;
+  std::vector<const char*> where;
+  for (std::size_t i = 0; i < kSlots; ++i) {
+    bodies.push_back(std::make_unique<AlignedBody>(kBytes));
+    bodies.back()->data[0] = static_cast<char>('0' + i);
+    Received got;
+    {
+      Sender sender(pair.sender, *bodies.back(), true);
+      got = receive(region, pair.receiver.get(), kBytes, kSlots);
+    }
+    CHECK(got.mapped == 20 * kPage);
+    where.push_back(region.data());
+  }
+  CHECK(region.laid_out_bytes() >= kSlots * (kBytes + kPadding));
+  // Every body is still where it landed, each in a slot of its own.
+  for (std::size_t i = 0; i < kSlots; ++i) {
+    INFO("slot ", i);
+    CHECK(std::memcmp(where[i], bodies[i]->data, kBytes) == 0);
+    if (i > 0) CHECK(where[i] == where[i - 1] + region.laid_out_bytes() / kSlots);
+  }
+  // The next body goes to the first slot again, after one madvise released all three.
+  AlignedBody again(kBytes);
+  again.data[0] = '#';
+  const uint64_t before = region.syscalls();
+  {
+    Sender sender(pair.sender, again, true);
+    CHECK(receive(region, pair.receiver.get(), kBytes, kSlots).mapped == 20 * kPage);
+  }
+  CHECK(region.data() == where[0]);
+  CHECK(std::memcmp(region.data(), again.data, kBytes) == 0);
+  CHECK(region.syscalls() - before >= 2);  // the madvise and at least one getsockopt; no mmap
+  CHECK(region.syscalls() - before <= 1 + 20);
 }
 
 TEST_CASE("a plain send maps nothing: the bytes arrive by copy after copy_from(), contiguous" *

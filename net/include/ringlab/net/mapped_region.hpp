@@ -11,12 +11,17 @@
 // contiguous. What maps depends on the sender: on loopback, a zero-copy send of page-aligned memory
 // whose segments are whole pages (the client's TCP_MAXSEG at 4096 + 12) maps; a plain send never does.
 //
-// Reuse: the layout of the last prepare() is kept while N stays the same, so a kept-alive connection
-// that receives bodies of one size makes no mmap per response; the kernel unmaps the pages the last
-// map() inserted as it maps the next ones over them (a TLB flush), and views into the region live until
-// then. A different N, a different socket or a copy_from() lays the region out again (two mmap calls).
-// The reserved address space grows to the largest N + padding seen, never shrinks, and goes with the
-// object.
+// Reuse: the layout of the last prepare() is kept while N, the padding and the slot count stay the same,
+// so a kept-alive connection that receives bodies of one size makes no mmap per response. The region has
+// `slots` such layouts side by side, used in turn (next_slot()): with one slot the kernel unmaps the
+// last body's pages as it maps the next ones over them, a TLB flush per response; with K slots a body's
+// pages stay mapped until its slot comes round again, and when the first slot does, one madvise
+// (MADV_DONTNEED) unmaps the K bodies' pages at once, so K responses share one TLB flush and each map()
+// into a slot so released tells the kernel that there is nothing to unmap (TCP_RECEIVE_ZEROCOPY_FLAG_-
+// TLB_CLEAN_HINT). The cost is memory: K bodies stay mapped. Views into a slot's body live until that slot
+// is used again (K - 1 more responses). A different N, a different socket or a copy_from() lays the
+// region out again (two mmap calls per slot). The reserved address space grows to the largest layout
+// seen, never shrinks, and goes with the object.
 //
 // Errors: net::Error naming the system call ("mmap", "getsockopt TCP_ZEROCOPY_RECEIVE") and errno; a
 // kernel or socket that cannot be mapped gives ENODEV or EINVAL at the first prepare() (supported()
@@ -39,8 +44,13 @@ class MappedRegion {
   [[nodiscard]] static Status supported();
 
   // The next `bytes` bytes of `socket`'s stream will land at data(); `padding` readable bytes follow
-  // them. Views into what the last prepare() received end here when the layout changes.
-  Status prepare(int socket, std::size_t bytes, std::size_t padding);
+  // them; `slots` (at least 1) bodies of that size are laid out side by side. Views into what the region
+  // received before end here when the layout changes.
+  Status prepare(int socket, std::size_t bytes, std::size_t padding, std::size_t slots = 1);
+  // Call before each body after the first: moves data() to the next slot. Coming round to the first slot
+  // of several, unmaps every slot's pages (one madvise): views into any earlier body end. With one slot,
+  // the next map() has the kernel unmap the last body's pages first.
+  Status next_slot();
 
   struct Mapped {
     std::size_t bytes = 0;  // mapped at the offset, a multiple of the page size
@@ -48,19 +58,20 @@ class MappedRegion {
     std::size_t queued = 0; // bytes in the receive queue after those mapped (the kernel's inq)
   };
   // Maps at most `bytes` (a multiple of the page size) of the stream at data() + offset, which must be a
-  // multiple of the page size within the socket part (mappable_bytes()).
+  // multiple of the page size within the socket part (mappable_bytes()). Into a slot released by
+  // next_slot() and not mapped into since, the kernel is told there is nothing to unmap first.
   Result<Mapped> map(std::size_t offset, std::size_t bytes);
   // Makes [offset, the end of the region) writable anonymous memory, so that the stream's bytes from
   // offset on can be received there by copy (offset a multiple of the page size).
   Status copy_from(std::size_t offset);
 
-  [[nodiscard]] char* data() const noexcept { return base_; }
+  [[nodiscard]] char* data() const noexcept { return base_ + slot_ * slot_bytes_; }
   // The bytes from data() that map() may map: the whole pages of the last prepare()'s bytes, less what
   // copy_from() took.
   [[nodiscard]] std::size_t mappable_bytes() const noexcept { return socket_part_; }
-  // The address space the region holds mapped now (HeldMemory: the mapped pages and the tail).
+  // The address space the region holds laid out now, every slot (HeldMemory: the mapped pages and the tails).
   [[nodiscard]] std::size_t laid_out_bytes() const noexcept { return laid_out_; }
-  // mmap and getsockopt calls made so far (cumulative).
+  // mmap, madvise and getsockopt calls made so far (cumulative).
   [[nodiscard]] uint64_t syscalls() const noexcept { return syscalls_; }
   [[nodiscard]] static std::size_t page_bytes() noexcept;
 
@@ -73,9 +84,14 @@ class MappedRegion {
   int socket_ = -1;
   std::size_t bytes_ = 0;        // the last prepare()'s
   std::size_t padding_ = 0;
-  std::size_t socket_part_ = 0;  // bytes from base_ mapped from the socket
-  std::size_t laid_out_ = 0;     // bytes from base_ laid out (socket part and anonymous tail)
+  std::size_t slots_ = 1;
+  std::size_t slot_ = 0;           // data()'s
+  std::size_t slot_bytes_ = 0;     // one slot's socket part and anonymous tail
+  std::size_t whole_bytes_ = 0;    // one slot's socket part as laid out
+  std::size_t socket_part_ = 0;    // bytes from data() mapped from the socket (less after copy_from())
+  std::size_t laid_out_ = 0;       // bytes from base_ laid out, every slot
   bool layout_valid_ = false;
+  bool slot_clean_ = false;        // no body mapped into data()'s slot since it was laid out or released
   uint64_t syscalls_ = 0;
 };
 
