@@ -93,6 +93,16 @@ class StreamingSinkBase : public http::BodySink {
     before_end_ = 0;
     before_piece_ = 0;
     parse_ = head.status / 100 == 2;
+    // The array sink's parser sized to the whole body now: no window of it parsed as one document is longer, so the
+    // pieces that happen to arrive together never make the parser grow in the middle of a body (it grows
+    // once, to the largest body, as presized's buffer does). Without it, a window larger than any before
+    // (more bytes arriving at once) allocated inside a timed op, now and then.
+    if (parse_ && windows_are_documents() && head.content_length && *head.content_length > parser_->capacity()) {
+      if (parser_->allocate(*head.content_length, parser_->max_depth()) != simdjson::SUCCESS) {
+        return http::fail(http::Errc::sink, "the JSON parser could not be sized to the body's " +
+                                                std::to_string(*head.content_length) + " bytes");
+      }
+    }
     restart();
     return inner_.begin(head);
   }
@@ -132,6 +142,9 @@ class StreamingSinkBase : public http::BodySink {
 
  protected:
   virtual void restart() = 0;                   // a new body begins
+  // Whether windows of the body are parsed as documents of their own (the array sink), so that the parser's
+  // capacity bounds them (the NDJSON sink's iterate_many sizes its own batches).
+  [[nodiscard]] virtual bool windows_are_documents() const noexcept { return false; }
   virtual http::Status parse_received() = 0;    // after each piece: the records now complete
   virtual http::Status parse_rest() = 0;        // after the last piece: what remains
 
@@ -176,6 +189,7 @@ class ArraySink final
 
  private:
   void restart() override;
+  [[nodiscard]] bool windows_are_documents() const noexcept override { return true; }
   http::Status parse_received() override { return parse_arrived(json::Arrival::partial); }
   http::Status parse_rest() override { return parse_arrived(json::Arrival::complete); }
   http::Status parse_arrived(json::Arrival arrival);
