@@ -21,11 +21,8 @@
 //
 // Errors as the socket peers' (socket_peer.hpp): they name the case, the operation, the server and
 // errno; after any error the socket is closed and the next run() connects again; nothing is retried.
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 
 #include <algorithm>
 #include <array>
@@ -33,6 +30,7 @@
 #include <chrono>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include "case_strategy.hpp"
 #include "common.hpp"
@@ -166,16 +164,18 @@ class Mapped final : public CaseStrategy {
 
   Result<Outcome> exchange(http::Timeline* timeline, Check check) {
     const http::TickSource ticks = config().ticks;
-    const auto stamp = [timeline, ticks](uint64_t http::Timeline::*phase) {
-      if (timeline != nullptr && ticks != nullptr) timeline->*phase = ticks();
-    };
+    const Stamper stamp{timeline, ticks};
     stamp(&http::Timeline::start);
     if (!socket_.valid()) {
-      if (auto opened = open_connection(); !opened) return fail(label(), opened.error().message());
+      auto opened = open_blocking(target_.peer, target_.peer_text, timeout_ms(config()), kSegmentBytes, syscalls_);
+      if (!opened) return fail(label(), opened.error().message());
+      socket_ = std::move(*opened);
       ++connections_opened_;
       stamp(&http::Timeline::connected);
     }
-    if (auto sent = send_all(target_.request); !sent) return fail(label(), sent.error().message());
+    // The request, then the head's length from a peek at the response's first bytes.
+    auto sent = send_blocking(socket_.get(), target_.request, target_.peer_text, syscalls_);
+    if (!sent) return fail(label(), sent.error().message());
     stamp(&http::Timeline::request_sent);
 
     if (auto next = region_.next_slot(); !next) return fail(label(), next.error().message());
@@ -204,18 +204,12 @@ class Mapped final : public CaseStrategy {
   // The head's length, found in a peek at the response's first bytes; 0 when the head is longer than the
   // peek or has not fully arrived (it is then received as other rows receive it).
   net::Result<std::size_t> peek_head() {
-    while (true) {
-      ++syscalls_;
-      const ssize_t n = ::recv(socket_.get(), peeked_.data(), peeked_.size(), MSG_PEEK);
-      if (n > 0) {
-        const std::string_view start(peeked_.data(), static_cast<std::size_t>(n));
-        const auto end = start.find("\r\n\r\n");
-        return end == std::string_view::npos ? 0 : end + 4;
-      }
-      if (n == 0) return 0;  // closed: the receiver reports the truncation
-      if (errno == EINTR) continue;
-      return receive_failed("recv");
-    }
+    auto n = receive(peeked_, MSG_PEEK);
+    if (!n) return std::unexpected(std::move(n.error()));
+    // 0 bytes: closed, which the receiver reports as a truncation.
+    const std::string_view start(peeked_.data(), *n);
+    const auto end = start.find("\r\n\r\n");
+    return end == std::string_view::npos ? 0 : end + 4;
   }
 
   // Receives the head (exactly `head_bytes` when known) and maps or receives the body.
@@ -276,56 +270,8 @@ class Mapped final : public CaseStrategy {
     }
   }
 
-  net::Result<std::size_t> receive(std::span<char> into) {
-    while (true) {
-      ++syscalls_;
-      const ssize_t n = ::recv(socket_.get(), into.data(), into.size(), 0);
-      if (n >= 0) return static_cast<std::size_t>(n);
-      if (errno == EINTR) continue;
-      return receive_failed("recv");
-    }
-  }
-
-  std::unexpected<net::Error> receive_failed(const char* op) const {
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return net::fail(op, ETIMEDOUT, target_.peer_text);
-    return net::fail(op, errno, target_.peer_text);
-  }
-
-  net::Status send_all(std::string_view bytes) {
-    while (!bytes.empty()) {
-      ++syscalls_;
-      const ssize_t n = ::send(socket_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return receive_failed("send");
-      }
-      bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return {};
-  }
-
-  net::Status open_connection() {
-    net::Fd fd(::socket(target_.peer.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
-    ++syscalls_;
-    if (!fd.valid()) return net::fail("socket", errno, target_.peer_text);
-    const int ms = timeout_ms(config());
-    const timeval deadline{.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
-    const int one = 1;
-    syscalls_ += 4;
-    if (::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof(deadline)) != 0 ||
-        ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &deadline, sizeof(deadline)) != 0 ||
-        ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0 ||
-        ::setsockopt(fd.get(), IPPROTO_TCP, TCP_MAXSEG, &kSegmentBytes, sizeof(kSegmentBytes)) != 0) {
-      return net::fail("setsockopt", errno, target_.peer_text);
-    }
-    int rc;
-    do {
-      ++syscalls_;
-      rc = ::connect(fd.get(), target_.peer.addr(), target_.peer.length);
-    } while (rc != 0 && errno == EINTR);
-    if (rc != 0) return net::fail("connect", errno == EINPROGRESS ? ETIMEDOUT : errno, target_.peer_text);
-    socket_ = std::move(fd);
-    return {};
+  net::Result<std::size_t> receive(std::span<char> into, int flags = 0) {
+    return receive_blocking(socket_.get(), into, flags, target_.peer_text, syscalls_);
   }
 
   void close_connection() noexcept {

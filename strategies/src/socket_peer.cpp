@@ -1,5 +1,9 @@
 #include "socket_peer.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/time.h>
+
 #include <cerrno>
 
 #include "ringlab/http/request.hpp"
@@ -8,6 +12,59 @@ namespace ringlab::strategies::detail {
 
 std::unexpected<net::Error> syscall_failed(const char* op, const std::string& peer) {
   return net::fail(op, errno, peer);
+}
+
+net::Result<net::Fd> open_blocking(const net::Endpoint& peer, const std::string& peer_text, int timeout_ms,
+                                   int max_segment, uint64_t& syscalls) {
+  net::Fd fd(::socket(peer.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  ++syscalls;
+  if (!fd.valid()) return syscall_failed("socket", peer_text);
+  const timeval deadline{.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
+  const int one = 1;
+  syscalls += max_segment > 0 ? 4 : 3;
+  if (::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof(deadline)) != 0 ||
+      ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &deadline, sizeof(deadline)) != 0 ||
+      ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0 ||
+      (max_segment > 0 && ::setsockopt(fd.get(), IPPROTO_TCP, TCP_MAXSEG, &max_segment, sizeof(max_segment)) != 0)) {
+    return syscall_failed("setsockopt", peer_text);
+  }
+  // SO_SNDTIMEO bounds a blocking connect too (EINPROGRESS when it passes).
+  int rc;
+  do {
+    ++syscalls;
+    rc = ::connect(fd.get(), peer.addr(), peer.length);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    if (errno == EINPROGRESS) return net::fail("connect", ETIMEDOUT, peer_text);
+    return syscall_failed("connect", peer_text);
+  }
+  return fd;
+}
+
+net::Status send_blocking(int socket, std::string_view bytes, const std::string& peer_text, uint64_t& syscalls) {
+  while (!bytes.empty()) {
+    ++syscalls;
+    const ssize_t n = ::send(socket, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return net::fail("send", ETIMEDOUT, peer_text);
+      return syscall_failed("send", peer_text);
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return {};
+}
+
+net::Result<std::size_t> receive_blocking(int socket, std::span<char> into, int flags, const std::string& peer_text,
+                                          uint64_t& syscalls) {
+  while (true) {
+    ++syscalls;
+    const ssize_t n = ::recv(socket, into.data(), into.size(), flags);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return net::fail("recv", ETIMEDOUT, peer_text);
+    return syscall_failed("recv", peer_text);
+  }
 }
 
 Status SocketPeer::open_case() {
@@ -57,9 +114,7 @@ Result<Outcome> SocketPeer::run_case(http::Timeline* timeline, Check check) {
 
 Result<Outcome> SocketPeer::exchange(http::Timeline* timeline, Check check) {
   const http::TickSource ticks = config().ticks;
-  const auto stamp = [timeline, ticks](uint64_t http::Timeline::*phase) {
-    if (timeline != nullptr && ticks != nullptr) timeline->*phase = ticks();
-  };
+  const Stamper stamp{timeline, ticks};
   stamp(&http::Timeline::start);
   if (!socket_.valid()) {
     if (auto opened = open_connection(); !opened) return fail(label(), opened.error().message());

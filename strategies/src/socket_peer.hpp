@@ -69,6 +69,7 @@ class SocketPeer : public CaseStrategy {
   // The case's deadline in whole milliseconds, at least 1 (epoll_wait, SO_RCVTIMEO).
   [[nodiscard]] int timeout_ms() const noexcept { return detail::timeout_ms(config()); }
   void count_syscall() noexcept { ++syscalls_; }
+  [[nodiscard]] uint64_t& syscall_count() noexcept { return syscalls_; }
   // One send / recv on socket_, counted: what the system call returned (errno set when negative).
   ssize_t send_once(std::string_view bytes) noexcept {
     count_syscall();
@@ -100,6 +101,28 @@ class SocketPeer : public CaseStrategy {
 
 // A net::Error for the failed system call just made (reads errno).
 [[nodiscard]] std::unexpected<net::Error> syscall_failed(const char* op, const std::string& peer);
+
+// What a socket row stamps on the case's timeline: nothing without a timeline or a tick source.
+struct Stamper {
+  http::Timeline* timeline = nullptr;
+  http::TickSource ticks = nullptr;
+  void operator()(uint64_t http::Timeline::*phase) const noexcept {
+    if (timeline != nullptr && ticks != nullptr) timeline->*phase = ticks();
+  }
+};
+
+// A blocking socket's operations (blocking_sockets, mapped), each adding the system calls it makes to
+// `syscalls`. Errors name the operation and `peer_text`; a deadline that passed is ETIMEDOUT.
+// A connected blocking TCP socket to `peer`: SO_RCVTIMEO and SO_SNDTIMEO at `timeout_ms` (they bound the
+// connect too), TCP_NODELAY, and TCP_MAXSEG at `max_segment` when it is above 0.
+[[nodiscard]] net::Result<net::Fd> open_blocking(const net::Endpoint& peer, const std::string& peer_text,
+                                                 int timeout_ms, int max_segment, uint64_t& syscalls);
+// Sends every byte of `bytes`.
+[[nodiscard]] net::Status send_blocking(int socket, std::string_view bytes, const std::string& peer_text,
+                                        uint64_t& syscalls);
+// One recv into `into` with `flags` (MSG_PEEK...): the bytes received, 0 when the peer closed.
+[[nodiscard]] net::Result<std::size_t> receive_blocking(int socket, std::span<char> into, int flags,
+                                                        const std::string& peer_text, uint64_t& syscalls);
 
 // The two socket peers' rows (peer_recipes.hpp): blocking_sockets.cpp, epoll.cpp.
 std::unique_ptr<Strategy> make_blocking_sockets(const Recipe& recipe);

@@ -149,6 +149,12 @@ Received receive(MappedRegion& region, int socket, std::size_t bytes, std::size_
   return got;
 }
 
+// `body` sent (zero-copy or not) while `region` receives it; the sender is joined before this returns.
+Received exchange(Pair& pair, const AlignedBody& body, bool zero_copy, MappedRegion& region, std::size_t slots = 1) {
+  Sender sender(pair.sender, body, zero_copy);
+  return receive(region, pair.receiver.get(), body.size, slots);
+}
+
 TEST_CASE("a zero-copy send of page-aligned bytes maps whole pages, contiguous, the tail copied after them" *
           doctest::test_suite(testing::kFeatureGated)) {
   if (!mapping_available()) return;
@@ -157,11 +163,7 @@ TEST_CASE("a zero-copy send of page-aligned bytes maps whole pages, contiguous, 
   for (std::size_t bytes : {std::size_t{256 * 1024 + 1000}, std::size_t{64 * 1024}, std::size_t{3 * kPage + 1}}) {
     INFO(bytes, " bytes");
     AlignedBody body(bytes);
-    Received got;
-    {
-      Sender sender(pair.sender, body, true);
-      got = receive(region, pair.receiver.get(), bytes);
-    }
+    const Received got = exchange(pair, body, true, region);
     CHECK(std::memcmp(region.data(), body.data, bytes) == 0);
     CHECK(got.mapped + got.copied == bytes);
     CHECK(got.mapped % kPage == 0);
@@ -181,20 +183,13 @@ TEST_CASE("a second body of the same size maps into the same layout, with no mma
   MappedRegion region;
   constexpr std::size_t kBytes = 40 * kPage + 123;
   AlignedBody first(kBytes);
-  {
-    Sender sender(pair.sender, first, true);
-    (void)receive(region, pair.receiver.get(), kBytes);
-  }
+  (void)exchange(pair, first, true, region);
   CHECK(std::memcmp(region.data(), first.data, kBytes) == 0);
   const uint64_t before = region.syscalls();
   AlignedBody second(kBytes);
   second.data[0] = '#';
   second.data[kBytes - 1] = '#';
-  Received got;
-  {
-    Sender sender(pair.sender, second, true);
-    got = receive(region, pair.receiver.get(), kBytes);
-  }
+  const Received got = exchange(pair, second, true, region);
   CHECK(std::memcmp(region.data(), second.data, kBytes) == 0);
   CHECK(got.mapped == 40 * kPage);
   // Only getsockopt calls: the layout was kept.
@@ -215,11 +210,7 @@ TEST_CASE("with K slots, K bodies stay mapped side by side until the first slot 
   for (std::size_t i = 0; i < kSlots; ++i) {
     bodies.push_back(std::make_unique<AlignedBody>(kBytes));
     bodies.back()->data[0] = static_cast<char>('0' + i);
-    Received got;
-    {
-      Sender sender(pair.sender, *bodies.back(), true);
-      got = receive(region, pair.receiver.get(), kBytes, kSlots);
-    }
+    const Received got = exchange(pair, *bodies.back(), true, region, kSlots);
     CHECK(got.mapped == 20 * kPage);
     where.push_back(region.data());
   }
@@ -234,10 +225,7 @@ TEST_CASE("with K slots, K bodies stay mapped side by side until the first slot 
   AlignedBody again(kBytes);
   again.data[0] = '#';
   const uint64_t before = region.syscalls();
-  {
-    Sender sender(pair.sender, again, true);
-    CHECK(receive(region, pair.receiver.get(), kBytes, kSlots).mapped == 20 * kPage);
-  }
+  CHECK(exchange(pair, again, true, region, kSlots).mapped == 20 * kPage);
   CHECK(region.data() == where[0]);
   CHECK(std::memcmp(region.data(), again.data, kBytes) == 0);
   CHECK(region.syscalls() - before >= 2);  // the madvise and at least one getsockopt; no mmap
@@ -251,11 +239,7 @@ TEST_CASE("a plain send maps nothing: the bytes arrive by copy after copy_from()
   MappedRegion region;
   constexpr std::size_t kBytes = 100 * kPage + 77;
   AlignedBody body(kBytes);
-  Received got;
-  {
-    Sender sender(pair.sender, body, false);
-    got = receive(region, pair.receiver.get(), kBytes);
-  }
+  const Received got = exchange(pair, body, false, region);
   CHECK(std::memcmp(region.data(), body.data, kBytes) == 0);
   CHECK(got.copied + got.mapped == kBytes);
   CHECK(got.copied > 0);
