@@ -9,7 +9,9 @@
 // body's Content-Length (kept while the size stays, MappedRegion); the body's whole pages mapped
 // (getsockopt TCP_ZEROCOPY_RECEIVE, repeated as segments arrive, a poll() when none is queued); the last
 // partial page received by copy (recv) into the anonymous page after the mapped ones, which also holds
-// simdjson's padding. The kernel unmaps the last response's pages as it maps the next ones.
+// simdjson's padding. The region has kSlots such layouts, used in turn: a body's pages stay mapped until
+// its slot comes round again, and one madvise unmaps all of them then (one TLB flush per kSlots
+// responses). A connection closed (fresh connections, errors) unmaps the region with it.
 //
 // What the server must do for pages to map (the row asks for it with pages=1, server/routes.hpp): send
 // the body from page-aligned memory with a zero-copy send, the head in a send of its own. On loopback the
@@ -191,14 +193,16 @@ class Mapped final : public CaseStrategy {
       return fail(label(), received.error().message());
     }
     copies_.received(receiver_.body_bytes(), copied_before, sink_.copied_bytes());
-    if (!receiver_.keep_alive() || config().connection == Connection::fresh) close_connection();
     if (receiver_.status() != 200) [[unlikely]] {
       return fail(label(), "status " + std::to_string(receiver_.status()) + " from " + target_.peer_text);
     }
     const auto consumed = models_.parse(config().payload, parser(), sink_.body());
     stamp(&http::Timeline::deserialized);
-    return conclude(label(), config(), expected(), consumed, check,
-                    [this] { return models_.checksum(config().payload); });
+    auto outcome = conclude(label(), config(), expected(), consumed, check,
+                            [this] { return models_.checksum(config().payload); });
+    // Closed after the parse and the checksum, which read the body where it is mapped: closing unmaps it.
+    if (!receiver_.keep_alive() || config().connection == Connection::fresh) close_connection();
+    return outcome;
   }
 
   // The head's length, found in a peek at the response's first bytes; 0 when the head is longer than the
@@ -276,6 +280,7 @@ class Mapped final : public CaseStrategy {
 
   void close_connection() noexcept {
     if (!socket_.valid()) return;
+    region_.reset();  // its mapping of the socket would keep the connection open
     socket_.reset();
     ++syscalls_;
   }

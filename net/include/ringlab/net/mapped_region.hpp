@@ -47,6 +47,10 @@ class MappedRegion {
   // them; `slots` (at least 1) bodies of that size are laid out side by side. Views into what the region
   // received before end here when the layout changes.
   Status prepare(int socket, std::size_t bytes, std::size_t padding, std::size_t slots = 1);
+  // Unmaps the whole region (views into it end). A mapping of a socket holds the socket open after its
+  // descriptor is closed: call this when the connection closes, so that it closes, and so that the next
+  // prepare() maps the next socket, whatever descriptor number it gets.
+  void reset() noexcept { release(); }
   // Call before each body after the first: moves data() to the next slot. Coming round to the first slot
   // of several, unmaps every slot's pages (one madvise): views into any earlier body end. With one slot,
   // the next map() has the kernel unmap the last body's pages first.
