@@ -208,9 +208,10 @@ struct Client::Exchange {
     bool ring_ran_dry = false;  // provided_buffers: the last multishot ended with ENOBUFS
     while (true) {
       Result<bool> done = false;
-      if (client.options_.receive == ReceiveMode::provided_buffers) {
+      if (receives_from_ring(client.options_.receive)) {
         net::BufferRing& provided = *client.pool_->provided;
-        auto chunk = stream->receive_provided(provided, timeout());
+        const bool bundle = client.options_.receive == ReceiveMode::provided_bundles;
+        auto chunk = stream->receive_provided(provided, timeout(), bundle);
         if (!chunk && chunk.error().code == ENOBUFS && !ring_ran_dry) {
           // The ring emptied faster than this loop gave buffers back; every one is back by now (each
           // is recycled right after parsing), so the next call re-arms with a full ring. The bytes
@@ -225,9 +226,12 @@ struct Client::Exchange {
           peer_closed = true;
           done = receiver.closed();
         } else {
-          // The kernel's buffer goes back as soon as the receiver is done with it.
-          done = receiver.received_elsewhere(std::string_view(provided.buffer(chunk->buffer_id).data(), chunk->length));
-          provided.recycle(static_cast<uint16_t>(chunk->buffer_id));
+          // Each of the kernel's buffers goes back as soon as the receiver is done with it.
+          const unsigned buffers = provided.take_pieces(chunk->buffer_id, chunk->length, [&](std::string_view piece) {
+            done = receiver.received_elsewhere(piece);
+            return done.has_value();
+          });
+          if (buffers > 1) ++client.stats_.multi_buffer_receives;
         }
       } else {
         auto received = receive_into_window();
@@ -282,9 +286,12 @@ Status Client::prepare(const Request& request) {
   if (request.send == SendMode::zero_copy && !features.send_zc) {
     return fail(Errc::unsupported, "zero-copy send needs IORING_OP_SEND_ZC (Linux 6.0)");
   }
-  if (options_.receive != ReceiveMode::provided_buffers) return {};
+  if (!receives_from_ring(options_.receive)) return {};
   if (!features.recv_multishot || !features.provided_buffer_ring) {
     return fail(Errc::unsupported, "provided-buffer receive needs multishot recv and buffer rings (Linux 6.0)");
+  }
+  if (options_.receive == ReceiveMode::provided_bundles && !features.recv_bundle) {
+    return fail(Errc::unsupported, "bundle receive needs IORING_RECVSEND_BUNDLE (Linux 6.10)");
   }
   if (!pool_->provided) {
     auto buffers = net::BufferRing::create(*ring_, next_buffer_group(), options_.provided_buffer_count,

@@ -76,9 +76,12 @@ Status InflightClient::check_options() {
   if (options_.receive == ReceiveMode::own_buffer && options_.receive_buffer_bytes == 0) {
     return fail(Errc::io, "InflightOptions::receive_buffer_bytes is 0");
   }
-  if (options_.receive == ReceiveMode::provided_buffers && !provided_) {
+  if (receives_from_ring(options_.receive) && !provided_) {
     if (!ring_->features().provided_buffer_ring) {
       return fail(Errc::unsupported, "provided-buffer receive needs buffer rings (Linux 5.19)");
+    }
+    if (options_.receive == ReceiveMode::provided_bundles && !ring_->features().recv_bundle) {
+      return fail(Errc::unsupported, "bundle receive needs IORING_RECVSEND_BUNDLE (Linux 6.10)");
     }
     auto buffers = net::BufferRing::create(*ring_, next_buffer_group(), options_.provided_buffer_count,
                                            options_.provided_buffer_bytes);
@@ -110,8 +113,8 @@ Status InflightClient::connect(const Url& url, std::size_t connections) {
   inflight::Shared& shared = *shared_;
   shared.peer = host_header_;
   shared.connections = connections;
-  shared.gate.reset(provided_.get(), connections);
-  // In provided_buffers mode the receivers never offer a buffer of their own (see the header).
+  shared.gate.reset(provided_.get(), connections, options_.receive == ReceiveMode::provided_bundles);
+  // Receiving from the ring, the receivers never offer a buffer of their own (see the header).
   const std::size_t own_bytes = provided_ ? 0 : options_.receive_buffer_bytes;
   connections_.reserve(connections);
   for (std::size_t i = 0; i < connections; ++i) {

@@ -9,9 +9,10 @@ namespace ringlab::http::inflight {
 
 // ---- ProvidedGate
 
-void ProvidedGate::reset(net::BufferRing* ring_buffers, std::size_t connections) {
+void ProvidedGate::reset(net::BufferRing* ring_buffers, std::size_t connections, bool bundle_receives) {
   clear();
   buffers = ring_buffers;
+  bundles = bundle_receives;
   queue_.assign(connections, nullptr);
 }
 
@@ -19,6 +20,7 @@ void ProvidedGate::clear() noexcept {
   head_ = 0;
   count_ = 0;
   armed = 0;
+  armed_bundles = 0;
   dry = 0;
 }
 
@@ -38,7 +40,10 @@ void ProvidedGate::pump() {
   while (count_ > 0) {
     Connection& front = *queue_[head_];
     // A connection that failed while it waited leaves the queue without a receive.
-    if (front.outcome() == Connection::Outcome::pending && dry > 0 && armed >= buffers->count()) return;
+    if (front.outcome() == Connection::Outcome::pending && dry > 0 &&
+        (armed >= buffers->count() || armed_bundles > 0)) {
+      return;
+    }
     head_ = (head_ + 1) % queue_.size();
     --count_;
     if (front.outcome() == Connection::Outcome::pending) front.arm_provided();
@@ -185,10 +190,12 @@ void Connection::arm_receive(bool poll_first) {
 }
 
 void Connection::arm_provided() {
-  shared_.ring->prep_recv_select(socket_.get(), *shared_.gate.buffers, receive_done_, poll_first_);
+  bundle_armed_ = shared_.gate.bundle_now();
+  shared_.ring->prep_recv_select(socket_.get(), *shared_.gate.buffers, receive_done_, poll_first_, bundle_armed_);
   receiving_ = true;
   ++shared_.receiving;
   ++shared_.gate.armed;
+  if (bundle_armed_) ++shared_.gate.armed_bundles;
 }
 
 void Connection::on_receive(int res, uint32_t flags) {
@@ -196,6 +203,7 @@ void Connection::on_receive(int res, uint32_t flags) {
   --shared_.receiving;
   if (shared_.gate.buffers != nullptr) {
     --shared_.gate.armed;
+    if (bundle_armed_) --shared_.gate.armed_bundles;
     received_provided(res, flags);
     shared_.gate.pump();  // a receive fewer in flight, a buffer back: a waiting one may go
   } else {
@@ -224,7 +232,12 @@ void Connection::received_provided(int res, uint32_t flags) {
   const bool has_buffer = (flags & IORING_CQE_F_BUFFER) != 0;
   const uint16_t buffer_id = net::BufferRing::buffer_id(flags);
   if (outcome_ != Outcome::pending || res <= 0) {
-    if (has_buffer) buffers.recycle(buffer_id);
+    // What the completion consumed goes back unread: its one buffer (even with nothing received), or
+    // for a bundle the buffers its bytes filled.
+    if (has_buffer && !bundle_armed_) buffers.recycle(buffer_id);
+    if (has_buffer && bundle_armed_ && res > 0) {
+      buffers.take_pieces(buffer_id, static_cast<std::size_t>(res), [](std::string_view) { return false; });
+    }
     if (outcome_ != Outcome::pending) return;  // cancelled after a failure
   }
   if (res == -ENOBUFS) {
@@ -255,10 +268,15 @@ void Connection::received_provided(int res, uint32_t flags) {
     return;
   }
   const auto received = static_cast<std::size_t>(res);
-  const std::span<char> buffer = buffers.buffer(buffer_id);
-  const Result<bool> done = receiver_.received_elsewhere(std::string_view(buffer.data(), received));
-  buffers.recycle(buffer_id);  // the receiver is done with those bytes: back to the kernel now
-  after(done, received < buffer.size());
+  // Each buffer goes back to the kernel as soon as the receiver is done with its bytes.
+  Result<bool> done = false;
+  const unsigned taken = buffers.take_pieces(buffer_id, received, [&](std::string_view piece) {
+    done = receiver_.received_elsewhere(piece);
+    return done.has_value();
+  });
+  if (taken > 1) ++shared_.stats->multi_buffer_receives;
+  // A receive that did not fill its last buffer drained the socket.
+  after(done, received % buffers.buffer_size() != 0);
 }
 
 void Connection::after(const Result<bool>& done, bool drained) {

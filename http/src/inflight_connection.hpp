@@ -31,15 +31,17 @@ namespace ringlab::http::inflight {
 
 class Connection;
 
-// provided_buffers: who may arm a receive on the shared ring (inflight_client.hpp says why). While
-// no connection is dry (an ENOBUFS seen, no byte since), every receive is armed at once; while one
-// is, receives are armed in arrival order, and only while fewer than the ring's buffers are in
-// flight. Each receive in flight holds at most one buffer and every buffer is recycled as soon as
-// its completion is handled, so a receive armed then finds a buffer.
+// provided_buffers and provided_bundles: who may arm a receive on the shared ring (inflight_client.hpp
+// says why). While no connection is dry (an ENOBUFS seen, no byte since), every receive is armed at
+// once (a bundle where the client receives bundles); while one is, receives are armed in arrival
+// order, single-buffer, and only while fewer than the ring's buffers are in flight and no bundle is.
+// Each receive in flight then holds at most one buffer and every buffer is recycled as soon as its
+// completion is handled, so a receive armed then finds a buffer.
 class ProvidedGate {
  public:
-  // For a client of `connections` connections on `buffers` (null in own_buffer mode).
-  void reset(net::BufferRing* buffers, std::size_t connections);
+  // For a client of `connections` connections on `buffers` (null in own_buffer mode); `bundles`: the
+  // client receives bundles.
+  void reset(net::BufferRing* buffers, std::size_t connections, bool bundles = false);
   // Forgets the queue and the counts (between phases, when nothing is armed).
   void clear() noexcept;
   // `connection` wants a receive: armed now, or queued.
@@ -47,9 +49,14 @@ class ProvidedGate {
   // Arms queued receives as far as the rule allows; called after every provided completion.
   void pump();
 
+  // The next receive is to be a bundle: the client receives bundles and no connection is dry.
+  [[nodiscard]] bool bundle_now() const noexcept { return bundles && dry == 0; }
+
   net::BufferRing* buffers = nullptr;
-  unsigned armed = 0;  // receives in flight on the ring
-  unsigned dry = 0;    // connections that saw ENOBUFS and no byte since
+  bool bundles = false;        // the client receives bundles
+  unsigned armed = 0;          // receives in flight on the ring
+  unsigned armed_bundles = 0;  // of those, bundles
+  unsigned dry = 0;            // connections that saw ENOBUFS and no byte since
 
  private:
   std::vector<Connection*> queue_;  // a ring of capacity connections: each is in it at most once
@@ -138,6 +145,7 @@ class Connection {
   std::size_t window_bytes_ = 0;     // own_buffer: size of the window the receive in flight fills
   bool window_fixed_ = false;        // own_buffer: that receive is a read_fixed
   bool poll_first_ = false;          // provided_buffers: how the queued receive is to be armed
+  bool bundle_armed_ = false;        // provided_bundles: the receive in flight is a bundle
   bool dry_ = false;                 // provided_buffers: ENOBUFS seen, no byte since
   bool retiring_ = false;
   int status_ = 0;

@@ -65,6 +65,13 @@ Result<std::unique_ptr<BufferRing>> BufferRing::create(Ring& ring, uint16_t grou
                           static_cast<unsigned short>(i), static_cast<int>(buffers->mask_), static_cast<int>(i));
   }
   io_uring_buf_ring_advance(br, static_cast<int>(count));
+  buffers->published_ = count;
+  buffers->bid_at_.resize(count);
+  buffers->slot_of_.resize(count);
+  for (unsigned i = 0; i < count; ++i) {
+    buffers->bid_at_[i] = static_cast<uint16_t>(i);
+    buffers->slot_of_[i] = i;
+  }
   return buffers;
 }
 
@@ -85,6 +92,15 @@ void BufferRing::recycle(uint16_t bid) {
   io_uring_buf_ring_add(br, buffers_ + std::size_t{bid} * buffer_size_, buffer_size_, bid,
                         static_cast<int>(mask_), 0);
   io_uring_buf_ring_advance(br, 1);
+  const uint32_t slot = published_ & mask_;  // the slot the add above wrote: the ring's tail
+  bid_at_[slot] = bid;
+  slot_of_[bid] = slot;
+  ++published_;
+}
+
+uint16_t BufferRing::next_in_ring(uint16_t bid) const {
+  if (bid >= count_) return 0;
+  return bid_at_[(slot_of_[bid] + 1) & mask_];
 }
 
 uint16_t BufferRing::buffer_id(uint32_t cqe_flags) {

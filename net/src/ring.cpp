@@ -23,6 +23,9 @@
 #ifndef IORING_FEAT_RECVSEND_BUNDLE
 #define IORING_FEAT_RECVSEND_BUNDLE (1U << 14)
 #endif
+#ifndef IORING_RECVSEND_BUNDLE
+#define IORING_RECVSEND_BUNDLE (1U << 4)
+#endif
 
 namespace ringlab::net {
 namespace {
@@ -195,17 +198,20 @@ void select_from(io_uring_sqe* s, const BufferRing& buffers) {
 }
 }  // namespace
 
-void Ring::prep_recv_multishot(int fd, BufferRing& buffers, CompletionHandler& handler) {
+void Ring::prep_recv_multishot(int fd, BufferRing& buffers, CompletionHandler& handler, bool bundle) {
   io_uring_sqe* s = sqe();
   io_uring_prep_recv_multishot(s, fd, nullptr, 0, 0);
+  if (bundle) s->ioprio |= IORING_RECVSEND_BUNDLE;
   select_from(s, buffers);
   set_handler(s, &handler);
 }
 
-void Ring::prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler, bool poll_first) {
+void Ring::prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler, bool poll_first,
+                            bool bundle) {
   io_uring_sqe* s = sqe();
-  io_uring_prep_recv(s, fd, nullptr, 0, 0);  // length 0: the selected buffer's whole size
+  io_uring_prep_recv(s, fd, nullptr, 0, 0);  // length 0: the selected buffer's whole size (a bundle: no limit)
   if (poll_first) s->ioprio |= IORING_RECVSEND_POLL_FIRST;
+  if (bundle) s->ioprio |= IORING_RECVSEND_BUNDLE;
   select_from(s, buffers);
   set_handler(s, &handler);
 }

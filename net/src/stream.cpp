@@ -149,7 +149,7 @@ struct Stream::MultishotState final : public CompletionHandler {
     if (count == capacity) {
       // Cannot happen while capacity > buffers in the ring (each queued entry holds one buffer), but
       // if it did, losing bytes silently would be worse than failing the stream.
-      if ((flags & IORING_CQE_F_BUFFER) != 0 && buffers != nullptr) buffers->recycle(BufferRing::buffer_id(flags));
+      give_back(Entry{res, flags});
       overflowed = true;
       return;
     }
@@ -166,11 +166,18 @@ struct Stream::MultishotState final : public CompletionHandler {
 
   // Gives back every buffer still queued (their bytes are discarded).
   void discard_queued() {
-    while (count > 0) {
-      const Entry entry = pop();
-      if ((entry.flags & IORING_CQE_F_BUFFER) != 0 && buffers != nullptr) {
-        buffers->recycle(BufferRing::buffer_id(entry.flags));
-      }
+    while (count > 0) give_back(pop());
+  }
+
+  // Gives back, unread, the buffers a completion consumed: one for a single-buffer completion (even
+  // one that received nothing), as many as its bytes filled for a bundle.
+  void give_back(const Entry& entry) {
+    if ((entry.flags & IORING_CQE_F_BUFFER) == 0 || buffers == nullptr) return;
+    const uint16_t first = BufferRing::buffer_id(entry.flags);
+    if (!bundle) {
+      buffers->recycle(first);
+    } else if (entry.res > 0) {
+      buffers->take_pieces(first, static_cast<std::size_t>(entry.res), [](std::string_view) { return false; });
     }
   }
 
@@ -180,6 +187,7 @@ struct Stream::MultishotState final : public CompletionHandler {
   unsigned head = 0;
   unsigned count = 0;
   bool armed = false;
+  bool bundle = false;  // the multishot was armed as a bundle
   bool overflowed = false;
 };
 
@@ -420,7 +428,7 @@ Result<std::size_t> Stream::receive_fixed(std::span<char> into, int buf_index, s
   return static_cast<std::size_t>(*received);
 }
 
-Result<ProvidedChunk> Stream::receive_provided(BufferRing& buffers, std::optional<Duration> timeout) {
+Result<ProvidedChunk> Stream::receive_provided(BufferRing& buffers, std::optional<Duration> timeout, bool bundle) {
   if (!socket_.valid()) return op_error("recv_multishot", EBADF, peer_text_);
   if (!ring_->features().recv_multishot) return op_error("recv_multishot", EOPNOTSUPP, peer_text_);
   if (!multishot_) multishot_ = std::make_unique<MultishotState>();
@@ -439,7 +447,8 @@ Result<ProvidedChunk> Stream::receive_provided(BufferRing& buffers, std::optiona
   }
   if (m.overflowed) return op_error("recv_multishot (completion queue overflow)", EOVERFLOW, peer_text_);
   if (m.count == 0 && !m.armed) {
-    ring_->prep_recv_multishot(fd(), buffers, m);
+    ring_->prep_recv_multishot(fd(), buffers, m, bundle);
+    m.bundle = bundle;
     m.armed = true;
   }
 
@@ -459,7 +468,7 @@ Result<ProvidedChunk> Stream::receive_provided(BufferRing& buffers, std::optiona
   const MultishotState::Entry entry = m.pop();
   const bool has_buffer = (entry.flags & IORING_CQE_F_BUFFER) != 0;
   if (entry.res <= 0) {
-    if (has_buffer) buffers.recycle(BufferRing::buffer_id(entry.flags));
+    m.give_back(entry);
     if (entry.res == -ENOBUFS) {
       // The kernel found no free buffer and ended the multishot. Not retried here: the caller
       // recycles buffers (or gives the ring more) and calls again, which re-arms.

@@ -10,9 +10,9 @@
 // round to round, as bench checks). A verified run checksums every connection's records and requires
 // each to equal the generator's.
 //
-// Which rows take part (registry.cpp sets `inflight`): string_copy, presized, views and provided_buffers
-// through InflightRecipeStrategy or its shared form below; fixed_buffers too (below); and the streaming
-// rows (streaming, streaming_array, streaming_array_fresh) through InflightStreamingStrategy
+// Which rows take part (registry.cpp sets `inflight`): string_copy, presized, views, provided_buffers and
+// provided_bundles through InflightRecipeStrategy or its shared form below; fixed_buffers too (below);
+// and the streaming rows (streaming, streaming_array, streaming_array_fresh) through InflightStreamingStrategy
 // (streaming_sink.hpp), which derives from InflightFrame with a streaming sink per connection instead
 // of a BodySlot. What the row's client fields mean here: the receive mode (own buffer, or one
 // provided-buffer ring shared by the N connections) and the query; a row that needs more (fresh
@@ -31,8 +31,8 @@
 // so presized and views hold a padded buffer of the largest body seen and models of its records, per
 // connection; fixed_buffers holds its registered buffer per connection, counted as body bytes (the
 // client's receive bytes are only its receivers' own head buffers). A row that receives from the shared
-// provided-buffer ring (provided_buffers) runs as InflightSharedStrategy instead, so that an idle
-// connection holds nothing but its share of the ring:
+// provided-buffer ring (provided_buffers, provided_bundles) runs as InflightSharedStrategy instead, so
+// that an idle connection holds nothing but its share of the ring:
 // the bytes a round receives still need a contiguous padded body per connection until that body is
 // parsed (the N responses arrive interleaved, and simdjson parses contiguous padded input), but that
 // buffer is made at begin() to Content-Length (one allocation per response, no regrowth) and freed
@@ -250,7 +250,7 @@ class InflightSharedStrategy final : public InflightFrame {
 template <Sink kSink, Models kModels>
 [[nodiscard]] std::unique_ptr<Strategy> make_inflight_recipe_strategy(const Recipe& recipe) {
   if constexpr (kSink == Sink::presized_buffer && (kModels == Models::reused_owning || kModels == Models::views)) {
-    if (recipe.client.receive == http::ReceiveMode::provided_buffers) {
+    if (http::receives_from_ring(recipe.client.receive)) {
       return std::make_unique<InflightSharedStrategy<kModels>>(recipe);
     }
   }

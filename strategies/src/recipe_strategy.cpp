@@ -3,9 +3,12 @@
 namespace ringlab::strategies::detail {
 
 std::optional<std::string> missing_feature(const Recipe& recipe, const net::RingFeatures& features) {
-  if (recipe.client.receive == http::ReceiveMode::provided_buffers) {
+  if (http::receives_from_ring(recipe.client.receive)) {
     if (!features.provided_buffer_ring) return "kernel lacks provided-buffer rings (IORING_REGISTER_PBUF_RING)";
     if (!features.recv_multishot) return "kernel lacks multishot recv (IORING_RECV_MULTISHOT)";
+  }
+  if (recipe.client.receive == http::ReceiveMode::provided_bundles && !features.recv_bundle) {
+    return "kernel lacks bundle receives (IORING_RECVSEND_BUNDLE, Linux 6.10)";
   }
   if (recipe.method == Method::post && recipe.client.send == http::SendMode::zero_copy) {
     if (!features.send_zc) return "kernel lacks IORING_OP_SEND_ZC";

@@ -316,7 +316,7 @@ class RecipeStrategy final : public ClientStrategy {
   [[nodiscard]] HeldMemory held_memory() const override {
     const http::ClientOptions options = client_options();
     std::size_t receive = options.receive_buffer_bytes;
-    if (options.receive == http::ReceiveMode::provided_buffers) {
+    if (http::receives_from_ring(options.receive)) {
       receive += std::size_t{options.provided_buffer_count} * options.receive_buffer_bytes;
     }
     return HeldMemory{.connections = 1,

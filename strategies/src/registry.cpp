@@ -197,6 +197,12 @@ constexpr std::array kOwnStack{
            .inflight = true,
            .description = "multishot recv into a provided-buffer ring; one copy remains: kernel-chosen buffers -> "
                           "padded buffer (simdjson needs contiguous padded input)"},
+    // provided_buffers with bundles: one completion for as many ring buffers as the socket's queued bytes fill,
+    // so fewer completions (and io_uring_enter waits) per large body; the same copy out of the buffers.
+    Recipe{.name = "provided_bundles", .mirrors = kPooled, .client = {.receive = http::ReceiveMode::provided_bundles},
+           .inflight = true,
+           .description = "provided_buffers with each receive a bundle (IORING_RECVSEND_BUNDLE): one completion "
+                          "for several ring buffers; the same copy into the padded buffer"},
     // No copy of the body on the client's CPU: the kernel maps its receive pages (TCP_ZEROCOPY_RECEIVE) into
     // the client's address space, where they are parsed as views parses its body (mapped.cpp).
     Recipe{.name = "mapped", .mirrors = kHeadersRead, .parse_floor = "floor_parse", .client = {.query = "&pages=1"},

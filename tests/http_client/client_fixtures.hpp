@@ -16,6 +16,7 @@
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/net/fixed_buffers.hpp"
 #include "test_server.hpp"
+#include "../support/feature_gate.hpp"
 #include "../support/net.hpp"
 
 namespace ringlab::http::testing {
@@ -59,9 +60,14 @@ inline ClientOptions receiving(ReceiveMode mode, std::size_t buffer_bytes = Clie
   return options;
 }
 
-// Cases that loop over the receive modes skip provided_buffers where the kernel has no multishot recv.
+// Cases that loop over the receive modes skip provided_buffers where the kernel has no multishot recv,
+// and provided_bundles where it has no bundle receives either (recorded as a skip).
 inline bool unavailable(ReceiveMode mode, const net::Ring& ring) {
-  return mode == ReceiveMode::provided_buffers && !ring.features().recv_multishot;
+  if (!receives_from_ring(mode)) return false;
+  if (!ring.features().recv_multishot) return true;
+  return mode == ReceiveMode::provided_bundles &&
+         !ringlab::testing::feature_available("recv_bundle", ring.features().recv_bundle,
+                                              "the kernel has no bundle receives (IORING_RECVSEND_BUNDLE)");
 }
 
 // The response of an exchange that must succeed; the test fails with the error's message otherwise.

@@ -155,7 +155,7 @@ TEST_CASE("Every sink receives the same bytes, for every framing and receive mod
       {"chunked", chunked(body, {1000, 70000, 5}), false},
       {"close-delimited", "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body, true},
   };
-  for (ReceiveMode mode : {ReceiveMode::own_buffer, ReceiveMode::provided_buffers}) {
+  for (ReceiveMode mode : {ReceiveMode::own_buffer, ReceiveMode::provided_buffers, ReceiveMode::provided_bundles}) {
     for (const Framing& framing : framings) {
       TestServer server([&](ServerConnection& c, TestServer&) {
         while (c.read_request()) {
@@ -268,10 +268,13 @@ TEST_CASE("A HEAD response ends with its head and keeps the connection") {
 TEST_CASE("A response split at every byte boundary parses the same") {
   const std::string body = body_of(300, 2);
   const std::string responses[] = {with_length(body), chunked(body, {100, 7})};
-  // own_buffer, provided_buffers, and own_buffer with the first receive queued with the send.
-  for (int variant = 0; variant < 3; ++variant) {
-    const ReceiveMode mode = variant == 1 ? ReceiveMode::provided_buffers : ReceiveMode::own_buffer;
-    ClientOptions options = receiving(mode, 4096, 8);
+  // own_buffer, provided_buffers, own_buffer with the first receive queued with the send, and
+  // provided_bundles in buffers of 16 bytes (a completion of several).
+  for (int variant = 0; variant < 4; ++variant) {
+    const ReceiveMode mode = variant == 1   ? ReceiveMode::provided_buffers
+                             : variant == 3 ? ReceiveMode::provided_bundles
+                                            : ReceiveMode::own_buffer;
+    ClientOptions options = receiving(mode, variant == 3 ? 16 : 4096, variant == 3 ? 64 : 8);
     options.receive_with_send = variant == 2;
     for (const std::string& response : responses) {
       TestServer server([&](ServerConnection& c, TestServer&) {
@@ -348,10 +351,30 @@ TEST_CASE("provided_buffers: a ring much smaller than the body still delivers it
   CHECK(client.stats().connections_opened == 1);
 }
 
+TEST_CASE("provided_bundles: completions of several buffers, walked in ring order, deliver a large body; a small "
+          "ring runs dry and re-arms" *
+          doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  const std::string body = body_of(1u << 20, 6);
+  TestServer server(respond_with(with_length(body)));
+  for (const unsigned buffers : {64u, 4u}) {
+    INFO(buffers, " buffers of 4 KiB");
+    TestClient client(server, receiving(ReceiveMode::provided_bundles, 4096, buffers));
+    if (unavailable(ReceiveMode::provided_bundles, *client.ring)) return;
+    for (int i = 0; i < 3; ++i) {
+      succeeded(client.get());
+      CHECK(client.out == body);
+    }
+    MESSAGE(buffers, " buffers: ", client.stats().multi_buffer_receives, " completions of several buffers, ring dry ",
+            client.stats().provided_ring_dry, " times over 3 MiB");
+    CHECK(client.stats().multi_buffer_receives > 0);
+    CHECK(client.stats().connections_opened == 1);
+  }
+}
+
 TEST_CASE("A request on a warm kept-alive connection allocates nothing, in every receive and send mode") {
   const std::string body = body_of(200 * 1024, 1);
   TestServer server(respond_with(with_length(body)));
-  for (ReceiveMode mode : {ReceiveMode::own_buffer, ReceiveMode::provided_buffers}) {
+  for (ReceiveMode mode : {ReceiveMode::own_buffer, ReceiveMode::provided_buffers, ReceiveMode::provided_bundles}) {
     TestClient client(server, receiving(mode));
     if (unavailable(mode, *client.ring)) continue;
     base::PaddedBuffer buffer(body.size());

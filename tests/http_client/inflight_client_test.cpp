@@ -82,11 +82,19 @@ void every_body_arrives(const InflightOptions& options, std::size_t fixed_buffer
   }
 }
 
-InflightOptions provided(unsigned count, unsigned bytes) {
-  InflightOptions options = inflight_options(ReceiveMode::provided_buffers);
+InflightOptions provided(unsigned count, unsigned bytes, ReceiveMode mode = ReceiveMode::provided_buffers) {
+  InflightOptions options = inflight_options(mode);
   options.provided_buffer_count = count;
   options.provided_buffer_bytes = bytes;
   return options;
+}
+
+// The kernel receives bundles (and has the buffer rings they take from); a case recorded as skipped otherwise.
+bool has_bundles() {
+  const auto ring = net::testing::make_ring();
+  return has_provided_buffer_ring(*ring) &&
+         ringlab::testing::feature_available("recv_bundle", ring->features().recv_bundle,
+                                             "the kernel has no bundle receives (IORING_RECVSEND_BUNDLE)");
 }
 
 // A small response written in two pieces, cut one byte later at every round, on two connections.
@@ -150,6 +158,22 @@ TEST_CASE("provided_buffers: every connection's body arrives byte for byte, at 1
   every_body_arrives(provided(64, 16 * 1024));
 }
 
+TEST_CASE("provided_bundles: every connection's body arrives byte for byte, at 1, 4 and 64 connections; "
+          "completions carry several buffers" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_bundles()) return;
+  every_body_arrives(provided(64, 4096, ReceiveMode::provided_bundles));
+  // Bodies of 200 KB in 4 KiB buffers: completions of several of them, walked in ring order.
+  const SizeFor size_for = [](int connection) { return std::size_t{200'000} + static_cast<std::size_t>(connection); };
+  TestServer server(numbered_server(numbered_answers(size_for)));
+  InflightRig rig(provided(64, 4096, ReceiveMode::provided_bundles));
+  REQUIRE(rig.connect(server, 4));
+  for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
+  MESSAGE(rig.client.stats().multi_buffer_receives, " completions of several buffers over 3 rounds of 4 x 200 KB");
+  CHECK(rig.client.stats().multi_buffer_receives > 0);
+  CHECK(rig.client.receive_memory_bytes() == 64 * 4096);
+}
+
 TEST_CASE("registered buffers: every body arrives by READ_FIXED into its connection's buffer, at 1, 4 and 64 "
           "connections" *
           doctest::test_suite(kFeatureGated)) {
@@ -169,6 +193,12 @@ TEST_CASE("provided_buffers: a small response cut at every byte boundary, on two
   split_at_every_byte(provided(8, 4096));
 }
 
+TEST_CASE("provided_bundles: a small response cut at every byte boundary, on two connections" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_bundles()) return;
+  split_at_every_byte(provided(8, 16, ReceiveMode::provided_bundles));  // 16-byte buffers: bundles of several
+}
+
 TEST_CASE("registered buffers: a small response cut at every byte boundary, on two connections" *
           doctest::test_suite(kFeatureGated)) {
   if (!has_fixed_buffers(*net::testing::make_ring())) return;
@@ -183,6 +213,11 @@ TEST_CASE("own_buffer: a round in steady state allocates nothing") { steady_roun
 TEST_CASE("provided_buffers: a round in steady state allocates nothing" * doctest::test_suite(kFeatureGated)) {
   if (!has_provided_buffer_ring(*net::testing::make_ring())) return;
   steady_rounds_allocate_nothing(provided(16, 16 * 1024));
+}
+
+TEST_CASE("provided_bundles: a round in steady state allocates nothing" * doctest::test_suite(kFeatureGated)) {
+  if (!has_bundles()) return;
+  steady_rounds_allocate_nothing(provided(16, 4096, ReceiveMode::provided_bundles));
 }
 
 TEST_CASE("own_buffer: a PresizedSink receives its body in place, only the head's receive copied") {
@@ -235,6 +270,20 @@ TEST_CASE("provided_buffers: a shared ring smaller than the connections runs dry
   CHECK(rig.client.stats().provided_ring_dry > 0);
   CHECK(rig.client.stats().connections_opened == 8);
   CHECK(rig.client.receive_memory_bytes() == 2 * 4096);  // the ring; the receivers keep no buffer
+}
+
+TEST_CASE("provided_bundles: a shared ring smaller than the connections runs dry, is counted, and every body arrives" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_bundles()) return;
+  const SizeFor size_for = [](int connection) { return std::size_t{128 * 1024} + static_cast<std::size_t>(connection); };
+  TestServer server(numbered_server(numbered_answers(size_for)));
+  InflightRig rig(provided(4, 4096, ReceiveMode::provided_bundles));  // 4 buffers for 8 connections
+  REQUIRE(rig.connect(server, 8));
+  for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
+  MESSAGE("the 4-buffer ring ran dry ", rig.client.stats().provided_ring_dry, " times over 3 rounds of 8 x 128 KiB, ",
+          rig.client.stats().multi_buffer_receives, " completions of several buffers");
+  CHECK(rig.client.stats().provided_ring_dry > 0);
+  CHECK(rig.client.stats().connections_opened == 8);
 }
 
 TEST_CASE("A response with Connection: close, or close-delimited, retires its connection; the next round reopens it") {

@@ -119,6 +119,21 @@ TEST_CASE("N in flight on one shared provided-buffer ring" * doctest::test_suite
   }
 }
 
+TEST_CASE("N in flight on one shared provided-buffer ring, receiving bundles" *
+          doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  if (!ring_has("buffer_rings", &net::RingFeatures::provided_buffer_ring, "the kernel has no provided-buffer rings") ||
+      !ring_has("recv_bundle", &net::RingFeatures::recv_bundle, "the kernel has no bundle receives")) {
+    return;
+  }
+  ServerProcess server;
+  for (const std::size_t n : {std::size_t{4}, std::size_t{16}}) {
+    INFO("provided_bundles x" << n);
+    CaseConfig config = case_at(server.port(), 10'000, n);
+    const Rounds r = run_rounds("provided_bundles", config, 4);
+    CHECK(r.after.connections_opened == n);
+  }
+}
+
 TEST_CASE("fixed_buffers: N in flight, each body by READ_FIXED into its connection's registered buffer" *
           doctest::test_suite(ringlab::testing::kFeatureGated)) {
   if (!ring_has("fixed_buffers", &net::RingFeatures::fixed_buffers, "the kernel has no registered buffers")) return;

@@ -64,7 +64,16 @@ enum class ReceiveMode {
   // no buffer by then, re-arms and counts it in ClientStats::provided_ring_dry. A second ENOBUFS
   // without any byte received in between is an error (Errc::io).
   provided_buffers,
+  // As provided_buffers, each receive a bundle (IORING_RECVSEND_BUNDLE, Linux 6.10): one completion
+  // carries as many of the ring's buffers as the bytes queued in the socket fill, so a large body
+  // costs fewer completions. The copy out of the buffers stays. Errc::unsupported on an older kernel.
+  provided_bundles,
 };
+
+// The receive modes whose bytes land in a provided-buffer ring the kernel picks from.
+[[nodiscard]] constexpr bool receives_from_ring(ReceiveMode mode) noexcept {
+  return mode == ReceiveMode::provided_buffers || mode == ReceiveMode::provided_bundles;
+}
 
 enum class SendMode {
   copy,       // head and body copied into one buffer, one send
@@ -80,7 +89,7 @@ struct ClientOptions {
   ConnectionPolicy connection = ConnectionPolicy::keep_alive;
   ReceiveMode receive = ReceiveMode::own_buffer;
   std::size_t receive_buffer_bytes = 64 * 1024;
-  unsigned provided_buffer_count = 64;  // provided_buffers mode: ring size (power of two)
+  unsigned provided_buffer_count = 64;  // provided_buffers and _bundles: ring size (power of two)
   std::size_t max_idle_per_origin = 8;
   TickSource ticks = nullptr;
   // Off for benchmarks: a measured request must show a stale connection, not hide a second attempt.
@@ -114,6 +123,7 @@ struct ClientStats {
   uint64_t connections_reused = 0;
   uint64_t connections_closed = 0;
   uint64_t provided_ring_dry = 0;  // provided_buffers mode: multishot ended by ENOBUFS and re-armed
+  uint64_t multi_buffer_receives = 0;  // provided_bundles: completions that carried more than one buffer
   uint64_t stale_retries = 0;      // requests sent again after failing on a stale reused connection
 };
 

@@ -50,6 +50,12 @@
 //                     no byte in between is therefore an error (Errc::io), not a race. With a ring
 //                     smaller than the connections, a waiting connection waits for the others'
 //                     receives, and the round's deadline covers that wait too.
+//   provided_bundles  As provided_buffers, each receive a bundle (IORING_RECVSEND_BUNDLE, Linux 6.10):
+//                     one completion carries as many of the ring's buffers as the socket's queued
+//                     bytes fill (net::BufferRing::take_pieces walks them), each recycled once the
+//                     receiver has its bytes. While a connection is dry, receives are single-buffer
+//                     and wait for every bundle in flight to complete, so the rule above still holds.
+//                     Errc::unsupported from connect() on a kernel without bundles.
 //
 // Connections: a response that ends with "Connection: close", a close-delimited body or the peer
 // closing retires its connection (counted in connections_closed; the close is queued on the ring and
@@ -116,8 +122,8 @@ struct InflightOptions {
   ParserLimits limits{.max_header_bytes = 16 * 1024, .max_body_bytes = 1ull << 30};
   ReceiveMode receive = ReceiveMode::own_buffer;
   std::size_t receive_buffer_bytes = 64 * 1024;  // own_buffer: each connection's receive buffer
-  unsigned provided_buffer_count = 64;           // provided_buffers: the shared ring's size (power of two)
-  unsigned provided_buffer_bytes = 64 * 1024;    // provided_buffers: bytes of each buffer
+  unsigned provided_buffer_count = 64;           // provided_buffers/_bundles: the shared ring's size (power of two)
+  unsigned provided_buffer_bytes = 64 * 1024;    // provided_buffers/_bundles: bytes of each buffer
   std::size_t max_connections = 1024;            // connect() refuses more
 };
 
@@ -136,6 +142,7 @@ struct InflightStats {
   uint64_t connections_reopened = 0;  // of those, by rounds
   uint64_t connections_closed = 0;    // retired, failed, or closed by connect()/close()
   uint64_t provided_ring_dry = 0;     // provided_buffers: receives that found the shared ring empty
+  uint64_t multi_buffer_receives = 0;  // provided_bundles: completions that carried more than one buffer
   net::RingStats ring{};              // the ring's work during this client's calls
 };
 

@@ -9,9 +9,20 @@
 // calls recycle(bid); views into it die at recycle(). A BufferRing must be destroyed before its Ring.
 // The buffers are touched at create(): resident from then on (count * buffer_size bytes), so that no
 // receive faults them in.
+//
+// Bundles (IORING_RECVSEND_BUNDLE): one completion carries several buffers, the ones the kernel took
+// one after another from the ring's head, every one full but the last; the CQE names the first. Which
+// buffers follow is the order this ring published them in (create(), then each recycle()), which it
+// remembers slot by slot: take_pieces() walks a completion's buffers through it. A recycle reuses the
+// oldest free slot, so the slots of a completion not yet handled are never overwritten as long as
+// completions are handled in the order they arrive (the kernel takes buffers in that order) and each
+// completion's buffers are walked before the next one's are recycled, which take_pieces() does.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
+#include <vector>
 
 #include "ringlab/net/error.hpp"
 
@@ -38,6 +49,28 @@ class BufferRing {
   [[nodiscard]] std::span<char> buffer(uint16_t bid);
   // Gives buffer `bid` back to the kernel.
   void recycle(uint16_t bid);
+  // The buffer published after `bid` (the next in ring order): a bundle's next buffer.
+  [[nodiscard]] uint16_t next_in_ring(uint16_t bid) const;
+  // The bytes of one completion, `bytes` > 0 from buffer `first` on (past its end, in the buffers that
+  // follow it in ring order: a bundle), to `take(std::string_view piece)` one buffer at a time, each
+  // buffer recycled as soon as `take` returns. When `take` returns false the remaining buffers are
+  // recycled unread. Returns the buffers the completion carried.
+  template <class Take>
+  unsigned take_pieces(uint16_t first, std::size_t bytes, Take&& take) {
+    unsigned buffers = 0;
+    bool taking = true;
+    uint16_t bid = first;
+    while (bytes > 0 && buffers < count_) {
+      const std::size_t length = bytes < buffer_size_ ? bytes : buffer_size_;
+      const uint16_t next = next_in_ring(bid);  // read before the recycle below reuses a slot
+      if (taking) taking = take(std::string_view(buffer(bid).data(), length));
+      recycle(bid);
+      ++buffers;
+      bytes -= length;
+      bid = next;
+    }
+    return buffers;
+  }
   // Buffer id carried by a CQE's flags (valid when flags & IORING_CQE_F_BUFFER).
   [[nodiscard]] static uint16_t buffer_id(uint32_t cqe_flags);
 
@@ -51,6 +84,9 @@ class BufferRing {
   unsigned count_ = 0;
   unsigned buffer_size_ = 0;
   unsigned mask_ = 0;
+  uint32_t published_ = 0;         // buffers published so far (the ring's tail, as this side counts it)
+  std::vector<uint16_t> bid_at_;   // ring slot -> the buffer last published there
+  std::vector<uint32_t> slot_of_;  // buffer -> the slot it was last published at
 };
 
 }  // namespace ringlab::net

@@ -142,14 +142,20 @@ class Ring {
   // Receives into a registered (fixed) buffer: IORING_OP_READ_FIXED on the socket.
   void prep_read_fixed(int fd, std::span<char> into, int buf_index, CompletionHandler& handler);
   // Multishot recv; the kernel picks a buffer from `buffers` for each completion (F_BUFFER, bid in
-  // flags >> IORING_CQE_BUFFER_SHIFT). The caller gives each buffer back with BufferRing::recycle.
-  void prep_recv_multishot(int fd, BufferRing& buffers, CompletionHandler& handler);
+  // flags >> IORING_CQE_BUFFER_SHIFT). The caller gives each buffer back with BufferRing::recycle (or
+  // BufferRing::take_pieces, which does).
+  // bundle (RingFeatures::recv_bundle, IORING_RECVSEND_BUNDLE): each completion may carry several
+  // buffers, consecutive in the ring, as many as the bytes the socket had queued fill; its res counts
+  // them all and its bid names the first (BufferRing::take_pieces walks them).
+  void prep_recv_multishot(int fd, BufferRing& buffers, CompletionHandler& handler, bool bundle = false);
   // One recv into one buffer the kernel picks from `buffers` (F_BUFFER as above), then the operation
-  // ends: the caller decides whether to receive again, so at most one buffer arrives per arm.
+  // ends: the caller decides whether to receive again, so at most one buffer arrives per arm (with
+  // `bundle`, one completion of as many buffers as the queued bytes fill, as above).
   // poll_first: the caller knows the socket was just drained (its last recv did not fill a buffer),
   // so the kernel waits for data before its first attempt (IORING_RECVSEND_POLL_FIRST) instead of
   // trying a recv that can only return EAGAIN.
-  void prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler, bool poll_first = false);
+  void prep_recv_select(int fd, BufferRing& buffers, CompletionHandler& handler, bool poll_first = false,
+                        bool bundle = false);
   void prep_send(int fd, std::span<const char> bytes, CompletionHandler& handler);
   void prep_sendmsg(int fd, const msghdr* msg, CompletionHandler& handler);
   // A request and the first receive of its answer, queued as one link in the same submission:

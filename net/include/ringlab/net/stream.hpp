@@ -89,7 +89,10 @@ class Stream {
   // When the ring has no free buffer the kernel ends the multishot with ENOBUFS: that is returned
   // as an error (op names the ring running dry), never retried here; the next call re-arms.
   // The deadline bounds the wait (the multishot stays armed when it passes: ETIMEDOUT).
-  Result<ProvidedChunk> receive_provided(BufferRing& buffers, std::optional<Duration> timeout);
+  // bundle (RingFeatures::recv_bundle): the multishot is armed as a bundle, so a chunk's length may
+  // run past its buffer into the ones after it in ring order (BufferRing::take_pieces walks and
+  // recycles them); taken when the multishot is armed.
+  Result<ProvidedChunk> receive_provided(BufferRing& buffers, std::optional<Duration> timeout, bool bundle = false);
 
   [[nodiscard]] int fd() const noexcept { return socket_.get(); }
   [[nodiscard]] const Endpoint& peer() const noexcept { return peer_; }
