@@ -221,3 +221,47 @@ TEST_CASE("prep_recv_select with bundle: one completion of several buffers, walk
     CHECK(completions < 6);  // at least one completion carried several buffers
   }
 }
+
+// What an incremental ring (IOU_PBUF_RING_INC) does when two connections share it: every receive continues
+// in the one buffer at the ring's head where the last receive left it, whichever socket that was for, so
+// two responses received at once lie interleaved in it. A body is contiguous there only while no other
+// connection receives into the same ring: contiguity needs a ring per connection.
+TEST_CASE("An incremental ring shared by two sockets interleaves their receives in one buffer" *
+          doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  auto ring = make_ring();
+  if (!has_provided_receive(*ring) ||
+      !ringlab::testing::feature_available("provided_buffer_ring_incremental",
+                                           ring->features().provided_buffer_ring_incremental,
+                                           "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)")) {
+    return;
+  }
+  auto buffers = BufferRing::create(*ring, 9, 1, 4096, /*incremental=*/true);
+  REQUIRE_MESSAGE(buffers, (buffers ? "" : buffers.error().message()));
+  auto [first, first_peer] = socket_pair();
+  auto [second, second_peer] = socket_pair();
+  constexpr uint32_t kBufferMore = 1U << 4;  // IORING_CQE_F_BUF_MORE (6.12), newer than liburing 2.3's header
+
+  const struct {
+    int socket;
+    int peer;
+    std::string_view bytes;
+  } receives[] = {{first.get(), first_peer.get(), "first:1 "},
+                  {second.get(), second_peer.get(), "second:1 "},
+                  {first.get(), first_peer.get(), "first:2 "}};
+  std::string expected;
+  for (const auto& receive : receives) {
+    INFO(receive.bytes);
+    REQUIRE(::write(receive.peer, receive.bytes.data(), receive.bytes.size()) ==
+            static_cast<ssize_t>(receive.bytes.size()));
+    Recorder recorder;
+    ring->prep_recv_select(receive.socket, **buffers, recorder);
+    REQUIRE(ring->run_until([&] { return recorder.calls_ > 0; }));
+    REQUIRE(recorder.res_ == static_cast<int>(receive.bytes.size()));
+    REQUIRE((recorder.flags_ & IORING_CQE_F_BUFFER) != 0);
+    CHECK(BufferRing::buffer_id(recorder.flags_) == 0);  // the one buffer, every time
+    CHECK((recorder.flags_ & kBufferMore) != 0);         // still room in it: the kernel keeps it
+    expected += receive.bytes;
+  }
+  // The first socket's two pieces are not adjacent: the second socket's piece lies between them.
+  CHECK(std::string_view((*buffers)->buffer(0).data(), expected.size()) == expected);
+}
