@@ -153,11 +153,11 @@ class PayloadRecords {
   [[nodiscard]] std::size_t size(Payload payload) const noexcept {
     return with_records(payload, [](const auto& records) { return records.size(); });
   }
-  // The capacity the three vectors keep, in bytes (HeldMemory::model_bytes: strings the records own
+  // The capacity the four vectors keep, in bytes (HeldMemory::model_bytes: strings the records own
   // outside the vectors not counted).
   [[nodiscard]] std::size_t capacity_bytes() const noexcept {
     return weather_.capacity() * sizeof(Weather) + repos_.capacity() * sizeof(Repository) +
-           github_.capacity() * sizeof(Github);
+           github_.capacity() * sizeof(Github) + jos_.capacity() * sizeof(Jos);
   }
   // `deserialize` is called with the payload's vector (std::pmr::vector of the payload's record), fills it
   // as json::parse_* do (records overwritten in place, the rest erased) and returns a json::Status; the
