@@ -219,37 +219,16 @@ class Mapped final : public CaseStrategy {
   // Receives the head (exactly `head_bytes` when known) and maps or receives the body.
   http::Result<void> receive_response(std::size_t head_bytes) {
     std::size_t head_left = head_bytes;
-    const std::size_t page = net::MappedRegion::page_bytes();
     while (!receiver_.complete()) {
       auto window = receiver_.window();
       if (!window) return std::unexpected(std::move(window.error()));
       std::span<char> into = window->bytes;
       if (head_left > 0) {
         into = into.first(std::min(into.size(), head_left));
-      } else if (sink_.laid_out() && sink_.filled() < region_.mappable_bytes()) {
-        const std::size_t offset = sink_.filled();
-        const std::size_t whole = std::min(into.size(), region_.mappable_bytes() - offset) / page * page;
-        if (whole > 0) {
-          auto mapped = region_.map(offset, whole);
-          if (!mapped) return std::unexpected(http::Error::from(mapped.error()));
-          if (mapped->bytes > 0) {
-            copies_.mapped += mapped->bytes;
-            if (auto done = receiver_.received(mapped->bytes); !done) return std::unexpected(std::move(done.error()));
-            continue;
-          }
-          if (mapped->queued >= page) {
-            // A page or more queued and none of it maps (the kernel's skip hint: the rest of a segment that is
-            // not whole pages): from here on the body is received by copy.
-            if (auto writable = region_.copy_from(offset); !writable) {
-              return std::unexpected(http::Error::from(writable.error()));
-            }
-            continue;
-          }
-          // Less than a page queued (the kernel then maps nothing and hints that much as a skip, whatever
-          // follows): wait for the next segment.
-          if (auto readable = wait_readable(); !readable) return std::unexpected(http::Error::from(readable.error()));
-          continue;
-        }
+      } else {
+        auto mapped = map_step(into);
+        if (!mapped) return std::unexpected(std::move(mapped.error()));
+        if (*mapped) continue;
       }
       auto n = receive(into);
       if (!n) return std::unexpected(http::Error::from(n.error()));
@@ -258,6 +237,36 @@ class Mapped final : public CaseStrategy {
       if (!done) return std::unexpected(std::move(done.error()));
     }
     return {};
+  }
+
+  // One step of the body's whole pages at the window `into`: maps what is queued of them, or turns the rest
+  // of the body to copying, or waits for the next segment (true); false when no whole page of the mapped
+  // part is left here, and the window is received by copy.
+  http::Result<bool> map_step(std::span<char> into) {
+    if (!sink_.laid_out() || sink_.filled() >= region_.mappable_bytes()) return false;
+    const std::size_t page = net::MappedRegion::page_bytes();
+    const std::size_t offset = sink_.filled();
+    const std::size_t whole = std::min(into.size(), region_.mappable_bytes() - offset) / page * page;
+    if (whole == 0) return false;
+    auto mapped = region_.map(offset, whole);
+    if (!mapped) return std::unexpected(http::Error::from(mapped.error()));
+    if (mapped->bytes > 0) {
+      copies_.mapped += mapped->bytes;
+      if (auto done = receiver_.received(mapped->bytes); !done) return std::unexpected(std::move(done.error()));
+      return true;
+    }
+    if (mapped->queued >= page) {
+      // A page or more queued and none of it maps (the kernel's skip hint: the rest of a segment that is not
+      // whole pages): from here on the body is received by copy.
+      if (auto writable = region_.copy_from(offset); !writable) {
+        return std::unexpected(http::Error::from(writable.error()));
+      }
+      return true;
+    }
+    // Less than a page queued (the kernel then maps nothing and hints that much as a skip, whatever follows):
+    // wait for the next segment.
+    if (auto readable = wait_readable(); !readable) return std::unexpected(http::Error::from(readable.error()));
+    return true;
   }
 
   // Waits for bytes to map. With less than a page queued poll() returns at once: the wait then spins on

@@ -57,9 +57,8 @@ class MappedRegion {
   Status next_slot();
 
   struct Mapped {
-    std::size_t bytes = 0;  // mapped at the offset, a multiple of the page size
-    std::size_t skip = 0;   // the kernel's recv_skip_hint: bytes to receive by copy before the next page maps
-    std::size_t queued = 0; // bytes in the receive queue after those mapped (the kernel's inq)
+    std::size_t bytes = 0;   // mapped at the offset, a multiple of the page size
+    std::size_t queued = 0;  // bytes in the receive queue after those mapped (the kernel's inq)
   };
   // Maps at most `bytes` (a multiple of the page size) of the stream at data() + offset, which must be a
   // multiple of the page size within the socket part (mappable_bytes()). Into a slot released by
