@@ -154,6 +154,21 @@ TEST_CASE("an A/A run: every case in both builds in every round, paired, alterna
   CHECK(*refused != 0);
   CHECK(e2e::read_file(dir.file("none-stderr")).find("--judge-again is for a before/after report") !=
         std::string::npos);
+  // A file that says it is a before/after report and does not parse is refused with that reader's error,
+  // with or without --judge-again, not read as another kind of report.
+  const std::string broken = dir.file("broken-ab.json");
+  { std::ofstream(broken) << R"({"kind": "ab"})"; }
+  for (const bool again_too : {false, true}) {
+    INFO("--judge-again: " << again_too);
+    std::vector<std::string> args{kBench, "report", broken, "--out", dir.file("none")};
+    if (again_too) args.push_back("--judge-again");
+    const auto broken_run = e2e::run(args, dir.file("broken-stdout"), dir.file("broken-stderr"), 60s);
+    REQUIRE(broken_run.has_value());
+    CHECK(*broken_run != 0);
+    const std::string said = e2e::read_file(dir.file("broken-stderr"));
+    CHECK(said.find("before/after report") != std::string::npos);
+    CHECK(said.find("broken-ab.json") != std::string::npos);
+  }
 }
 
 TEST_CASE("a slowdown injected into the after build is found slower, and the gate exits 4") {

@@ -47,7 +47,10 @@ int run_results_page_command(const ResultsPageCommand& command) {
   if (std::filesystem::is_directory(given) && !run_folder) return run_seeds_page_command(command);
   const std::filesystem::path source = run_folder ? given / "report.json" : given;
   std::string page_command = "tools/bench report " + shown_path(given, run_folder);
-  if (auto ab = read_ab_report_file(source)) {
+  auto read_ab = read_if_ab_report_file(source);
+  // A before/after report that does not parse is that report's error, not another kind's.
+  if (!read_ab) return report_error("report: " + read_ab.error().message);
+  if (auto& ab = *read_ab) {
     std::optional<std::string> printed;
     if (command.judge_again) {
       printed = ab->method.correction;

@@ -389,16 +389,24 @@ Result<AbReport> ab_report_from_json(const json& j) {
   return report;
 }
 
-Result<AbReport> read_ab_report_file(const std::filesystem::path& path) {
+Result<std::optional<AbReport>> read_if_ab_report_file(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) return fail("cannot read " + path.string());
   std::stringstream text;
   text << in.rdbuf();
   json j = json::parse(text.str(), nullptr, false);
   if (j.is_discarded()) return fail(path.string() + ": not JSON");
+  if (!is_ab_report(j)) return std::optional<AbReport>{};
   auto report = ab_report_from_json(j);
   if (!report) return std::unexpected(report.error().wrap(path.string()));
-  return report;
+  return std::optional<AbReport>(std::move(*report));
+}
+
+Result<AbReport> read_ab_report_file(const std::filesystem::path& path) {
+  auto report = read_if_ab_report_file(path);
+  if (!report) return std::unexpected(std::move(report.error()));
+  if (!*report) return fail(path.string() + ": not a before/after report (no \"kind\": \"ab\")");
+  return std::move(**report);
 }
 
 }  // namespace ringlab::bench

@@ -182,5 +182,8 @@ void judge(AbReport& report);
 // True when `json` is a before/after report ("kind": "ab").
 [[nodiscard]] bool is_ab_report(const nlohmann::json& json);
 [[nodiscard]] Result<AbReport> read_ab_report_file(const std::filesystem::path& path);
+// As read_ab_report_file, but a JSON file that is not a before/after report is nullopt, not an error: the
+// caller reads it as another kind of report. A file that says it is one and does not parse is the error.
+[[nodiscard]] Result<std::optional<AbReport>> read_if_ab_report_file(const std::filesystem::path& path);
 
 }  // namespace ringlab::bench
