@@ -232,12 +232,7 @@ void Connection::received_provided(int res, uint32_t flags) {
   const bool has_buffer = (flags & IORING_CQE_F_BUFFER) != 0;
   const uint16_t buffer_id = net::BufferRing::buffer_id(flags);
   if (outcome_ != Outcome::pending || res <= 0) {
-    // What the completion consumed goes back unread: its one buffer (even with nothing received), or
-    // for a bundle the buffers its bytes filled.
-    if (has_buffer && !bundle_armed_) buffers.recycle(buffer_id);
-    if (has_buffer && bundle_armed_ && res > 0) {
-      buffers.take_pieces(buffer_id, static_cast<std::size_t>(res), [](std::string_view) { return false; });
-    }
+    buffers.give_back(res, flags, bundle_armed_);  // what the completion consumed, unread
     if (outcome_ != Outcome::pending) return;  // cancelled after a failure
   }
   if (res == -ENOBUFS) {

@@ -98,6 +98,16 @@ void BufferRing::recycle(uint16_t bid) {
   ++published_;
 }
 
+void BufferRing::give_back(int res, uint32_t cqe_flags, bool bundle) {
+  if ((cqe_flags & IORING_CQE_F_BUFFER) == 0) return;
+  const uint16_t first = buffer_id(cqe_flags);
+  if (!bundle) {
+    recycle(first);
+  } else if (res > 0) {
+    take_pieces(first, static_cast<std::size_t>(res), [](std::string_view) { return false; });
+  }
+}
+
 uint16_t BufferRing::next_in_ring(uint16_t bid) const {
   if (bid >= count_) return 0;
   return bid_at_[(slot_of_[bid] + 1) & mask_];

@@ -172,13 +172,7 @@ struct Stream::MultishotState final : public CompletionHandler {
   // Gives back, unread, the buffers a completion consumed: one for a single-buffer completion (even
   // one that received nothing), as many as its bytes filled for a bundle.
   void give_back(const Entry& entry) {
-    if ((entry.flags & IORING_CQE_F_BUFFER) == 0 || buffers == nullptr) return;
-    const uint16_t first = BufferRing::buffer_id(entry.flags);
-    if (!bundle) {
-      buffers->recycle(first);
-    } else if (entry.res > 0) {
-      buffers->take_pieces(first, static_cast<std::size_t>(entry.res), [](std::string_view) { return false; });
-    }
+    if (buffers != nullptr) buffers->give_back(entry.res, entry.flags, bundle);
   }
 
   BufferRing* buffers = nullptr;

@@ -71,6 +71,10 @@ class BufferRing {
     }
     return buffers;
   }
+  // Gives back, unread, what one completion (`res`, `cqe_flags`) consumed: nothing without
+  // IORING_CQE_F_BUFFER; its one buffer for a single-buffer receive, even one that received nothing; for a
+  // bundle as many buffers as its bytes filled, none when it received nothing.
+  void give_back(int res, uint32_t cqe_flags, bool bundle);
   // Buffer id carried by a CQE's flags (valid when flags & IORING_CQE_F_BUFFER).
   [[nodiscard]] static uint16_t buffer_id(uint32_t cqe_flags);
 
