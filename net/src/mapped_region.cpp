@@ -116,8 +116,7 @@ Result<MappedRegion::Mapped> MappedRegion::map(std::size_t offset, std::size_t b
     return fail("getsockopt TCP_ZEROCOPY_RECEIVE", errno);
   }
   if (receive.err != 0) return fail("getsockopt TCP_ZEROCOPY_RECEIVE", -receive.err);
-  // recv_skip_hint is not kept: a page or more queued that maps nothing says the same to the caller.
-  return Mapped{.bytes = receive.length, .queued = receive.inq};
+  return Mapped{.bytes = receive.length, .skip = receive.recv_skip_hint, .queued = receive.inq};
 }
 
 Status MappedRegion::copy_from(std::size_t offset) {

@@ -58,7 +58,13 @@ class MappedRegion {
 
   struct Mapped {
     std::size_t bytes = 0;   // mapped at the offset, a multiple of the page size
-    std::size_t queued = 0;  // bytes in the receive queue after those mapped (the kernel's inq)
+    // The kernel's recv_skip_hint: bytes to receive by copy before the next page could map. When less than a
+    // page was queued as the kernel looked, it maps nothing and this is what was queued then.
+    std::size_t skip = 0;
+    // Bytes in the receive queue after those mapped (the kernel's inq), read as the call returns: bytes that
+    // arrived during the call count here and not in `skip`, so a call can map nothing with a page or more
+    // queued and a skip under a page; mapping again then maps them.
+    std::size_t queued = 0;
   };
   // Maps at most `bytes` (a multiple of the page size) of the stream at data() + offset, which must be a
   // multiple of the page size within the socket part (mappable_bytes()). Into a slot released by
