@@ -25,7 +25,7 @@ bool BodyWriter::write(std::string& out, std::size_t at_least) {
     case RecordKind::weather: done_ = write_records(weather_, fill_weather); break;
     case RecordKind::repos: done_ = write_records(repository_, fill_repository); break;
     case RecordKind::github: done_ = write_records(github_, fill_github); break;
-    case RecordKind::jos: done_ = write_records(jos_, fill_jos); break;
+    case RecordKind::profiles: done_ = write_records(profiles_, fill_profile); break;
   }
   return done_;
 }

@@ -236,15 +236,15 @@ void Checksum::add(const GithubStarsView& record) noexcept {
   ++records_;
 }
 
-void Checksum::add(const JosRepository& record) noexcept {
+void Checksum::add(const ProfileStars& record) noexcept {
   Hasher h(state_);
-  add_members(h, record, jos_members<JosRepository>());
+  add_members(h, record, profile_members<ProfileStars>());
   ++records_;
 }
 
-void Checksum::add(const JosRepositoryView& record) noexcept {
+void Checksum::add(const ProfileStarsView& record) noexcept {
   Hasher h(state_);
-  add_members(h, record, jos_members<JosRepositoryView>());
+  add_members(h, record, profile_members<ProfileStarsView>());
   ++records_;
 }
 
@@ -258,8 +258,8 @@ uint64_t checksum(std::span<const GithubRepository> records) noexcept { return c
 uint64_t checksum(std::span<const GithubRepositoryView> records) noexcept { return checksum_of(records); }
 uint64_t checksum(std::span<const GithubStars> records) noexcept { return checksum_of(records); }
 uint64_t checksum(std::span<const GithubStarsView> records) noexcept { return checksum_of(records); }
-uint64_t checksum(std::span<const JosRepository> records) noexcept { return checksum_of(records); }
-uint64_t checksum(std::span<const JosRepositoryView> records) noexcept { return checksum_of(records); }
+uint64_t checksum(std::span<const ProfileStars> records) noexcept { return checksum_of(records); }
+uint64_t checksum(std::span<const ProfileStarsView> records) noexcept { return checksum_of(records); }
 
 uint64_t checksum_weather(std::size_t count) {
   Checksum sum;
@@ -314,12 +314,12 @@ uint64_t three_fields_of(std::size_t count, void (*fill)(std::size_t, Record&)) 
 uint64_t checksum_github_three_fields(std::size_t count) { return three_fields_of(count, &fill_github); }
 uint64_t checksum_repos_three_fields(std::size_t count) { return three_fields_of(count, &fill_repository); }
 
-uint64_t checksum_jos(std::size_t count) {
+uint64_t checksum_profiles(std::size_t count) {
   Checksum sum;
-  JosRecord scratch;
-  JosRepository dto;
+  ProfileRecord scratch;
+  ProfileStars dto;
   for (std::size_t i = 0; i < count; ++i) {
-    fill_jos(i, scratch);
+    fill_profile(i, scratch);
     dto.name.assign(scratch.name);
     dto.url.assign(scratch.url);
     dto.stars = scratch.stars;

@@ -204,17 +204,17 @@ Status parse_github_three_fields(Parser& parser, simdjson::padded_string_view bo
 Status parse_github_three_fields_views(Parser& parser, PaddedBody body, std::pmr::vector<GithubStarsView>& out) {
   return parse_array(parser, body.view(), out);
 }
-Status parse_jos(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<JosRepository>& out) {
+Status parse_profiles(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<ProfileStars>& out) {
   return parse_array(parser, body, out);
 }
-Status parse_jos_views(Parser& parser, PaddedBody body, std::pmr::vector<JosRepositoryView>& out) {
+Status parse_profiles_views(Parser& parser, PaddedBody body, std::pmr::vector<ProfileStarsView>& out) {
   return parse_array(parser, body.view(), out);
 }
-Status parse_jos_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<JosRepositoryView>& out,
+Status parse_profiles_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<ProfileStarsView>& out,
                               std::size_t window_bytes) {
   return parse_lines(parser, body.view(), out, window_bytes);
 }
-Status parse_jos_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record, JosRepository& out) {
+Status parse_profile_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record, ProfileStars& out) {
   return parse_one(parser, body, record, out);
 }
 

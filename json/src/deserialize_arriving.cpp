@@ -214,8 +214,8 @@ Status parse_github_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingA
                              std::pmr::vector<GithubRepository>& out, Arrival arrival) {
   return parse_arriving(parser, body, progress, out, arrival);
 }
-Status parse_jos_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
-                          std::pmr::vector<JosRepository>& out, Arrival arrival) {
+Status parse_profiles_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
+                          std::pmr::vector<ProfileStars>& out, Arrival arrival) {
   return parse_arriving(parser, body, progress, out, arrival);
 }
 

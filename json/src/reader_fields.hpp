@@ -135,7 +135,7 @@ constexpr auto kLicenseKeys = make_keys(fields::kLicense);
 constexpr auto kRepositoryKeys = make_keys(fields::kRepository);
 constexpr auto kGithubKeys = make_keys(fields::kGithub);
 constexpr auto kGithubStarsKeys = make_keys(fields::kGithubStars);
-constexpr auto kJosKeys = make_keys(fields::kJos);
+constexpr auto kProfileKeys = make_keys(fields::kProfileStars);
 using fields::all_of;
 
 // A backslash in `text`. `text` lies in a padded body, so whole words are read past its end and the
@@ -273,8 +273,8 @@ Allocator allocator_of(const GithubRepository& record) noexcept { return record.
 Allocator allocator_of(const GithubRepositoryView&) noexcept { return {}; }
 Allocator allocator_of(const GithubStars& record) noexcept { return record.get_allocator(); }
 Allocator allocator_of(const GithubStarsView&) noexcept { return {}; }
-Allocator allocator_of(const JosRepository& record) noexcept { return record.get_allocator(); }
-Allocator allocator_of(const JosRepositoryView&) noexcept { return {}; }
+Allocator allocator_of(const ProfileStars& record) noexcept { return record.get_allocator(); }
+Allocator allocator_of(const ProfileStarsView&) noexcept { return {}; }
 
 // One member of a record whose fields are listed as a table (github_members), by its type.
 template <class T>

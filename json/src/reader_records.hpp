@@ -310,8 +310,8 @@ template <class Doc, class Record>
   } else if constexpr (std::is_same_v<Record, GithubStars> || std::is_same_v<Record, GithubStarsView>) {
     return read_flat<kGithubStarsKeys>(doc, object, out, ctx, start, github_stars_members<Record>(),
                                        fields::kGithubStars);
-  } else if constexpr (std::is_same_v<Record, JosRepository> || std::is_same_v<Record, JosRepositoryView>) {
-    return read_flat<kJosKeys>(doc, object, out, ctx, start, jos_members<Record>(), fields::kJos);
+  } else if constexpr (std::is_same_v<Record, ProfileStars> || std::is_same_v<Record, ProfileStarsView>) {
+    return read_flat<kProfileKeys>(doc, object, out, ctx, start, profile_members<Record>(), fields::kProfileStars);
   } else {
     return read_repository(doc, object, out, ctx, start);
   }

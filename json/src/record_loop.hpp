@@ -1,13 +1,13 @@
 #pragma once
 // The one loop that writes a body of generated records: append_*_json() and append_*_ndjson()
-// (serialize.cpp, jos.cpp) run it to the end, BodyWriter (body_writer.cpp) a piece at a time. Private
+// (serialize.cpp, profiles.cpp) run it to the end, BodyWriter (body_writer.cpp) a piece at a time. Private
 // to json/src.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "ringlab/json/body_writer.hpp"
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/serialize.hpp"
 
 namespace ringlab::json {

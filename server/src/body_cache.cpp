@@ -17,7 +17,7 @@ void start_body(json::BodyWriter& writer, const BodyKey& key) noexcept {
   switch (key.route) {
     case Route::repos: kind = json::RecordKind::repos; break;
     case Route::github: kind = json::RecordKind::github; break;
-    case Route::jos: kind = json::RecordKind::jos; break;
+    case Route::profiles: kind = json::RecordKind::profiles; break;
     default: break;  // weather (and /proxy, whose upstream answers /weather)
   }
   writer.start(kind, key.format == Format::ndjson ? json::BodyLayout::lines : json::BodyLayout::array, key.count);

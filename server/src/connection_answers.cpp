@@ -196,7 +196,7 @@ void Connection::respond() {
     case Route::weather:
     case Route::repos:
     case Route::github:
-    case Route::jos: {
+    case Route::profiles: {
       const BodyKey key{routed.route, routed.format, routed.count,
                         routed.pages && routed.cached && !head.chunked};
       if (routed.head_only) {

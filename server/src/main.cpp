@@ -122,7 +122,7 @@ std::unique_ptr<CLI::App> make_command_line(ringlab::server::ServerOptions& opti
   unit_option("--header-timeout", units.header_timeout,
               "a request head must be complete this long after its first byte (408)", duration);
   unit_option("--body-timeout", units.body_timeout, "longest wait between two receives of a request body (408)", duration);
-  app->add_option("--max-count", options.max_count, "largest count= of /weather, /repos, /github, /jos and /proxy (400 above)")
+  app->add_option("--max-count", options.max_count, "largest count= of /weather, /repos, /github, /profiles and /proxy (400 above)")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{0}, uint64_t{1'000'000}));
   unit_option("--max-answer", units.max_answer,
@@ -145,7 +145,7 @@ std::unique_ptr<CLI::App> make_command_line(ringlab::server::ServerOptions& opti
               size);
   unit_option("--inline-body", units.inline_body, "bodies up to this size are copied next to the head, not referenced", size);
   app->add_option("--body-strategy", units.body_strategy,
-                 "how cached /weather, /repos, /github and /jos bodies reach the kernel: writev (head and body "
+                 "how cached /weather, /repos, /github and /profiles bodies reach the kernel: writev (head and body "
                  "as two iovecs), copy (one contiguous buffer), send_zc (IORING_OP_SEND_ZC), fixed "
                  "(SEND_ZC from registered memory), sendfile (spliced from a file)")
       ->capture_default_str()

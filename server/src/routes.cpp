@@ -14,7 +14,7 @@ constexpr std::array<RouteEntry, 10> kRoutes{{
     {"/weather", Route::weather, true, true, true, "count WeatherForecast records {date, temperatureC, summary, temperatureF}"},
     {"/repos", Route::repos, true, true, true, "count GitHub-repository-like records, about 1-2 KB each"},
     {"/github", Route::github, true, true, true, "count flat 22-field repository records (jos's DTO), about 1 KB each"},
-    {"/jos", Route::jos, true, true, true, "count records of jos's GitHub dummy API (21 keys, tags, floats), about 0.9 KB each"},
+    {"/profiles", Route::profiles, true, true, true, "count records of jos's GitHub dummy API (21 keys, tags, floats), about 0.9 KB each"},
     {"/echo", Route::echo, false, false, false, "the request body, same Content-Type (above --max-body: 413)"},
     {"/plaintext", Route::plaintext, true, false, false, "\"Hello, World!\" as text/plain"},
     {"/health", Route::health, true, false, false, "{\"status\":\"ok\"}"},
@@ -131,7 +131,7 @@ uint64_t count_limit(Route route, const CountLimits& limits) noexcept {
     case Route::proxy: record = kMaxWeatherRecordBytes; break;
     case Route::repos: record = kMaxRepoRecordBytes; break;
     case Route::github: record = kMaxGithubRecordBytes; break;
-    case Route::jos: record = kMaxJosRecordBytes; break;
+    case Route::profiles: record = kMaxProfileRecordBytes; break;
     case Route::echo:
     case Route::plaintext:
     case Route::health:
@@ -165,19 +165,19 @@ std::string routes_help(const CountLimits& limits) {
   out += "                           the route's limit: --max-count, and as many records as fit in --max-answer\n";
   out += "                           (by default /weather and /proxy " + number(count_limit(Route::weather, limits)) +
          ", /repos " + number(count_limit(Route::repos, limits)) + ", /github " +
-         number(count_limit(Route::github, limits)) + ", /jos " +
-         number(count_limit(Route::jos, limits)) + ")\n";
-  out += "  format=json|ndjson       /weather, /repos, /github, /jos: a JSON array (default) or one record per line\n";
+         number(count_limit(Route::github, limits)) + ", /profiles " +
+         number(count_limit(Route::profiles, limits)) + ")\n";
+  out += "  format=json|ndjson       /weather, /repos, /github, /profiles: a JSON array (default) or one record per line\n";
   out += "                           (application/x-ndjson)\n";
   out += "  conn=pooled|fresh        /proxy: one kept-alive upstream connection (default) or a new one per request\n";
   out += "  answer=body|status       /proxy: the upstream's body (default), or its status alone (200, no body)\n";
   out += "  client=manual|typed      /proxy: the handler starts the upstream fetch itself (default), or calls the\n";
   out += "                           worker's typed client for it (the same fetch, pool and answer)\n";
   out += "  chunked=1|0|true|false   any route: answer with chunked transfer coding (default 0)\n";
-  out += "  cache=1|0|true|false     /weather, /repos, /github, /jos: 0 serializes the body for this request alone, bypassing\n";
+  out += "  cache=1|0|true|false     /weather, /repos, /github, /profiles: 0 serializes the body for this request alone, bypassing\n";
   out += "                           the body cache (default 1); with chunked=1 it is serialized as it is sent, a\n";
   out += "                           chunk per --serializer-buffer\n";
-  out += "  pages=1|0|true|false     /weather, /repos, /github, /jos, cached and unchunked: the body sent from a\n";
+  out += "  pages=1|0|true|false     /weather, /repos, /github, /profiles, cached and unchunked: the body sent from a\n";
   out += "                           page-aligned copy with a zero-copy send, the head in a send of its own (whole-page\n";
   out += "                           segments a receiver can map with TCP_ZEROCOPY_RECEIVE; default 0)\n";
   out += "  chunk=BYTES              the size of each chunk, 1 to " + number(kMaxChunkBytes) + " (default " +
@@ -196,7 +196,7 @@ std::string_view route_name(Route route) noexcept {
     case Route::env: return "env";
     case Route::github: return "github";
     case Route::stats: return "stats";
-    case Route::jos: return "jos";
+    case Route::profiles: return "profiles";
   }
   return "?";
 }

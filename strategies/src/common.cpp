@@ -11,7 +11,7 @@
 
 #include "ringlab/json/checksum.hpp"
 #include "ringlab/json/consume.hpp"
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/serialize.hpp"
 
 namespace ringlab::strategies::detail {
@@ -67,7 +67,7 @@ void append_payload_json(std::string& out, const CaseConfig& config) {
   switch (config.payload) {
     case Payload::repos: json::append_repos_json(out, config.count); return;
     case Payload::github: json::append_github_json(out, config.count); return;
-    case Payload::jos: json::append_jos_json(out, config.count); return;
+    case Payload::profiles: json::append_profiles_json(out, config.count); return;
     case Payload::weather: break;
   }
   json::append_weather_json(out, config.count);
@@ -88,7 +88,7 @@ uint64_t expected_checksum(const CaseConfig& config) {
   switch (config.payload) {
     case Payload::repos: return json::checksum_repos(config.count);
     case Payload::github: return json::checksum_github(config.count);
-    case Payload::jos: return json::checksum_jos(config.count);
+    case Payload::profiles: return json::checksum_profiles(config.count);
     case Payload::weather: break;
   }
   return json::checksum_weather(config.count);
@@ -136,8 +136,8 @@ json::Status parse_body(json::Parser& parser, simdjson::padded_string_view body,
   return json::parse_github(parser, body, out);
 }
 json::Status parse_body(json::Parser& parser, simdjson::padded_string_view body,
-                        std::pmr::vector<json::JosRepository>& out) {
-  return json::parse_jos(parser, body, out);
+                        std::pmr::vector<json::ProfileStars>& out) {
+  return json::parse_profiles(parser, body, out);
 }
 json::Status parse_body(json::Parser& parser, json::PaddedBody body, std::pmr::vector<json::WeatherView>& out) {
   return json::parse_weather_views(parser, body, out);
@@ -149,8 +149,8 @@ json::Status parse_body(json::Parser& parser, json::PaddedBody body,
                         std::pmr::vector<json::GithubRepositoryView>& out) {
   return json::parse_github_views(parser, body, out);
 }
-json::Status parse_body(json::Parser& parser, json::PaddedBody body, std::pmr::vector<json::JosRepositoryView>& out) {
-  return json::parse_jos_views(parser, body, out);
+json::Status parse_body(json::Parser& parser, json::PaddedBody body, std::pmr::vector<json::ProfileStarsView>& out) {
+  return json::parse_profiles_views(parser, body, out);
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ struct BodyCopies {
 // else nullopt.
 [[nodiscard]] std::optional<std::string> no_fresh_client(const CaseConfig& config, std::string_view why);
 
-// "/weather?count=N", "/repos?count=N", "/github?count=N" or "/jos?count=N", then `extra_query` ("&chunked=1") appended
+// "/weather?count=N", "/repos?count=N", "/github?count=N" or "/profiles?count=N", then `extra_query` ("&chunked=1") appended
 // as is, then, in the seed server mode, "&cache=0&chunked=1&chunk=16384" (the server serializes per
 // request and answers in chunks).
 [[nodiscard]] std::string get_target(const CaseConfig& config, std::string_view extra_query = {});
@@ -123,7 +123,7 @@ struct BodyCopies {
 [[nodiscard]] std::string authority(const CaseConfig& config);
 
 // The checksum the generator's records 0..count-1 give (json::checksum_weather / checksum_repos /
-// checksum_github; for jos, json::checksum_jos: the three fields of jos's DTO).
+// checksum_github; for jos, json::checksum_profiles: the three fields of jos's DTO).
 [[nodiscard]] uint64_t expected_checksum(const CaseConfig& config);
 
 // "checksum 0x... differs from the generator's 0x... for N records": the text of a wrong answer.
@@ -136,13 +136,13 @@ template <class Record>
 }
 
 // The records of any payload, in four vectors of which the payload's is used. `Weather`,
-// `Repository`, `Github` and `Jos` (jos's 3-field DTO) are the owning or the viewing records. The vectors take their memory from
+// `Repository`, `Github` and `Profile` (jos's 3-field DTO) are the owning or the viewing records. The vectors take their memory from
 // `resource` and keep their capacity between parses.
-template <class Weather, class Repository, class Github, class Jos>
+template <class Weather, class Repository, class Github, class Profile>
 class PayloadRecords {
  public:
   explicit PayloadRecords(std::pmr::memory_resource* resource = std::pmr::get_default_resource())
-      : weather_(resource), repos_(resource), github_(resource), jos_(resource) {}
+      : weather_(resource), repos_(resource), github_(resource), profiles_(resource) {}
   // The full checksum of every field of the records the last parse produced (json::checksum).
   [[nodiscard]] uint64_t checksum(Payload payload) const noexcept {
     return with_records(payload, [](const auto& records) { return json::checksum(std::span(records)); });
@@ -157,7 +157,7 @@ class PayloadRecords {
   // outside the vectors not counted).
   [[nodiscard]] std::size_t capacity_bytes() const noexcept {
     return weather_.capacity() * sizeof(Weather) + repos_.capacity() * sizeof(Repository) +
-           github_.capacity() * sizeof(Github) + jos_.capacity() * sizeof(Jos);
+           github_.capacity() * sizeof(Github) + profiles_.capacity() * sizeof(Profile);
   }
   // `deserialize` is called with the payload's vector (std::pmr::vector of the payload's record), fills it
   // as json::parse_* do (records overwritten in place, the rest erased) and returns a json::Status; the
@@ -184,7 +184,7 @@ class PayloadRecords {
   std::pmr::vector<Weather> weather_;
   std::pmr::vector<Repository> repos_;
   std::pmr::vector<Github> github_;
-  std::pmr::vector<Jos> jos_;
+  std::pmr::vector<Profile> profiles_;
 
  private:
   // Both with_records(): `self` is *this, const or not.
@@ -193,7 +193,7 @@ class PayloadRecords {
     switch (payload) {
       case Payload::repos: return use(self.repos_);
       case Payload::github: return use(self.github_);
-      case Payload::jos: return use(self.jos_);
+      case Payload::profiles: return use(self.profiles_);
       case Payload::weather: break;
     }
     return use(self.weather_);
@@ -204,7 +204,7 @@ class PayloadRecords {
 // nothing more (the records' strings keep their capacity too).
 // fill() serves a deserializer other than json/'s (nlohmann, rapidjson).
 class OwningModels
-    : public PayloadRecords<json::WeatherForecast, json::Repository, json::GithubRepository, json::JosRepository> {
+    : public PayloadRecords<json::WeatherForecast, json::Repository, json::GithubRepository, json::ProfileStars> {
  public:
   using PayloadRecords::PayloadRecords;
   // Parses the whole body and returns the consumption fold of its records (json::consume).
@@ -215,7 +215,7 @@ class OwningModels
 // Viewing records: they point into the body, which must stay alive and unchanged while they are used;
 // parsing allocates only while the vectors grow to the largest body.
 class ViewModels : public PayloadRecords<json::WeatherView, json::RepositoryView, json::GithubRepositoryView,
-                                         json::JosRepositoryView> {
+                                         json::ProfileStarsView> {
  public:
   // As OwningModels::parse; checksum() reads the body too, so it must still be where it was.
   [[nodiscard]] json::Result<uint64_t> parse(Payload payload, json::Parser& parser, json::PaddedBody body);

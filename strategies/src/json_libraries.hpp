@@ -32,7 +32,7 @@
 #include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/http/sinks.hpp"
 #include "ringlab/json/error.hpp"
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/models.hpp"
 
 namespace ringlab::strategies::detail {
@@ -61,7 +61,7 @@ struct FieldPath {
 [[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::WeatherForecast>& out);
 [[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::Repository>& out);
 [[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::GithubRepository>& out);
-[[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::JosRepository>& out);
+[[nodiscard]] json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::ProfileStars>& out);
 
 // rapidjson.cpp: rapidjson::Reader over the body in situ, its SAX events written into `out`. In situ: the
 // body's bytes are overwritten (strings unescaped where they lie) and a NUL is written after them, into the
@@ -75,7 +75,7 @@ enum class RapidjsonFlags { fast, strict };
                                            RapidjsonFlags flags = RapidjsonFlags::fast);
 [[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::GithubRepository>& out,
                                            RapidjsonFlags flags = RapidjsonFlags::fast);
-[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out,
+[[nodiscard]] json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::ProfileStars>& out,
                                            RapidjsonFlags flags = RapidjsonFlags::fast);
 
 // token_loop.cpp: jos's Version 8 (ProjectDeserializer, a hand-written loop over JsonTextReader's tokens):
@@ -84,7 +84,7 @@ enum class RapidjsonFlags { fast, strict };
 // machine. A record is an object of the top-level array; name, url and stars are taken, every other key's
 // value skipped (the tags array, the floats). Stricter than his loop, as every ringlab reader is: a record
 // without one of the three keys, or one of them of another type, is an error. In situ as rapidjson_parse.
-[[nodiscard]] json::Status token_loop_parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out);
+[[nodiscard]] json::Status token_loop_parse(base::PaddedBuffer& body, std::pmr::vector<json::ProfileStars>& out);
 
 // Why `Library` (as LibraryStrategy below takes it) skips cases of `payload`: its static skip(payload), or
 // empty for a library that reads every payload or for one it reads.
@@ -195,7 +195,7 @@ class LibraryFloor final : public ClientStrategy {
 
 // The rows of the two libraries (registry.cpp): nlohmann.cpp, rapidjson.cpp (make_rapidjson under the
 // fast flags, make_rapidjson_strict under the strict ones); and jos's Version 8's hand-written loop,
-// token_loop.cpp (jos payload only).
+// token_loop.cpp (/profiles records only).
 std::unique_ptr<Strategy> make_nlohmann(const Recipe& recipe);
 std::unique_ptr<Strategy> make_rapidjson(const Recipe& recipe);
 std::unique_ptr<Strategy> make_rapidjson_strict(const Recipe& recipe);

@@ -154,7 +154,7 @@ class Mapper {
   }
 
   // A flat record, every field a scalar: member I of what kMembersOf() lists (json::github_members,
-  // json::jos_members) read from key I of `keys`, in that order.
+  // json::profile_members) read from key I of `keys`, in that order.
   template <auto kMembersOf, class Record, std::size_t N>
   bool flat_record(const Json& object, const std::array<std::string_view, N>& keys, Record& out) {
     const Allocator alloc = out.get_allocator();
@@ -171,8 +171,8 @@ class Mapper {
   }
 
   // jos's DTO: name, url and stars; the other 18 keys stay in the DOM, unread.
-  bool record(const Json& object, json::JosRepository& out) {
-    return flat_record<&json::jos_members<json::JosRepository>>(object, json::fields::kJos, out);
+  bool record(const Json& object, json::ProfileStars& out) {
+    return flat_record<&json::profile_members<json::ProfileStars>>(object, json::fields::kProfileStars, out);
   }
 
   bool owner(const Json& object, json::Owner& out) {
@@ -293,7 +293,7 @@ json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::Reposi
 json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::GithubRepository>& out) {
   return parse_body(body, out);
 }
-json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::JosRepository>& out) {
+json::Status nlohmann_parse(std::string_view body, std::pmr::vector<json::ProfileStars>& out) {
   return parse_body(body, out);
 }
 

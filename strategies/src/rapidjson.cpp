@@ -65,7 +65,7 @@ json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::Gi
                              RapidjsonFlags flags) {
   return parse_with_new_reader(body, out, flags);
 }
-json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out,
+json::Status rapidjson_parse(base::PaddedBuffer& body, std::pmr::vector<json::ProfileStars>& out,
                              RapidjsonFlags flags) {
   return parse_with_new_reader(body, out, flags);
 }

@@ -30,7 +30,7 @@
 #include "json_libraries.hpp"
 #include "rapidjson_values.hpp"
 #include "ringlab/json/fields.hpp"
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/models.hpp"
 
 namespace ringlab::strategies::detail::rapidjson_sax {
@@ -47,11 +47,11 @@ inline constexpr const auto& kOwnerKeys = json::fields::kOwner;
 inline constexpr const auto& kLicenseKeys = json::fields::kLicense;
 inline constexpr const auto& kRepositoryKeys = json::fields::kRepository;
 inline constexpr const auto& kGithubKeys = json::fields::kGithub;
-inline constexpr const auto& kJosKeys = json::fields::kJos;
+inline constexpr const auto& kProfileKeys = json::fields::kProfileStars;
 using json::fields::all_of;
 using json::fields::first_missing;
 // The members of a weather record, a repository and a repository's nested objects, in the order of their
-// keys above (github's and jos's are json::github_members and json::jos_members).
+// keys above (github's and jos's are json::github_members and json::profile_members).
 inline constexpr auto kWeatherMembers = std::tuple{&json::WeatherForecast::date, &json::WeatherForecast::temperature_c,
                                                    &json::WeatherForecast::summary,
                                                    &json::WeatherForecast::temperature_f};
@@ -78,15 +78,15 @@ template <class Record>
 class Handler {
   static constexpr bool kRepos = std::is_same_v<Record, json::Repository>;
   static constexpr bool kGithub = std::is_same_v<Record, json::GithubRepository>;
-  static constexpr bool kJos = std::is_same_v<Record, json::JosRepository>;
+  static constexpr bool kProfile = std::is_same_v<Record, json::ProfileStars>;
   // The keys of a record (its top level).
   static constexpr const auto& keys() noexcept {
     if constexpr (kRepos) {
       return kRepositoryKeys;
     } else if constexpr (kGithub) {
       return kGithubKeys;
-    } else if constexpr (kJos) {
-      return kJosKeys;
+    } else if constexpr (kProfile) {
+      return kProfileKeys;
     } else {
       return kWeatherKeys;
     }
@@ -276,8 +276,8 @@ class Handler {
       return kRepositoryMembers;
     } else if constexpr (kGithub) {
       return json::github_members<json::GithubRepository>();
-    } else if constexpr (kJos) {
-      return json::jos_members<json::JosRepository>();
+    } else if constexpr (kProfile) {
+      return json::profile_members<json::ProfileStars>();
     } else {
       return kWeatherMembers;
     }

@@ -170,13 +170,13 @@ using ModelsOf = std::conditional_t<
 inline constexpr std::string_view kThreeFieldsWeatherSkip =
     "three_fields reads jos's github records only (and repos, which share the three keys): weather records have "
     "no stars, name or url";
-inline constexpr std::string_view kThreeFieldsJosSkip =
-    "three_fields reads github's stargazers_count: on /jos every strategy already reads jos's 3-field DTO "
+inline constexpr std::string_view kThreeFieldsProfilesSkip =
+    "three_fields reads github's stargazers_count: on /profiles every strategy already reads jos's 3-field DTO "
     "{name, url, stars}";
 // Why three_fields has no case for `payload`; empty when it has one.
 constexpr std::string_view three_fields_skip(Payload payload) noexcept {
   if (payload == Payload::weather) return kThreeFieldsWeatherSkip;
-  if (payload == Payload::jos) return kThreeFieldsJosSkip;
+  if (payload == Payload::profiles) return kThreeFieldsProfilesSkip;
   return {};
 }
 

@@ -405,7 +405,7 @@ constexpr std::array<Descriptor, sizeof...(index)> descriptors(std::index_sequen
 constexpr auto kRegistry = descriptors(std::make_index_sequence<kRecipes.size()>{});
 
 constexpr base::EnumNames<Payload, 4> kPayloadNames{
-    {{{Payload::weather, "weather"}, {Payload::repos, "repos"}, {Payload::github, "github"}, {Payload::jos, "jos"}}},
+    {{{Payload::weather, "weather"}, {Payload::repos, "repos"}, {Payload::github, "github"}, {Payload::profiles, "profiles"}}},
     "?"};
 constexpr base::EnumNames<Connection, 2> kConnectionNames{
     {{{Connection::pooled, "pooled"}, {Connection::fresh, "fresh"}}}, "?"};

@@ -28,7 +28,7 @@ void ArraySink<kModels>::restart() {
     release(weather_);
     release(repos_);
     release(github_);
-    release(jos_);
+    release(profiles_);
   }
 }
 
@@ -38,7 +38,7 @@ http::Status ArraySink<kModels>::parse_arrived(json::Arrival arrival) {
   switch (payload_) {
     case Payload::repos: parsed = parse_into(repos_, arrival, &json::parse_repos_arriving); break;
     case Payload::github: parsed = parse_into(github_, arrival, &json::parse_github_arriving); break;
-    case Payload::jos: parsed = parse_into(jos_, arrival, &json::parse_jos_arriving); break;
+    case Payload::profiles: parsed = parse_into(profiles_, arrival, &json::parse_profiles_arriving); break;
     case Payload::weather: parsed = parse_into(weather_, arrival, &json::parse_weather_arriving); break;
   }
   if (!parsed) return http::fail(http::Errc::sink, describe(parsed.error()));
@@ -96,7 +96,7 @@ http::Status NdjsonStreamingSink::parse_batch(std::size_t end) {
   switch (payload_) {
     case Payload::repos: parsed = parse_into(repos_, batch, &json::parse_repos_ndjson_views); break;
     case Payload::github: parsed = parse_into(github_, batch, &json::parse_github_ndjson_views); break;
-    case Payload::jos: parsed = parse_into(jos_, batch, &json::parse_jos_ndjson_views); break;
+    case Payload::profiles: parsed = parse_into(profiles_, batch, &json::parse_profiles_ndjson_views); break;
     case Payload::weather: parsed = parse_into(weather_, batch, &json::parse_weather_ndjson_views); break;
   }
   if (!parsed) {

@@ -67,9 +67,9 @@ namespace ringlab::strategies::detail {
 // not parsed; the records of each piece are folded into the consumer (and the checksum on a verified
 // body); the counters of the overlap. A sink says only how it finds and parses the records of the
 // bytes received so far (parse_received) and at the end of the body (parse_rest). `Weather`,
-// `Repository`, `Github` and `Jos` are the records it parses into: owning ones for the array sink, views for
+// `Repository`, `Github` and `Profile` are the records it parses into: owning ones for the array sink, views for
 // the NDJSON one.
-template <class Weather, class Repository, class Github, class Jos>
+template <class Weather, class Repository, class Github, class Profile>
 class StreamingSinkBase : public http::BodySink {
  public:
   StreamingSinkBase(json::Parser& parser, base::PaddedBuffer& body) noexcept
@@ -82,7 +82,7 @@ class StreamingSinkBase : public http::BodySink {
     switch (payload_) {
       case Payload::repos: repos_.reserve(records); break;
       case Payload::github: github_.reserve(records); break;
-      case Payload::jos: jos_.reserve(records); break;
+      case Payload::profiles: profiles_.reserve(records); break;
       case Payload::weather: weather_.reserve(records); break;
     }
   }
@@ -137,7 +137,7 @@ class StreamingSinkBase : public http::BodySink {
   // What the record vectors keep (capacity x record size): HeldMemory's model bytes.
   [[nodiscard]] std::size_t capacity_bytes() const noexcept {
     return weather_.capacity() * sizeof(Weather) + repos_.capacity() * sizeof(Repository) +
-           github_.capacity() * sizeof(Github) + jos_.capacity() * sizeof(Jos);
+           github_.capacity() * sizeof(Github) + profiles_.capacity() * sizeof(Profile);
   }
 
  protected:
@@ -160,7 +160,7 @@ class StreamingSinkBase : public http::BodySink {
   std::pmr::vector<Weather> weather_;
   std::pmr::vector<Repository> repos_;
   std::pmr::vector<Github> github_;
-  std::pmr::vector<Jos> jos_;
+  std::pmr::vector<Profile> profiles_;
 
  private:
   http::PresizedSink inner_;
@@ -183,7 +183,7 @@ enum class StreamedModels {
 // (json::parse_*_arriving).
 template <StreamedModels kModels>
 class ArraySink final
-    : public StreamingSinkBase<json::WeatherForecast, json::Repository, json::GithubRepository, json::JosRepository> {
+    : public StreamingSinkBase<json::WeatherForecast, json::Repository, json::GithubRepository, json::ProfileStars> {
  public:
   using StreamingSinkBase::StreamingSinkBase;
 
@@ -206,7 +206,7 @@ extern template class ArraySink<StreamedModels::fresh>;
 // The current batch's records: views into the body.
 class NdjsonStreamingSink final
     : public StreamingSinkBase<json::WeatherView, json::RepositoryView, json::GithubRepositoryView,
-                               json::JosRepositoryView> {
+                               json::ProfileStarsView> {
  public:
   using StreamingSinkBase::StreamingSinkBase;
 

@@ -29,7 +29,7 @@ enum class Property { other, name, url, stars };
 
 class TokenLoop : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TokenLoop> {
  public:
-  TokenLoop(std::pmr::vector<json::JosRepository>& out, rapidjson::InsituStringStream& stream) noexcept
+  TokenLoop(std::pmr::vector<json::ProfileStars>& out, rapidjson::InsituStringStream& stream) noexcept
       : out_(&out), stream_(&stream) {}
 
   [[nodiscard]] bool failed() const noexcept { return failed_; }
@@ -67,7 +67,7 @@ class TokenLoop : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TokenLo
   }
   bool EndObject(rapidjson::SizeType) {
     if (depth_ == 2 && seen_ != json::fields::all_of<3>()) {  // still in the DTO: the error names it
-      return fail_at(json::fields::first_missing(seen_, json::fields::kJos), "NO_SUCH_FIELD (missing)",
+      return fail_at(json::fields::first_missing(seen_, json::fields::kProfileStars), "NO_SUCH_FIELD (missing)",
                      record_start_);
     }
     if (--depth_ == 1) ++n_;
@@ -93,10 +93,10 @@ class TokenLoop : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TokenLo
 
  private:
   static uint32_t bit(Property property) noexcept {
-    return uint32_t{1} << (static_cast<int>(property) - 1);  // name, url, stars: kJos's order
+    return uint32_t{1} << (static_cast<int>(property) - 1);  // name, url, stars: kProfileStars' order
   }
   static std::string_view name_of(Property property) noexcept {
-    return json::fields::kJos[static_cast<std::size_t>(static_cast<int>(property) - 1)];
+    return json::fields::kProfileStars[static_cast<std::size_t>(static_cast<int>(property) - 1)];
   }
 
   bool integer(int64_t stars) {
@@ -127,9 +127,9 @@ class TokenLoop : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TokenLo
     return false;
   }
 
-  std::pmr::vector<json::JosRepository>* out_;
+  std::pmr::vector<json::ProfileStars>* out_;
   rapidjson::InsituStringStream* stream_;
-  json::JosRepository* record_ = nullptr;
+  json::ProfileStars* record_ = nullptr;
   std::size_t depth_ = 0;  // 1: in the list; 2: in a DTO's object; more: in a value skipped
   std::size_t n_ = 0;      // DTOs completed
   std::size_t record_start_ = 0;
@@ -140,30 +140,30 @@ class TokenLoop : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TokenLo
 };
 
 json::Status parse_body(rapidjson::Reader& reader, base::PaddedBuffer& body,
-                        std::pmr::vector<json::JosRepository>& out) {
+                        std::pmr::vector<json::ProfileStars>& out) {
   return rapidjson_sax::parse_insitu<rapidjson_sax::kFastFlags>(
       reader, body, [&out](rapidjson::InsituStringStream& stream) { return TokenLoop(out, stream); });
 }
 
-constexpr std::string_view kJosOnly = "token_loop is jos's Version 8 loop over his DTO's keys: /jos records only";
+constexpr std::string_view kProfilesOnly = "token_loop is jos's Version 8 loop over his DTO's keys: /profiles records only";
 
 // LibraryStrategy's parser: jos's DTO only.
 struct TokenLoopLibrary {
-  static std::string_view skip(Payload payload) noexcept { return payload == Payload::jos ? "" : kJosOnly; }
+  static std::string_view skip(Payload payload) noexcept { return payload == Payload::profiles ? "" : kProfilesOnly; }
 
-  json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out) {
+  json::Status parse(base::PaddedBuffer& body, std::pmr::vector<json::ProfileStars>& out) {
     return parse_body(reader, body, out);
   }
   template <class Record>
   json::Status parse(base::PaddedBuffer&, std::pmr::vector<Record>&) {  // skipped before it can be called
-    return std::unexpected(library_error(json::kNoRecord, {}, kJosOnly));
+    return std::unexpected(library_error(json::kNoRecord, {}, kProfilesOnly));
   }
   rapidjson::Reader reader;  // kept across bodies, as rapidjson.cpp's
 };
 
 }  // namespace
 
-json::Status token_loop_parse(base::PaddedBuffer& body, std::pmr::vector<json::JosRepository>& out) {
+json::Status token_loop_parse(base::PaddedBuffer& body, std::pmr::vector<json::ProfileStars>& out) {
   rapidjson::Reader reader;
   return parse_body(reader, body, out);
 }

@@ -22,7 +22,7 @@ namespace seeds = ringlab::bench::seeds;
 TEST_CASE("jos's table: Version 0 to Version 10, each a registered strategy of the jos suite that reads his DTO") {
   const rb::Suite* suite = rb::find_suite("jos");
   REQUIRE(suite != nullptr);
-  CHECK(suite->payload == rs::Payload::jos);
+  CHECK(suite->payload == rs::Payload::profiles);
   CHECK(std::equal(suite->sizes.begin(), suite->sizes.end(), seeds::kJosSizes.begin(), seeds::kJosSizes.end()));
   const auto figures_of = [](const auto* table) {
     return table == &seeds::kJosGetAllProjectsQuery ? &seeds::kJosGetAllProjectsQueryFigures
@@ -39,7 +39,7 @@ TEST_CASE("jos's table: Version 0 to Version 10, each a registered strategy of t
       REQUIRE(strategy != nullptr);
       CHECK(strategy->method == rs::Method::get);
       rs::CaseConfig config;
-      config.payload = rs::Payload::jos;
+      config.payload = rs::Payload::profiles;
       CHECK_FALSE(strategy->make()->skip_case(config).has_value());
       CHECK(std::find(suite->strategies.begin(), suite->strategies.end(), row.strategy) != suite->strategies.end());
       CHECK(row.connection == ringlab::strategies::Connection::pooled);

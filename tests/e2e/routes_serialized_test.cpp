@@ -125,14 +125,14 @@ TEST_CASE("a body serialized per request (cache=0, chunked) goes out a buffer at
 
   SUBCASE("the chunks are whole buffers of records, and the body is the one serialized whole") {
     RawClient client(server.port());
-    for (std::string target : {"/weather?count=5000&cache=0&chunked=1", "/jos?count=300&cache=0&chunked=1&format=ndjson"}) {
+    for (std::string target : {"/weather?count=5000&cache=0&chunked=1", "/profiles?count=300&cache=0&chunked=1&format=ndjson"}) {
       INFO("GET ", target);
-      const bool jos = target.starts_with("/jos");
+      const bool profiles = target.starts_with("/profiles");
       const Response response = client.get(target);
       CHECK(response.status == 200);
-      CHECK(response.body == (jos ? expected_body(server::Route::jos, server::Format::ndjson, 300)
+      CHECK(response.body == (profiles ? expected_body(server::Route::profiles, server::Format::ndjson, 300)
                                   : expected_body(server::Route::weather, server::Format::json, 5000)));
-      const std::size_t record = jos ? server::kMaxJosRecordBytes : server::kMaxWeatherRecordBytes;
+      const std::size_t record = profiles ? server::kMaxProfileRecordBytes : server::kMaxWeatherRecordBytes;
       std::size_t wrong = 0;
       for (std::size_t i = 0; i + 1 < response.chunk_sizes.size(); ++i) {
         if (response.chunk_sizes[i] < flush_at || response.chunk_sizes[i] > flush_at + record) ++wrong;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/serialize.hpp"
 
 namespace json = ringlab::json;
@@ -37,8 +37,8 @@ std::vector<Body> bodies() {
     out.push_back({RecordKind::repos, BodyLayout::lines, count, whole(json::append_repos_ndjson, count)});
     out.push_back({RecordKind::github, BodyLayout::array, count, whole(json::append_github_json, count)});
     out.push_back({RecordKind::github, BodyLayout::lines, count, whole(json::append_github_ndjson, count)});
-    out.push_back({RecordKind::jos, BodyLayout::array, count, whole(json::append_jos_json, count)});
-    out.push_back({RecordKind::jos, BodyLayout::lines, count, whole(json::append_jos_ndjson, count)});
+    out.push_back({RecordKind::profiles, BodyLayout::array, count, whole(json::append_profiles_json, count)});
+    out.push_back({RecordKind::profiles, BodyLayout::lines, count, whole(json::append_profiles_ndjson, count)});
   }
   return out;
 }

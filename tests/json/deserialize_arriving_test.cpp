@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ringlab/json/checksum.hpp"
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/serialize.hpp"
 #include "../support/piece_ends.hpp"
 
@@ -109,9 +109,9 @@ TEST_CASE("arriving: every payload's body cut at every byte and fed byte by byte
     json::append_github_json(github, count);
     check_generated<json::GithubRepository>("github", github, count, json::checksum_github(count),
                                             &json::parse_github_arriving);
-    std::string jos;
-    json::append_jos_json(jos, count);
-    check_generated<json::JosRepository>("jos", jos, count, json::checksum_jos(count), &json::parse_jos_arriving);
+    std::string profiles;
+    json::append_profiles_json(profiles, count);
+    check_generated<json::ProfileStars>("profiles", profiles, count, json::checksum_profiles(count), &json::parse_profiles_arriving);
   }
 }
 

@@ -48,8 +48,8 @@ TEST_CASE("route_request maps every route and its parameters") {
        .chunk = 16u << 20},
       {.target = "/github?count=7", .route = Route::github, .count = 7},
       {.target = "/github?count=2&format=ndjson", .route = Route::github, .count = 2, .format = N},
-      {.target = "/jos?count=5", .route = Route::jos, .count = 5},
-      {.target = "/jos?count=2&format=ndjson&chunked=1", .route = Route::jos, .count = 2, .format = N, .chunked = true},
+      {.target = "/profiles?count=5", .route = Route::profiles, .count = 5},
+      {.target = "/profiles?count=2&format=ndjson&chunked=1", .route = Route::profiles, .count = 2, .format = N, .chunked = true},
       {.method = "POST", .target = "/echo", .route = Route::echo},
       {.method = "POST", .target = "/echo?chunked=1&chunk=7", .route = Route::echo, .chunked = true, .chunk = 7},
       {.target = "/plaintext", .route = Route::plaintext},
@@ -106,7 +106,7 @@ TEST_CASE("cache=0 asks for a body serialized for this request alone; cache=1 is
 }
 
 TEST_CASE("pages=1 asks for the body from a page-aligned copy; pages=0 is the default") {
-  for (const auto& [target, pages] : {std::pair{"/weather?count=3&pages=1", true}, std::pair{"/jos?pages=true", true},
+  for (const auto& [target, pages] : {std::pair{"/weather?count=3&pages=1", true}, std::pair{"/profiles?pages=true", true},
                                       std::pair{"/repos?pages=0", false}, std::pair{"/weather", false}}) {
     INFO(target);
     auto routed = route_request("GET", target);
@@ -181,7 +181,7 @@ TEST_CASE("route and format names are stable") {
   CHECK(route_name(Route::weather) == "weather");
   CHECK(route_name(Route::repos) == "repos");
   CHECK(route_name(Route::github) == "github");
-  CHECK(route_name(Route::jos) == "jos");
+  CHECK(route_name(Route::profiles) == "profiles");
   CHECK(route_name(Route::echo) == "echo");
   CHECK(route_name(Route::plaintext) == "plaintext");
   CHECK(route_name(Route::health) == "health");
@@ -202,10 +202,10 @@ TEST_CASE("count_limit keeps one generated answer within --max-answer and --max-
 }
 
 TEST_CASE("the per-record bounds of count_limit hold for the generated bodies") {
-  for (Route route : {Route::weather, Route::repos, Route::github, Route::jos}) {
+  for (Route route : {Route::weather, Route::repos, Route::github, Route::profiles}) {
     const uint64_t bound = route == Route::weather ? kMaxWeatherRecordBytes
                            : route == Route::repos ? kMaxRepoRecordBytes
-                           : route == Route::jos   ? kMaxJosRecordBytes
+                           : route == Route::profiles   ? kMaxProfileRecordBytes
                                                    : kMaxGithubRecordBytes;
     constexpr uint32_t kCount = 3000;
     for (Format format : {Format::json, Format::ndjson}) {

@@ -131,14 +131,14 @@ TEST_CASE("allocations per request in steady state: repos") {
 TEST_CASE("allocations per request in steady state: github") {
   check_steady_state(Payload::github, strategies(Needs::nothing_of_the_kernel));
 }
-TEST_CASE("allocations per request in steady state: jos") {
-  check_steady_state(Payload::jos, strategies(Needs::nothing_of_the_kernel));
+TEST_CASE("allocations per request in steady state: profiles") {
+  check_steady_state(Payload::profiles, strategies(Needs::nothing_of_the_kernel));
 }
 // Not matched by the per-payload entries' filter ("steady state: <payload>").
 TEST_CASE("allocations per request in steady state, for the strategies that need a kernel feature" *
           doctest::test_suite(ringlab::testing::kFeatureGated)) {
   const std::vector<const Descriptor*> covered = strategies(Needs::a_kernel_feature);
-  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::jos}) {
+  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::profiles}) {
     check_steady_state(payload, covered);
   }
 }

@@ -36,10 +36,10 @@ uint64_t ground_truth(const Descriptor& descriptor, Payload payload, std::size_t
 }
 
 // The bodies every strategy reads: the four payloads at sizes 0, 1, 10 and 1000 from the server's cache, and
-// weather and jos at 10 and 1000 in the seed server mode (serialized per request and sent a chunk at a time
+// weather and profiles at 10 and 1000 in the seed server mode (serialized per request and sent a chunk at a time
 // as the server's 16 KiB serializer buffer reaches 90 %: 10 weather records are one chunk, 1000 records
-// (77 KB) six; 1000 jos records 60). On jos every
-// strategy reads jos's 3-field DTO, so its checksum is json::checksum_jos and equals string_copy's.
+// (77 KB) six; 1000 profile records 60). On /profiles every
+// strategy reads jos's 3-field DTO, so its checksum is json::checksum_profiles and equals string_copy's.
 struct Body {
   Payload payload;
   std::size_t count;
@@ -49,12 +49,12 @@ struct Body {
 
 std::vector<Body> bodies() {
   std::vector<Body> out;
-  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::jos}) {
+  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::profiles}) {
     for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{1000}}) {
       out.push_back({payload, count});
     }
   }
-  for (const Payload payload : {Payload::weather, Payload::jos}) {
+  for (const Payload payload : {Payload::weather, Payload::profiles}) {
     out.push_back({payload, 10, ServerMode::seed});
     out.push_back({payload, 1000, ServerMode::seed});
   }
@@ -188,7 +188,7 @@ void check_setup_again(Needs group) {
     // Set up for the first payload it reads, then again for another size of github, which nearly every
     // GET strategy reads; one that does not (floor_parse_minimal: weather only) is set up again for
     // another size of its own payload.
-    for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::jos}) {
+    for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::profiles}) {
       config.payload = payload;
       if (!strategy->skip_case(config)) break;
     }

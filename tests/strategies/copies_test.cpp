@@ -126,7 +126,7 @@ const Documented* line_of(const std::vector<Documented>& lines, std::string_view
 
 // A case of `strategy` at kRecords: weather, or the first payload it has a case for.
 std::optional<CaseConfig> case_for(const Strategy& strategy, uint16_t port, std::size_t inflight) {
-  for (const Payload payload : {Payload::weather, Payload::github, Payload::jos}) {
+  for (const Payload payload : {Payload::weather, Payload::github, Payload::profiles}) {
     CaseConfig config = case_at(port, kRecords, inflight);
     config.payload = payload;
     if (!strategy.skip_case(config)) return config;

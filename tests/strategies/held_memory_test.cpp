@@ -12,7 +12,7 @@
 
 #include "../support/generated_bodies.hpp"
 #include "fixtures.hpp"
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/models.hpp"
 #include "ringlab/net/ring.hpp"
 #include "ringlab/strategies/strategy.hpp"
@@ -123,12 +123,12 @@ namespace ringlab::strategies::testing {
 TEST_CASE("the models held count the record vector of every payload, jos's included") {
   ServerProcess server;
   constexpr std::size_t kConnections = 4;
-  constexpr std::size_t kJosRecords = 1000;
-  const HeldMemory presized = held_after_rounds("presized", server.port(), kConnections, kJosRecords, 2, Payload::jos);
-  const HeldMemory views = held_after_rounds("views", server.port(), kConnections, kJosRecords, 2, Payload::jos);
+  constexpr std::size_t kProfileRecords = 1000;
+  const HeldMemory presized = held_after_rounds("presized", server.port(), kConnections, kProfileRecords, 2, Payload::profiles);
+  const HeldMemory views = held_after_rounds("views", server.port(), kConnections, kProfileRecords, 2, Payload::profiles);
   INFO("presized models " << presized.model_bytes << " B, views models " << views.model_bytes << " B");
-  CHECK(presized.model_bytes >= kConnections * kJosRecords * sizeof(json::JosRepository));
-  CHECK(views.model_bytes >= kConnections * kJosRecords * sizeof(json::JosRepositoryView));
+  CHECK(presized.model_bytes >= kConnections * kProfileRecords * sizeof(json::ProfileStars));
+  CHECK(views.model_bytes >= kConnections * kProfileRecords * sizeof(json::ProfileStarsView));
 }
 
 }  // namespace ringlab::strategies::testing

@@ -222,14 +222,14 @@ TEST_CASE("peers are flagged; POST strategies are the three of /echo and the lib
 }
 
 TEST_CASE("payload names read back") {
-  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::jos}) {
+  for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::profiles}) {
     INFO(payload_name(payload));
     CHECK(parse_payload(payload_name(payload)) == payload);
   }
   CHECK(payload_name(Payload::weather) == "weather");
   CHECK(payload_name(Payload::repos) == "repos");
   CHECK(payload_name(Payload::github) == "github");
-  CHECK(payload_name(Payload::jos) == "jos");
+  CHECK(payload_name(Payload::profiles) == "profiles");
   CHECK_FALSE(parse_payload("Weather").has_value());
   CHECK_FALSE(parse_payload("").has_value());
 }
@@ -275,10 +275,10 @@ TEST_CASE("three_fields: jos's Version 8, a GET row that reads github (and repos
   CHECK_FALSE(strategy->skip_case(config).has_value());
   config.payload = Payload::repos;
   CHECK_FALSE(strategy->skip_case(config).has_value());
-  config.payload = Payload::jos;  // every row reads jos's 3-field DTO there
-  const auto jos_reason = strategy->skip_case(config);
-  REQUIRE(jos_reason.has_value());
-  CHECK(jos_reason->find("3-field DTO") != std::string::npos);
+  config.payload = Payload::profiles;  // every row reads jos's 3-field DTO there
+  const auto profiles_reason = strategy->skip_case(config);
+  REQUIRE(profiles_reason.has_value());
+  CHECK(profiles_reason->find("3-field DTO") != std::string::npos);
   CHECK(strategy->notes().find("stargazers_count, name and url only") != std::string::npos);
   // Every other row runs every payload, but floor_parse_minimal, the reader's yardstick, which reads weather
   // only, and token_loop, jos's Version 8 loop, which reads jos only.
@@ -288,7 +288,7 @@ TEST_CASE("three_fields: jos's Version 8, a GET row that reads github (and repos
       continue;
     }
     INFO(descriptor.name);
-    for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::jos}) {
+    for (const Payload payload : {Payload::weather, Payload::repos, Payload::github, Payload::profiles}) {
       config.payload = payload;
       CHECK_FALSE(descriptor.make()->skip_case(config).has_value());
     }

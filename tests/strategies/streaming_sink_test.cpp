@@ -76,7 +76,7 @@ void check_every_cut(bool ndjson) {
   };
   for (const Row row :
        {Row{Payload::weather, 0}, Row{Payload::weather, 3}, Row{Payload::repos, 2}, Row{Payload::github, 3},
-        Row{Payload::jos, 3}}) {
+        Row{Payload::profiles, 3}}) {
     const std::string body = generated_body(row.payload, row.count, ndjson);
     for (const bool chunked : {false, true}) {
       INFO(payload_name(row.payload) << " " << row.count

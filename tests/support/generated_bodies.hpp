@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ringlab/json/checksum.hpp"
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/serialize.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
@@ -23,8 +23,8 @@ inline std::string generated_body(strategies::Payload payload, std::size_t count
     ndjson ? json::append_repos_ndjson(body, count) : json::append_repos_json(body, count);
   } else if (payload == strategies::Payload::github) {
     ndjson ? json::append_github_ndjson(body, count) : json::append_github_json(body, count);
-  } else if (payload == strategies::Payload::jos) {
-    ndjson ? json::append_jos_ndjson(body, count) : json::append_jos_json(body, count);
+  } else if (payload == strategies::Payload::profiles) {
+    ndjson ? json::append_profiles_ndjson(body, count) : json::append_profiles_json(body, count);
   } else {
     ndjson ? json::append_weather_ndjson(body, count) : json::append_weather_json(body, count);
   }
@@ -35,7 +35,7 @@ inline std::string generated_body(strategies::Payload payload, std::size_t count
 inline uint64_t generated_checksum(strategies::Payload payload, std::size_t count) {
   if (payload == strategies::Payload::repos) return json::checksum_repos(count);
   if (payload == strategies::Payload::github) return json::checksum_github(count);
-  if (payload == strategies::Payload::jos) return json::checksum_jos(count);
+  if (payload == strategies::Payload::profiles) return json::checksum_profiles(count);
   return json::checksum_weather(count);
 }
 

@@ -136,7 +136,7 @@ void add_case_options(CLI::App& app, CliOptions& o, Given& given) {
                     std::size_t{1}, kMaxClientThreadsLimit);
   app::add_choice_option(app, "--payload", c.payload, "the records' shape (default: the suite's)",
                          {strategies::Payload::weather, strategies::Payload::repos, strategies::Payload::github,
-                          strategies::Payload::jos},
+                          strategies::Payload::profiles},
                          strategies::payload_name, /*show_default=*/false);
   app::add_choice_option(app, "--connection", c.connection,
                          "pooled (one kept-alive connection per case) or fresh (every strategy opens a new connection "

@@ -82,7 +82,7 @@ std::string render_legend() {
                    "(ref)" marks a reference row, a physical limit rather than a contender (floor_transfer:
                    the transfer alone, no parse; floor_parse: the parse alone, no network)
   Payload        : the route's records (weather: GET /weather, repos: GET /repos, github: GET /github,
-                   jos: GET /jos, read into jos's 3-field DTO)
+                   profiles: GET /profiles, the records of jos's GitHub dummy API, read into his 3-field DTO)
   Size           : records per response (GET) or per posted body (POST)
 )legend";
   // Each column of the tables says what it is in its row of the column table (columns.cpp).

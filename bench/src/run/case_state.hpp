@@ -31,7 +31,7 @@ inline std::string_view payload_text(strategies::Payload payload) noexcept {
     case strategies::Payload::weather: return "weather";
     case strategies::Payload::repos: return "repos";
     case strategies::Payload::github: return "github";
-    case strategies::Payload::jos: return "jos";
+    case strategies::Payload::profiles: return "profiles";
   }
   return "?";
 }

@@ -10,7 +10,7 @@
 // HttpClient until the collector takes it, and as a pooled client's fresh records live until its next
 // request. Destroyed at the end of its own op instead, the client freed every block above glibc's heap
 // top at once, glibc gave the top back to the kernel (its trim threshold), and every op page-faulted its
-// body buffers in again: 6,274 page faults per op at 10,000 jos records in seed mode, against 0 for the
+// body buffers in again: 6,274 page faults per op at 10,000 /profiles records in seed mode, against 0 for the
 // pooled client of the same row. Generic: ringlab's stack and every peer go through it unchanged. The JSON parser is not
 // rebuilt: every strategy made here borrows the parser the runner's thread keeps (its buffers sized by the
 // ops before) for its one request and gives it back at teardown (strategies/src/case_strategy.hpp), as

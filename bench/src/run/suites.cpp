@@ -21,7 +21,7 @@ constexpr std::array<std::size_t, 4> kWeatherSizes{10, 100, 1000, 10000};
 constexpr std::array<std::size_t, 4> kReposSizes{10, 100, 1000, 10000};
 // jos's GitHub dummy API answered 10, 100, 1,000 and 10,000 of its flat records (about 1 KB each).
 constexpr std::array<std::size_t, 4> kGithubSizes{10, 100, 1000, 10000};
-// jos's own records (GET /jos: 21 keys, a tags array, two floats) at the sizes of his tables.
+// jos's own records (GET /profiles: 21 keys, a tags array, two floats) at the sizes of his tables.
 constexpr std::array<std::size_t, 4> kJosSizes{10, 100, 1000, 10000};
 // The strategies his Versions map onto (bench/src/seeds/jos.hpp), each once, in the order of the first
 // Version that uses it: string_copy (Versions 0-5: GetStringAsync + DeserializeObject; 0 and 1 with
@@ -55,8 +55,8 @@ constexpr std::array kSuites{
           .description = "GET /repos: every GET strategy at 10, 100, 1000 and 10000 repository records of 1-2 KB"},
     Suite{.name = "github", .payload = strategies::Payload::github, .sizes = kGithubSizes,
           .description = "GET /github: jos's flat 22-field repository records at 10, 100, 1000, 10000"},
-    Suite{.name = "jos", .payload = strategies::Payload::jos, .sizes = kJosSizes, .strategies = kJosStrategies,
-          .description = "GET /jos: jos's records (21 keys, tags, floats) read into his 3-field DTO by the strategies "
+    Suite{.name = "jos", .payload = strategies::Payload::profiles, .sizes = kJosSizes, .strategies = kJosStrategies,
+          .description = "GET /profiles: jos's records (21 keys, tags, floats) read into his 3-field DTO by the strategies "
                          "of his Versions 0-10, at 10, 100, 1000, 10000"},
     Suite{.name = "post", .method = strategies::Method::post, .sizes = kWeatherSizes,
           .description = "POST /echo: every POST strategy sending 10, 100, 1000 and 10000 weather records"},

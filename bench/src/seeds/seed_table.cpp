@@ -18,7 +18,7 @@ constexpr std::string_view kNikouuAbout =
     "deserialized by System.Text.Json into a new list, against GetAsync + ReadAsStringAsync. Ratio and Alloc Ratio "
     "as published. Rows that share a ringlab strategy share its case: .NET's difference between them (whether "
     "HttpClient buffers before it returns) has no counterpart in ringlab's client.";
-constexpr std::string_view kJosAbout =
+constexpr std::string_view kProfileAbout =
     ".NET Core 3.1, BenchmarkDotNet 0.12.1 (InvocationCount 50). jos's GitHub dummy API (ASP.NET Core) answers N of "
     "his repository records (21 keys, a tags array, two floats), serialized per request and chunked; every Version "
     "deserializes each into a DTO of three fields (Name, Url, Stars) and changes the client's lifetime or how the "
@@ -48,11 +48,11 @@ constexpr std::array kSeeds{
     Seed{.name = "nikouu", .title = "HttpClientBenchmarking (nikouu), .NET 8", .suite = "get",
          .sizes = {10, 100, 1000, 10000}, .size_name = "records", .about = kNikouuAbout, .rows = kNikouuRows},
     Seed{.name = "jos", .title = "jos.httpclient (joseftw), HttpClientBenchmark: the client alone", .suite = "jos",
-         .sizes = {10, 100, 1000, 10000}, .size_name = "records", .about = kJosAbout, .rows = kJosHttpClientBenchmark},
+         .sizes = {10, 100, 1000, 10000}, .size_name = "records", .about = kProfileAbout, .rows = kJosHttpClientBenchmark},
     // His second table: the same Versions inside the query his web app runs (each DTO then mapped onto a
     // Project); ringlab's rows are the client alone, so its figures are the run above.
     Seed{.name = "jos-query", .title = "jos.httpclient (joseftw), GetAllProjectsQuery", .suite = "jos",
-         .sizes = {10, 100, 1000, 10000}, .size_name = "records", .about = kJosAbout,
+         .sizes = {10, 100, 1000, 10000}, .size_name = "records", .about = kProfileAbout,
          .shares_run_of = "jos", .rows = kJosGetAllProjectsQuery},
     Seed{.name = "client-libraries-core-get", .title = "dotnet-client-libraries-benchmark, .NET Core 3.1, GET",
          .suite = "get", .sizes = {10, 0, 0, 0}, .size_name = "records", .about = kClientLibrariesAbout,

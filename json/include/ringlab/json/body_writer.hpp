@@ -1,8 +1,8 @@
 #pragma once
-// BodyWriter: one body of generated records (weather, repos, github or jos; a JSON array or NDJSON),
+// BodyWriter: one body of generated records (weather, repos, github or profiles; a JSON array or NDJSON),
 // serialized a piece at a time, as a streaming serializer fills and flushes its output buffer. The
 // pieces, concatenated, are byte for byte what append_weather_json() and its siblings write for the
-// same count (serialize.hpp, jos.hpp): both go through the same record loop.
+// same count (serialize.hpp, profiles.hpp): both go through the same record loop.
 //
 // A piece ends after the record that brings it to the size asked for (whole records: a piece is at
 // most one record longer than asked), or at the end of the body; the array's brackets and separators
@@ -17,13 +17,13 @@
 #include <cstdint>
 #include <string>
 
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/models.hpp"
 
 namespace ringlab::json {
 
-// Which generator's records a body holds (generate.hpp, jos.hpp).
-enum class RecordKind : uint8_t { weather, repos, github, jos };
+// Which generator's records a body holds (generate.hpp, profiles.hpp).
+enum class RecordKind : uint8_t { weather, repos, github, profiles };
 // "[{...},{...}]" (array) or one record per line, each ended by '\n' (lines: NDJSON).
 enum class BodyLayout : uint8_t { array, lines };
 
@@ -48,7 +48,7 @@ class BodyWriter {
   WeatherForecast weather_;
   Repository repository_;
   GithubRepository github_;
-  JosRecord jos_;
+  ProfileRecord profiles_;
 };
 
 }  // namespace ringlab::json

@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <span>
 
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/models.hpp"
 
 namespace ringlab::json {
@@ -42,8 +42,8 @@ class Checksum {
   void add(const GithubRepositoryView& record) noexcept;
   void add(const GithubStars& record) noexcept;  // the three fields alone
   void add(const GithubStarsView& record) noexcept;
-  void add(const JosRepository& record) noexcept;  // name, url, stars
-  void add(const JosRepositoryView& record) noexcept;
+  void add(const ProfileStars& record) noexcept;  // name, url, stars
+  void add(const ProfileStarsView& record) noexcept;
 
   [[nodiscard]] uint64_t value() const noexcept;
   [[nodiscard]] std::size_t records() const noexcept { return records_; }
@@ -61,8 +61,8 @@ class Checksum {
 [[nodiscard]] uint64_t checksum(std::span<const GithubRepositoryView> records) noexcept;
 [[nodiscard]] uint64_t checksum(std::span<const GithubStars> records) noexcept;
 [[nodiscard]] uint64_t checksum(std::span<const GithubStarsView> records) noexcept;
-[[nodiscard]] uint64_t checksum(std::span<const JosRepository> records) noexcept;
-[[nodiscard]] uint64_t checksum(std::span<const JosRepositoryView> records) noexcept;
+[[nodiscard]] uint64_t checksum(std::span<const ProfileStars> records) noexcept;
+[[nodiscard]] uint64_t checksum(std::span<const ProfileStarsView> records) noexcept;
 
 // The checksum of records 0..count-1 as generated (generate.hpp): ground truth for any parse of a
 // body the server sent for `count`.
@@ -75,8 +75,8 @@ class Checksum {
 [[nodiscard]] uint64_t checksum_github_three_fields(std::size_t count);
 // The same three fields of repository records (they have the same keys at their top level).
 [[nodiscard]] uint64_t checksum_repos_three_fields(std::size_t count);
-// The checksum of jos's DTO (JosRepository: name, url, stars) of /jos records 0..count-1: what any parse
-// of a /jos body gives, since every jos row reads those three keys alone (jos.hpp).
-[[nodiscard]] uint64_t checksum_jos(std::size_t count);
+// The checksum of jos's DTO (ProfileStars: name, url, stars) of /profiles records 0..count-1: what any parse
+// of a /profiles body gives, since every row of the jos suite reads those three keys alone (profiles.hpp).
+[[nodiscard]] uint64_t checksum_profiles(std::size_t count);
 
 }  // namespace ringlab::json

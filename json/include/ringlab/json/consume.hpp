@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <span>
 
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/models.hpp"
 
 namespace ringlab::json {
@@ -55,10 +55,10 @@ class Consumer {
   }
 
   // jos's DTO (every jos Version's): the same three as GithubStars.
-  void add(const JosRepository& record) noexcept {
+  void add(const ProfileStars& record) noexcept {
     put(static_cast<uint64_t>(record.stars) + record.name.size() + record.url.size());
   }
-  void add(const JosRepositoryView& record) noexcept {
+  void add(const ProfileStarsView& record) noexcept {
     put(static_cast<uint64_t>(record.stars) + record.name.raw.size() + record.url.raw.size());
   }
 

@@ -39,7 +39,7 @@
 #include <simdjson.h>
 
 #include "ringlab/json/error.hpp"
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "ringlab/json/models.hpp"
 #include "ringlab/json/record_splitter.hpp"
 #include "ringlab/base/padded_buffer.hpp"
@@ -100,10 +100,10 @@ inline namespace RINGLAB_JSON_PARSER_ABI {
                                                std::pmr::vector<GithubStars>& out);
 [[nodiscard]] Status parse_github_three_fields_views(Parser& parser, PaddedBody body,
                                                      std::pmr::vector<GithubStarsView>& out);
-// jos's DTO (jos.hpp): name, url and stars of each /jos record; the other 18 keys (tags, the floats and
+// jos's DTO (profiles.hpp): name, url and stars of each /profiles record; the other 18 keys (tags, the floats and
 // the rest) count as unknown and are skipped unconverted, as in the three-field github parse.
-[[nodiscard]] Status parse_jos(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<JosRepository>& out);
-[[nodiscard]] Status parse_jos_views(Parser& parser, PaddedBody body, std::pmr::vector<JosRepositoryView>& out);
+[[nodiscard]] Status parse_profiles(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<ProfileStars>& out);
+[[nodiscard]] Status parse_profiles_views(Parser& parser, PaddedBody body, std::pmr::vector<ProfileStarsView>& out);
 
 // --- NDJSON bodies ---------------------------------------------------------------------------------
 // `window_bytes` is simdjson's batch size: the longest record it can hold. These turn the parser's
@@ -124,7 +124,7 @@ inline namespace RINGLAB_JSON_PARSER_ABI {
 [[nodiscard]] Status parse_github_ndjson_views(Parser& parser, PaddedBody body,
                                                std::pmr::vector<GithubRepositoryView>& out,
                                                std::size_t window_bytes = kNdjsonWindowBytes);
-[[nodiscard]] Status parse_jos_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<JosRepositoryView>& out,
+[[nodiscard]] Status parse_profiles_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<ProfileStarsView>& out,
                                             std::size_t window_bytes = kNdjsonWindowBytes);
 
 // --- An array body while it arrives (one document per receive) --------------------------------------
@@ -174,8 +174,8 @@ struct ArrivingArray {
                                           std::pmr::vector<Repository>& out, Arrival arrival);
 [[nodiscard]] Status parse_github_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
                                            std::pmr::vector<GithubRepository>& out, Arrival arrival);
-[[nodiscard]] Status parse_jos_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
-                                        std::pmr::vector<JosRepository>& out, Arrival arrival);
+[[nodiscard]] Status parse_profiles_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
+                                        std::pmr::vector<ProfileStars>& out, Arrival arrival);
 
 // --- One record of an array body (RecordSplitter) --------------------------------------------------
 // `body` is the body received so far; `record` a span the splitter found in it. Error offsets count
@@ -195,8 +195,8 @@ struct ArrivingArray {
                                          GithubRepository& out);
 [[nodiscard]] Status parse_github_record_view(Parser& parser, PaddedBody body, RecordSpan record,
                                               GithubRepositoryView& out);
-[[nodiscard]] Status parse_jos_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
-                                      JosRepository& out);
+[[nodiscard]] Status parse_profile_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
+                                      ProfileStars& out);
 
 }  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json

@@ -26,8 +26,8 @@ enum class Github : int {
 };
 // The three fields jos's Version 8 reads out of a github record.
 enum class GithubStars : int { stars, name, url };
-// jos's GitHubRepositoryDto {Name, Url, Stars}: the three keys every jos Version reads (jos.hpp).
-enum class Jos : int { name, url, stars };
+// jos's GitHubRepositoryDto {Name, Url, Stars}: the three keys every jos Version reads (profiles.hpp).
+enum class ProfileStars : int { name, url, stars };
 
 // The names of a table whose entries pair each enumerator with its name, in the enumerators' order.
 template <class Field, std::size_t N>
@@ -119,10 +119,10 @@ inline constexpr auto kGithubStars = names_in_order<GithubStars, 3>({{
     {GithubStars::url, "url"},
 }});
 
-inline constexpr auto kJos = names_in_order<Jos, 3>({{
-    {Jos::name, "name"},
-    {Jos::url, "url"},
-    {Jos::stars, "stars"},
+inline constexpr auto kProfileStars = names_in_order<ProfileStars, 3>({{
+    {ProfileStars::name, "name"},
+    {ProfileStars::url, "url"},
+    {ProfileStars::stars, "stars"},
 }});
 
 // The "seen" mask of a record whose N fields all came.

@@ -1,5 +1,5 @@
 #pragma once
-// BodyCache: the generated bodies of /weather, /repos, /github and /jos, serialized once per (route, count,
+// BodyCache: the generated bodies of /weather, /repos, /github and /profiles, serialized once per (route, count,
 // format) and then served from memory.
 //
 // Bounds (both have defaults, and flags in the server binary): at most max_entries bodies and
@@ -33,7 +33,7 @@ class BodyWriter;  // json/body_writer.hpp: json/ stays private to the server li
 namespace ringlab::server {
 
 struct BodyKey {
-  Route route = Route::weather;  // weather, repos, github or jos
+  Route route = Route::weather;  // weather, repos, github or profiles
   Format format = Format::json;
   uint32_t count = 0;
   // pages=1 (routes.hpp): the body also gets a page-aligned copy (Body::page_aligned).
@@ -61,7 +61,7 @@ struct Body {
   std::shared_ptr<const void> page_keep;
 };
 
-// Serializes the body for `key` with json/ (weather, repos, github or jos records, JSON array or NDJSON),
+// Serializes the body for `key` with json/ (weather, repos, github or profiles records, JSON array or NDJSON),
 // and makes its page-aligned copy when the key asks for one (std::bad_alloc when that cannot be mapped).
 [[nodiscard]] Body generate_body(const BodyKey& key);
 // What json::BodyWriter is started with for `key` (generate_body does it; so does a body serialized as

@@ -23,7 +23,7 @@
 
 namespace ringlab::server {
 
-enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy, env, github, stats, jos };
+enum class Route : uint8_t { weather, repos, echo, plaintext, health, proxy, env, github, stats, profiles };
 enum class Format : uint8_t { json, ndjson };
 enum class UpstreamConnection : uint8_t { pooled, fresh };
 // How /proxy's handler reaches the upstream (server/src/upstream.hpp): by starting the fetch itself
@@ -43,12 +43,12 @@ struct RoutedRequest {
   Format format = Format::json;
   bool chunked = false;
   uint32_t chunk_bytes = kDefaultChunkBytes;
-  // cache=0: /weather, /repos, /github and /jos serialize the body for this request and drop it
+  // cache=0: /weather, /repos, /github and /profiles serialize the body for this request and drop it
   // afterwards, as the seeds' ASP.NET Core servers do, instead of serving it from the thread's body
   // cache; chunked, it is serialized as it is sent and chunk_bytes does not apply
   // (ServerOptions::serializer_buffer_bytes).
   bool cached = true;
-  // pages=1: /weather, /repos, /github and /jos answer a cached, unchunked body from a page-aligned copy
+  // pages=1: /weather, /repos, /github and /profiles answer a cached, unchunked body from a page-aligned copy
   // with a zero-copy send (IORING_OP_SEND_ZC), the head in a send of its own, so that the body's TCP
   // segments carry whole pages a receiver can map instead of copying (TCP_ZEROCOPY_RECEIVE); the
   // server's --body-strategy does not apply to that answer.
@@ -95,10 +95,10 @@ inline constexpr uint64_t kMaxRepoRecordBytes = 2048;
 // About 950 bytes on average, 1,360 at most over the first 200,000: the bound of a description of 99
 // words, each at its longest, with the 21 other fields.
 inline constexpr uint64_t kMaxGithubRecordBytes = 2048;
-// jos's records (json/jos.hpp): about 900 bytes, at most 1,200 or so (an "about" of seven sentences of
+// jos's records (json/profiles.hpp): about 900 bytes, at most 1,200 or so (an "about" of seven sentences of
 // fifteen words at their longest).
-inline constexpr uint64_t kMaxJosRecordBytes = 2048;
-// The largest count `route` answers (weather, repos, github, jos; proxy fetches weather); kMaxCount for the
+inline constexpr uint64_t kMaxProfileRecordBytes = 2048;
+// The largest count `route` answers (weather, repos, github, profiles; proxy fetches weather); kMaxCount for the
 // routes that take no count.
 [[nodiscard]] uint64_t count_limit(Route route, const CountLimits& limits) noexcept;
 

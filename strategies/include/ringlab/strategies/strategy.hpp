@@ -71,10 +71,10 @@
 namespace ringlab::strategies {
 
 // github: flat 22-field repository records (GET /github), GitHub's repository object without its nested
-// parts. jos: the records of jos's own GitHub dummy API (GET /jos: 21 keys with a tags array and two
-// floats, json/jos.hpp), read into his 3-field DTO {name, url, stars} by every strategy, as every one of
-// his Versions does; its checksum covers those three fields (json::checksum_jos).
-enum class Payload { weather, repos, github, jos };
+// parts. jos: the records of jos's own GitHub dummy API (GET /profiles: 21 keys with a tags array and two
+// floats, json/profiles.hpp), read into his 3-field DTO {name, url, stars} by every strategy, as every one of
+// his Versions does; its checksum covers those three fields (json::checksum_profiles).
+enum class Payload { weather, repos, github, profiles };
 // proxy: GET /proxy, several per op (bench proxy); its own method, so its rows stay out of the get suite.
 // echo: POST of one small JSON object to /echo?chunked=1, the answer read as a string (bench echo).
 enum class Method { get, post, proxy, echo };

@@ -1,7 +1,7 @@
-// jos's records (jos.hpp): drawn from their own stream of record_rng(), in the shape of his
+// jos's records (profiles.hpp): drawn from their own stream of record_rng(), in the shape of his
 // repositories.N.json (a json-generator.com template: company names in capitals, lorem ipsum, US
 // addresses, coordinates with six decimals).
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 
 #include <array>
 #include <charconv>
@@ -16,7 +16,7 @@ namespace ringlab::json {
 namespace {
 
 // Weather, repositories and github records use streams 1 to 3 (generate.cpp).
-constexpr uint64_t kJosStream = 4;
+constexpr uint64_t kProfileStream = 4;
 
 constexpr std::array<std::string_view, 40> kLorem = {
     "lorem",   "ipsum",      "dolor",     "sit",       "amet",   "consectetur", "adipisicing", "elit",
@@ -89,8 +89,8 @@ void append_key(std::string& out, std::string_view key, bool first = false) {
 
 }  // namespace
 
-void fill_jos(std::size_t index, JosRecord& out) {
-  SplitMix64 rng = record_rng(kJosStream, index);
+void fill_profile(std::size_t index, ProfileRecord& out) {
+  SplitMix64 rng = record_rng(kProfileStream, index);
   out.stars = rng.between(0, 1000);
   out.company.assign(pick(rng, kCompanies));
   out.name.assign(pick(rng, kCompanies));
@@ -157,13 +157,13 @@ void fill_jos(std::size_t index, JosRecord& out) {
   for (std::string& tag : out.tags) tag.assign(pick(rng, kLorem));
 }
 
-JosRecord make_jos(std::size_t index) {
-  JosRecord record;
-  fill_jos(index, record);
+ProfileRecord make_profile(std::size_t index) {
+  ProfileRecord record;
+  fill_profile(index, record);
   return record;
 }
 
-void append_json(std::string& out, const JosRecord& record) {
+void append_json(std::string& out, const ProfileRecord& record) {
   append_key(out, "stars", true);
   append_number(out, static_cast<uint64_t>(record.stars));
   const auto text = [&out](std::string_view key, std::string_view value) {
@@ -203,7 +203,7 @@ void append_json(std::string& out, const JosRecord& record) {
   out.append("]}");
 }
 
-void append_jos_json(std::string& out, std::size_t count) { append_body(out, count, BodyLayout::array, fill_jos); }
-void append_jos_ndjson(std::string& out, std::size_t count) { append_body(out, count, BodyLayout::lines, fill_jos); }
+void append_profiles_json(std::string& out, std::size_t count) { append_body(out, count, BodyLayout::array, fill_profile); }
+void append_profiles_ndjson(std::string& out, std::size_t count) { append_body(out, count, BodyLayout::lines, fill_profile); }
 
 }  // namespace ringlab::json

@@ -1,20 +1,21 @@
 #pragma once
-// jos's payload (GET /jos): the records of joseftw's jos.httpclient GitHub dummy API, and the DTO every one
-// of his Versions deserializes them into.
+// The profiles payload (GET /profiles): a repository's stars, name and url followed by a generated person's
+// profile, as the records of joseftw's jos.httpclient GitHub dummy API are (the jos suite and seed, named
+// after his write-up, read them), and the DTO every one of his Versions deserializes them into.
 //
-// JosRecord is a record as his repositories.N.json files list it: 21 keys, in this order,
+// ProfileRecord is a record as his repositories.N.json files list it: 21 keys, in this order,
 //   stars, name, url, _id, index, guid, isActive, balance, picture, age, eyeColor, gender, company, email,
 //   phone, address, about, registered, latitude, longitude, tags
 // (integers, strings, a bool, two floating-point numbers and an array of seven strings; "about" ends in
 // "\r\n", so every body has escapes). Only the generator and the serializer make them; no reader fills one.
 //
-// JosRepository is his GitHubRepositoryDto, {Name, Url, Stars}: the three keys name, url and stars of
+// ProfileStars is his GitHubRepositoryDto, {Name, Url, Stars}: the three keys name, url and stars of
 // each record, the other 18 left to the JSON library to skip. Every Version reads into it, so every
-// jos row of ringlab reads these three fields and no others, and their checksums (checksum.hpp,
-// checksum_jos) agree. stars is an int in his class; an int64_t here, as ringlab's other integers.
-// JosRepositoryView is the viewing form (string views into the body, as models.hpp's views).
+// row of ringlab reads these three fields and no others, and their checksums (checksum.hpp,
+// checksum_profiles) agree. stars is an int in his class; an int64_t here, as ringlab's other integers.
+// ProfileStarsView is the viewing form (string views into the body, as models.hpp's views).
 //
-// Allocation: fill_jos() overwrites a record in place and reuses its strings' capacity. JosRepository is
+// Allocation: fill_profile() overwrites a record in place and reuses its strings' capacity. ProfileStars is
 // allocator-aware as the records of models.hpp are.
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +29,7 @@
 
 namespace ringlab::json {
 
-struct JosRecord {
+struct ProfileRecord {
   int64_t stars = 0;
   std::string name;     // "COMSTRUCT": the company's name in capitals
   std::string url;      // "https://github.com/eiusmod"
@@ -51,51 +52,51 @@ struct JosRecord {
   double longitude = 0.0;
   std::vector<std::string> tags;  // seven lorem ipsum words
 
-  friend bool operator==(const JosRecord&, const JosRecord&) = default;
+  friend bool operator==(const ProfileRecord&, const ProfileRecord&) = default;
 };
 
 // The generator's record `index` (generate.hpp's rules: it depends on the index alone).
-void fill_jos(std::size_t index, JosRecord& out);
-[[nodiscard]] JosRecord make_jos(std::size_t index);
+void fill_profile(std::size_t index, ProfileRecord& out);
+[[nodiscard]] ProfileRecord make_profile(std::size_t index);
 
 // "[{...},{...}]" of records 0..count-1 ("[]" for 0), compact, keys in the order above, doubles in their
 // shortest round-trip form, strings escaped as serialize.hpp escapes them; NDJSON: one record a line.
-void append_jos_json(std::string& out, std::size_t count);
-void append_jos_ndjson(std::string& out, std::size_t count);
-void append_json(std::string& out, const JosRecord& record);
+void append_profiles_json(std::string& out, std::size_t count);
+void append_profiles_ndjson(std::string& out, std::size_t count);
+void append_json(std::string& out, const ProfileRecord& record);
 
-struct JosRepository {
+struct ProfileStars {
   using allocator_type = std::pmr::polymorphic_allocator<>;
 
   std::pmr::string name;
   std::pmr::string url;
   int64_t stars = 0;
 
-  JosRepository() = default;
-  explicit JosRepository(const allocator_type& alloc) : name(alloc), url(alloc) {}
-  JosRepository(const JosRepository& other, const allocator_type& alloc)
+  ProfileStars() = default;
+  explicit ProfileStars(const allocator_type& alloc) : name(alloc), url(alloc) {}
+  ProfileStars(const ProfileStars& other, const allocator_type& alloc)
       : name(other.name, alloc), url(other.url, alloc), stars(other.stars) {}
-  JosRepository(JosRepository&& other, const allocator_type& alloc)
+  ProfileStars(ProfileStars&& other, const allocator_type& alloc)
       : name(std::move(other.name), alloc), url(std::move(other.url), alloc), stars(other.stars) {}
-  JosRepository(const JosRepository&) = default;
-  JosRepository(JosRepository&&) noexcept = default;
-  JosRepository& operator=(const JosRepository&) = default;
-  JosRepository& operator=(JosRepository&&) = default;
-  ~JosRepository() = default;
+  ProfileStars(const ProfileStars&) = default;
+  ProfileStars(ProfileStars&&) noexcept = default;
+  ProfileStars& operator=(const ProfileStars&) = default;
+  ProfileStars& operator=(ProfileStars&&) = default;
+  ~ProfileStars() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return name.get_allocator(); }
-  friend bool operator==(const JosRepository&, const JosRepository&) = default;
+  friend bool operator==(const ProfileStars&, const ProfileStars&) = default;
 };
 
-struct JosRepositoryView {
+struct ProfileStarsView {
   JsonStringView name;
   JsonStringView url;
   int64_t stars = 0;
 };
 
-// In field order (fields::Jos, fields::kJos): the order of his class and of the checksum.
+// In field order (fields::ProfileStars, fields::kProfileStars): the order of his class and of the checksum.
 template <class Form>
-constexpr auto jos_members() noexcept {
+constexpr auto profile_members() noexcept {
   return std::tuple{&Form::name, &Form::url, &Form::stars};
 }
 

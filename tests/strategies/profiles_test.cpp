@@ -1,6 +1,6 @@
-// jos's payload (json/jos.hpp) through every reader a jos row uses, without a server: json/'s simdjson
-// parse (owning and views), nlohmann, rapidjson and token_loop (jos's Version 8 loop). Each reads the
-// generator's bodies into his 3-field DTO with the generator's three fields and checksum_jos, skips the 18
+// The profiles payload (json/profiles.hpp) through every reader a row of the jos suite uses, without a
+// server: json/'s simdjson parse (owning and views), nlohmann, rapidjson and token_loop (jos's Version 8 loop). Each reads the
+// generator's bodies into his 3-field DTO with the generator's three fields and checksum_profiles, skips the 18
 // other keys (tags, floats, bools, escaped text), and turns a record missing one of the three or holding one
 // of another type into an error value naming the record and the field. The rows run against the server in
 // checksums_test.cpp; bodies cut at every byte in streaming_sink_test.cpp.
@@ -16,13 +16,13 @@
 #include "json_libraries.hpp"
 #include "ringlab/json/checksum.hpp"
 #include "ringlab/json/deserialize.hpp"
-#include "ringlab/json/jos.hpp"
+#include "ringlab/json/profiles.hpp"
 #include "../support/generated_bodies.hpp"
 
 namespace ringlab::strategies::detail {
 namespace {
 
-using Dtos = std::pmr::vector<json::JosRepository>;
+using Dtos = std::pmr::vector<json::ProfileStars>;
 
 base::PaddedBuffer padded(std::string_view text) {
   base::PaddedBuffer buffer;
@@ -35,26 +35,26 @@ struct Reader {
   std::function<json::Status(std::string_view, Dtos&)> parse;
 };
 
-// Every reader of the jos rows, over text (the in-situ ones get a padded copy they may overwrite).
+// Every reader of the jos suite's rows, over text (the in-situ ones get a padded copy they may overwrite).
 std::vector<Reader> readers() {
   return {
       {"json/ owning",
        [](std::string_view body, Dtos& out) {
          json::Parser parser;
          const base::PaddedBuffer buffer = padded(body);
-         return json::parse_jos(parser, json::padded_view(buffer), out);
+         return json::parse_profiles(parser, json::padded_view(buffer), out);
        }},
       {"json/ views",
        [](std::string_view body, Dtos& out) -> json::Status {
          json::Parser parser;
          const base::PaddedBuffer buffer = padded(body);
-         std::pmr::vector<json::JosRepositoryView> views;
-         if (auto status = json::parse_jos_views(parser, buffer, views); !status) return status;
+         std::pmr::vector<json::ProfileStarsView> views;
+         if (auto status = json::parse_profiles_views(parser, buffer, views); !status) return status;
          out.clear();
-         for (const json::JosRepositoryView& view : views) {
+         for (const json::ProfileStarsView& view : views) {
            REQUIRE(view.name.plain().has_value());  // the generator's names and urls have no escapes
            REQUIRE(view.url.plain().has_value());
-           json::JosRepository& dto = out.emplace_back();
+           json::ProfileStars& dto = out.emplace_back();
            dto.name.assign(*view.name.plain());
            dto.url.assign(*view.url.plain());
            dto.stars = view.stars;
@@ -75,14 +75,14 @@ std::vector<Reader> readers() {
   };
 }
 
-uint64_t checksum_of(const Dtos& dtos) { return json::checksum(std::span<const json::JosRepository>(dtos)); }
+uint64_t checksum_of(const Dtos& dtos) { return json::checksum(std::span<const json::ProfileStars>(dtos)); }
 
-TEST_CASE("jos records: 21 keys in his order, a tags array of seven strings, two floats, escapes in about") {
-  const json::JosRecord first = json::make_jos(0);
-  CHECK(first == json::make_jos(0));  // the index alone decides
-  CHECK_FALSE(first == json::make_jos(1));
-  json::JosRecord reused = json::make_jos(5);
-  json::fill_jos(0, reused);
+TEST_CASE("profile records: 21 keys in his order, a tags array of seven strings, two floats, escapes in about") {
+  const json::ProfileRecord first = json::make_profile(0);
+  CHECK(first == json::make_profile(0));  // the index alone decides
+  CHECK_FALSE(first == json::make_profile(1));
+  json::ProfileRecord reused = json::make_profile(5);
+  json::fill_profile(0, reused);
   CHECK(reused == first);  // fill overwrites every field
   std::string text;
   json::append_json(text, first);
@@ -100,49 +100,49 @@ TEST_CASE("jos records: 21 keys in his order, a tags array of seven strings, two
   CHECK(first.id.size() == 24);
   // Coordinates with six decimals at most, written in their shortest form, so read back exactly.
   for (std::size_t i = 0; i < 50; ++i) {
-    const json::JosRecord record = json::make_jos(i);
+    const json::ProfileRecord record = json::make_profile(i);
     CHECK(record.latitude >= -90.0);
     CHECK(record.latitude < 90.0);
     CHECK(record.longitude >= -180.0);
     CHECK(record.longitude < 180.0);
   }
   std::string body;
-  json::append_jos_json(body, 2);
+  json::append_profiles_json(body, 2);
   CHECK(body.front() == '[');
   CHECK(body.back() == ']');
   std::string lines;
-  json::append_jos_ndjson(lines, 2);
+  json::append_profiles_ndjson(lines, 2);
   CHECK(std::count(lines.begin(), lines.end(), '\n') == 2);
 }
 
-TEST_CASE("every jos reader gives the generator's three fields and checksum_jos, the other 18 keys skipped") {
+TEST_CASE("every profiles reader gives the generator's three fields and checksum_profiles, the other 18 keys skipped") {
   for (const Reader& reader : readers()) {
     for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{10}, std::size_t{300}}) {
       INFO(reader.name << ", " << count << " records");
       Dtos dtos;
-      const auto status = reader.parse(ringlab::testing::generated_body(Payload::jos, count), dtos);
+      const auto status = reader.parse(ringlab::testing::generated_body(Payload::profiles, count), dtos);
       REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
       REQUIRE(dtos.size() == count);
       for (std::size_t i = 0; i < count; ++i) {
-        const json::JosRecord record = json::make_jos(i);
+        const json::ProfileRecord record = json::make_profile(i);
         CHECK(std::string_view(dtos[i].name) == record.name);
         CHECK(std::string_view(dtos[i].url) == record.url);
         CHECK(dtos[i].stars == record.stars);
       }
-      CHECK(checksum_of(dtos) == json::checksum_jos(count));
+      CHECK(checksum_of(dtos) == json::checksum_profiles(count));
     }
   }
-  CHECK(json::checksum_jos(10) != json::checksum_jos(9));
-  CHECK(json::checksum_jos(10) != json::checksum_github_three_fields(10));
+  CHECK(json::checksum_profiles(10) != json::checksum_profiles(9));
+  CHECK(json::checksum_profiles(10) != json::checksum_github_three_fields(10));
 }
 
-TEST_CASE("a shorter jos body after a longer one leaves no stale DTOs; keys in any order read the same") {
+TEST_CASE("a shorter profiles body after a longer one leaves no stale DTOs; keys in any order read the same") {
   const std::string reordered =
       R"([{"tags":["a",{"x":[1,2.5]}],"url":"https://github.com/u","latitude":-5.63,"stars":7,"name":"N","about":"\"q\"\r\n"}])";
   for (const Reader& reader : readers()) {
     INFO(reader.name);
     Dtos dtos;
-    REQUIRE(reader.parse(ringlab::testing::generated_body(Payload::jos, 20), dtos));
+    REQUIRE(reader.parse(ringlab::testing::generated_body(Payload::profiles, 20), dtos));
     const auto status = reader.parse(reordered, dtos);
     REQUIRE_MESSAGE(status, (status ? "" : status.error().message));
     REQUIRE(dtos.size() == 1);
@@ -152,9 +152,9 @@ TEST_CASE("a shorter jos body after a longer one leaves no stale DTOs; keys in a
   }
 }
 
-TEST_CASE("bad jos bodies are error values naming the record and the field, for every reader") {
+TEST_CASE("bad profiles bodies are error values naming the record and the field, for every reader") {
   std::string record;
-  json::append_json(record, json::make_jos(0));
+  json::append_json(record, json::make_profile(0));
   const auto with = [&record](std::string_view from, std::string_view to) {
     std::string changed = record;
     const std::size_t at = changed.find(from);
