@@ -106,17 +106,24 @@ Status MappedRegion::next_slot() {
 }
 
 Result<MappedRegion::Mapped> MappedRegion::map(std::size_t offset, std::size_t bytes) {
-  tcp_zerocopy_receive receive{};
-  receive.address = reinterpret_cast<uint64_t>(data() + offset);
-  receive.length = static_cast<uint32_t>(bytes);
-  if (slot_clean_) receive.flags = TCP_RECEIVE_ZEROCOPY_FLAG_TLB_CLEAN_HINT;
-  socklen_t length = sizeof(receive);
-  ++syscalls_;
-  if (::getsockopt(socket_, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &receive, &length) != 0) {
-    return fail("getsockopt TCP_ZEROCOPY_RECEIVE", errno);
+  const std::size_t page = page_bytes();
+  for (int call = 0;; ++call) {
+    tcp_zerocopy_receive receive{};
+    receive.address = reinterpret_cast<uint64_t>(data() + offset);
+    receive.length = static_cast<uint32_t>(bytes);
+    if (slot_clean_) receive.flags = TCP_RECEIVE_ZEROCOPY_FLAG_TLB_CLEAN_HINT;
+    socklen_t length = sizeof(receive);
+    ++syscalls_;
+    if (::getsockopt(socket_, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &receive, &length) != 0) {
+      return fail("getsockopt TCP_ZEROCOPY_RECEIVE", errno);
+    }
+    if (receive.err != 0) return fail("getsockopt TCP_ZEROCOPY_RECEIVE", -receive.err);
+    // The kernel decides from the queue as it looks (less than a page: nothing mapped, and the skip hint is what
+    // it saw) but reports inq as it returns. Nothing mapped, a skip under a page and a page or more queued: the
+    // rest arrived during the call, so ask again, once. A second such answer is a segment that is not whole pages.
+    if (call == 0 && receive.length == 0 && receive.recv_skip_hint < page && receive.inq >= page) continue;
+    return Mapped{.bytes = receive.length, .queued = receive.inq};
   }
-  if (receive.err != 0) return fail("getsockopt TCP_ZEROCOPY_RECEIVE", -receive.err);
-  return Mapped{.bytes = receive.length, .skip = receive.recv_skip_hint, .queued = receive.inq};
 }
 
 Status MappedRegion::copy_from(std::size_t offset) {

@@ -188,7 +188,6 @@ class Mapped final : public CaseStrategy {
     if (!head) return fail(label(), head.error().message());
     sink_.restart(*head == 0);
     deadline_ = std::chrono::steady_clock::now() + config().timeout;
-    remap_offset_ = SIZE_MAX;
     auto received = receive_response(*head);
     if (!received) {
       if (received.error().peer.empty()) received.error().peer = target_.peer_text;
@@ -257,13 +256,6 @@ class Mapped final : public CaseStrategy {
       if (auto done = receiver_.received(mapped->bytes); !done) return std::unexpected(std::move(done.error()));
       return true;
     }
-    if (mapped->queued >= page && mapped->skip < page && remap_offset_ != offset) {
-      // Nothing mapped with a page or more queued as the call returned, and the kernel's skip hint under a
-      // page: it saw less than a page when it looked (skip is what it saw), and the rest arrived during the
-      // call. Map again, once at this offset: a second answer like it is a segment that is not whole pages.
-      remap_offset_ = offset;
-      return true;
-    }
     if (mapped->queued >= page) {
       // A page or more queued and none of it maps (the kernel's skip hint: the rest of a segment that is not
       // whole pages): from here on the body is received by copy.
@@ -311,7 +303,6 @@ class Mapped final : public CaseStrategy {
   std::array<char, kPeekBytes> peeked_{};
   ViewModels models_;
   std::chrono::steady_clock::time_point deadline_{};  // of the response in progress
-  std::size_t remap_offset_ = SIZE_MAX;  // the body offset map_step last mapped again at (once per offset)
   uint64_t syscalls_ = 0;
   uint64_t connections_opened_ = 0;
   BodyCopies copies_;

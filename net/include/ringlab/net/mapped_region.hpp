@@ -58,17 +58,13 @@ class MappedRegion {
 
   struct Mapped {
     std::size_t bytes = 0;   // mapped at the offset, a multiple of the page size
-    // The kernel's recv_skip_hint: bytes to receive by copy before the next page could map. When less than a
-    // page was queued as the kernel looked, it maps nothing and this is what was queued then.
-    std::size_t skip = 0;
-    // Bytes in the receive queue after those mapped (the kernel's inq), read as the call returns: bytes that
-    // arrived during the call count here and not in `skip`, so a call can map nothing with a page or more
-    // queued and a skip under a page; mapping again then maps them.
-    std::size_t queued = 0;
+    std::size_t queued = 0;  // bytes in the receive queue after those mapped (the kernel's inq)
   };
   // Maps at most `bytes` (a multiple of the page size) of the stream at data() + offset, which must be a
   // multiple of the page size within the socket part (mappable_bytes()). Into a slot released by
-  // next_slot() and not mapped into since, the kernel is told there is nothing to unmap first.
+  // next_slot() and not mapped into since, the kernel is told there is nothing to unmap first. Nothing
+  // mapped with a page or more queued means a segment that is not whole pages: the kernel's answer for a
+  // queue that grew during the call is asked again here (one more getsockopt), not passed on.
   Result<Mapped> map(std::size_t offset, std::size_t bytes);
   // Makes [offset, the end of the region) writable anonymous memory, so that the stream's bytes from
   // offset on can be received there by copy (offset a multiple of the page size).
