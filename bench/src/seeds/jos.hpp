@@ -6,7 +6,7 @@
 // repositories.N.json, serialized per request and sent chunked; a client that GETs them and deserializes
 // every record into GitHubRepositoryDto {Name, Url, Stars}; N = 10, 100, 1,000 and 10,000; Ratio against
 // Version 0; .NET Core 3.1, BenchmarkDotNet 0.12.1, InvocationCount 50. ringlab's conditions for every row:
-// `bench jos --server-mode seed` (GET /jos: his records, 21 keys with a tags array and two floats,
+// `bench jos --server-mode seed` (GET /profiles: his records, 21 keys with a tags array and two floats,
 // serialized per request and chunked; read into the same 3-field DTO, json::JosRepository, by every
 // strategy, so every row's checksum covers the same three fields and the rows' checksums agree), plus
 // the row's own flags.

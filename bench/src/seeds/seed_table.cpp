@@ -22,7 +22,7 @@ constexpr std::string_view kProfileAbout =
     ".NET Core 3.1, BenchmarkDotNet 0.12.1 (InvocationCount 50). jos's GitHub dummy API (ASP.NET Core) answers N of "
     "his repository records (21 keys, a tags array, two floats), serialized per request and chunked; every Version "
     "deserializes each into a DTO of three fields (Name, Url, Stars) and changes the client's lifetime or how the "
-    "body is read. ringlab reads GET /jos into the same 3-field DTO in every row. Ratio as published; Alloc Ratio "
+    "body is read. ringlab reads GET /profiles into the same 3-field DTO in every row. Ratio as published; Alloc Ratio "
     "computed from the published Allocated against Version 0. Versions that share a ringlab strategy share its "
     "case.";
 constexpr std::string_view kClientLibrariesAbout =
