@@ -7,7 +7,8 @@
 // kPeekBytes: the head is copied twice, no body byte is consumed) and then received exactly (recv), so
 // that the stream stands at the body's first byte, the start of a segment; the region laid out for the
 // body's Content-Length (kept while the size stays, MappedRegion); the body's whole pages mapped
-// (getsockopt TCP_ZEROCOPY_RECEIVE, repeated as segments arrive, a poll() when none is queued); the last
+// (getsockopt TCP_ZEROCOPY_RECEIVE: what is queued, then, after a poll() that SO_RCVLOWAT holds until the
+// rest of the whole pages is queued, the rest in one call; the mark set back to 1 after); the last
 // partial page received by copy (recv) into the anonymous page after the mapped ones, which also holds
 // simdjson's padding. The region has kSlots such layouts, used in turn: a body's pages stay mapped until
 // its slot comes round again, and one madvise unmaps all of them then (one TLB flush per kSlots
@@ -30,6 +31,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -244,7 +246,12 @@ class Mapped final : public CaseStrategy {
   // of the body to copying, or waits for the next segment (true); false when no whole page of the mapped
   // part is left here, and the window is received by copy.
   http::Result<bool> map_step(std::span<char> into) {
-    if (!sink_.laid_out() || sink_.filled() >= region_.mappable_bytes()) return false;
+    if (!sink_.laid_out()) return false;
+    if (sink_.filled() >= region_.mappable_bytes()) {
+      // The mapped part is in: the tail and the next response's head are received as usual.
+      if (auto low = set_receive_low_mark(1); !low) return std::unexpected(http::Error::from(low.error()));
+      return false;
+    }
     const std::size_t page = net::MappedRegion::page_bytes();
     const std::size_t offset = sink_.filled();
     const std::size_t whole = std::min(into.size(), region_.mappable_bytes() - offset) / page * page;
@@ -262,23 +269,51 @@ class Mapped final : public CaseStrategy {
       if (auto writable = region_.copy_from(offset); !writable) {
         return std::unexpected(http::Error::from(writable.error()));
       }
+      if (auto low = set_receive_low_mark(1); !low) return std::unexpected(http::Error::from(low.error()));
       return true;
     }
     // Less than a page queued (the kernel then maps nothing and hints that much as a skip, whatever follows):
-    // wait for the next segment.
-    if (auto readable = wait_readable(); !readable) return std::unexpected(http::Error::from(readable.error()));
+    // wait until the rest of the whole pages is queued (SO_RCVLOWAT: poll() wakes once that much is in), so
+    // that one mapping call maps it all, instead of a poll and a getsockopt per segment as they arrive.
+    if (auto low = set_receive_low_mark(region_.mappable_bytes() - offset); !low) {
+      return std::unexpected(http::Error::from(low.error()));
+    }
+    auto readable = wait_readable();
+    if (!readable) return std::unexpected(http::Error::from(readable.error()));
+    if (*readable == Readable::closed) {
+      // The peer closed (or reset) with less than a page left: nothing more will map. What is queued, and then
+      // the end of the stream, is received by copy, so the receiver says what the response lacks.
+      if (auto writable = region_.copy_from(offset); !writable) return std::unexpected(http::Error::from(writable.error()));
+      if (auto low = set_receive_low_mark(1); !low) return std::unexpected(http::Error::from(low.error()));
+    }
     return true;
   }
 
-  // Waits for bytes to map. With less than a page queued poll() returns at once: the wait then spins on
-  // getsockopt and poll until a page is queued, bounded by the case's deadline.
-  net::Status wait_readable() {
+  // SO_RCVLOWAT: poll() reports the socket readable once `bytes` are queued (the kernel caps the mark at half
+  // the receive buffer it may grow to, and grows the buffer to hold it). Set to what is left of the body's whole
+  // pages while they arrive, never more, so the wait always ends; back to 1 once they are in, so that the tail's
+  // receive and the next head's peek wait for no more than they need. A call only when the mark changes.
+  net::Status set_receive_low_mark(std::size_t bytes) {
+    const int mark = static_cast<int>(std::min<std::size_t>(bytes, INT_MAX));
+    if (mark == receive_low_mark_) return {};
+    ++syscalls_;
+    if (::setsockopt(socket_.get(), SOL_SOCKET, SO_RCVLOWAT, &mark, sizeof(mark)) != 0) {
+      return net::fail("setsockopt SO_RCVLOWAT", errno, target_.peer_text);
+    }
+    receive_low_mark_ = mark;
+    return {};
+  }
+
+  // Waits for bytes to map (as many as the receive low mark says), or for the peer to close, bounded by the
+  // case's deadline.
+  enum class Readable : uint8_t { queued, closed };
+  net::Result<Readable> wait_readable() {
     if (std::chrono::steady_clock::now() > deadline_) return net::fail("poll", ETIMEDOUT, target_.peer_text);
-    pollfd readable{.fd = socket_.get(), .events = POLLIN, .revents = 0};
+    pollfd readable{.fd = socket_.get(), .events = POLLIN | POLLRDHUP, .revents = 0};
     while (true) {
       ++syscalls_;
       const int n = ::poll(&readable, 1, timeout_ms(config()));
-      if (n > 0) return {};
+      if (n > 0) return (readable.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0 ? Readable::closed : Readable::queued;
       if (n == 0) return net::fail("poll", ETIMEDOUT, target_.peer_text);
       if (errno != EINTR) return net::fail("poll", errno, target_.peer_text);
     }
@@ -292,6 +327,7 @@ class Mapped final : public CaseStrategy {
     if (!socket_.valid()) return;
     region_.reset();  // its mapping of the socket would keep the connection open
     socket_.reset();
+    receive_low_mark_ = 1;  // a new socket's
     ++syscalls_;
   }
 
@@ -303,6 +339,7 @@ class Mapped final : public CaseStrategy {
   std::array<char, kPeekBytes> peeked_{};
   ViewModels models_;
   std::chrono::steady_clock::time_point deadline_{};  // of the response in progress
+  int receive_low_mark_ = 1;  // the socket's SO_RCVLOWAT as last set (1: the kernel's default)
   uint64_t syscalls_ = 0;
   uint64_t connections_opened_ = 0;
   BodyCopies copies_;
