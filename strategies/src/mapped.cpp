@@ -283,7 +283,9 @@ class Mapped final : public CaseStrategy {
     if (*readable == Readable::closed) {
       // The peer closed (or reset) with less than a page left: nothing more will map. What is queued, and then
       // the end of the stream, is received by copy, so the receiver says what the response lacks.
-      if (auto writable = region_.copy_from(offset); !writable) return std::unexpected(http::Error::from(writable.error()));
+      if (auto writable = region_.copy_from(offset); !writable) {
+        return std::unexpected(http::Error::from(writable.error()));
+      }
       if (auto low = set_receive_low_mark(1); !low) return std::unexpected(http::Error::from(low.error()));
     }
     return true;
