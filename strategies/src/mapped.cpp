@@ -248,7 +248,8 @@ class Mapped final : public CaseStrategy {
   http::Result<bool> map_step(std::span<char> into) {
     if (!sink_.laid_out()) return false;
     if (sink_.filled() >= region_.mappable_bytes()) {
-      // The mapped part is in: the tail and the next response's head are received as usual.
+      // The mapped part is in, or what is left of it was turned to copying (copy_from() shrinks it): the rest,
+      // and the next response's head, are received as usual.
       if (auto low = set_receive_low_mark(1); !low) return std::unexpected(http::Error::from(low.error()));
       return false;
     }
@@ -266,11 +267,7 @@ class Mapped final : public CaseStrategy {
     if (mapped->queued >= page) {
       // A page or more queued and none of it maps (the kernel's skip hint: the rest of a segment that is not
       // whole pages): from here on the body is received by copy.
-      if (auto writable = region_.copy_from(offset); !writable) {
-        return std::unexpected(http::Error::from(writable.error()));
-      }
-      if (auto low = set_receive_low_mark(1); !low) return std::unexpected(http::Error::from(low.error()));
-      return true;
+      return copy_the_rest(offset);
     }
     // Less than a page queued (the kernel then maps nothing and hints that much as a skip, whatever follows):
     // wait until the rest of the whole pages is queued (SO_RCVLOWAT: poll() wakes once that much is in), so
@@ -283,10 +280,16 @@ class Mapped final : public CaseStrategy {
     if (*readable == Readable::closed) {
       // The peer closed (or reset) with less than a page left: nothing more will map. What is queued, and then
       // the end of the stream, is received by copy, so the receiver says what the response lacks.
-      if (auto writable = region_.copy_from(offset); !writable) {
-        return std::unexpected(http::Error::from(writable.error()));
-      }
-      if (auto low = set_receive_low_mark(1); !low) return std::unexpected(http::Error::from(low.error()));
+      return copy_the_rest(offset);
+    }
+    return true;
+  }
+
+  // Turns the body from `offset` on to copying: the region's memory there becomes writable, and the next
+  // map_step() finds no whole page left to map (the low mark goes back to 1 there).
+  http::Result<bool> copy_the_rest(std::size_t offset) {
+    if (auto writable = region_.copy_from(offset); !writable) {
+      return std::unexpected(http::Error::from(writable.error()));
     }
     return true;
   }
