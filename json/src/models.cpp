@@ -2,8 +2,18 @@
 
 #include <array>
 #include <cstring>
+#include <type_traits>
+
+#include "ringlab/json/profiles.hpp"
 
 namespace ringlab::json {
+
+// The owning records keep the implicit copy and move (models.hpp): a vector of them grows by moving
+// only while moving cannot throw.
+template <class... Records>
+constexpr bool moves_cannot_throw = (std::is_nothrow_move_constructible_v<Records> && ...);
+static_assert(moves_cannot_throw<WeatherForecast, Owner, License, Repository, GithubRepository, GithubStars,
+                                 ProfileStars>);
 
 namespace {
 

@@ -6,7 +6,9 @@
 // allocator-aware (allocator_type plus the allocator-extended constructors), so a
 // std::pmr::vector<Repository> built on a monotonic_buffer_resource puts every string of every record
 // there too. With the default resource they behave like std::string. A record owns all its bytes and
-// outlives the body it was parsed from.
+// outlives the body it was parsed from. Copy, move, assignment and destruction are the implicit ones
+// (allocator-extended constructors are not copy or move constructors, so they suppress none of them);
+// models.cpp holds that moving a record cannot throw, as std::vector needs to move rather than copy.
 //
 // Viewing forms (WeatherView, OwnerView, LicenseView, RepositoryView, GithubRepositoryView,
 // GithubStarsView) own nothing. Their text fields are JsonStringView: the bytes between a JSON string's quotes *as they are in the body*. A string that
@@ -126,11 +128,6 @@ struct WeatherForecast {
   WeatherForecast(WeatherForecast&& other, const allocator_type& alloc)
       : date(std::move(other.date), alloc), temperature_c(other.temperature_c),
         summary(std::move(other.summary), alloc), temperature_f(other.temperature_f) {}
-  WeatherForecast(const WeatherForecast&) = default;
-  WeatherForecast(WeatherForecast&&) noexcept = default;
-  WeatherForecast& operator=(const WeatherForecast&) = default;
-  WeatherForecast& operator=(WeatherForecast&&) = default;
-  ~WeatherForecast() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return date.get_allocator(); }
   friend bool operator==(const WeatherForecast&, const WeatherForecast&) = default;
@@ -161,11 +158,6 @@ struct Owner {
   explicit Owner(const allocator_type& alloc);
   Owner(const Owner& other, const allocator_type& alloc);
   Owner(Owner&& other, const allocator_type& alloc);
-  Owner(const Owner&) = default;
-  Owner(Owner&&) noexcept = default;
-  Owner& operator=(const Owner&) = default;
-  Owner& operator=(Owner&&) = default;
-  ~Owner() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return login.get_allocator(); }
   friend bool operator==(const Owner&, const Owner&) = default;
@@ -185,11 +177,6 @@ struct License {
   License(License&& other, const allocator_type& alloc)
       : key(std::move(other.key), alloc), name(std::move(other.name), alloc),
         spdx_id(std::move(other.spdx_id), alloc) {}
-  License(const License&) = default;
-  License(License&&) noexcept = default;
-  License& operator=(const License&) = default;
-  License& operator=(License&&) = default;
-  ~License() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return key.get_allocator(); }
   friend bool operator==(const License&, const License&) = default;
@@ -228,11 +215,6 @@ struct Repository {
   explicit Repository(const allocator_type& alloc);
   Repository(const Repository& other, const allocator_type& alloc);
   Repository(Repository&& other, const allocator_type& alloc);
-  Repository(const Repository&) = default;
-  Repository(Repository&&) noexcept = default;
-  Repository& operator=(const Repository&) = default;
-  Repository& operator=(Repository&&) = default;
-  ~Repository() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return node_id.get_allocator(); }
   friend bool operator==(const Repository&, const Repository&) = default;
@@ -317,11 +299,6 @@ struct GithubRepository {
   explicit GithubRepository(const allocator_type& alloc);
   GithubRepository(const GithubRepository& other, const allocator_type& alloc);
   GithubRepository(GithubRepository&& other, const allocator_type& alloc);
-  GithubRepository(const GithubRepository&) = default;
-  GithubRepository(GithubRepository&&) noexcept = default;
-  GithubRepository& operator=(const GithubRepository&) = default;
-  GithubRepository& operator=(GithubRepository&&) = default;
-  ~GithubRepository() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return node_id.get_allocator(); }
   friend bool operator==(const GithubRepository&, const GithubRepository&) = default;
@@ -388,11 +365,6 @@ struct GithubStars {
       : stars(other.stars), name(other.name, alloc), url(other.url, alloc) {}
   GithubStars(GithubStars&& other, const allocator_type& alloc)
       : stars(other.stars), name(std::move(other.name), alloc), url(std::move(other.url), alloc) {}
-  GithubStars(const GithubStars&) = default;
-  GithubStars(GithubStars&&) noexcept = default;
-  GithubStars& operator=(const GithubStars&) = default;
-  GithubStars& operator=(GithubStars&&) = default;
-  ~GithubStars() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return name.get_allocator(); }
   friend bool operator==(const GithubStars&, const GithubStars&) = default;

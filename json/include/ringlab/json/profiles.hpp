@@ -78,11 +78,6 @@ struct ProfileStars {
       : name(other.name, alloc), url(other.url, alloc), stars(other.stars) {}
   ProfileStars(ProfileStars&& other, const allocator_type& alloc)
       : name(std::move(other.name), alloc), url(std::move(other.url), alloc), stars(other.stars) {}
-  ProfileStars(const ProfileStars&) = default;
-  ProfileStars(ProfileStars&&) noexcept = default;
-  ProfileStars& operator=(const ProfileStars&) = default;
-  ProfileStars& operator=(ProfileStars&&) = default;
-  ~ProfileStars() = default;
 
   [[nodiscard]] allocator_type get_allocator() const noexcept { return name.get_allocator(); }
   friend bool operator==(const ProfileStars&, const ProfileStars&) = default;
