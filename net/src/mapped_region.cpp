@@ -115,6 +115,8 @@ Result<MappedRegion::Mapped> MappedRegion::map(std::size_t offset, std::size_t b
     socklen_t length = sizeof(receive);
     ++syscalls_;
     if (::getsockopt(socket_, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &receive, &length) != 0) {
+      // tcp_zerocopy_receive's answer for an empty queue after the peer's FIN (SOCK_DONE): the stream ended.
+      if (errno == EIO) return Mapped{.bytes = 0, .queued = 0, .stream_ended = true};
       return fail("getsockopt TCP_ZEROCOPY_RECEIVE", errno);
     }
     if (receive.err != 0) return fail("getsockopt TCP_ZEROCOPY_RECEIVE", -receive.err);

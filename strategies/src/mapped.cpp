@@ -264,9 +264,10 @@ class Mapped final : public CaseStrategy {
       if (auto done = receiver_.received(mapped->bytes); !done) return std::unexpected(std::move(done.error()));
       return true;
     }
-    if (mapped->queued >= page) {
+    if (mapped->queued >= page || mapped->stream_ended) {
       // A page or more queued and none of it maps (the kernel's skip hint: the rest of a segment that is not
-      // whole pages): from here on the body is received by copy.
+      // whole pages), or the peer closed with nothing queued: from here on the body is received by copy (which
+      // reads the end of the stream, so the receiver says what the response lacks).
       return copy_the_rest(offset);
     }
     // Less than a page queued (the kernel then maps nothing and hints that much as a skip, whatever follows):

@@ -1,7 +1,8 @@
 // MappedRegion over real loopback TCP connections: a body sent from page-aligned memory with MSG_ZEROCOPY
 // to a receiver whose TCP_MAXSEG is a page of payload maps whole pages, byte for byte the bytes sent; the
 // tail comes by copy; a plain send maps nothing and the bytes arrive by copy after copy_from(); a second
-// body of the same size reuses the layout (no mmap); bad offsets and a region laid out for a closed
+// body of the same size reuses the layout (no mmap); the end of the stream after the peer's close is an
+// answer, not an error; bad offsets and a region laid out for a closed
 // socket give errors with the operation's name. Every wait is bounded (SO_RCVTIMEO, poll timeouts).
 #include "ringlab/net/mapped_region.hpp"
 
@@ -81,6 +82,12 @@ Pair connect_pair() {
   REQUIRE(::setsockopt(pair.sender.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == 0);
   return pair;
 }
+
+// What the tests that receive stand on: a connected pair, and a region to receive into.
+struct Connected {
+  Pair pair = connect_pair();
+  MappedRegion region;
+};
 
 // `bytes` bytes of a pattern that differs from page to page, at the start of a mapping of their own.
 struct AlignedBody {
@@ -163,11 +170,10 @@ Received exchange(Pair& pair, const AlignedBody& body, bool zero_copy, MappedReg
   return receive(region, pair.receiver.get(), body.size, slots);
 }
 
-TEST_CASE("a zero-copy send of page-aligned bytes maps whole pages, contiguous, the tail copied after them" *
-          doctest::test_suite(testing::kFeatureGated)) {
+TEST_CASE_FIXTURE(Connected,
+                  "a zero-copy send of page-aligned bytes maps whole pages, contiguous, the tail copied after them" *
+                  doctest::test_suite(testing::kFeatureGated)) {
   if (!mapping_available()) return;
-  Pair pair = connect_pair();
-  MappedRegion region;
   for (std::size_t bytes : {std::size_t{256 * 1024 + 1000}, std::size_t{64 * 1024}, std::size_t{3 * kPage + 1}}) {
     INFO(bytes, " bytes");
     AlignedBody body(bytes);
@@ -184,11 +190,9 @@ TEST_CASE("a zero-copy send of page-aligned bytes maps whole pages, contiguous, 
   }
 }
 
-TEST_CASE("a second body of the same size maps into the same layout, with no mmap" *
-          doctest::test_suite(testing::kFeatureGated)) {
+TEST_CASE_FIXTURE(Connected, "a second body of the same size maps into the same layout, with no mmap" *
+                  doctest::test_suite(testing::kFeatureGated)) {
   if (!mapping_available()) return;
-  Pair pair = connect_pair();
-  MappedRegion region;
   constexpr std::size_t kBytes = 40 * kPage + 123;
   AlignedBody first(kBytes);
   (void)exchange(pair, first, true, region);
@@ -206,11 +210,9 @@ TEST_CASE("a second body of the same size maps into the same layout, with no mma
   CHECK(region.syscalls() - before <= getsockopts_at_most);
 }
 
-TEST_CASE("with K slots, K bodies stay mapped side by side until the first slot comes round again" *
-          doctest::test_suite(testing::kFeatureGated)) {
+TEST_CASE_FIXTURE(Connected, "with K slots, K bodies stay mapped side by side until the first slot comes round again" *
+                  doctest::test_suite(testing::kFeatureGated)) {
   if (!mapping_available()) return;
-  Pair pair = connect_pair();
-  MappedRegion region;
   constexpr std::size_t kSlots = 3;
   constexpr std::size_t kBytes = 20 * kPage + 500;
   std::vector<std::unique_ptr<AlignedBody>> bodies;
@@ -240,11 +242,9 @@ TEST_CASE("with K slots, K bodies stay mapped side by side until the first slot 
   CHECK(region.syscalls() - before <= 1 + 20);
 }
 
-TEST_CASE("a plain send maps nothing: the bytes arrive by copy after copy_from(), contiguous" *
-          doctest::test_suite(testing::kFeatureGated)) {
+TEST_CASE_FIXTURE(Connected, "a plain send maps nothing: the bytes arrive by copy after copy_from(), contiguous" *
+                  doctest::test_suite(testing::kFeatureGated)) {
   if (!mapping_available()) return;
-  Pair pair = connect_pair();
-  MappedRegion region;
   constexpr std::size_t kBytes = 100 * kPage + 77;
   AlignedBody body(kBytes);
   const Received got = exchange(pair, body, false, region);
@@ -255,6 +255,36 @@ TEST_CASE("a plain send maps nothing: the bytes arrive by copy after copy_from()
   CHECK(region.mappable_bytes() < kBytes / kPage * kPage);
   REQUIRE(region.prepare(pair.receiver.get(), kBytes, kPadding));
   CHECK(region.mappable_bytes() == kBytes / kPage * kPage);
+}
+
+TEST_CASE_FIXTURE(Connected,
+                  "after the peer's close with nothing queued, map() answers that the stream ended, not an error" *
+                  doctest::test_suite(testing::kFeatureGated)) {
+  if (!mapping_available()) return;
+  constexpr std::size_t kBytes = 8 * kPage + 10;
+  AlignedBody body(2 * kPage);
+  REQUIRE(region.prepare(pair.receiver.get(), kBytes, kPadding));
+  {
+    Sender sender(pair.sender, body, true);
+  }
+  REQUIRE(::shutdown(pair.sender.get(), SHUT_WR) == 0);
+  pollfd closed{.fd = pair.receiver.get(), .events = POLLRDHUP, .revents = 0};
+  REQUIRE(::poll(&closed, 1, 5000) == 1);
+  // What was sent before the close still maps; then the end of the stream is an answer.
+  std::size_t filled = 0;
+  for (int call = 0; call < 8 && filled < 2 * kPage; ++call) {
+    auto mapped = region.map(filled, region.mappable_bytes() - filled);
+    REQUIRE(mapped.has_value());
+    CHECK_FALSE(mapped->stream_ended);
+    filled += mapped->bytes;
+  }
+  CHECK(filled == 2 * kPage);
+  CHECK(std::memcmp(region.data(), body.data, 2 * kPage) == 0);
+  auto ended = region.map(filled, region.mappable_bytes() - filled);
+  REQUIRE(ended.has_value());
+  CHECK(ended->stream_ended);
+  CHECK(ended->bytes == 0);
+  CHECK(ended->queued == 0);
 }
 
 TEST_CASE("map() on a socket that is not mapped, and prepare() on a descriptor that is not a TCP socket, fail "

@@ -59,12 +59,16 @@ class MappedRegion {
   struct Mapped {
     std::size_t bytes = 0;   // mapped at the offset, a multiple of the page size
     std::size_t queued = 0;  // bytes in the receive queue after those mapped (the kernel's inq)
+    // The peer closed and nothing is queued: the stream has ended (the kernel answers EIO then, which is
+    // not an error of the call), so nothing more will map; receiving by copy reads the end of the stream.
+    bool stream_ended = false;
   };
   // Maps at most `bytes` (a multiple of the page size) of the stream at data() + offset, which must be a
   // multiple of the page size within the socket part (mappable_bytes()). Into a slot released by
   // next_slot() and not mapped into since, the kernel is told there is nothing to unmap first. Nothing
   // mapped with a page or more queued means a segment that is not whole pages: the kernel's answer for a
-  // queue that grew during the call is asked again here (one more getsockopt), not passed on.
+  // queue that grew during the call is asked again here (one more getsockopt), not passed on. The end of
+  // the stream is an answer (Mapped::stream_ended), not an error.
   Result<Mapped> map(std::size_t offset, std::size_t bytes);
   // Makes [offset, the end of the region) writable anonymous memory, so that the stream's bytes from
   // offset on can be received there by copy (offset a multiple of the page size).
