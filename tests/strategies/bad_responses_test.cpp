@@ -22,6 +22,13 @@ std::string weather_body(std::size_t count = kCount) {
   return ringlab::testing::generated_body(Payload::weather, count);
 }
 
+// Where the first record's summary text begins in a weather body.
+std::size_t first_summary(const std::string& body) {
+  const std::size_t key = body.find("\"summary\":\"");
+  REQUIRE(key != std::string::npos);
+  return key + 11;
+}
+
 std::string with_length(std::string_view body, std::size_t content_length, std::string_view extra = {}) {
   return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(content_length) +
          "\r\n" + std::string(extra) + "\r\n" + std::string(body);
@@ -77,9 +84,8 @@ std::vector<BadCase> bad_cases() {
   cases.push_back({"valid JSON with one record fewer (wrong checksum)", with_length(fewer, fewer.size()), false});
   // The right records but for one field: only the full checksum of a verified op can tell.
   std::string altered = body;
-  const std::size_t summary = altered.find("\"summary\":\"");
-  REQUIRE(summary != std::string::npos);
-  altered[summary + 11] = altered[summary + 11] == 'X' ? 'Y' : 'X';
+  const std::size_t summary = first_summary(altered);
+  altered[summary] = altered[summary] == 'X' ? 'Y' : 'X';
   cases.push_back({"one field altered (wrong checksum)", with_length(altered, altered.size()), false});
   const std::string not_json = "Hello, World!";
   cases.push_back({"not JSON at all", with_length(not_json, not_json.size()), false});
@@ -189,9 +195,7 @@ TEST_CASE("rapidjson_strict's row refuses invalid UTF-8 in a string, which rapid
   // reached the Reader: what UTF-8 validation costs moves with the compiler's inlining of rapidjson's
   // validation (a build where it is inlined ran the strict row 20 % faster, validating all the same).
   std::string body = weather_body();
-  const std::size_t summary = body.find("\"summary\":\"");
-  REQUIRE(summary != std::string::npos);
-  body.replace(summary + 11, 1, "\xC3\x28");  // a two-byte sequence whose second byte is not a continuation
+  body.replace(first_summary(body), 1, "\xC3\x28");  // a two-byte sequence whose second byte is not a continuation
   CannedServer server(with_length(body, body.size()), false);
   CaseConfig config;
   config.port = server.port();
