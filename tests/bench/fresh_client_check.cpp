@@ -11,6 +11,7 @@
 
 #include "ringlab/bench/run/runner.hpp"
 #include "short_run.hpp"
+#include "strategy_calls.hpp"
 #include "ringlab/net/ring.hpp"
 #include "support.hpp"
 
@@ -19,12 +20,7 @@ namespace rs = ringlab::strategies;
 
 namespace {
 
-struct Counts {
-  int made = 0;
-  int setups = 0;
-  int runs = 0;
-  int verified_runs = 0;
-  int teardowns = 0;
+struct Counts : rb::testing::StrategyCalls {
   std::optional<rs::Client> client_seen;
 };
 Counts counts;
@@ -46,8 +42,7 @@ class Counted final : public rs::Strategy {
     return strategy_->setup(config);
   }
   rs::Result<rs::Outcome> run(ringlab::http::Timeline* timeline, rs::Check check) override {
-    ++counts.runs;
-    if (check == rs::Check::verify) ++counts.verified_runs;
+    counts.count_run(check);
     return strategy_->run(timeline, check);
   }
   [[nodiscard]] rs::IoCounters io_counters() const override { return strategy_->io_counters(); }
@@ -109,10 +104,7 @@ TEST_CASE("--client fresh: one new connection per op, one strategy made, set up 
     CHECK(o.result.client == "fresh");
     CHECK(counts.client_seen == rs::Client::fresh);
     CHECK(counts.runs > 4);
-    // The probe is made and set up (untimed, no request) but never runs; every op is a strategy of its own.
-    CHECK(counts.made == counts.runs + 1);
-    CHECK(counts.setups == counts.made);
-    CHECK(counts.teardowns == counts.made);
+    rb::testing::check_a_strategy_per_op(counts);
     CHECK(o.accepted == static_cast<uint64_t>(counts.runs));
     CHECK(o.result.io.connections_per_op == doctest::Approx(1.0));
     CHECK(o.result.verified_ops > 0);
@@ -126,9 +118,7 @@ TEST_CASE("--client pooled: the case's one strategy keeps one connection for all
   const Outcome o = run_counted("libcurl", rs::Client::pooled);
   REQUIRE_MESSAGE(o.result.status == rb::CaseStatus::ok, o.result.reason);
   CHECK(o.result.client == "pooled");
-  CHECK(counts.made == 1);
-  CHECK(counts.setups == 1);
-  CHECK(counts.teardowns == 1);
+  rb::testing::check_one_strategy_for_the_case(counts);
   CHECK(counts.runs > 4 + 1);  // the ops, and setup()'s verified request
   CHECK(o.accepted == 1);
 }

@@ -11,6 +11,7 @@
 
 #include "ringlab/bench/measure/memory_diagnoser.hpp"
 #include "ringlab/bench/run/runner.hpp"
+#include "strategy_calls.hpp"
 
 namespace rb = ringlab::bench;
 namespace rs = ringlab::strategies;
@@ -26,13 +27,8 @@ constexpr uint64_t kRunNs = 100'000;    // what its one request takes
 constexpr uint64_t kDestroyNs = 20'000;  // what destroying it takes (what teardown() left: its records)
 constexpr std::size_t kSetupBytes = 3000;
 
-struct Counts {
-  int made = 0;
+struct Counts : rb::testing::StrategyCalls {
   int destroyed = 0;
-  int setups = 0;
-  int teardowns = 0;
-  int runs = 0;
-  int verified_runs = 0;
   int runs_on_one_strategy_at_most = 0;  // the most run() calls any one strategy got
   std::vector<rs::CaseConfig> configs;   // what each setup() was given
   bool fail_setup_after_first = false;   // every setup() but the first (the probe's) fails
@@ -57,10 +53,9 @@ class CountingStrategy final : public rs::Strategy {
     return {};
   }
   rs::Result<rs::Outcome> run(ringlab::http::Timeline*, rs::Check check) override {
-    ++counts.runs;
+    counts.count_run(check);
     ++runs_;
     counts.runs_on_one_strategy_at_most = std::max(counts.runs_on_one_strategy_at_most, runs_);
-    if (check == rs::Check::verify) ++counts.verified_runs;
     fake_now += kRunNs;
     ++io_.connections_opened;
     ++io_.ring_enters;
@@ -122,9 +117,7 @@ TEST_CASE("--client fresh: every op makes, sets up, runs once and destroys its o
   CHECK(rb::case_label(r) == "counting weather 10 fresh client (system)");
   // One strategy per run() call, plus the probe: made, set up (untimed, to fail early) and destroyed.
   CHECK(counts.runs > 10);
-  CHECK(counts.made == counts.runs + 1);
-  CHECK(counts.setups == counts.made);
-  CHECK(counts.teardowns == counts.made);
+  rb::testing::check_a_strategy_per_op(counts);
   CHECK(counts.destroyed == counts.made);
   CHECK(counts.runs_on_one_strategy_at_most == 1);
   // The verified ops are fresh clients too, one or two per iteration.
@@ -152,9 +145,7 @@ TEST_CASE("--client pooled: one strategy for the case, set up once, its buffers 
   REQUIRE(results[0].status == rb::CaseStatus::ok);
   CHECK(results[0].client == "pooled");
   CHECK(rb::case_name(pooled) == "counting weather 10");
-  CHECK(counts.made == 1);
-  CHECK(counts.setups == 1);
-  CHECK(counts.teardowns == 1);
+  rb::testing::check_one_strategy_for_the_case(counts);
   CHECK(counts.runs_on_one_strategy_at_most == counts.runs);
   CHECK(results[0].stats.median == doctest::Approx(static_cast<double>(kRunNs)));
   REQUIRE(results[0].memory.bytes_per_op.has_value());
