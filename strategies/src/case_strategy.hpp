@@ -6,7 +6,7 @@
 // CaseConfig::client fresh: that setup() is part of a timed op, and bench's verified ops, each on a client
 // of its own, prove the case instead); run() refuses to go
 // until a setup() got that far, then runs one request (run_case). ClientStrategy (ringlab's stack),
-// SocketPeer (blocking sockets, epoll) and libcurl are built on it.
+// SocketPeer (blocking sockets), the epoll peer and libcurl are built on it.
 //
 // The JSON parser (parser()): every strategy of the table parses with its CaseStrategy's, one simdjson
 // parser whose buffers grow to the largest body it has parsed. A pooled client's is its own, kept from

@@ -32,6 +32,7 @@ std::string case_label(std::string_view strategy, const CaseConfig& config) {
 
 std::unexpected<Error> fail_on_connection(std::string_view label, std::size_t index, std::size_t count,
                                           std::string_view what) {
+  if (count == 1) return fail(label, what);  // the case's only connection: naming it adds nothing
   return fail(label, "connection " + std::to_string(index + 1) + " of " + std::to_string(count) + ": " +
                          std::string(what));
 }

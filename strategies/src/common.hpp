@@ -37,7 +37,8 @@ void append_payload_json(std::string& out, const CaseConfig& config);
 [[nodiscard]] std::unexpected<Error> fail(std::string_view label, std::string_view what);
 
 // "label: connection 3 of 64: what" (`index` counted from 0, named from 1): an error of one connection
-// of a strategy with `count` requests in flight. Only on error paths: it allocates.
+// of a strategy with `count` requests in flight; "label: what" when `count` is 1 (the epoll row's one
+// request). Only on error paths: it allocates.
 [[nodiscard]] std::unexpected<Error> fail_on_connection(std::string_view label, std::size_t index, std::size_t count,
                                                         std::string_view what);
 

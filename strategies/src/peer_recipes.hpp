@@ -88,8 +88,9 @@ inline constexpr std::array kSocketAndCurlPeers{
           .make_inflight = &make_blocking_sockets_inflight,
           .description = "blocking send/recv on a kept-alive socket, ringlab's parser; body received in place into "
                          "a presized padded buffer; with N in flight, N worker threads, one connection each"}),
-    // With --inflight N: N connections on one epoll instance, N requests in flight (epoll_inflight.cpp).
-    peer({.name = "epoll", .mirrors = kSocketPeers, .make = &make_epoll, .inflight = true,
+    // One strategy for one request and for N: connections on one epoll instance, a request in flight on
+    // each (epoll_inflight.cpp; at N = 1 the row measured alone).
+    peer({.name = "epoll", .mirrors = kSocketPeers, .make = &make_epoll_inflight, .inflight = true,
           .make_inflight = &make_epoll_inflight,
           .description = "non-blocking socket on an epoll_wait loop, ringlab's parser; body received in place into "
                          "a presized padded buffer"}),

@@ -1,14 +1,14 @@
 #pragma once
-// SocketPeer: the frame of the two peers that drive a TCP socket with plain system calls
-// (blocking_sockets, epoll) and receive through http::ResponseReceiver, the exchange http::Client
-// drives too (the same framing, sinks and stamps; only the system calls differ). What
-// differs between them is how they wait: open_connection(), send_all() and receive(), each counting
-// its system calls. The rest is shared, so that the two compare with ringlab's own strategies on equal
-// terms: one kept-alive connection, the request head serialized once at setup (http::serialize), the
+// SocketPeer: the frame of a peer that drives one TCP socket with plain system calls (blocking_sockets;
+// the epoll row has one strategy for one request and for N, epoll_inflight.cpp, on the same terms) and
+// receives through http::ResponseReceiver, the exchange http::Client drives too (the same framing, sinks
+// and stamps; only the system calls differ). A peer says how it waits: open_connection(), send_all() and
+// receive(), each counting its system calls. The rest is the frame's, so that the peer compares with
+// ringlab's own strategies on equal terms: one kept-alive connection, the request head serialized once at setup (http::serialize), the
 // body received in place into a presized padded buffer (http::PresizedSink) and parsed into reused
 // owning models, consumed, and on verified runs checksummed against the generator's.
 //
-// Errors name the case, the operation, the peer and errno ("epoll weather 10: recv 127.0.0.1:8080:
+// Errors name the case, the operation, the peer and errno ("blocking_sockets weather 10: recv 127.0.0.1:8080:
 // Connection reset by peer (ECONNRESET)"). After any error the socket is closed; the next run()
 // connects again. Nothing is retried.
 #include <sys/socket.h>
@@ -66,7 +66,7 @@ class SocketPeer : public CaseStrategy {
 
   [[nodiscard]] const net::Endpoint& peer() const noexcept { return target_.peer; }
   [[nodiscard]] const std::string& peer_text() const noexcept { return target_.peer_text; }
-  // The case's deadline in whole milliseconds, at least 1 (epoll_wait, SO_RCVTIMEO).
+  // The case's deadline in whole milliseconds, at least 1 (SO_RCVTIMEO).
   [[nodiscard]] int timeout_ms() const noexcept { return detail::timeout_ms(config()); }
   void count_syscall() noexcept { ++syscalls_; }
   [[nodiscard]] uint64_t& syscall_count() noexcept { return syscalls_; }
@@ -124,13 +124,12 @@ struct Stamper {
 [[nodiscard]] net::Result<std::size_t> receive_blocking(int socket, std::span<char> into, int flags,
                                                         const std::string& peer_text, uint64_t& syscalls);
 
-// The two socket peers' rows (peer_recipes.hpp): blocking_sockets.cpp, epoll.cpp.
+// The blocking_sockets row (peer_recipes.hpp, blocking_sockets.cpp).
 std::unique_ptr<Strategy> make_blocking_sockets(const Recipe& recipe);
-std::unique_ptr<Strategy> make_epoll(const Recipe& recipe);
 // The mapped row (mapped.cpp): a blocking socket whose body pages the kernel maps (TCP_ZEROCOPY_RECEIVE).
 std::unique_ptr<Strategy> make_mapped(const Recipe& recipe);
-// The epoll row's strategy with N requests in flight (Recipe::make_inflight): N connections on one epoll
-// instance, not built on SocketPeer, which drives one socket (epoll_inflight.cpp).
+// The epoll row's strategy, for one request and for N in flight (Recipe::make and make_inflight): N
+// connections on one epoll instance, not built on SocketPeer, which drives one socket (epoll_inflight.cpp).
 std::unique_ptr<Strategy> make_epoll_inflight(const Recipe& recipe);
 // The blocking_sockets row's (Recipe::make_inflight): N worker threads, each running the row's one-socket
 // strategy on a connection of its own (blocking_inflight.cpp).
