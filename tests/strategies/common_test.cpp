@@ -93,5 +93,12 @@ TEST_CASE("fail() prefixes the label") {
   CHECK(error.error().message == "views weather 10: truncated 127.0.0.1:1: peer closed");
 }
 
+TEST_CASE("fail_on_connection names the connection among several, and none when it is the case's only one") {
+  const std::string what = "recv 127.0.0.1:8080: Connection reset by peer (ECONNRESET)";
+  CHECK(fail_on_connection("epoll weather 10 x64", 2, 64, what).error().message ==
+        "epoll weather 10 x64: connection 3 of 64: " + what);
+  CHECK(fail_on_connection("epoll weather 10", 0, 1, what).error().message == "epoll weather 10: " + what);
+}
+
 }  // namespace
 }  // namespace ringlab::strategies::detail
