@@ -1,9 +1,9 @@
 // epoll (peer; the epoll row's Recipe::make and make_inflight, one strategy for one request and for N):
-// what an event-loop client does, with one request or many at once. N = CaseConfig::inflight kept-alive non-blocking TCP sockets
-// (TCP_NODELAY) to the case's server, all in one epoll instance, one request in flight on each. One run()
-// is one round: the request (serialized once, at setup) goes out on every connection, then one epoll_wait
-// loop serves whichever socket is ready until all N responses are complete; then each body is
-// deserialized into its own connection's models and consumed.
+// what an event-loop client does, with one request or many at once. N = CaseConfig::inflight kept-alive
+// non-blocking TCP sockets (TCP_NODELAY) to the case's server, all in one epoll instance, one request in
+// flight on each. One run() is one round: the request (serialized once, at setup) goes out on every
+// connection, then one epoll_wait loop serves whichever socket is ready until all N responses are
+// complete; then each body is deserialized into its own connection's models and consumed.
 //
 // Edge-triggered: each socket is registered once, when it is opened, for EPOLLIN | EPOLLOUT | EPOLLRDHUP |
 // EPOLLET, and its interest never changes after that, so a round costs no epoll_ctl. Level-triggered, a
@@ -19,8 +19,8 @@
 // that completes the response, and the epoll_waits. Every system call is counted (IoCounters::syscalls).
 //
 // Deadline: each epoll_wait is bounded by the case's deadline (CaseConfig::timeout), as every blocking
-// call of blocking_sockets is by SO_RCVTIMEO: a round in which no socket becomes ready for that long fails, naming how many
-// of the N responses were still missing.
+// call of blocking_sockets is by SO_RCVTIMEO: a round in which no socket becomes ready for that long
+// fails, naming how many of the N responses were still missing.
 //
 // Memory: per connection, the one response exchange (http::ResponseReceiver with its own buffer, as
 // SocketPeer's), a presized padded body buffer (http::PresizedSink) and owning models reused in
@@ -29,9 +29,9 @@
 //
 // Errors name the case, the connection when there are several ("connection 3 of 64", counted from 1), the
 // operation, the peer and errno: "epoll weather 10 x64: connection 3 of 64: recv 127.0.0.1:8080:
-// Connection reset by peer (ECONNRESET)". After an error every connection of the round is closed and the next run() opens them
-// all again; nothing is retried. A response that closes its connection (Connection: close, a body that
-// ends at the close) closes it; the next round opens it again.
+// Connection reset by peer (ECONNRESET)". After an error every connection of the round is closed and the
+// next run() opens them all again; nothing is retried. A response that closes its connection
+// (Connection: close, a body that ends at the close) closes it; the next round opens it again.
 //
 // Timeline (when run() is given one and the case a tick source): the round's start, connected (when the
 // round opened connections: the last connect done), request_sent (after the last send), first_byte (the

@@ -4,13 +4,14 @@
 // receives through http::ResponseReceiver, the exchange http::Client drives too (the same framing, sinks
 // and stamps; only the system calls differ). A peer says how it waits: open_connection(), send_all() and
 // receive(), each counting its system calls. The rest is the frame's, so that the peer compares with
-// ringlab's own strategies on equal terms: one kept-alive connection, the request head serialized once at setup (http::serialize), the
-// body received in place into a presized padded buffer (http::PresizedSink) and parsed into reused
-// owning models, consumed, and on verified runs checksummed against the generator's.
+// ringlab's own strategies on equal terms: one kept-alive connection, the request head serialized once
+// at setup (http::serialize), the body received in place into a presized padded buffer
+// (http::PresizedSink) and parsed into reused owning models, consumed, and on verified runs checksummed
+// against the generator's.
 //
-// Errors name the case, the operation, the peer and errno ("blocking_sockets weather 10: recv 127.0.0.1:8080:
-// Connection reset by peer (ECONNRESET)"). After any error the socket is closed; the next run()
-// connects again. Nothing is retried.
+// Errors name the case, the operation, the peer and errno ("blocking_sockets weather 10: recv
+// 127.0.0.1:8080: Connection reset by peer (ECONNRESET)"). After any error the socket is closed; the
+// next run() connects again. Nothing is retried.
 #include <sys/socket.h>
 
 #include <chrono>
@@ -70,15 +71,6 @@ class SocketPeer : public CaseStrategy {
   [[nodiscard]] int timeout_ms() const noexcept { return detail::timeout_ms(config()); }
   void count_syscall() noexcept { ++syscalls_; }
   [[nodiscard]] uint64_t& syscall_count() noexcept { return syscalls_; }
-  // One send / recv on socket_, counted: what the system call returned (errno set when negative).
-  ssize_t send_once(std::string_view bytes) noexcept {
-    count_syscall();
-    return ::send(socket_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  }
-  ssize_t recv_once(std::span<char> into) noexcept {
-    count_syscall();
-    return ::recv(socket_.get(), into.data(), into.size(), 0);
-  }
   void close_connection() noexcept;
 
   net::Fd socket_;
