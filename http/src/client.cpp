@@ -287,6 +287,10 @@ Status Client::prepare(const Request& request) {
     return fail(Errc::unsupported, "zero-copy send needs IORING_OP_SEND_ZC (Linux 6.0)");
   }
   if (!receives_from_ring(options_.receive)) return {};
+  if (options_.receive == ReceiveMode::provided_incremental) {
+    return fail(Errc::unsupported, "incremental provided buffers are received by InflightClient only (one ring "
+                                   "shared by its connections)");
+  }
   if (!features.recv_multishot || !features.provided_buffer_ring) {
     return fail(Errc::unsupported, "provided-buffer receive needs multishot recv and buffer rings (Linux 6.0)");
   }

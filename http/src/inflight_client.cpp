@@ -83,8 +83,12 @@ Status InflightClient::check_options() {
     if (options_.receive == ReceiveMode::provided_bundles && !ring_->features().recv_bundle) {
       return fail(Errc::unsupported, "bundle receive needs IORING_RECVSEND_BUNDLE (Linux 6.10)");
     }
+    const bool incremental = options_.receive == ReceiveMode::provided_incremental;
+    if (incremental && !ring_->features().provided_buffer_ring_incremental) {
+      return fail(Errc::unsupported, "incremental provided buffers need IOU_PBUF_RING_INC (Linux 6.12)");
+    }
     auto buffers = net::BufferRing::create(*ring_, next_buffer_group(), options_.provided_buffer_count,
-                                           options_.provided_buffer_bytes);
+                                           options_.provided_buffer_bytes, incremental);
     if (!buffers) return std::unexpected(Error::from(buffers.error()));
     provided_ = std::move(*buffers);
   }

@@ -263,6 +263,10 @@ void Connection::received_provided(int res, uint32_t flags) {
     return;
   }
   const auto received = static_cast<std::size_t>(res);
+  if (buffers.incremental()) {
+    received_increment(buffers, buffer_id, received, flags);
+    return;
+  }
   // Each buffer goes back to the kernel as soon as the receiver is done with its bytes.
   Result<bool> done = false;
   const unsigned taken = buffers.take_pieces(buffer_id, received, [&](std::string_view piece) {
@@ -272,6 +276,23 @@ void Connection::received_provided(int res, uint32_t flags) {
   if (taken > 1) ++shared_.stats->multi_buffer_receives;
   // A receive that did not fill its last buffer drained the socket.
   after(done, received % buffers.buffer_size() != 0);
+}
+
+void Connection::received_increment(net::BufferRing& buffers, uint16_t buffer_id, std::size_t received,
+                                    uint32_t flags) {
+  // The piece is the receiver's (and its sink's, in place) until received_elsewhere returns; the
+  // buffer goes back to the kernel after that if the kernel is done with it.
+  Result<bool> done = false;
+  const bool taken = buffers.take_increment(buffer_id, received, flags, [&](std::span<char> piece) {
+    done = receiver_.received_elsewhere(std::string_view(piece.data(), piece.size()));
+  });
+  if (!taken) {
+    fail_net("recv (a completion past the end of its incremental buffer)", EPROTO);
+    return;
+  }
+  // The kernel stops a receive short of the buffer's end (and keeps the buffer) only when the socket had
+  // no more: drained.
+  after(done, (flags & net::BufferRing::kBufferMore) != 0);
 }
 
 void Connection::after(const Result<bool>& done, bool drained) {

@@ -122,6 +122,8 @@ class Connection {
   // or in a buffer of the shared ring (provided_buffers, recycled right after).
   void received_own(int res);
   void received_provided(int res, uint32_t flags);
+  // provided_incremental: one completion's piece, where it landed in the shared incremental ring.
+  void received_increment(net::BufferRing& buffers, uint16_t buffer_id, std::size_t received, uint32_t flags);
   // After the receiver took bytes (or the end of the stream): complete, failed, or the next receive.
   void after(const Result<bool>& done, bool drained);
   void queue_send();

@@ -32,6 +32,8 @@ Result<std::unique_ptr<BufferRing>> BufferRing::create(Ring& ring, uint16_t grou
   buffers->group_id_ = group_id;
   buffers->count_ = count;
   buffers->buffer_size_ = buffer_size;
+  buffers->incremental_ = incremental;
+  if (incremental) buffers->filled_.assign(count, 0);
   buffers->mask_ = static_cast<unsigned>(io_uring_buf_ring_mask(count));
 
   // The kernel wants the ring page aligned (it pins those pages); mmap gives exactly that.
@@ -42,12 +44,13 @@ Result<std::unique_ptr<BufferRing>> BufferRing::create(Ring& ring, uint16_t grou
   buffers->ring_bytes_ = ring_bytes;
 
   const std::size_t total = std::size_t{count} * buffer_size;
-  buffers->buffers_ = static_cast<char*>(::operator new(total, std::align_val_t{kPageSize}, std::nothrow));
+  buffers->buffers_ =
+      static_cast<char*>(::operator new(total + kReadableAfter, std::align_val_t{kPageSize}, std::nothrow));
   if (buffers->buffers_ == nullptr) return fail("io_uring_register_buf_ring (allocation)", ENOMEM);
   // Touched now, so the pages are resident from the start: the kernel fills these buffers, and a
   // first fill would otherwise fault inside whatever is being measured (and show up in a server's
   // RSS as if the first busy connection had taken it).
-  std::memset(buffers->buffers_, 0, total);
+  std::memset(buffers->buffers_, 0, total + kReadableAfter);
 
   auto* br = static_cast<io_uring_buf_ring*>(memory);
   io_uring_buf_ring_init(br);
@@ -101,11 +104,23 @@ void BufferRing::recycle(uint16_t bid) {
 void BufferRing::give_back(int res, uint32_t cqe_flags, bool bundle) {
   if ((cqe_flags & IORING_CQE_F_BUFFER) == 0) return;
   const uint16_t first = buffer_id(cqe_flags);
-  if (!bundle) {
+  if (incremental_) {
+    if (res > 0) settle_increment(first, static_cast<std::size_t>(res), cqe_flags);
+  } else if (!bundle) {
     recycle(first);
   } else if (res > 0) {
     take_pieces(first, static_cast<std::size_t>(res), [](std::string_view) { return false; });
   }
+}
+
+void BufferRing::settle_increment(uint16_t bid, std::size_t bytes, uint32_t cqe_flags) {
+  if (bid >= count_ || bytes == 0) return;
+  if ((cqe_flags & kBufferMore) != 0) {
+    filled_[bid] += static_cast<uint32_t>(bytes);
+    return;
+  }
+  filled_[bid] = 0;
+  recycle(bid);
 }
 
 uint16_t BufferRing::next_in_ring(uint16_t bid) const {

@@ -143,6 +143,15 @@ TEST_CASE("https and host names are unsupported") {
   CHECK(client.stats().connections_opened == 0);
 }
 
+TEST_CASE("The one-request client refuses incremental provided buffers, before it connects") {
+  TestServer server(respond_with(with_length("{}")));
+  TestClient client(server, receiving(ReceiveMode::provided_incremental, 4096));
+  const Error error = failed(client.get());
+  CHECK(error.code == Errc::unsupported);
+  CHECK(error.detail.find("InflightClient only") != std::string::npos);
+  CHECK(client.stats().connections_opened == 0);
+}
+
 TEST_CASE("After an error the connection is closed and the next request opens a new one") {
   std::atomic<int> served{0};
   TestServer server([&](ServerConnection& c, TestServer&) {

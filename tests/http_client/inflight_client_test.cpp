@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../support/allocation_counter.hpp"
+#include "ringlab/net/buffer_ring.hpp"
 #include "../support/feature_gate.hpp"
 #include "inflight_support.hpp"
 
@@ -97,6 +98,15 @@ bool has_bundles() {
                                              "the kernel has no bundle receives (IORING_RECVSEND_BUNDLE)");
 }
 
+// The kernel has incremental buffer rings; a case recorded as skipped otherwise.
+bool has_incremental() {
+  const auto ring = net::testing::make_ring();
+  return has_provided_buffer_ring(*ring) &&
+         ringlab::testing::feature_available("provided_buffer_ring_incremental",
+                                             ring->features().provided_buffer_ring_incremental,
+                                             "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)");
+}
+
 // A small response written in two pieces, cut one byte later at every round, on two connections.
 // With fixed_buffer_bytes, into registered buffers: a cut past the head sends the rest by READ_FIXED.
 void split_at_every_byte(const InflightOptions& options, std::size_t fixed_buffer_bytes = 0) {
@@ -174,6 +184,64 @@ TEST_CASE("provided_bundles: every connection's body arrives byte for byte, at 1
   CHECK(rig.client.receive_memory_bytes() == 64 * 4096);
 }
 
+TEST_CASE("provided_incremental: every connection's body arrives byte for byte, at 1, 4 and 64 connections" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_incremental()) return;
+  every_body_arrives(provided(64, 16 * 1024, ReceiveMode::provided_incremental));
+  every_body_arrives(provided(4, 4096, ReceiveMode::provided_incremental));  // buffers given back and reused
+}
+
+TEST_CASE("provided_incremental: the pieces of concurrent bodies lie in the shared ring, writable and readable "
+          "past their end, and every body arrives" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_incremental()) return;
+  const std::string body = numbered_body(0, 0, 200'000);
+  TestServer server(respond_with(with_length(body)));
+  constexpr unsigned kBuffers = 8;
+  constexpr unsigned kBufferBytes = 64 * 1024;
+  InflightRig rig(provided(kBuffers, kBufferBytes, ReceiveMode::provided_incremental));
+  constexpr std::size_t kConnections = 4;
+  REQUIRE(rig.connect(server, kConnections));
+
+  // Keeps the body by copying each piece, after writing over the piece and putting it back (what a sink
+  // that lends a parser brackets does) and reading the last byte the ring promises readable after it
+  // (the sanitizers see a read outside the ring's memory).
+  struct Spy final : BodySink {
+    Status begin(const ResponseHead&) override {
+      kept.clear();
+      return {};
+    }
+    Status on_body(std::string_view bytes) override {
+      char* piece = const_cast<char*>(bytes.data());  // NOLINT: the mode's contract, tested here
+      for (std::size_t i = 0; i < bytes.size(); ++i) piece[i] = static_cast<char>(~piece[i]);
+      for (std::size_t i = 0; i < bytes.size(); ++i) piece[i] = static_cast<char>(~piece[i]);
+      const volatile char* after = piece + bytes.size();  // volatile: the read happens
+      folded_after ^= after[net::BufferRing::kReadableAfter - 1];
+      kept.append(bytes);
+      ++pieces;
+      return {};
+    }
+    Status end() override { return {}; }
+    std::string kept;
+    std::size_t pieces = 0;
+    char folded_after = 0;
+  };
+  std::vector<Spy> spies(kConnections);
+  std::vector<BodySink*> sinks;
+  for (auto& spy : spies) sinks.push_back(&spy);
+  for (int round = 0; round < 3; ++round) {
+    auto info = rig.client.round("/x", sinks);
+    REQUIRE_MESSAGE(info, (info ? "" : info.error().message()));
+    for (std::size_t i = 0; i < kConnections; ++i) {
+      INFO("round ", round, ", connection ", i + 1, ": ", spies[i].pieces, " pieces");
+      CHECK(spies[i].kept == body);
+      // 200,000 bytes cannot come in fewer pieces than 64 KiB buffers hold.
+      CHECK(spies[i].pieces >= (body.size() + kBufferBytes - 1) / kBufferBytes);
+    }
+  }
+  CHECK(rig.client.receive_memory_bytes() == kBuffers * kBufferBytes);
+}
+
 TEST_CASE("registered buffers: every body arrives by READ_FIXED into its connection's buffer, at 1, 4 and 64 "
           "connections" *
           doctest::test_suite(kFeatureGated)) {
@@ -199,6 +267,13 @@ TEST_CASE("provided_bundles: a small response cut at every byte boundary, on two
   split_at_every_byte(provided(8, 16, ReceiveMode::provided_bundles));  // 16-byte buffers: bundles of several
 }
 
+TEST_CASE("provided_incremental: a small response cut at every byte boundary, on two connections" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_incremental()) return;
+  split_at_every_byte(provided(8, 4096, ReceiveMode::provided_incremental));
+  split_at_every_byte(provided(2, 32, ReceiveMode::provided_incremental));  // buffers filled and given back often
+}
+
 TEST_CASE("registered buffers: a small response cut at every byte boundary, on two connections" *
           doctest::test_suite(kFeatureGated)) {
   if (!has_fixed_buffers(*net::testing::make_ring())) return;
@@ -218,6 +293,11 @@ TEST_CASE("provided_buffers: a round in steady state allocates nothing" * doctes
 TEST_CASE("provided_bundles: a round in steady state allocates nothing" * doctest::test_suite(kFeatureGated)) {
   if (!has_bundles()) return;
   steady_rounds_allocate_nothing(provided(16, 4096, ReceiveMode::provided_bundles));
+}
+
+TEST_CASE("provided_incremental: a round in steady state allocates nothing" * doctest::test_suite(kFeatureGated)) {
+  if (!has_incremental()) return;
+  steady_rounds_allocate_nothing(provided(16, 16 * 1024, ReceiveMode::provided_incremental));
 }
 
 TEST_CASE("own_buffer: a PresizedSink receives its body in place, only the head's receive copied") {
@@ -284,6 +364,20 @@ TEST_CASE("provided_bundles: a shared ring smaller than the connections runs dry
           rig.client.stats().multi_buffer_receives, " completions of several buffers");
   CHECK(rig.client.stats().provided_ring_dry > 0);
   CHECK(rig.client.stats().connections_opened == 8);
+}
+
+TEST_CASE("provided_incremental: a shared ring smaller than the connections runs dry or not, and every body arrives" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!has_incremental()) return;
+  const SizeFor size_for = [](int connection) { return std::size_t{128 * 1024} + static_cast<std::size_t>(connection); };
+  TestServer server(numbered_server(numbered_answers(size_for)));
+  InflightRig rig(provided(2, 4096, ReceiveMode::provided_incremental));  // 2 buffers for 8 connections
+  REQUIRE(rig.connect(server, 8));
+  for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
+  MESSAGE("the 2-buffer incremental ring ran dry ", rig.client.stats().provided_ring_dry,
+          " times over 3 rounds of 8 x 128 KiB");
+  CHECK(rig.client.stats().connections_opened == 8);
+  CHECK(rig.client.receive_memory_bytes() == 2 * 4096);
 }
 
 TEST_CASE("A response with Connection: close, or close-delimited, retires its connection; the next round reopens it") {

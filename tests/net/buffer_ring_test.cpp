@@ -265,3 +265,88 @@ TEST_CASE("An incremental ring shared by two sockets interleaves their receives 
   // The first socket's two pieces are not adjacent: the second socket's piece lies between them.
   CHECK(std::string_view((*buffers)->buffer(0).data(), expected.size()) == expected);
 }
+
+// take_increment on an incremental ring of two 16-byte buffers: each piece found where the kernel put it
+// (after the last receive's bytes in that buffer), the buffer given back when a receive fills it (no
+// IORING_CQE_F_BUF_MORE), and a zero-length completion (a peer's close) giving nothing back and moving
+// nothing: the next receive continues where the last bytes ended.
+TEST_CASE("take_increment: pieces where the kernel put them, a full buffer given back, a zero-length completion "
+          "giving nothing back" *
+          doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  auto ring = make_ring();
+  if (!has_provided_receive(*ring) ||
+      !ringlab::testing::feature_available("provided_buffer_ring_incremental",
+                                           ring->features().provided_buffer_ring_incremental,
+                                           "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)")) {
+    return;
+  }
+  auto created = BufferRing::create(*ring, 10, 2, 16, /*incremental=*/true);
+  REQUIRE_MESSAGE(created, (created ? "" : created.error().message()));
+  BufferRing& buffers = **created;
+  CHECK(buffers.incremental());
+  auto [first, first_peer] = socket_pair();
+  auto [second, second_peer] = socket_pair();
+
+  struct Piece {
+    int res = 0;
+    uint32_t flags = 0;
+    const char* at = nullptr;
+    std::string bytes;
+  };
+  const auto receive = [&](int socket) {
+    Recorder recorder;
+    ring->prep_recv_select(socket, buffers, recorder);
+    REQUIRE(ring->run_until([&] { return recorder.calls_ > 0; }));
+    Piece piece{recorder.res_, recorder.flags_, nullptr, {}};
+    if (piece.res > 0) {
+      REQUIRE((piece.flags & IORING_CQE_F_BUFFER) != 0);
+      const bool taken = buffers.take_increment(BufferRing::buffer_id(piece.flags), static_cast<std::size_t>(piece.res),
+                                                piece.flags, [&](std::span<char> bytes) {
+                                                  piece.at = bytes.data();
+                                                  piece.bytes.assign(bytes.data(), bytes.size());
+                                                });
+      REQUIRE(taken);
+    } else {
+      buffers.give_back(piece.res, piece.flags, false);
+    }
+    return piece;
+  };
+  const auto send = [](int peer, std::string_view bytes) {
+    REQUIRE(::write(peer, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+  };
+
+  send(first_peer.get(), "abcdefgh");
+  const Piece one = receive(first.get());
+  REQUIRE(one.bytes == "abcdefgh");
+  CHECK((one.flags & BufferRing::kBufferMore) != 0);  // 8 of 16 bytes left: the kernel keeps it
+  const uint16_t kept = BufferRing::buffer_id(one.flags);
+  CHECK(one.at == buffers.buffer(kept).data());
+
+  send(first_peer.get(), "ijklmnopqrstuv");
+  const Piece two = receive(first.get());  // what is left of the buffer: 8 bytes
+  REQUIRE(two.bytes == "ijklmnop");
+  CHECK(BufferRing::buffer_id(two.flags) == kept);
+  CHECK((two.flags & BufferRing::kBufferMore) == 0);  // full: the kernel is done with it, given back
+  CHECK(two.at == buffers.buffer(kept).data() + 8);
+
+  const Piece three = receive(first.get());  // the rest, at the start of the other buffer
+  REQUIRE(three.bytes == "qrstuv");
+  const uint16_t other = BufferRing::buffer_id(three.flags);
+  CHECK(other != kept);
+  CHECK(three.at == buffers.buffer(other).data());
+
+  REQUIRE(::shutdown(first_peer.get(), SHUT_WR) == 0);
+  const Piece closed = receive(first.get());
+  CHECK(closed.res == 0);
+
+  send(second_peer.get(), "wxyz");
+  const Piece four = receive(second.get());  // after "qrstuv": the close moved nothing
+  REQUIRE(four.bytes == "wxyz");
+  CHECK(BufferRing::buffer_id(four.flags) == other);
+  CHECK(four.at == buffers.buffer(other).data() + 6);
+
+  // A completion claiming more than is left of its buffer is refused, nothing taken.
+  bool called = false;
+  CHECK_FALSE(buffers.take_increment(other, 16, 0, [&](std::span<char>) { called = true; }));
+  CHECK_FALSE(called);
+}

@@ -68,11 +68,20 @@ enum class ReceiveMode {
   // carries as many of the ring's buffers as the bytes queued in the socket fill, so a large body
   // costs fewer completions. The copy out of the buffers stays. Errc::unsupported on an older kernel.
   provided_bundles,
+  // Single-shot receives from one incremental ring (IOU_PBUF_RING_INC, Linux 6.12) shared by every
+  // connection of an InflightClient: the kernel consumes a buffer piece by piece, each receive landing
+  // where the ring's last one, for whichever connection, left off, so the pieces of one body lie apart.
+  // The sink gets each piece where it landed: on_body's bytes are then in the ring's memory, writable
+  // and followed by net::BufferRing::kReadableAfter readable bytes, the sink's until on_body returns,
+  // so that a sink may parse them in place. InflightClient only: http::Client refuses it
+  // (Errc::unsupported), and so do both on a kernel without incremental rings.
+  provided_incremental,
 };
 
 // The receive modes whose bytes land in a provided-buffer ring the kernel picks from.
 [[nodiscard]] constexpr bool receives_from_ring(ReceiveMode mode) noexcept {
-  return mode == ReceiveMode::provided_buffers || mode == ReceiveMode::provided_bundles;
+  return mode == ReceiveMode::provided_buffers || mode == ReceiveMode::provided_bundles ||
+         mode == ReceiveMode::provided_incremental;
 }
 
 enum class SendMode {

@@ -56,6 +56,16 @@
 //                     receiver has its bytes. While a connection is dry, receives are single-buffer
 //                     and wait for every bundle in flight to complete, so the rule above still holds.
 //                     Errc::unsupported from connect() on a kernel without bundles.
+//   provided_incremental  As provided_buffers on a ring registered with IOU_PBUF_RING_INC (Linux 6.12):
+//                     the kernel fills a buffer piece by piece, each receive (of any connection) landing
+//                     after the last one's bytes, and keeps it until a receive fills it; so the pieces of
+//                     one body lie apart, between other connections' pieces. Each piece goes to
+//                     received_elsewhere() where it landed, the sink getting it in place (client.hpp's
+//                     ReceiveMode says what it may do with it: writable, readable past its end), and a
+//                     buffer goes back to the ring once the kernel is done with it and its last piece
+//                     has been handed over (net::BufferRing::take_increment). A receive the kernel
+//                     stopped short of its buffer's end drained the socket. Errc::unsupported from
+//                     connect() on a kernel without incremental rings.
 //
 // Connections: a response that ends with "Connection: close", a close-delimited body or the peer
 // closing retires its connection (counted in connections_closed; the close is queued on the ring and
@@ -122,8 +132,8 @@ struct InflightOptions {
   ParserLimits limits{.max_header_bytes = 16 * 1024, .max_body_bytes = 1ull << 30};
   ReceiveMode receive = ReceiveMode::own_buffer;
   std::size_t receive_buffer_bytes = 64 * 1024;  // own_buffer: each connection's receive buffer
-  unsigned provided_buffer_count = 64;           // provided_buffers/_bundles: the shared ring's size (power of two)
-  unsigned provided_buffer_bytes = 64 * 1024;    // provided_buffers/_bundles: bytes of each buffer
+  unsigned provided_buffer_count = 64;           // provided_*: the shared ring's size (power of two)
+  unsigned provided_buffer_bytes = 64 * 1024;    // provided_*: bytes of each buffer
   std::size_t max_connections = 1024;            // connect() refuses more
 };
 

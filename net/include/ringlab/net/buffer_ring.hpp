@@ -17,6 +17,20 @@
 // oldest free slot, so the slots of a completion not yet handled are never overwritten as long as
 // completions are handled in the order they arrive (the kernel takes buffers in that order) and each
 // completion's buffers are walked before the next one's are recycled, which take_pieces() does.
+//
+// Incremental rings (IOU_PBUF_RING_INC, Linux 6.12): the kernel keeps the buffer at the ring's head
+// across receives, each receive taking at most what is left of it and landing after the last one's
+// bytes, whichever socket that was for, and flags IORING_CQE_F_BUF_MORE while room is left. A buffer
+// belongs to the caller only once a completion for it comes without that flag. take_increment() finds
+// where a completion's bytes start (this side counts what the kernel filled of each buffer) and gives
+// the buffer back once the kernel is done with it. A zero-length completion never gives one back: it
+// consumed nothing, yet kernels before the fix of 3ecd3e03144b ("io_uring/kbuf: fix for incremental
+// buffer consumption with 0 length") flag it as if it had consumed the buffer, which would then be on
+// the ring twice.
+//
+// Memory: every buffer is followed by at least kReadableAfter readable bytes (the next buffer, or slack
+// after the last one), so that a parser which loads past the end of a piece (simdjson's padding) stays
+// inside the allocation; it must not interpret them.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -42,7 +56,11 @@ class BufferRing {
   BufferRing(const BufferRing&) = delete;
   BufferRing& operator=(const BufferRing&) = delete;
 
+  static constexpr std::size_t kReadableAfter = 64;
+  static constexpr uint32_t kBufferMore = 1U << 4;  // IORING_CQE_F_BUF_MORE (6.12), newer than liburing 2.3
+
   [[nodiscard]] uint16_t group_id() const { return group_id_; }
+  [[nodiscard]] bool incremental() const { return incremental_; }
   [[nodiscard]] unsigned buffer_size() const { return buffer_size_; }
   [[nodiscard]] unsigned count() const { return count_; }
   // The bytes of buffer `bid` (the full buffer; a CQE's res says how many were filled).
@@ -71,10 +89,27 @@ class BufferRing {
     }
     return buffers;
   }
+  // Incremental rings: the `bytes` > 0 of one completion (its `cqe_flags`) in buffer `bid`, where the
+  // kernel's last receive into that buffer left off, to `take(std::span<char> piece)`; the piece is
+  // writable and followed by kReadableAfter readable bytes, and is the caller's until `take` returns.
+  // Then the buffer goes back to the kernel if the completion says the kernel is done with it. False,
+  // with nothing taken or given back, for a completion that claims more than is left of its buffer (a
+  // kernel that does not do what this side counts on).
+  template <class Take>
+  bool take_increment(uint16_t bid, std::size_t bytes, uint32_t cqe_flags, Take&& take) {
+    if (bid >= count_ || filled_[bid] + bytes > buffer_size_) return false;
+    take(std::span<char>(buffer(bid).data() + filled_[bid], bytes));
+    settle_increment(bid, bytes, cqe_flags);
+    return true;
+  }
   // Gives back, unread, what one completion (`res`, `cqe_flags`) consumed: nothing without
   // IORING_CQE_F_BUFFER; its one buffer for a single-buffer receive, even one that received nothing; for a
-  // bundle as many buffers as its bytes filled, none when it received nothing.
+  // bundle as many buffers as its bytes filled, none when it received nothing; on an incremental ring,
+  // the buffer once the kernel is done with it, as take_increment() would.
   void give_back(int res, uint32_t cqe_flags, bool bundle);
+  // Incremental rings: counts `bytes` more filled in buffer `bid` and gives it back when `cqe_flags` say
+  // the kernel is done with it (a zero-length completion never gives it back; see above).
+  void settle_increment(uint16_t bid, std::size_t bytes, uint32_t cqe_flags);
   // Buffer id carried by a CQE's flags (valid when flags & IORING_CQE_F_BUFFER).
   [[nodiscard]] static uint16_t buffer_id(uint32_t cqe_flags);
 
@@ -88,6 +123,8 @@ class BufferRing {
   unsigned count_ = 0;
   unsigned buffer_size_ = 0;
   unsigned mask_ = 0;
+  bool incremental_ = false;
+  std::vector<uint32_t> filled_;   // incremental: bytes the kernel has filled of each buffer so far
   uint32_t published_ = 0;         // buffers published so far (the ring's tail, as this side counts it)
   std::vector<uint16_t> bid_at_;   // ring slot -> the buffer last published there
   std::vector<uint32_t> slot_of_;  // buffer -> the slot it was last published at
