@@ -1,10 +1,13 @@
-// An array body parsed while it arrives, one document per call (deserialize.hpp, parse_*_arriving):
-// finding the last record boundary of what has arrived, lending the window its brackets, and reading
-// the window's records with the same readers as the whole-body parse.
+// An array body parsed while it arrives, one document per call (deserialize.hpp, parse_*_arriving), and
+// its sibling for a body arriving in pieces scattered in memory (parse_*_piece): finding record
+// boundaries in what has arrived, lending a window its brackets, and reading the window's records with
+// the same readers as the whole-body parse. A window is bytes in one place: a contiguous body's, a
+// piece's or the carry's; the two parses differ only in where they take their windows.
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -103,34 +106,59 @@ template <class Record>
 }
 
 // What a window's parse came to: records read, or an error about the document as a whole (simdjson's
-// first stage, or no array where one should start), whose text needs the body as it arrived (built
-// once the lent bytes are back), or an error in a record, left in the Context.
+// first stage), whose text needs the body as it arrived (built once the lent bytes are back), or an
+// error in a record (or no array where one should start), left in the Error.
 struct WindowResult {
   std::size_t records = 0;
   error_code document = simdjson::SUCCESS;
   bool failed = false;
 };
 
-// Parses body[begin, end) as one array: body[begin] is lent '[' when the window starts at a boundary,
-// and body[end - 1] is lent ']' when it ends at one (`to_boundary`); else the window runs to the end of
-// the body, whose next byte is lent a space so that simdjson, on a bad body, stops there rather than
-// reading on into bytes a longer earlier body left.
+// The bytes simdjson reads as one array: `size` bytes at `bytes`, `readable` bytes loadable from
+// `bytes` (what follows the window and the padding after it included), the first at body offset
+// `offset`. A window past the body's start begins at a boundary ',': its first byte is lent '['.
+struct Window {
+  char* bytes = nullptr;
+  std::size_t size = 0;
+  std::size_t readable = 0;
+  std::size_t offset = 0;
+};
+
+// body[begin, end) of a body that lies in one PaddedBuffer from body offset `offset` on.
+Window window_of(base::PaddedBuffer& body, std::size_t begin, std::size_t end, std::size_t offset) noexcept {
+  return Window{body.data() + begin, end - begin, body.capacity() + base::kPadding - begin, offset + begin};
+}
+
+// The errors of a window are built with offsets from its first byte (what simdjson's pointers give);
+// the body's count `by` bytes more.
+[[gnu::cold, gnu::noinline]] void rebase(Error& error, std::size_t by) {
+  if (error.offset == kNoOffset || by == 0) return;
+  const std::string said = " at byte " + std::to_string(error.offset);
+  if (error.message.ends_with(said)) error.message.resize(error.message.size() - said.size());
+  error.offset += by;
+  error.message += " at byte " + std::to_string(error.offset);
+}
+
+// Parses the window with its first byte lent '[' when it starts at a boundary, and its last byte lent
+// ']' when it ends at one (`to_boundary`); else the window runs to the end of the body, and the byte
+// after it is lent a space so that simdjson, on a bad body, stops there rather than reading on into
+// bytes a longer earlier body left. Errors' offsets count from the window's first byte.
 template <class Record>
-WindowResult parse_window(Parser& parser, base::PaddedBuffer& body, std::size_t begin, std::size_t end,
-                          bool to_boundary, std::pmr::vector<Record>& out, std::size_t first, Context& ctx) {
+WindowResult parse_lent_window(Parser& parser, const Window& window, bool to_boundary, std::pmr::vector<Record>& out,
+                               std::size_t first, Error& error) {
   WindowResult result;
-  LentBytes lent(body.data());
-  if (begin > 0) lent.lend(begin, '[');
-  lent.lend(to_boundary ? end - 1 : end, to_boundary ? ']' : ' ');
-  const simdjson::padded_string_view window(body.data() + begin, end - begin,
-                                            body.capacity() + base::kPadding - begin);
+  Context ctx{window.bytes, window.size, kNoRecord, &error};
+  LentBytes lent(window.bytes);
+  if (window.offset > 0) lent.lend(0, '[');
+  lent.lend(to_boundary ? window.size - 1 : window.size, to_boundary ? ']' : ' ');
+  const simdjson::padded_string_view view(window.bytes, window.size, window.readable);
   od::document doc;
   od::array array;
-  error_code e = parser.iterate(window).get(doc);
+  error_code e = parser.iterate(view).get(doc);
   if (!e) e = doc.get_array().get(array);
   if (e == simdjson::INCORRECT_TYPE) {
     result.failed = true;
-    *ctx.error = build_error(ctx, {}, e, offset_of(doc, ctx), "the body is not an array");
+    error = build_error(ctx, {}, e, offset_of(doc, ctx), "the body is not an array");
     return result;
   }
   if (e) {
@@ -147,10 +175,33 @@ WindowResult parse_window(Parser& parser, base::PaddedBuffer& body, std::size_t 
   // Anything after the array: the document is read to its end here (final_location spends it).
   if (const char* rest = final_location(doc); rest != nullptr) {
     result.failed = true;
-    *ctx.error = build_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
-                             "after the array");
+    error = build_error(ctx, {}, simdjson::TRAILING_CONTENT, static_cast<std::size_t>(rest - ctx.body),
+                        "after the array");
   }
   return result;
+}
+
+// Parses one window into out[first, ...): parse_lent_window, with its errors' offsets moved to the
+// body's.
+template <class Record>
+WindowResult parse_window(Parser& parser, const Window& window, bool to_boundary, std::pmr::vector<Record>& out,
+                          std::size_t first, Error& error) {
+  const WindowResult result = parse_lent_window(parser, window, to_boundary, out, first, error);
+  if (result.failed && result.document == simdjson::SUCCESS) rebase(error, window.offset);
+  return result;
+}
+
+// A document error (simdjson's first stage) in the final window, which starts at body offset `window`
+// after `records` records; `body` is the body as it arrived. The splitter can name the record that is
+// wrong. Where it finds nothing (an error inside a string: bad UTF-8, a control byte), it blames byte
+// 0, which an early window parsed: say which records the error is in instead.
+[[gnu::cold, gnu::noinline]] std::unexpected<Error> final_document_error(const Context& body, error_code code,
+                                                                         std::size_t records, std::size_t window) {
+  auto named = document_error(body, code);
+  if (named.error().offset != 0 || window == 0) return named;
+  Context ctx = body;
+  ctx.record = records;
+  return make_error(ctx, {}, code, window, "in this record or one after it, from the ','");
 }
 
 template <class Record>
@@ -164,9 +215,8 @@ Status parse_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& p
     progress.searched = size;
     const std::size_t boundary = last_boundary(body.data(), from, size, progress.window);
     if (boundary == kNone) return {};
-    Context ctx{body.data(), boundary + 1, kNoRecord, &error};
     const WindowResult window =
-        parse_window(parser, body, progress.window, boundary + 1, true, out, progress.records, ctx);
+        parse_window(parser, window_of(body, progress.window, boundary + 1, 0), true, out, progress.records, error);
     // Not an error yet: the boundary may have been a guess that the bytes around it fooled. The rest
     // of the body is parsed whole at the end, and its errors reported then.
     if (window.failed) {
@@ -180,15 +230,11 @@ Status parse_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& p
 
   Context ctx{body.data(), size, kNoRecord, &error};
   if (body.data() == nullptr) return document_error(ctx, simdjson::EMPTY);  // nothing ever reserved: no byte
-  const WindowResult window = parse_window(parser, body, progress.window, size, false, out, progress.records, ctx);
+  const WindowResult window =
+      parse_window(parser, window_of(body, progress.window, size, 0), false, out, progress.records, error);
+  // Only now is the body back as it arrived, for the splitter.
   if (window.document != simdjson::SUCCESS) {
-    // Only now is the body back as it arrived: the splitter can name the record that is wrong. Where
-    // it finds nothing (an error inside a string: bad UTF-8, a control byte), it blames byte 0, which
-    // an early window parsed: say which records the error is in instead.
-    auto named = document_error(ctx, window.document);
-    if (named.error().offset != 0 || progress.window == 0) return named;
-    ctx.record = progress.records;
-    return make_error(ctx, {}, window.document, progress.window, "in this record or one after it, from the ','");
+    return final_document_error(ctx, window.document, progress.records, progress.window);
   }
   if (window.failed) return std::unexpected(std::move(error));
   progress.records += window.records;
@@ -196,6 +242,127 @@ Status parse_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& p
   progress.searched = size;
   trim(out, progress.records);
   return {};
+}
+
+// --- pieces ------------------------------------------------------------------------------------------
+
+// The first record boundary whose ',' and '{' lie in piece[0, size), with its '}' before the ',' in the
+// piece or as the carry's last byte other than whitespace; kNone if there is none. The carry's first
+// byte is where its window starts ('[' or a boundary ','), so a '}' there does not count (as `floor`
+// in last_boundary). Guesses, checked by the window parse, as last_boundary's.
+std::size_t first_boundary(const base::PaddedBuffer& carry, const char* piece, std::size_t size) noexcept {
+  std::size_t from = 0;
+  while (from < size) {
+    const void* found = std::memchr(piece + from, '{', size - from);
+    if (found == nullptr) return kNone;
+    const auto open = static_cast<std::size_t>(static_cast<const char*>(found) - piece);
+    from = open + 1;
+    const std::size_t comma = last_before(piece, open);
+    if (comma == kNone || piece[comma] != ',') continue;  // none in the piece: a window cannot start at '{'
+    const std::size_t close = last_before(piece, comma);
+    if (close != kNone) {
+      if (piece[close] == '}') return comma;
+      continue;
+    }
+    const std::size_t carried = last_before(carry.data(), carry.size());
+    if (carried != kNone && carried > 0 && carry.data()[carried] == '}') return comma;
+  }
+  return kNone;
+}
+
+void carry_over(base::PaddedBuffer& carry, PieceArray& progress, std::span<const char> bytes) {
+  carry.append(std::string_view(bytes.data(), bytes.size()));
+  progress.copied_bytes += bytes.size();
+}
+
+// Parses a window before the body's end: its records count in progress; a window that does not parse
+// sets `deferred` (no error yet: the boundary may have been a guess that the bytes fooled). Returns
+// whether it parsed.
+template <class Record>
+bool parse_early(Parser& parser, const Window& window, PieceArray& progress, std::pmr::vector<Record>& out) {
+  Error error;
+  const WindowResult result = parse_window(parser, window, true, out, progress.records, error);
+  if (result.failed) {
+    progress.deferred = true;
+    return false;
+  }
+  progress.records += result.records;
+  return true;
+}
+
+// Steps 1 to 3 of the section's comment for one non-empty piece; afterwards the carry holds
+// body[carry_offset, body_bytes).
+template <class Record>
+void take_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
+                std::pmr::vector<Record>& out) {
+  const std::size_t at = progress.body_bytes;  // the piece's body offset
+  progress.body_bytes += piece.size();
+  std::size_t start = 0;  // where the in-place window starts: the body's start or a boundary ','
+  if (!progress.deferred && carry.size() > 0) {
+    const std::size_t comma = first_boundary(carry, piece.data(), piece.size());
+    if (comma == kNone) return carry_over(carry, progress, piece);
+    carry_over(carry, progress, piece.first(comma + 1));
+    if (!parse_early(parser, window_of(carry, 0, carry.size(), progress.carry_offset), progress, out)) {
+      return carry_over(carry, progress, piece.subspan(comma + 1));
+    }
+    carry.clear();
+    start = comma;
+  }
+  if (progress.deferred) return carry_over(carry, progress, piece);
+  const std::size_t end = last_boundary(piece.data(), start + 1, piece.size(), start);
+  if (end != kNone) {
+    const Window window{piece.data() + start, end + 1 - start, piece.size() - start + base::kPadding, at + start};
+    if (parse_early(parser, window, progress, out)) start = end;
+  }
+  progress.carry_offset = at + start;
+  carry_over(carry, progress, piece.subspan(start));
+}
+
+// A document error in the carry's final window. The splitter, to name the record as it would in the
+// whole body, needs the bytes before the carry, which are gone; they held `records` records that
+// parsed, so stand-ins of the same count and length ("[{},{}" and spaces: 3 bytes a record at most,
+// fewer than the real ones) put it where the real ones would, at the carry's first byte.
+[[gnu::cold, gnu::noinline]] std::unexpected<Error> carried_document_error(const base::PaddedBuffer& carry,
+                                                                           const PieceArray& progress,
+                                                                           error_code code) {
+  std::string body;
+  body.reserve(progress.carry_offset + carry.size());
+  if (progress.carry_offset > 0) {
+    body += '[';
+    for (std::size_t i = 0; i < progress.records; ++i) body += i == 0 ? "{}" : ",{}";
+    body.resize(progress.carry_offset, ' ');
+  }
+  body += carry.view();
+  Error error;
+  const Context ctx{body.data(), body.size(), kNoRecord, &error};
+  return final_document_error(ctx, code, progress.records, progress.carry_offset);
+}
+
+// Step 4: the carry, to the body's end, as the final window.
+template <class Record>
+Status finish_pieces(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::pmr::vector<Record>& out) {
+  Error error;
+  if (carry.size() == 0) {  // the carry is empty only while no byte has come
+    const Context ctx{carry.data(), 0, kNoRecord, &error};
+    return document_error(ctx, simdjson::EMPTY);
+  }
+  const WindowResult window =
+      parse_window(parser, window_of(carry, 0, carry.size(), progress.carry_offset), false, out, progress.records,
+                   error);
+  if (window.document != simdjson::SUCCESS) return carried_document_error(carry, progress, window.document);
+  if (window.failed) return std::unexpected(std::move(error));
+  progress.records += window.records;
+  trim(out, progress.records);
+  return {};
+}
+
+template <class Record>
+Status parse_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
+                   std::pmr::vector<Record>& out, Arrival arrival) {
+  if (progress.body_bytes == 0) carry.clear();
+  if (!piece.empty()) take_piece(parser, carry, progress, piece, out);
+  if (arrival == Arrival::partial) return {};
+  return finish_pieces(parser, carry, progress, out);
 }
 
 }  // namespace
@@ -217,6 +384,23 @@ Status parse_github_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingA
 Status parse_profiles_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
                           std::pmr::vector<ProfileStars>& out, Arrival arrival) {
   return parse_arriving(parser, body, progress, out, arrival);
+}
+
+Status parse_weather_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
+                           std::pmr::vector<WeatherForecast>& out, Arrival arrival) {
+  return parse_piece(parser, carry, progress, piece, out, arrival);
+}
+Status parse_repos_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
+                         std::pmr::vector<Repository>& out, Arrival arrival) {
+  return parse_piece(parser, carry, progress, piece, out, arrival);
+}
+Status parse_github_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
+                          std::pmr::vector<GithubRepository>& out, Arrival arrival) {
+  return parse_piece(parser, carry, progress, piece, out, arrival);
+}
+Status parse_profiles_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
+                            std::pmr::vector<ProfileStars>& out, Arrival arrival) {
+  return parse_piece(parser, carry, progress, piece, out, arrival);
 }
 
 }  // inline namespace RINGLAB_JSON_PARSER_ABI

@@ -3,9 +3,10 @@
 //
 // Bodies: a JSON array of records (/weather, /repos, /github), NDJSON (one record per line, parsed with
 // simdjson's iterate_many), an array body still arriving (the records complete so far, one document per
-// call), or one record of an array body at a time (RecordSplitter). Every body must be padded: simdjson reads up to SIMDJSON_PADDING bytes past the end, so the
-// view's capacity() must exceed its size() by that much (else INSUFFICIENT_PADDING). base::PaddedBuffer
-// always is; padded_view() makes the simdjson view of one.
+// call; or its pieces, scattered in memory, each parsed where it lies), or one record of an array body
+// at a time (RecordSplitter). Every body must be padded: simdjson reads up to SIMDJSON_PADDING bytes
+// past the end, so the view's capacity() must exceed its size() by that much (else
+// INSUFFICIENT_PADDING). base::PaddedBuffer always is; padded_view() makes the simdjson view of one.
 //
 // Records: keys may come in any order; unknown keys are skipped; a key given twice counts with its last
 // value; a field missing from a record is an error. Keys are matched on their raw bytes, so a key
@@ -34,6 +35,7 @@
 // to the largest body it has seen).
 #include <cstddef>
 #include <memory_resource>
+#include <span>
 #include <vector>
 
 #include <simdjson.h>
@@ -176,6 +178,79 @@ struct ArrivingArray {
                                            std::pmr::vector<GithubRepository>& out, Arrival arrival);
 [[nodiscard]] Status parse_profiles_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
                                         std::pmr::vector<ProfileStars>& out, Arrival arrival);
+
+// --- An array body arriving in scattered pieces (one document per piece) ---------------------------
+// For a body whose pieces do not lie together in memory: an io_uring incremental provided-buffer ring
+// shared by several connections lands each receive where the ring's last one, for any connection, left
+// off. The piecewise sibling of parse_*_arriving: each piece is parsed where it lies, and only the bytes
+// of a record cut between two pieces are copied, into `carry`, the caller's buffer.
+//
+// Call once per piece in body order with Arrival::partial, and last with Arrival::complete (its piece
+// may be empty: at the end of the body the caller may call with an empty span). A call with a piece:
+//   1. deferred (see below): the piece is appended to the carry; nothing is parsed before the end.
+//   2. The carry not empty (it holds a record cut at the piece's start): the first record boundary
+//      (',' with '}' before it and '{' after it, whitespace allowed between, as parse_*_arriving finds
+//      them) whose ',' and '{' lie in the piece (its '}' may end the carry) closes the cut record: the
+//      piece up to that ',' is appended and the carry parsed as one window (its first byte lent '['
+//      unless it is the body's start, its last, the ',', lent ']'). No such boundary: the whole piece
+//      is appended, and that is all.
+//   3. In place: from that ',' (or the piece's start, for the body's first piece) to the piece's last
+//      boundary, one window parsed where it lies, brackets lent the same way; the piece from that
+//      last ',' to its end (or from the window's start, when there is no later boundary) is appended.
+//   4. Arrival::complete: the carry is parsed as the final window, to its end (the array's own ']'),
+//      then checked as the whole-body parse checks: the array closed and nothing after it.
+// So one piece holding the whole body copies the tail from its last boundary ',' on (the last record,
+// the ',' before it and the ']'); a cut inside record k, or just after its '}', copies record k and
+// the ',' on each side of it; a cut between a ',' and the '{' after it copies the records on both
+// sides of the cut (the ',' is no boundary until its '{' is seen, and a window cannot begin at a '{').
+// Pieces too short to hold a boundary's ',' and '{' together (one byte each) copy the whole body.
+//
+// Strictness and errors: as parse_*_arriving, whose windows these are. A window that does not parse
+// before Arrival::complete is no error yet (its boundary may have been a guess that bytes inside a
+// string fooled): `deferred` is set, everything from that window's start on goes to the carry, and
+// Arrival::complete parses the carry whole, reporting the error if the bytes are wrong. A bad body is
+// thus reported when it ends, never early. Errors are the whole-body parse's (record index counted from
+// the body's first record, byte offsets from the body's start), with one exception shared with
+// parse_*_arriving: an error simdjson finds while indexing the final window (bad UTF-8, a control byte
+// in a string) that the record splitter cannot place is said to be "in this record or one after it",
+// naming the first record of the final window and the ',' it starts at, where the whole-body parse
+// names the document at byte 0. A body with no byte at all fails at Arrival::complete with EMPTY.
+//
+// The piece: piece.size() bytes, followed in memory by at least base::kPadding READABLE bytes that the
+// parse may load (simdjson reads blocks past a window's end) but never interprets; they may be another
+// connection's bytes or garbage. The piece's own bytes are written during the call (brackets lent) and
+// are exactly as they were when it returns; nothing outside them is ever written. Nothing points into
+// the piece after the call (owning records only), so the caller may reuse its memory at once.
+//
+// The carry: kept by the caller across bodies, so that its capacity is reused; the first call of a body
+// (progress.body_bytes == 0) clears it. Between calls it holds body[progress.carry_offset,
+// progress.body_bytes): the bytes from the last boundary parsed (or from the first window that did not
+// parse) to the end of the last piece; Arrival::complete also lends a space to the byte after them (in
+// the carry's spare room or padding), as parse_*_arriving does after its body. Records land in `out`
+// from slot 0 as with parse_*_arriving; Arrival::complete trims `out` to the body's records. Threads:
+// the parser's rule.
+//
+// Where the parse of one body arriving in scattered pieces stands. Value-initialized at the start of
+// each body; written by the calls only.
+struct PieceArray {
+  std::size_t records = 0;       // records parsed so far: out[0, records)
+  std::size_t body_bytes = 0;    // body bytes given so far (the body offset of the next piece)
+  std::size_t carry_offset = 0;  // body offset of carry's first byte
+  std::size_t copied_bytes = 0;  // body bytes copied into the carry for this body
+  bool deferred = false;         // a window did not parse: every later byte goes to the carry, parsed whole at the end
+};
+
+[[nodiscard]] Status parse_weather_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
+                                         std::span<char> piece, std::pmr::vector<WeatherForecast>& out,
+                                         Arrival arrival);
+[[nodiscard]] Status parse_repos_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
+                                       std::span<char> piece, std::pmr::vector<Repository>& out, Arrival arrival);
+[[nodiscard]] Status parse_github_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
+                                        std::span<char> piece, std::pmr::vector<GithubRepository>& out,
+                                        Arrival arrival);
+[[nodiscard]] Status parse_profiles_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
+                                          std::span<char> piece, std::pmr::vector<ProfileStars>& out,
+                                          Arrival arrival);
 
 // --- One record of an array body (RecordSplitter) --------------------------------------------------
 // `body` is the body received so far; `record` a span the splitter found in it. Error offsets count

@@ -1,0 +1,432 @@
+// tests json/src/deserialize_arriving.cpp's piecewise parse (parse_*_piece): an array body arriving in
+// pieces that do not lie together in memory. Each piece gets a buffer of its own, exactly its bytes and
+// base::kPadding bytes of hostile garbage after them (bytes that read as JSON structure, so a parse that
+// took the padding for data would go wrong; ASan catches a load past it). After every call the piece and
+// its garbage must read as before, and the piece is then scribbled over, as a ring reuses its memory:
+// records must hold nothing of it. What is parsed, and each error, must equal the whole-body parse,
+// however the body was cut, and the bytes copied to the carry must be the cut records' alone.
+#include "ringlab/json/deserialize.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory_resource>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ringlab/json/checksum.hpp"
+#include "ringlab/json/profiles.hpp"
+#include "ringlab/json/record_splitter.hpp"
+#include "ringlab/json/serialize.hpp"
+#include "../support/piece_ends.hpp"
+
+namespace json = ringlab::json;
+using ringlab::base::kPadding;
+using ringlab::base::PaddedBuffer;
+using ringlab::testing::byte_by_byte;
+using ringlab::testing::cut_at;
+
+namespace {
+
+// What a ring's other connections leave after a piece: ends of records, a quote, a closing bracket.
+constexpr std::string_view kGarbage = "},{\"]";
+
+// A piece where the ring would land it: its bytes, then kPadding bytes of garbage, then the end of the
+// allocation.
+std::vector<char> placed(std::string_view piece) {
+  std::vector<char> buffer(piece.size() + kPadding);
+  std::copy(piece.begin(), piece.end(), buffer.begin());
+  for (std::size_t i = 0; i < kPadding; ++i) buffer[piece.size() + i] = kGarbage[i % kGarbage.size()];
+  return buffer;
+}
+
+// How the body's last call comes: with the last piece, or as an empty span after every piece was given
+// with Arrival::partial.
+enum class Ending { with_last_piece, empty_call };
+
+struct Fed {
+  json::Status status;
+  json::PieceArray progress;
+  std::vector<std::size_t> records_after_piece;
+};
+
+// Feeds `text` in pieces ending at `ends` (the last end is text.size()) through `parse`, each piece in
+// a buffer of its own. After each call the piece and its garbage must be as they were; then the piece is
+// overwritten, so that a record still pointing into it would read garbage.
+template <class Record, class Parse>
+Fed feed(json::Parser& parser, PaddedBuffer& carry, std::string_view text, const std::vector<std::size_t>& ends,
+         std::pmr::vector<Record>& out, Parse parse, Ending ending = Ending::with_last_piece) {
+  Fed fed;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    const std::string_view bytes = text.substr(at, ends[i] - at);
+    at = ends[i];
+    const bool last = i + 1 == ends.size() && ending == Ending::with_last_piece;
+    const std::vector<char> before = placed(bytes);
+    std::vector<char> buffer = before;
+    fed.status = parse(parser, carry, fed.progress, std::span<char>(buffer.data(), bytes.size()), out,
+                       last ? json::Arrival::complete : json::Arrival::partial);
+    REQUIRE_MESSAGE(buffer == before, "the piece and the bytes after it are as they were");
+    std::fill(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(bytes.size()), '}');
+    if (last) break;
+    REQUIRE_MESSAGE(fed.status, "a partial call is never an error");
+    fed.records_after_piece.push_back(fed.progress.records);
+  }
+  if (ending == Ending::empty_call) {
+    fed.status = parse(parser, carry, fed.progress, std::span<char>(), out, json::Arrival::complete);
+  }
+  CHECK(fed.progress.body_bytes == text.size());
+  if (fed.status) CHECK(fed.progress.records == out.size());
+  return fed;
+}
+
+std::string describe(const json::Status& status) { return status ? std::string("ok") : status.error().message; }
+
+// One payload: its generator, its whole-body parse and its piecewise parse.
+template <class Record>
+struct Payload {
+  const char* name;
+  void (*append)(std::string&, std::size_t);
+  json::Status (*whole)(json::Parser&, simdjson::padded_string_view, std::pmr::vector<Record>&);
+  json::Status (*piece)(json::Parser&, PaddedBuffer&, json::PieceArray&, std::span<char>, std::pmr::vector<Record>&,
+                        json::Arrival);
+
+  [[nodiscard]] std::string body(std::size_t count) const {
+    std::string text;
+    append(text, count);
+    return text;
+  }
+};
+
+const Payload<json::WeatherForecast> kWeather{"weather", &json::append_weather_json, &json::parse_weather,
+                                              &json::parse_weather_piece};
+const Payload<json::Repository> kRepos{"repos", &json::append_repos_json, &json::parse_repos, &json::parse_repos_piece};
+const Payload<json::GithubRepository> kGithub{"github", &json::append_github_json, &json::parse_github,
+                                              &json::parse_github_piece};
+const Payload<json::ProfileStars> kProfiles{"profiles", &json::append_profiles_json, &json::parse_profiles,
+                                            &json::parse_profiles_piece};
+
+// What the whole-body parse of `text` gives: its status, and the checksum of its records.
+struct Whole {
+  json::Status status;
+  uint64_t checksum = 0;
+};
+template <class Record>
+Whole whole(const Payload<Record>& payload, std::string_view text) {
+  json::Parser parser;
+  const simdjson::padded_string padded(text);
+  std::pmr::vector<Record> out;
+  Whole result{payload.whole(parser, padded, out), 0};
+  result.checksum = json::checksum(std::span<const Record>(out));
+  return result;
+}
+
+// The ',' of each record boundary of a body without whitespace between records (a generated one).
+std::vector<std::size_t> boundaries(std::string_view text) {
+  std::vector<std::size_t> commas;
+  json::RecordSplitter splitter;
+  while (true) {
+    auto record = splitter.next(text);
+    REQUIRE(record);
+    if (!*record) break;
+    if ((*record)->index > 0) commas.push_back((*record)->offset - 1);
+  }
+  for (const std::size_t comma : commas) REQUIRE(text.substr(comma - 1, 3) == "},{");
+  return commas;
+}
+
+// The bytes a body of a generated payload copies to the carry when cut in two at `cut`, derived from
+// the section's algorithm: the first piece keeps in place what ends at its last boundary whose '{' it
+// holds (a; the body's start when there is none) and copies the rest; the second copies up to its first
+// boundary ',' (b) and, after its in-place window, the tail from the body's last boundary (L) on. With
+// no b the second piece is all copied; one piece (a cut at either end) copies the tail alone.
+std::size_t copied_when_cut(const std::vector<std::size_t>& commas, std::size_t size, std::size_t cut) {
+  if (commas.empty()) return size;
+  const std::size_t tail = size - commas.back();
+  if (cut == 0 || cut == size) return tail;
+  std::size_t a = 0;
+  for (const std::size_t comma : commas) {
+    if (comma + 1 < cut) a = comma;
+  }
+  const auto b = std::lower_bound(commas.begin(), commas.end(), cut);
+  if (b == commas.end()) return size - a;
+  return *b - a + 1 + tail;
+}
+
+// A generated body cut in two at every byte (ending both ways), in three at a grid of cuts, and byte by
+// byte: the whole-body parse's records and the generator's checksum every time; the bytes copied as
+// copied_when_cut() derives them.
+template <class Record>
+void check_generated(const Payload<Record>& payload, std::size_t count, uint64_t truth) {
+  INFO(payload.name << " " << count << " records");
+  const std::string text = payload.body(count);
+  REQUIRE(whole(payload, text).checksum == truth);
+  const std::vector<std::size_t> commas = boundaries(text);
+  json::Parser parser;
+  PaddedBuffer carry;
+  std::pmr::vector<Record> out;
+  for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+    INFO("cut at byte " << cut);
+    const Ending ending = cut % 2 == 0 ? Ending::with_last_piece : Ending::empty_call;
+    const Fed fed = feed(parser, carry, text, cut_at(cut, text.size()), out, payload.piece, ending);
+    REQUIRE_MESSAGE(fed.status, describe(fed.status));
+    CHECK(out.size() == count);
+    CHECK(json::checksum(std::span<const Record>(out)) == truth);
+    CHECK(fed.progress.copied_bytes == copied_when_cut(commas, text.size(), cut));
+  }
+  const std::size_t step = std::max<std::size_t>(1, text.size() / 15);
+  for (std::size_t first = 1; first < text.size(); first += step) {
+    for (std::size_t second = first + 1; second < text.size(); second += step) {
+      INFO("cut at bytes " << first << " and " << second);
+      const Fed fed = feed(parser, carry, text, {first, second, text.size()}, out, payload.piece);
+      REQUIRE_MESSAGE(fed.status, describe(fed.status));
+      CHECK(json::checksum(std::span<const Record>(out)) == truth);
+    }
+  }
+  const Fed fed = feed(parser, carry, text, byte_by_byte(text.size()), out, payload.piece, Ending::empty_call);
+  REQUIRE_MESSAGE(fed.status, describe(fed.status));
+  CHECK(json::checksum(std::span<const Record>(out)) == truth);
+}
+
+TEST_CASE("pieces: every payload's body cut in two at every byte, in three and byte by byte gives its records") {
+  for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}}) {
+    check_generated(kWeather, count, json::checksum_weather(count));
+    check_generated(kRepos, count, json::checksum_repos(count));
+    check_generated(kGithub, count, json::checksum_github(count));
+    check_generated(kProfiles, count, json::checksum_profiles(count));
+  }
+  check_generated(kWeather, 20, json::checksum_weather(20));
+  check_generated(kProfiles, 20, json::checksum_profiles(20));
+}
+
+TEST_CASE("pieces: one piece holding the whole body copies its last record, the ',' before it and the ']'") {
+  const std::string text = kWeather.body(12);
+  const std::size_t last_comma = text.rfind("},{") + 1;
+  json::Parser parser;
+  PaddedBuffer carry;
+  std::pmr::vector<json::WeatherForecast> out;
+  const Fed fed = feed(parser, carry, text, {text.size()}, out, kWeather.piece, Ending::empty_call);
+  REQUIRE(fed.status);
+  CHECK(fed.records_after_piece[0] == 11);  // all but the last, in place, in one window
+  CHECK(out.size() == 12);
+  CHECK(fed.progress.copied_bytes == text.size() - last_comma);
+  // The last record is text[last_comma + 1, size - 1): its length, the ',' and the ']'.
+  CHECK(fed.progress.copied_bytes == (text.size() - 1 - (last_comma + 1)) + 2);
+  CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == json::checksum_weather(12));
+}
+
+// The bytes one cut costs, by the records around it, for a generated body: a cut inside record k, or
+// just after its '}', copies record k and the ',' (or '[') on each side of it; a cut between a ',' and
+// the '{' of record k copies records k - 1 and k and the three separators around them, because that ','
+// is not known for a boundary until its '{' comes, and a window cannot begin at a '{'.
+std::size_t cut_cost(const std::vector<json::RecordSpan>& records, std::size_t cut) {
+  for (const json::RecordSpan& record : records) {
+    if (cut > record.offset && cut <= record.offset + record.length) return record.length + 2;
+    if (cut == record.offset && record.index > 0) return records[record.index - 1].length + record.length + 3;
+  }
+  FAIL("the cut is in no record");
+  return 0;
+}
+
+TEST_CASE("pieces: pieces of several records copy the records cut between them and the last record, no more") {
+  const std::string text = kRepos.body(20);
+  std::vector<json::RecordSpan> records;
+  json::RecordSplitter splitter;
+  while (true) {
+    auto record = splitter.next(text);
+    REQUIRE(record);
+    if (!*record) break;
+    records.push_back(**record);
+  }
+  REQUIRE(records.size() == 20);
+  const std::size_t tail = records.back().length + 2;  // ",{...}]"
+  std::size_t longest = 0;
+  for (const json::RecordSpan& record : records) longest = std::max(longest, record.length);
+  json::Parser parser;
+  PaddedBuffer carry;
+  std::pmr::vector<json::Repository> out;
+  // Three pieces, each holding at least two whole records: cut in records 3 to 5 and 12 to 14, at each
+  // kind of place (the ',' before a record, its '{', a byte into it, its middle, its '}').
+  const auto cuts_in = [&](std::size_t from, std::size_t to) {
+    std::vector<std::size_t> cuts;
+    for (std::size_t k = from; k <= to; ++k) {
+      const std::size_t o = records[k].offset;
+      const std::size_t length = records[k].length;
+      for (const std::size_t cut : {o - 1, o, o + 1, o + length / 2, o + length - 1, o + length}) cuts.push_back(cut);
+    }
+    return cuts;
+  };
+  for (const std::size_t first : cuts_in(3, 5)) {
+    for (const std::size_t second : cuts_in(12, 14)) {
+      INFO("cut at bytes " << first << " and " << second);
+      const Fed fed = feed(parser, carry, text, {first, second, text.size()}, out, kRepos.piece);
+      REQUIRE_MESSAGE(fed.status, describe(fed.status));
+      CHECK(json::checksum(std::span<const json::Repository>(out)) == json::checksum_repos(20));
+      CHECK(fed.progress.copied_bytes == cut_cost(records, first) + cut_cost(records, second) + tail);
+      // Never more than two records a cut (and their separators) and the tail: 2 * longest + 3 a cut.
+      CHECK(fed.progress.copied_bytes <= 2 * (2 * longest + 3) + tail);
+      // The records before the first cut, and those between the cuts, are parsed as their piece comes.
+      CHECK(fed.records_after_piece[0] >= 2);
+      CHECK(fed.records_after_piece[1] >= 11);
+    }
+  }
+}
+
+// One weather record with `summary` as its raw JSON text (quotes included) and `extra` fields first.
+std::string weather_record(std::string_view summary, std::string_view extra = {}) {
+  return "{" + std::string(extra) + R"("date":"2024-01-01","temperatureC":5,"summary":)" + std::string(summary) +
+         R"(,"temperatureF":41})";
+}
+
+TEST_CASE("pieces: bytes that only look like a boundary give the whole-body parse's records, however cut") {
+  // Valid records holding '},{' (or '}, {') where no record ends: inside a string, after an escaped
+  // quote, inside a record's own array of objects; whitespace around the real boundaries.
+  const std::string records[] = {
+      weather_record(R"("},{")"),
+      weather_record(R"("a},{b")"),
+      weather_record(R"("q\"},{\"x")"),
+      weather_record(R"("Mild")", R"("x":[{"a":1},{"b":[{},{}]}],)"),
+      weather_record(R"("} , {")", R"("y":{"z":[{"a":"},{"}]},)"),
+      weather_record(R"("Cold")"),
+      weather_record(R"("},{")"),
+  };
+  std::string text = " [";
+  for (const std::string& record : records) {
+    if (text.size() > 2) text += " ,\n ";
+    text += record;
+  }
+  text += " ]\n";
+  const Whole truth = whole(kWeather, text);
+  REQUIRE(truth.status);
+  json::Parser parser;
+  PaddedBuffer carry;
+  std::pmr::vector<json::WeatherForecast> out;
+  std::vector<std::vector<std::size_t>> splits;
+  for (std::size_t cut = 0; cut <= text.size(); ++cut) splits.push_back(cut_at(cut, text.size()));
+  for (std::size_t first = 1; first + 40 < text.size(); first += 13) splits.push_back({first, first + 40, text.size()});
+  splits.push_back(byte_by_byte(text.size()));
+  for (const std::vector<std::size_t>& ends : splits) {
+    INFO("pieces ending at " << doctest::toString(ends));
+    const Fed fed = feed(parser, carry, text, ends, out, kWeather.piece);
+    REQUIRE_MESSAGE(fed.status, describe(fed.status));
+    CHECK(out.size() == 7);
+    CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == truth.checksum);
+  }
+}
+
+struct Bad {
+  const char* name;
+  std::string text;
+};
+
+TEST_CASE("pieces: bad bodies fail at the end with the whole-body parse's record and offset, however cut") {
+  const std::string good = kWeather.body(6);
+  const std::vector<std::size_t> commas = boundaries(good);
+  std::string bad_value = good;  // record 3's temperatureC
+  bad_value.replace(good.find("\"temperatureC\":", commas[2]) + 15, 1, "x");
+  std::string bad_key = good;  // record 4 without its summary
+  bad_key.replace(good.find("\"summary\"", commas[3]), 9, "\"summarx\"");
+  const Bad bads[] = {
+      {"truncated inside the last record", good.substr(0, good.size() - 8)},
+      {"truncated inside a string of record 3", good.substr(0, commas[2] + 12)},
+      {"truncated after a boundary ','", good.substr(0, commas[3] + 1)},
+      {"truncated after a whole record", good.substr(0, commas[3])},
+      {"array never closed", good.substr(0, good.size() - 1)},
+      {"a bad value in record 3", bad_value},
+      {"a missing field in record 4", bad_key},
+      {"garbage between records", good.substr(0, commas[1]) + " x" + good.substr(commas[1])},
+      {"a record that is not an object", good.substr(0, commas[1]) + ",7" + good.substr(commas[1])},
+      {"a comma before the closing bracket", good.substr(0, good.size() - 1) + ",]"},
+      {"bytes after the array", good + " x"},
+      {"a record after the array", good + ",{}"},
+      {"not an array", weather_record(R"("Mild")")},
+      {"an array of numbers", "[1,2,3]"},
+      {"empty body", ""},
+      {"whitespace only", " \n"},
+  };
+  json::Parser parser;
+  PaddedBuffer carry;
+  std::pmr::vector<json::WeatherForecast> out;
+  for (const Bad& bad : bads) {
+    INFO(std::string_view(bad.name));
+    const Whole expected = whole(kWeather, bad.text);
+    REQUIRE_FALSE(expected.status);
+    INFO("whole-body parse: " << expected.status.error().message);
+    for (std::size_t cut = 0; cut <= bad.text.size() + 1; ++cut) {
+      const bool by_byte = cut > bad.text.size();
+      INFO((by_byte ? std::string("byte by byte") : "cut at byte " + std::to_string(cut)));
+      const std::vector<std::size_t> ends = by_byte ? byte_by_byte(bad.text.size()) : cut_at(cut, bad.text.size());
+      const Ending ending = cut % 2 == 0 ? Ending::with_last_piece : Ending::empty_call;
+      const Fed fed = feed(parser, carry, bad.text, ends, out, kWeather.piece, ending);
+      REQUIRE_FALSE(fed.status);
+      INFO(fed.status.error().message);
+      CHECK(fed.status.error().record == expected.status.error().record);
+      CHECK(fed.status.error().offset == expected.status.error().offset);
+      CHECK(fed.status.error().field == expected.status.error().field);
+      CHECK(fed.status.error().message == expected.status.error().message);
+    }
+  }
+}
+
+TEST_CASE("pieces: an error inside a string of a record past the first window names that record and its ','") {
+  // simdjson's first stage rejects the control byte and the splitter cannot place it: the whole-body
+  // parse names the document at byte 0. Past the body's first window the piecewise parse knows better:
+  // the records before the final window parsed, so the error is in the first record of that window or
+  // after it, from the ',' it starts at (as parse_*_arriving says it).
+  const std::string good = kWeather.body(5);
+  const std::vector<std::size_t> commas = boundaries(good);
+  std::string bad = good;
+  bad[good.find("\"summary\":\"", commas[3]) + 11] = '\x01';  // a raw control byte in record 4
+  const Whole expected = whole(kWeather, bad);
+  REQUIRE_FALSE(expected.status);
+  CHECK(expected.status.error().record == json::kNoRecord);
+  CHECK(expected.status.error().offset == 0);
+  json::Parser parser;
+  PaddedBuffer carry;
+  std::pmr::vector<json::WeatherForecast> out;
+  // One piece: records 0 to 3 in place, record 4 in the carry's final window, from the ',' before it.
+  const Fed one = feed(parser, carry, bad, {bad.size()}, out, kWeather.piece);
+  REQUIRE_FALSE(one.status);
+  INFO(one.status.error().message);
+  CHECK(one.status.error().record == 4);
+  CHECK(one.status.error().offset == commas[3]);
+  CHECK(one.status.error().message.find("UNESCAPED_CHARS") != std::string::npos);
+  CHECK(one.status.error().message.find("in this record or one after it") != std::string::npos);
+  // Byte by byte nothing parses early: the carry is the whole body and the error the whole-body one.
+  const Fed bytes = feed(parser, carry, bad, byte_by_byte(bad.size()), out, kWeather.piece);
+  REQUIRE_FALSE(bytes.status);
+  CHECK(bytes.status.error().message == expected.status.error().message);
+}
+
+TEST_CASE("pieces: the carry is kept across bodies, cleared by each body's first call") {
+  json::Parser parser;
+  PaddedBuffer carry;
+  std::pmr::vector<json::WeatherForecast> out;
+  // A body given up halfway (its last piece ends inside a record) leaves bytes in the carry.
+  const std::string given_up = kWeather.body(9);
+  json::PieceArray abandoned;
+  std::vector<char> half = placed(given_up.substr(0, given_up.size() / 2));
+  REQUIRE(kWeather.piece(parser, carry, abandoned, std::span<char>(half.data(), given_up.size() / 2), out,
+                         json::Arrival::partial));
+  REQUIRE(carry.size() > 0);
+  for (const std::size_t count : {std::size_t{6}, std::size_t{2}, std::size_t{0}, std::size_t{3}}) {
+    INFO(count);
+    const std::string text = kWeather.body(count);
+    const Fed fed = feed(parser, carry, text, cut_at(text.size() / 2, text.size()), out, kWeather.piece);
+    REQUIRE_MESSAGE(fed.status, describe(fed.status));
+    CHECK(out.size() == count);
+    CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == json::checksum_weather(count));
+    CHECK(fed.progress.copied_bytes == copied_when_cut(boundaries(text), text.size(), text.size() / 2));
+    CHECK(carry.view() == std::string_view(text).substr(fed.progress.carry_offset));
+  }
+  // The carry's memory is reused: a body no longer than the first needs no more of it.
+  const char* memory = carry.data();
+  const std::string again = kWeather.body(6);
+  REQUIRE(feed(parser, carry, again, cut_at(again.size() / 2, again.size()), out, kWeather.piece).status);
+  CHECK(carry.data() == memory);
+}
+
+}  // namespace
