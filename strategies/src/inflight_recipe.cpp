@@ -51,6 +51,9 @@ Result<Outcome> InflightFrame::run_case(http::Timeline* timeline, Check check) {
       return fail_on_connection(label(), i, sinks_.size(), "status " + std::to_string(status) + " for " + target_);
     }
   }
+  // --connection fresh (one request in flight): a new connection per request, closed once its response is
+  // in (the client closes first: its side waits in TIME_WAIT); the next round connects again, above.
+  if (config().connection == Connection::fresh) client_->close();
   if (stamping) timeline->body_done = ticks();
   // The N folds folded in connection order: the same at every round, since every body is the same. A
   // verified round checksums each connection's records right after their parse, while they are still

@@ -41,6 +41,10 @@
 // memory the allocator returned to the kernel in between); what it buys is memory that does not grow
 // with N times the largest body.
 //
+// Connections: kept alive between rounds; with --connection fresh (one request in flight only: bench
+// refuses it with more) the client closes its connection after each round and the next round connects
+// again, as a fresh connection per request does in the one-request client.
+//
 // Timeline: a round has no single request's phases. run() stamps `start` and `head_parsed` before the
 // round, `body_done` when every response is in and `deserialized` after the N parses: bench's phase
 // table then shows the round's network part as "body" and the N parses as "deserialize" (for the

@@ -10,6 +10,10 @@ std::optional<std::string> missing_feature(const Recipe& recipe, const net::Ring
   if (recipe.client.receive == http::ReceiveMode::provided_bundles && !features.recv_bundle) {
     return "kernel lacks bundle receives (IORING_RECVSEND_BUNDLE, Linux 6.10)";
   }
+  if (recipe.client.receive == http::ReceiveMode::provided_incremental &&
+      !features.provided_buffer_ring_incremental) {
+    return "kernel lacks incremental buffer rings (IOU_PBUF_RING_INC, Linux 6.12)";
+  }
   if (recipe.method == Method::post && recipe.client.send == http::SendMode::zero_copy) {
     if (!features.send_zc) return "kernel lacks IORING_OP_SEND_ZC";
     if (!features.send_zc_report_usage) {

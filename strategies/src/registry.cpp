@@ -203,6 +203,17 @@ constexpr std::array kOwnStack{
            .inflight = true,
            .description = "provided_buffers with each receive a bundle (IORING_RECVSEND_BUNDLE): one completion "
                           "for several ring buffers; the same copy into the padded buffer"},
+    // No copy into a body buffer: one incremental ring (IOU_PBUF_RING_INC) shared by the connections, each
+    // receive landing where the ring's last one left off, so a body's pieces lie apart between other
+    // connections' pieces; each piece's whole records are parsed where they landed (json::parse_*_piece),
+    // and only a record cut between two pieces is copied (streaming_sink.hpp's PieceArraySink).
+    Recipe{.name = "provided_incremental", .mirrors = kHeadersRead,
+           .client = {.receive = http::ReceiveMode::provided_incremental},
+           .make = &make_inflight_streaming<PieceArraySink>, .inflight = true,
+           .make_inflight = &make_inflight_streaming<PieceArraySink>,
+           .description = "single recvs into one incremental provided-buffer ring (IOU_PBUF_RING_INC) shared by the "
+                          "connections; each piece's whole records parsed where they landed into reused owning "
+                          "models; only records cut between pieces are copied"},
     // No copy of the body on the client's CPU: the kernel maps its receive pages (TCP_ZEROCOPY_RECEIVE) into
     // the client's address space, where they are parsed as views parses its body (mapped.cpp).
     Recipe{.name = "mapped", .mirrors = kHeadersRead, .parse_floor = "floor_parse", .client = {.query = "&pages=1"},

@@ -59,6 +59,29 @@ json::Status ArraySink<kModels>::parse_into(std::pmr::vector<Record>& slots, jso
 template class ArraySink<StreamedModels::reused>;
 template class ArraySink<StreamedModels::fresh>;
 
+http::Status PieceArraySink::parse_piece(std::span<char> piece, json::Arrival arrival) {
+  json::Status parsed;
+  switch (payload_) {
+    case Payload::repos: parsed = parse_into(models_->repos, piece, arrival, &json::parse_repos_piece); break;
+    case Payload::github: parsed = parse_into(models_->github, piece, arrival, &json::parse_github_piece); break;
+    case Payload::profiles: parsed = parse_into(models_->profiles, piece, arrival, &json::parse_profiles_piece); break;
+    case Payload::weather: parsed = parse_into(models_->weather, piece, arrival, &json::parse_weather_piece); break;
+  }
+  if (!parsed) return http::fail(http::Errc::sink, describe(parsed.error()));
+  return {};
+}
+
+template <class Record, class ParsePiece>
+json::Status PieceArraySink::parse_into(std::pmr::vector<Record>& slots, std::span<char> piece, json::Arrival arrival,
+                                        ParsePiece parse) {
+  // The call's records are slots [records before it, records after): where another connection's records
+  // of the same index were, already folded.
+  const std::size_t before = progress_.records;
+  if (auto status = parse(*parser_, *body_, progress_, piece, slots, arrival); !status) return status;
+  for (std::size_t i = before; i < progress_.records; ++i) fold(slots[i]);
+  return {};
+}
+
 http::Status NdjsonStreamingSink::parse_received() {
   const std::size_t size = body_->size();
   if (size == parsed_) return {};

@@ -48,6 +48,8 @@
 #include <cstdint>
 #include <memory>
 #include <memory_resource>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -59,32 +61,50 @@
 #include "client_strategy.hpp"
 #include "inflight_recipe.hpp"
 #include "ringlab/base/padded_buffer.hpp"
+#include "ringlab/net/buffer_ring.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
 namespace ringlab::strategies::detail {
 
-// What both sinks share: the body lands through PresizedSink; a body that is not 2xx is received but
-// not parsed; the records of each piece are folded into the consumer (and the checksum on a verified
-// body); the counters of the overlap. A sink says only how it finds and parses the records of the
-// bytes received so far (parse_received) and at the end of the body (parse_rest). `Weather`,
-// `Repository`, `Github` and `Profile` are the records it parses into: owning ones for the array sink, views for
-// the NDJSON one.
+// What the sinks share: the body lands through `Landing` (PresizedSink: in place in the body buffer; the
+// piece sink's PieceLanding: nowhere, the piece is parsed where the client received it); a body that is
+// not 2xx is received but not parsed; the records of each piece are folded into the consumer (and the
+// checksum on a verified body); the counters of the overlap. A sink says only how it finds and parses the
+// records of the bytes received so far (parse_received) and at the end of the body (parse_rest).
+// `Weather`, `Repository`, `Github` and `Profile` are the records it parses into: owning ones for the
+// array sinks, views for the NDJSON one.
+// Room for `records` records of `payload` in whichever of the four vectors holds that payload's records.
 template <class Weather, class Repository, class Github, class Profile>
+void reserve_records(Payload payload, std::size_t records, Weather& weather, Repository& repos, Github& github,
+                     Profile& profiles) {
+  switch (payload) {
+    case Payload::repos: repos.reserve(records); break;
+    case Payload::github: github.reserve(records); break;
+    case Payload::profiles: profiles.reserve(records); break;
+    case Payload::weather: weather.reserve(records); break;
+  }
+}
+
+// The records of every connection's sink are the sink's own, except where the sink says otherwise: a
+// sink with SharedModels other than this one parses into one set its strategy keeps for every connection.
+struct NoSharedModels {
+  [[nodiscard]] std::size_t capacity_bytes() const noexcept { return 0; }
+};
+
+template <class Weather, class Repository, class Github, class Profile, class Landing = http::PresizedSink>
 class StreamingSinkBase : public http::BodySink {
  public:
+  using SharedModels = NoSharedModels;
   StreamingSinkBase(json::Parser& parser, base::PaddedBuffer& body) noexcept
       : parser_(&parser), body_(&body), inner_(body) {}
+  StreamingSinkBase(json::Parser& parser, base::PaddedBuffer& body, NoSharedModels& /*none*/) noexcept
+      : StreamingSinkBase(parser, body) {}
 
   // The payload of the bodies to come, and room for `records` of them (so that parsing them does not
   // grow the vector).
   void expect(Payload payload, std::size_t records) {
     payload_ = payload;
-    switch (payload_) {
-      case Payload::repos: repos_.reserve(records); break;
-      case Payload::github: github_.reserve(records); break;
-      case Payload::profiles: profiles_.reserve(records); break;
-      case Payload::weather: weather_.reserve(records); break;
-    }
+    reserve_records(payload, records, weather_, repos_, github_, profiles_);
   }
 
   http::Status begin(const http::ResponseHead& head) final {
@@ -108,8 +128,8 @@ class StreamingSinkBase : public http::BodySink {
   }
   http::ReceiveWindow receive_window() final { return inner_.receive_window(); }
   [[nodiscard]] bool receives_in_place() const noexcept final { return inner_.receives_in_place(); }
-  // The bytes land through the inner PresizedSink, which counts what it copies; the parse reads them there.
-  [[nodiscard]] uint64_t copied_bytes() const noexcept final { return inner_.copied_bytes(); }
+  // The bytes land through the inner sink, which counts what it copies; the parse reads them there.
+  [[nodiscard]] uint64_t copied_bytes() const noexcept override { return inner_.copied_bytes(); }
   http::Status on_body(std::string_view bytes) final {
     if (auto status = inner_.on_body(bytes); !status) return status;
     if (!parse_) return {};
@@ -154,6 +174,8 @@ class StreamingSinkBase : public http::BodySink {
     if (verify_) checksum_.add(record);
   }
 
+  [[nodiscard]] const Landing& landing() const noexcept { return inner_; }
+
   Payload payload_ = Payload::weather;
   json::Parser* parser_;
   base::PaddedBuffer* body_;
@@ -163,7 +185,7 @@ class StreamingSinkBase : public http::BodySink {
   std::pmr::vector<Profile> profiles_;
 
  private:
-  http::PresizedSink inner_;
+  Landing inner_;
   json::Consumer consumer_;
   json::Checksum checksum_;  // only on a verified body
   bool verify_ = false;
@@ -202,6 +224,94 @@ using ArrayStreamingSink = ArraySink<StreamedModels::reused>;       // streaming
 using FreshArrayStreamingSink = ArraySink<StreamedModels::fresh>;   // streaming_array_fresh
 extern template class ArraySink<StreamedModels::reused>;
 extern template class ArraySink<StreamedModels::fresh>;
+
+// Where the piece sink's bytes land: nowhere of its own. The client received each piece into its shared
+// incremental ring (http::ReceiveMode::provided_incremental), and this keeps the view of the last one
+// for the parse that follows it in the same on_body(); the view dies when on_body() returns.
+class PieceLanding final : public http::BodySink {
+ public:
+  explicit PieceLanding(base::PaddedBuffer& /*unused: the pieces are not gathered*/) noexcept {}
+  http::Status begin(const http::ResponseHead& /*head*/) override {
+    piece_ = {};
+    return {};
+  }
+  http::Status on_body(std::string_view bytes) override {
+    piece_ = bytes;
+    return {};
+  }
+  http::Status end() override {
+    piece_ = {};
+    return {};
+  }
+  // Writable, with base::kPadding readable bytes after it: the receive mode's promise (net::BufferRing).
+  [[nodiscard]] std::span<char> piece() const noexcept {
+    return {const_cast<char*>(piece_.data()), piece_.size()};  // NOLINT: the ring's memory, lent to the sink
+  }
+
+ private:
+  std::string_view piece_;
+};
+
+// The records every PieceArraySink of one strategy parses into, one set for its N connections: a
+// window's records land in the slots of their index in the body and are folded the moment they are
+// parsed, never read again, so another connection's records of the same index overwrite them (one
+// thread parses). Reserved to a body's records, as provided_buffers' one set is, and reused in place
+// (strings keep their capacity).
+struct PieceModels {
+  std::pmr::vector<json::WeatherForecast> weather;
+  std::pmr::vector<json::Repository> repos;
+  std::pmr::vector<json::GithubRepository> github;
+  std::pmr::vector<json::ProfileStars> profiles;
+  [[nodiscard]] std::size_t capacity_bytes() const noexcept {
+    return weather.capacity() * sizeof(json::WeatherForecast) + repos.capacity() * sizeof(json::Repository) +
+           github.capacity() * sizeof(json::GithubRepository) + profiles.capacity() * sizeof(json::ProfileStars);
+  }
+};
+
+// The JSON array's records parsed in every piece where it landed in the client's shared incremental ring
+// (json::parse_*_piece): the records whole in a piece are one document, parsed in place; a record cut
+// between two pieces is copied into the body buffer, which is only that carry here (a record or a few,
+// kept across bodies). Each window's records land in the strategy's one PieceModels, owning records
+// reused in place, and are folded at once (a verified body's checksum taken as they go). copied_bytes() counts the carry's bytes. Needs a client in
+// ReceiveMode::provided_incremental: its pieces are writable and followed by readable bytes, which the
+// parse lends brackets to and reads past.
+class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, json::Repository,
+                                                      json::GithubRepository, json::ProfileStars, PieceLanding> {
+  static_assert(net::BufferRing::kReadableAfter >= base::kPadding, "simdjson reads a piece's padding from the ring");
+
+ public:
+  using SharedModels = PieceModels;
+  PieceArraySink(json::Parser& parser, base::PaddedBuffer& carry, PieceModels& models) noexcept
+      : StreamingSinkBase(parser, carry), models_(&models) {}
+  // The payload of the bodies to come, and room for `records` of them in the shared models.
+  void expect(Payload payload, std::size_t records) {
+    payload_ = payload;
+    reserve_records(payload, records, models_->weather, models_->repos, models_->github, models_->profiles);
+  }
+  [[nodiscard]] uint64_t copied_bytes() const noexcept override { return copied_ + progress_.copied_bytes; }
+
+ private:
+  void restart() override {
+    copied_ += progress_.copied_bytes;
+    progress_ = json::PieceArray{};
+    // Room for two of the largest generated records (repos, about 2 KB each) and their commas, what a
+    // cut between a ',' and its '{' carries, from the first body on: a carry that grew to fit a longer cut
+    // than any before would allocate inside a timed op, now and then, for as long as the case runs.
+    if (body_->capacity() < kCarryBytes) body_->reserve(kCarryBytes);
+  }
+  static constexpr std::size_t kCarryBytes = 4096;
+  [[nodiscard]] bool windows_are_documents() const noexcept override { return true; }
+  http::Status parse_received() override { return parse_piece(landing().piece(), json::Arrival::partial); }
+  http::Status parse_rest() override { return parse_piece({}, json::Arrival::complete); }
+  http::Status parse_piece(std::span<char> piece, json::Arrival arrival);
+  template <class Record, class ParsePiece>
+  json::Status parse_into(std::pmr::vector<Record>& slots, std::span<char> piece, json::Arrival arrival,
+                          ParsePiece parse);
+
+  PieceModels* models_;
+  json::PieceArray progress_;
+  uint64_t copied_ = 0;  // carry bytes of the bodies before this one
+};
 
 // The current batch's records: views into the body.
 class NdjsonStreamingSink final
@@ -288,7 +398,8 @@ class InflightStreamingStrategy final : public InflightFrame {
  private:
   // A connection's body and the sink over it; on the heap, so that the sink's reference never moves.
   struct Slot {
-    explicit Slot(json::Parser& shared_parser) : sink(shared_parser, body) {}
+    Slot(json::Parser& shared_parser, typename Sink::SharedModels& shared_models)
+        : sink(shared_parser, body, shared_models) {}
     base::PaddedBuffer body;
     Sink sink;
   };
@@ -296,7 +407,7 @@ class InflightStreamingStrategy final : public InflightFrame {
   Status open_slots(std::size_t connections) override {
     close_slots();
     for (std::size_t i = 0; i < connections; ++i) {
-      slots_.push_back(std::make_unique<Slot>(parser()));
+      slots_.push_back(std::make_unique<Slot>(parser(), shared_models_));
       slots_.back()->sink.expect(config().payload, config().count);
       sinks_.push_back(&slots_.back()->sink);
     }
@@ -315,9 +426,11 @@ class InflightStreamingStrategy final : public InflightFrame {
     return held_by(slots_, [](const auto& slot) { return held_bytes(slot->body); });
   }
   [[nodiscard]] std::size_t held_model_bytes() const override {
-    return held_by(slots_, [](const auto& slot) { return slot->sink.capacity_bytes(); });
+    return shared_models_.capacity_bytes() +
+           held_by(slots_, [](const auto& slot) { return slot->sink.capacity_bytes(); });
   }
 
+  typename Sink::SharedModels shared_models_;  // before the slots, whose sinks refer to it
   std::vector<std::unique_ptr<Slot>> slots_;
 };
 

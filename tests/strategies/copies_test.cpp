@@ -182,6 +182,10 @@ void holds_to(const Descriptor& descriptor, const Documented& line, uint16_t por
     CHECK(m.ringlab >= line.ringlab_low - kSlack);
     CHECK(m.ringlab <= line.ringlab_high + head + kSlack);
     CHECK(std::abs(m.mapped - line.mapped) <= kSlack);
+    if (line.ringlab_high > 0 && line.ringlab_high <= kSlack && !line.plus_head) {
+      // A row that copies only the records cut between pieces (provided_incremental): under one page per body.
+      CHECK(m.ringlab * m.body_bytes < static_cast<double>(net::MappedRegion::page_bytes()));
+    }
     if (line.kernel == 0 && line.ringlab_high == 0) {
       // A row that copies none of the body (mapped): what it copies after all, the body's last partial page and
       // whatever did not map, stays under one page per body, not one percent of it (770 KB here).

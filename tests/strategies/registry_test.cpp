@@ -140,7 +140,8 @@ TEST_CASE("only the rows marked inflight have a many-in-flight factory") {
   // The peers that run N in flight: epoll (one instance), libcurl_multi (one multi), blocking_sockets (N
   // worker threads) and beast's GET row (one io_context); their POST and echo rows one at a time.
   for (const std::string_view many :
-       {"string_copy", "presized", "views", "provided_buffers", "provided_bundles", "fixed_buffers", "streaming",
+       {"string_copy", "presized", "views", "provided_buffers", "provided_bundles", "provided_incremental",
+        "fixed_buffers", "streaming",
         "streaming_array", "streaming_array_fresh", "epoll", "libcurl_multi", "blocking_sockets", "beast"}) {
     INFO(many);
     const Descriptor* descriptor = find(many);
@@ -236,20 +237,26 @@ TEST_CASE("payload names read back") {
 
 TEST_CASE("skip reasons name the missing kernel feature") {
   const net::RingFeatures none{};
-  for (const char* name : {"provided_buffers", "provided_bundles", "fixed_buffers", "send_zc"}) {
+  for (const char* name : {"provided_buffers", "provided_bundles", "provided_incremental", "fixed_buffers", "send_zc"}) {
     INFO(std::string_view(name));
     auto strategy = find(name)->make();
     const auto reason = strategy->skip_reason(none);
     REQUIRE(reason.has_value());
     CHECK(reason->find("kernel lacks") != std::string::npos);
   }
-  // Everything but bundle receives: only the bundle row is skipped, and its reason names them.
+  // Everything but bundle receives (and incremental rings): only the bundle row and the incremental row are
+  // skipped, the bundle row's reason naming bundles.
   net::RingFeatures all{};
   all.send_zc = all.send_zc_report_usage = all.recv_multishot = all.provided_buffer_ring = all.fixed_buffers = true;
   const auto no_bundles = find("provided_bundles")->make()->skip_reason(all);
   REQUIRE(no_bundles.has_value());
   CHECK(no_bundles->find("IORING_RECVSEND_BUNDLE") != std::string::npos);
   all.recv_bundle = true;
+  // And without incremental buffer rings: the incremental row alone, named for them.
+  const auto no_incremental = find("provided_incremental")->make()->skip_reason(all);
+  REQUIRE(no_incremental.has_value());
+  CHECK(no_incremental->find("IOU_PBUF_RING_INC") != std::string::npos);
+  all.provided_buffer_ring_incremental = true;
   for (const Descriptor& descriptor : registry()) {
     if (descriptor.name == "mimalloc_heap") continue;  // depends on the library, not the kernel
     INFO(descriptor.name);
