@@ -20,7 +20,7 @@ void trim_to(std::size_t count, Vectors&... vectors) {
 }  // namespace
 
 template <StreamedModels kModels>
-void ArraySink<kModels>::restart() {
+void ArraySink<kModels>::restart(const http::ResponseHead& /*head*/) {
   progress_ = json::ArrivingArray{};
   if constexpr (kModels == StreamedModels::fresh) {
     // The last body's records go now, with their vector's memory: this body's are built from nothing.

@@ -45,6 +45,7 @@
 // byte back before on_body() or end() returns. The array
 // sink's records live until the next begin(); the NDJSON sink's views until its next batch (and no
 // longer than the body buffer stays where it is).
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <memory_resource>
@@ -123,7 +124,7 @@ class StreamingSinkBase : public http::BodySink {
                                                 std::to_string(*head.content_length) + " bytes");
       }
     }
-    restart();
+    restart(head);
     return inner_.begin(head);
   }
   http::ReceiveWindow receive_window() final { return inner_.receive_window(); }
@@ -161,7 +162,7 @@ class StreamingSinkBase : public http::BodySink {
   }
 
  protected:
-  virtual void restart() = 0;                   // a new body begins
+  virtual void restart(const http::ResponseHead& head) = 0;  // a new body begins
   // Whether windows of the body are parsed as documents of their own (the array sink), so that the parser's
   // capacity bounds them (the NDJSON sink's iterate_many sizes its own batches).
   [[nodiscard]] virtual bool windows_are_documents() const noexcept { return false; }
@@ -210,7 +211,7 @@ class ArraySink final
   using StreamingSinkBase::StreamingSinkBase;
 
  private:
-  void restart() override;
+  void restart(const http::ResponseHead& head) override;
   [[nodiscard]] bool windows_are_documents() const noexcept override { return true; }
   http::Status parse_received() override { return parse_arrived(json::Arrival::partial); }
   http::Status parse_rest() override { return parse_arrived(json::Arrival::complete); }
@@ -286,20 +287,26 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
   // The payload of the bodies to come, and room for `records` of them in the shared models.
   void expect(Payload payload, std::size_t records) {
     payload_ = payload;
+    records_ = records;
     reserve_records(payload, records, models_->weather, models_->repos, models_->github, models_->profiles);
   }
   [[nodiscard]] uint64_t copied_bytes() const noexcept override { return copied_ + progress_.copied_bytes; }
 
  private:
-  void restart() override {
+  void restart(const http::ResponseHead& head) override {
     copied_ += progress_.copied_bytes;
     progress_ = json::PieceArray{};
-    // Room for two of the largest generated records (repos, about 2 KB each) and their commas, what a
-    // cut between a ',' and its '{' carries, from the first body on: a carry that grew to fit a longer cut
-    // than any before would allocate inside a timed op, now and then, for as long as the case runs.
-    if (body_->capacity() < kCarryBytes) body_->reserve(kCarryBytes);
+    // Room, from the first body on, for what a cut carries at most: two records and the commas around
+    // them (a cut between a ',' and its '{'), taken as four of the body's average records (the generated
+    // records of a payload vary less than twofold in length) and a line of slack; the whole body when it
+    // is smaller, 4 KiB without a Content-Length. A carry that grew to fit a longer cut than any before
+    // would allocate inside a timed op, now and then, for as long as the case runs.
+    const std::size_t room =
+        head.content_length ? std::min<std::size_t>(*head.content_length,
+                                                    4 * *head.content_length / std::max<std::size_t>(records_, 1) + 64)
+                            : std::size_t{4096};
+    if (body_->capacity() < room) body_->reserve(room);
   }
-  static constexpr std::size_t kCarryBytes = 4096;
   [[nodiscard]] bool windows_are_documents() const noexcept override { return true; }
   http::Status parse_received() override { return parse_piece(landing().piece(), json::Arrival::partial); }
   http::Status parse_rest() override { return parse_piece({}, json::Arrival::complete); }
@@ -309,6 +316,7 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
                           ParsePiece parse);
 
   PieceModels* models_;
+  std::size_t records_ = 0;  // records per body (expect())
   json::PieceArray progress_;
   uint64_t copied_ = 0;  // carry bytes of the bodies before this one
 };
@@ -321,7 +329,7 @@ class NdjsonStreamingSink final
   using StreamingSinkBase::StreamingSinkBase;
 
  private:
-  void restart() override { parsed_ = 0; }
+  void restart(const http::ResponseHead& /*head*/) override { parsed_ = 0; }
   http::Status parse_received() override;
   http::Status parse_rest() override;
   // Parses body bytes [parsed_, end): whole lines.
