@@ -154,6 +154,19 @@ void steady_rounds_allocate_nothing(const InflightOptions& options) {
   for (auto& buffer : buffers) CHECK(buffer.view() == body);
 }
 
+// Eight connections whose bodies (128 KiB) are 32 buffers long, on the few buffers of `options`' shared
+// ring: three rounds, every body byte for byte. The client's stats after them.
+InflightStats eight_bodies_on_a_small_ring(const InflightOptions& options) {
+  const SizeFor size_for = [](int connection) { return std::size_t{128 * 1024} + static_cast<std::size_t>(connection); };
+  TestServer server(numbered_server(numbered_answers(size_for)));
+  InflightRig rig(options);
+  REQUIRE(rig.connect(server, 8));
+  for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
+  CHECK(rig.client.stats().connections_opened == 8);
+  CHECK(rig.client.receive_memory_bytes() == std::size_t{options.provided_buffer_count} * options.provided_buffer_bytes);
+  return rig.client.stats();
+}
+
 }  // namespace
 
 TEST_CASE("own_buffer: every connection's body arrives byte for byte, at 1, 4 and 64 connections") {
@@ -341,43 +354,25 @@ TEST_CASE("own_buffer: a PresizedSink receives its body in place, only the head'
 TEST_CASE("provided_buffers: a shared ring smaller than the connections runs dry, is counted, and every body arrives" *
           doctest::test_suite(kFeatureGated)) {
   if (!has_provided_buffer_ring(*net::testing::make_ring())) return;
-  const SizeFor size_for = [](int connection) { return std::size_t{128 * 1024} + static_cast<std::size_t>(connection); };
-  TestServer server(numbered_server(numbered_answers(size_for)));
-  InflightRig rig(provided(2, 4096));  // 2 buffers for 8 connections, each body 32 buffers long
-  REQUIRE(rig.connect(server, 8));
-  for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
-  MESSAGE("the 2-buffer ring ran dry ", rig.client.stats().provided_ring_dry, " times over 3 rounds of 8 x 128 KiB");
-  CHECK(rig.client.stats().provided_ring_dry > 0);
-  CHECK(rig.client.stats().connections_opened == 8);
-  CHECK(rig.client.receive_memory_bytes() == 2 * 4096);  // the ring; the receivers keep no buffer
+  const InflightStats stats = eight_bodies_on_a_small_ring(provided(2, 4096));  // 2 buffers for 8 connections
+  MESSAGE("the 2-buffer ring ran dry ", stats.provided_ring_dry, " times over 3 rounds of 8 x 128 KiB");
+  CHECK(stats.provided_ring_dry > 0);
 }
 
 TEST_CASE("provided_bundles: a shared ring smaller than the connections runs dry, is counted, and every body arrives" *
           doctest::test_suite(kFeatureGated)) {
   if (!has_bundles()) return;
-  const SizeFor size_for = [](int connection) { return std::size_t{128 * 1024} + static_cast<std::size_t>(connection); };
-  TestServer server(numbered_server(numbered_answers(size_for)));
-  InflightRig rig(provided(4, 4096, ReceiveMode::provided_bundles));  // 4 buffers for 8 connections
-  REQUIRE(rig.connect(server, 8));
-  for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
-  MESSAGE("the 4-buffer ring ran dry ", rig.client.stats().provided_ring_dry, " times over 3 rounds of 8 x 128 KiB, ",
-          rig.client.stats().multi_buffer_receives, " completions of several buffers");
-  CHECK(rig.client.stats().provided_ring_dry > 0);
-  CHECK(rig.client.stats().connections_opened == 8);
+  const InflightStats stats = eight_bodies_on_a_small_ring(provided(4, 4096, ReceiveMode::provided_bundles));
+  MESSAGE("the 4-buffer ring ran dry ", stats.provided_ring_dry, " times over 3 rounds of 8 x 128 KiB, ",
+          stats.multi_buffer_receives, " completions of several buffers");
+  CHECK(stats.provided_ring_dry > 0);
 }
 
 TEST_CASE("provided_incremental: a shared ring smaller than the connections runs dry or not, and every body arrives" *
           doctest::test_suite(kFeatureGated)) {
   if (!has_incremental()) return;
-  const SizeFor size_for = [](int connection) { return std::size_t{128 * 1024} + static_cast<std::size_t>(connection); };
-  TestServer server(numbered_server(numbered_answers(size_for)));
-  InflightRig rig(provided(2, 4096, ReceiveMode::provided_incremental));  // 2 buffers for 8 connections
-  REQUIRE(rig.connect(server, 8));
-  for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
-  MESSAGE("the 2-buffer incremental ring ran dry ", rig.client.stats().provided_ring_dry,
-          " times over 3 rounds of 8 x 128 KiB");
-  CHECK(rig.client.stats().connections_opened == 8);
-  CHECK(rig.client.receive_memory_bytes() == 2 * 4096);
+  const InflightStats stats = eight_bodies_on_a_small_ring(provided(2, 4096, ReceiveMode::provided_incremental));
+  MESSAGE("the 2-buffer incremental ring ran dry ", stats.provided_ring_dry, " times over 3 rounds of 8 x 128 KiB");
 }
 
 TEST_CASE("A response with Connection: close, or close-delimited, retires its connection; the next round reopens it") {

@@ -124,15 +124,24 @@ Whole whole(const Payload<Record>& payload, std::string_view text) {
   return result;
 }
 
-// The ',' of each record boundary of a body without whitespace between records (a generated one).
-std::vector<std::size_t> boundaries(std::string_view text) {
-  std::vector<std::size_t> commas;
+// The records of a whole array body, as the record splitter finds them.
+std::vector<json::RecordSpan> record_spans(std::string_view text) {
+  std::vector<json::RecordSpan> records;
   json::RecordSplitter splitter;
   while (true) {
     auto record = splitter.next(text);
     REQUIRE(record);
     if (!*record) break;
-    if ((*record)->index > 0) commas.push_back((*record)->offset - 1);
+    records.push_back(**record);
+  }
+  return records;
+}
+
+// The ',' of each record boundary of a body without whitespace between records (a generated one).
+std::vector<std::size_t> boundaries(std::string_view text) {
+  std::vector<std::size_t> commas;
+  for (const json::RecordSpan& record : record_spans(text)) {
+    if (record.index > 0) commas.push_back(record.offset - 1);
   }
   for (const std::size_t comma : commas) REQUIRE(text.substr(comma - 1, 3) == "},{");
   return commas;
@@ -233,14 +242,7 @@ std::size_t cut_cost(const std::vector<json::RecordSpan>& records, std::size_t c
 
 TEST_CASE("pieces: pieces of several records copy the records cut between them and the last record, no more") {
   const std::string text = kRepos.body(20);
-  std::vector<json::RecordSpan> records;
-  json::RecordSplitter splitter;
-  while (true) {
-    auto record = splitter.next(text);
-    REQUIRE(record);
-    if (!*record) break;
-    records.push_back(**record);
-  }
+  const std::vector<json::RecordSpan> records = record_spans(text);
   REQUIRE(records.size() == 20);
   const std::size_t tail = records.back().length + 2;  // ",{...}]"
   std::size_t longest = 0;

@@ -222,6 +222,14 @@ TEST_CASE("prep_recv_select with bundle: one completion of several buffers, walk
   }
 }
 
+// The kernel has incremental buffer rings (IOU_PBUF_RING_INC); a case recorded as skipped otherwise.
+bool has_incremental_rings(const Ring& ring) {
+  return has_provided_receive(ring) &&
+         ringlab::testing::feature_available("provided_buffer_ring_incremental",
+                                             ring.features().provided_buffer_ring_incremental,
+                                             "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)");
+}
+
 // What an incremental ring (IOU_PBUF_RING_INC) does when two connections share it: every receive continues
 // in the one buffer at the ring's head where the last receive left it, whichever socket that was for, so
 // two responses received at once lie interleaved in it. A body is contiguous there only while no other
@@ -229,12 +237,7 @@ TEST_CASE("prep_recv_select with bundle: one completion of several buffers, walk
 TEST_CASE("An incremental ring shared by two sockets interleaves their receives in one buffer" *
           doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!has_provided_receive(*ring) ||
-      !ringlab::testing::feature_available("provided_buffer_ring_incremental",
-                                           ring->features().provided_buffer_ring_incremental,
-                                           "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)")) {
-    return;
-  }
+  if (!has_incremental_rings(*ring)) return;
   auto buffers = BufferRing::create(*ring, 9, 1, 4096, /*incremental=*/true);
   REQUIRE_MESSAGE(buffers, (buffers ? "" : buffers.error().message()));
   auto [first, first_peer] = socket_pair();
@@ -274,12 +277,7 @@ TEST_CASE("take_increment: pieces where the kernel put them, a full buffer given
           "giving nothing back" *
           doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = make_ring();
-  if (!has_provided_receive(*ring) ||
-      !ringlab::testing::feature_available("provided_buffer_ring_incremental",
-                                           ring->features().provided_buffer_ring_incremental,
-                                           "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)")) {
-    return;
-  }
+  if (!has_incremental_rings(*ring)) return;
   auto created = BufferRing::create(*ring, 10, 2, 16, /*incremental=*/true);
   REQUIRE_MESSAGE(created, (created ? "" : created.error().message()));
   BufferRing& buffers = **created;
