@@ -1,7 +1,8 @@
 #pragma once
 // Sinks that deserialize the records of a body while the body is still arriving, so that parsing
-// overlaps the wait for the rest of it. In both, the bytes land as with PresizedSink (which they wrap:
-// in place, in one padded buffer of Content-Length, de-chunked in place for chunked bodies), and after
+// overlaps the wait for the rest of it. In the first two, the bytes land as with PresizedSink (which they
+// wrap: in place, in one padded buffer of Content-Length, de-chunked in place for chunked bodies); the
+// third has no body buffer and parses each piece where the client's incremental ring received it. After
 // every piece the records whose last byte is in are parsed at once and consumed (json::Consumer). On a
 // verified request (verify(true), clock stopped) they are folded into the full checksum too: the records
 // do not outlive their batch, so the checksum cannot be taken afterwards.
@@ -23,6 +24,10 @@
 //                         document per piece, not per record, and no scan of the bytes but simdjson's:
 //                         parsing each record as its own document (cut by a byte-by-byte splitter)
 //                         took 2.2x presized's time at 10,000 weather records.
+//   PieceArraySink        JSON array bodies whose pieces lie apart, between other connections' pieces in
+//                         one shared incremental ring (provided_incremental): each piece's whole records
+//                         parsed in place as one document, a record cut between pieces copied into a
+//                         small carry (json::parse_*_piece); below.
 //
 // Records: the array sink parses owning records; ArrayStreamingSink keeps all of the body's, reused in
 // place, as presized does, and FreshArrayStreamingSink builds them anew for every body, as .NET's
@@ -67,13 +72,6 @@
 
 namespace ringlab::strategies::detail {
 
-// What the sinks share: the body lands through `Landing` (PresizedSink: in place in the body buffer; the
-// piece sink's PieceLanding: nowhere, the piece is parsed where the client received it); a body that is
-// not 2xx is received but not parsed; the records of each piece are folded into the consumer (and the
-// checksum on a verified body); the counters of the overlap. A sink says only how it finds and parses the
-// records of the bytes received so far (parse_received) and at the end of the body (parse_rest).
-// `Weather`, `Repository`, `Github` and `Profile` are the records it parses into: owning ones for the
-// array sinks, views for the NDJSON one.
 // Room for `records` records of `payload` in whichever of the four vectors holds that payload's records.
 template <class Weather, class Repository, class Github, class Profile>
 void reserve_records(Payload payload, std::size_t records, Weather& weather, Repository& repos, Github& github,
@@ -92,6 +90,13 @@ struct NoSharedModels {
   [[nodiscard]] std::size_t capacity_bytes() const noexcept { return 0; }
 };
 
+// What the sinks share: the body lands through `Landing` (PresizedSink: in place in the body buffer; the
+// piece sink's PieceLanding: nowhere, the piece is parsed where the client received it); a body that is
+// not 2xx is received but not parsed; the records of each piece are folded into the consumer (and the
+// checksum on a verified body); the counters of the overlap. A sink says only how it finds and parses the
+// records of the bytes received so far (parse_received) and at the end of the body (parse_rest).
+// `Weather`, `Repository`, `Github` and `Profile` are the records it parses into: owning ones for the
+// array sinks, views for the NDJSON one.
 template <class Weather, class Repository, class Github, class Profile, class Landing = http::PresizedSink>
 class StreamingSinkBase : public http::BodySink {
  public:
@@ -273,9 +278,11 @@ struct PieceModels {
 // (json::parse_*_piece): the records whole in a piece are one document, parsed in place; a record cut
 // between two pieces is copied into the body buffer, which is only that carry here (a record or a few,
 // kept across bodies). Each window's records land in the strategy's one PieceModels, owning records
-// reused in place, and are folded at once (a verified body's checksum taken as they go). copied_bytes() counts the carry's bytes. Needs a client in
-// ReceiveMode::provided_incremental: its pieces are writable and followed by readable bytes, which the
-// parse lends brackets to and reads past.
+// reused in place, and are folded at once (a verified body's checksum taken as they go). copied_bytes()
+// counts the carry's bytes. Needs a client in ReceiveMode::provided_incremental: its pieces are writable
+// and followed by readable bytes, which the parse lends brackets to and reads past. The parser is sized
+// to the whole body, as the array sink's: a window that did not parse sends the rest of the body to the
+// carry, parsed whole at its end.
 class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, json::Repository,
                                                       json::GithubRepository, json::ProfileStars, PieceLanding> {
   static_assert(net::BufferRing::kReadableAfter >= base::kPadding, "simdjson reads a piece's padding from the ring");

@@ -157,13 +157,16 @@ void steady_rounds_allocate_nothing(const InflightOptions& options) {
 // Eight connections whose bodies (128 KiB) are 32 buffers long, on the few buffers of `options`' shared
 // ring: three rounds, every body byte for byte. The client's stats after them.
 InflightStats eight_bodies_on_a_small_ring(const InflightOptions& options) {
-  const SizeFor size_for = [](int connection) { return std::size_t{128 * 1024} + static_cast<std::size_t>(connection); };
+  const SizeFor size_for = [](int connection) {
+    return std::size_t{128 * 1024} + static_cast<std::size_t>(connection);
+  };
   TestServer server(numbered_server(numbered_answers(size_for)));
   InflightRig rig(options);
   REQUIRE(rig.connect(server, 8));
   for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
   CHECK(rig.client.stats().connections_opened == 8);
-  CHECK(rig.client.receive_memory_bytes() == std::size_t{options.provided_buffer_count} * options.provided_buffer_bytes);
+  const std::size_t ring_bytes = std::size_t{options.provided_buffer_count} * options.provided_buffer_bytes;
+  CHECK(rig.client.receive_memory_bytes() == ring_bytes);
   return rig.client.stats();
 }
 
