@@ -114,7 +114,7 @@ void BufferRing::give_back(int res, uint32_t cqe_flags, bool bundle) {
 }
 
 void BufferRing::settle_increment(uint16_t bid, std::size_t bytes, uint32_t cqe_flags) {
-  if (bid >= count_ || bytes == 0) return;
+  if (!incremental_ || bid >= count_ || bytes == 0) return;
   if ((cqe_flags & kBufferMore) != 0) {
     filled_[bid] += static_cast<uint32_t>(bytes);
     return;

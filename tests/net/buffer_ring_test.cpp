@@ -343,8 +343,12 @@ TEST_CASE("take_increment: pieces where the kernel put them, a full buffer given
   CHECK(BufferRing::buffer_id(four.flags) == other);
   CHECK(four.at == buffers.buffer(other).data() + 6);
 
-  // A completion claiming more than is left of its buffer is refused, nothing taken.
+  // A completion claiming more than is left of its buffer is refused, nothing taken; so is any on a ring
+  // that is not incremental.
   bool called = false;
   CHECK_FALSE(buffers.take_increment(other, 16, 0, [&](std::span<char>) { called = true; }));
+  auto plain = BufferRing::create(*ring, 11, 2, 16);
+  REQUIRE(plain);
+  CHECK_FALSE((*plain)->take_increment(0, 1, 0, [&](std::span<char>) { called = true; }));
   CHECK_FALSE(called);
 }

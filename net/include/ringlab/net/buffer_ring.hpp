@@ -93,11 +93,11 @@ class BufferRing {
   // kernel's last receive into that buffer left off, to `take(std::span<char> piece)`; the piece is
   // writable and followed by kReadableAfter readable bytes, and is the caller's until `take` returns.
   // Then the buffer goes back to the kernel if the completion says the kernel is done with it. False,
-  // with nothing taken or given back, for a completion that claims more than is left of its buffer (a
-  // kernel that does not do what this side counts on).
+  // with nothing taken or given back, on a ring that is not incremental or for a completion that claims
+  // more than is left of its buffer (a kernel that does not do what this side counts on).
   template <class Take>
   bool take_increment(uint16_t bid, std::size_t bytes, uint32_t cqe_flags, Take&& take) {
-    if (bid >= count_ || filled_[bid] + bytes > buffer_size_) return false;
+    if (!incremental_ || bid >= count_ || filled_[bid] + bytes > buffer_size_) return false;
     take(std::span<char>(buffer(bid).data() + filled_[bid], bytes));
     settle_increment(bid, bytes, cqe_flags);
     return true;
