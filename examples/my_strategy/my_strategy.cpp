@@ -64,7 +64,7 @@ class MyStrategy final : public rs::Strategy {
     if (info->status != 200) return fail(label_, "status " + std::to_string(info->status));
     const simdjson::padded_string padded(body_);
     records_.clear();
-    if (auto parsed = json::parse_weather(parser_, padded, records_); !parsed) {
+    if (auto parsed = json::parse_array(parser_, padded, records_); !parsed) {
       return fail(label_, parsed.error().message);
     }
     if (timeline != nullptr && config_.ticks != nullptr) timeline->deserialized = config_.ticks();

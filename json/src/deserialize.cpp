@@ -15,7 +15,7 @@ namespace {
 // --- bodies --------------------------------------------------------------------------------------------
 
 template <class Record>
-Status parse_array(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Record>& out) {
+Status read_array(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Record>& out) {
   Error error;
   Context ctx{body.data(), body.size(), kNoRecord, &error};
   od::document doc;
@@ -49,8 +49,8 @@ Status parse_array(Parser& parser, simdjson::padded_string_view body, std::pmr::
 }
 
 template <class Record>
-Status parse_lines(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Record>& out,
-                   std::size_t window_bytes) {
+Status read_lines(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Record>& out,
+                  std::size_t window_bytes) {
   Error error;
   Context ctx{body.data(), body.size(), kNoRecord, &error};
   // With threads enabled simdjson indexes the next window on a helper thread: work a measurement of
@@ -95,7 +95,7 @@ Status parse_lines(Parser& parser, simdjson::padded_string_view body, std::pmr::
 }
 
 template <class Record>
-Status parse_one(Parser& parser, simdjson::padded_string_view body, RecordSpan record, Record& out) {
+Status read_one(Parser& parser, simdjson::padded_string_view body, RecordSpan record, Record& out) {
   Error error;
   Context ctx{body.data(), body.size(), record.index, &error};
   if (record.offset > body.size() || record.length > body.size() - record.offset) {
@@ -129,94 +129,39 @@ simdjson::padded_string_view padded_view(const base::PaddedBuffer& body) noexcep
   return simdjson::padded_string_view(body.data(), body.size(), body.capacity() + base::kPadding);
 }
 
+namespace {
+// The body as simdjson reads it, whichever form the record type takes it in.
+simdjson::padded_string_view view_of(simdjson::padded_string_view body) noexcept { return body; }
+simdjson::padded_string_view view_of(PaddedBody body) noexcept { return body.view(); }
+}  // namespace
+
 inline namespace RINGLAB_JSON_PARSER_ABI {
 
-Status parse_weather(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<WeatherForecast>& out) {
-  return parse_array(parser, body, out);
+template <ArrayRecord R>
+Status parse_array(Parser& parser, BodyFor<R> body, std::pmr::vector<R>& out) {
+  return read_array(parser, view_of(body), out);
 }
-Status parse_weather_views(Parser& parser, PaddedBody body, std::pmr::vector<WeatherView>& out) {
-  return parse_array(parser, body.view(), out);
+template <ArrayRecord R>
+Status parse_ndjson(Parser& parser, BodyFor<R> body, std::pmr::vector<R>& out, std::size_t window_bytes) {
+  return read_lines(parser, view_of(body), out, window_bytes);
 }
-Status parse_repos(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Repository>& out) {
-  return parse_array(parser, body, out);
-}
-Status parse_repos_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out) {
-  return parse_array(parser, body.view(), out);
-}
-
-Status parse_weather_ndjson(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<WeatherForecast>& out,
-                            std::size_t window_bytes) {
-  return parse_lines(parser, body, out, window_bytes);
-}
-Status parse_weather_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<WeatherView>& out,
-                                  std::size_t window_bytes) {
-  return parse_lines(parser, body.view(), out, window_bytes);
-}
-Status parse_repos_ndjson(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<Repository>& out,
-                          std::size_t window_bytes) {
-  return parse_lines(parser, body, out, window_bytes);
-}
-Status parse_repos_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out,
-                                std::size_t window_bytes) {
-  return parse_lines(parser, body.view(), out, window_bytes);
+template <ArrayRecord R>
+Status parse_record(Parser& parser, BodyFor<R> body, RecordSpan record, R& out) {
+  return read_one(parser, view_of(body), record, out);
 }
 
-Status parse_weather_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
-                            WeatherForecast& out) {
-  return parse_one(parser, body, record, out);
-}
-Status parse_weather_record_view(Parser& parser, PaddedBody body, RecordSpan record, WeatherView& out) {
-  return parse_one(parser, body.view(), record, out);
-}
-Status parse_repository_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
-                               Repository& out) {
-  return parse_one(parser, body, record, out);
-}
-Status parse_repository_record_view(Parser& parser, PaddedBody body, RecordSpan record, RepositoryView& out) {
-  return parse_one(parser, body.view(), record, out);
-}
-
-Status parse_github(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<GithubRepository>& out) {
-  return parse_array(parser, body, out);
-}
-Status parse_github_views(Parser& parser, PaddedBody body, std::pmr::vector<GithubRepositoryView>& out) {
-  return parse_array(parser, body.view(), out);
-}
-Status parse_github_ndjson(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<GithubRepository>& out,
-                           std::size_t window_bytes) {
-  return parse_lines(parser, body, out, window_bytes);
-}
-Status parse_github_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<GithubRepositoryView>& out,
-                                 std::size_t window_bytes) {
-  return parse_lines(parser, body.view(), out, window_bytes);
-}
-Status parse_github_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
-                           GithubRepository& out) {
-  return parse_one(parser, body, record, out);
-}
-Status parse_github_record_view(Parser& parser, PaddedBody body, RecordSpan record, GithubRepositoryView& out) {
-  return parse_one(parser, body.view(), record, out);
-}
-Status parse_github_three_fields(Parser& parser, simdjson::padded_string_view body,
-                                 std::pmr::vector<GithubStars>& out) {
-  return parse_array(parser, body, out);
-}
-Status parse_github_three_fields_views(Parser& parser, PaddedBody body, std::pmr::vector<GithubStarsView>& out) {
-  return parse_array(parser, body.view(), out);
-}
-Status parse_profiles(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<ProfileStars>& out) {
-  return parse_array(parser, body, out);
-}
-Status parse_profiles_views(Parser& parser, PaddedBody body, std::pmr::vector<ProfileStarsView>& out) {
-  return parse_array(parser, body.view(), out);
-}
-Status parse_profiles_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<ProfileStarsView>& out,
-                              std::size_t window_bytes) {
-  return parse_lines(parser, body.view(), out, window_bytes);
-}
-Status parse_profile_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record, ProfileStars& out) {
-  return parse_one(parser, body, record, out);
-}
+// Each form for each record type of ArrayRecord (its owning and its view form on a line): the
+// definitions stay here, with the readers they inline.
+#define RINGLAB_JSON_FORMS(R)                                                              \
+  template Status parse_array<R>(Parser&, BodyFor<R>, std::pmr::vector<R>&);               \
+  template Status parse_ndjson<R>(Parser&, BodyFor<R>, std::pmr::vector<R>&, std::size_t); \
+  template Status parse_record<R>(Parser&, BodyFor<R>, RecordSpan, R&);
+RINGLAB_JSON_FORMS(WeatherForecast) RINGLAB_JSON_FORMS(WeatherView)
+RINGLAB_JSON_FORMS(Repository) RINGLAB_JSON_FORMS(RepositoryView)
+RINGLAB_JSON_FORMS(GithubRepository) RINGLAB_JSON_FORMS(GithubRepositoryView)
+RINGLAB_JSON_FORMS(GithubStars) RINGLAB_JSON_FORMS(GithubStarsView)
+RINGLAB_JSON_FORMS(ProfileStars) RINGLAB_JSON_FORMS(ProfileStarsView)
+#undef RINGLAB_JSON_FORMS
 
 }  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json

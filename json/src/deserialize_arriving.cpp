@@ -205,7 +205,7 @@ WindowResult parse_window(Parser& parser, const Window& window, bool to_boundary
 }
 
 template <class Record>
-Status parse_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress, std::pmr::vector<Record>& out,
+Status read_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress, std::pmr::vector<Record>& out,
                       Arrival arrival) {
   const std::size_t size = body.size();
   Error error;
@@ -357,8 +357,8 @@ Status finish_pieces(Parser& parser, base::PaddedBuffer& carry, PieceArray& prog
 }
 
 template <class Record>
-Status parse_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
-                   std::pmr::vector<Record>& out, Arrival arrival) {
+Status read_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
+                  std::pmr::vector<Record>& out, Arrival arrival) {
   if (progress.body_bytes == 0) carry.clear();
   if (!piece.empty()) take_piece(parser, carry, progress, piece, out);
   if (arrival == Arrival::partial) return {};
@@ -369,39 +369,26 @@ Status parse_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progre
 
 inline namespace RINGLAB_JSON_PARSER_ABI {
 
-Status parse_weather_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
-                              std::pmr::vector<WeatherForecast>& out, Arrival arrival) {
-  return parse_arriving(parser, body, progress, out, arrival);
+template <OwningRecord R>
+Status parse_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress, std::pmr::vector<R>& out,
+                      Arrival arrival) {
+  return read_arriving(parser, body, progress, out, arrival);
 }
-Status parse_repos_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
-                            std::pmr::vector<Repository>& out, Arrival arrival) {
-  return parse_arriving(parser, body, progress, out, arrival);
-}
-Status parse_github_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
-                             std::pmr::vector<GithubRepository>& out, Arrival arrival) {
-  return parse_arriving(parser, body, progress, out, arrival);
-}
-Status parse_profiles_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
-                          std::pmr::vector<ProfileStars>& out, Arrival arrival) {
-  return parse_arriving(parser, body, progress, out, arrival);
+template <OwningRecord R>
+Status parse_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
+                   std::pmr::vector<R>& out, Arrival arrival) {
+  return read_piece(parser, carry, progress, piece, out, arrival);
 }
 
-Status parse_weather_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
-                           std::pmr::vector<WeatherForecast>& out, Arrival arrival) {
-  return parse_piece(parser, carry, progress, piece, out, arrival);
-}
-Status parse_repos_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
-                         std::pmr::vector<Repository>& out, Arrival arrival) {
-  return parse_piece(parser, carry, progress, piece, out, arrival);
-}
-Status parse_github_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
-                          std::pmr::vector<GithubRepository>& out, Arrival arrival) {
-  return parse_piece(parser, carry, progress, piece, out, arrival);
-}
-Status parse_profiles_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
-                            std::pmr::vector<ProfileStars>& out, Arrival arrival) {
-  return parse_piece(parser, carry, progress, piece, out, arrival);
-}
+// Both forms for each record type of OwningRecord: the definitions stay here, with the readers.
+#define RINGLAB_JSON_FORMS(R)                                                                        \
+  template Status parse_arriving<R>(Parser&, base::PaddedBuffer&, ArrivingArray&, std::pmr::vector<R>&, \
+                                    Arrival);                                                         \
+  template Status parse_piece<R>(Parser&, base::PaddedBuffer&, PieceArray&, std::span<char>,           \
+                                 std::pmr::vector<R>&, Arrival);
+RINGLAB_JSON_FORMS(WeatherForecast) RINGLAB_JSON_FORMS(Repository) RINGLAB_JSON_FORMS(GithubRepository)
+RINGLAB_JSON_FORMS(GithubStars) RINGLAB_JSON_FORMS(ProfileStars)
+#undef RINGLAB_JSON_FORMS
 
 }  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json

@@ -121,47 +121,12 @@ std::string checksum_mismatch(uint64_t got, uint64_t expected, std::size_t count
          std::to_string(count) + " records: the body or its deserialization is wrong";
 }
 
-namespace {
-
-// json/'s parse of a whole array body into each kind of record.
-json::Status parse_body(json::Parser& parser, simdjson::padded_string_view body,
-                        std::pmr::vector<json::WeatherForecast>& out) {
-  return json::parse_weather(parser, body, out);
-}
-json::Status parse_body(json::Parser& parser, simdjson::padded_string_view body,
-                        std::pmr::vector<json::Repository>& out) {
-  return json::parse_repos(parser, body, out);
-}
-json::Status parse_body(json::Parser& parser, simdjson::padded_string_view body,
-                        std::pmr::vector<json::GithubRepository>& out) {
-  return json::parse_github(parser, body, out);
-}
-json::Status parse_body(json::Parser& parser, simdjson::padded_string_view body,
-                        std::pmr::vector<json::ProfileStars>& out) {
-  return json::parse_profiles(parser, body, out);
-}
-json::Status parse_body(json::Parser& parser, json::PaddedBody body, std::pmr::vector<json::WeatherView>& out) {
-  return json::parse_weather_views(parser, body, out);
-}
-json::Status parse_body(json::Parser& parser, json::PaddedBody body, std::pmr::vector<json::RepositoryView>& out) {
-  return json::parse_repos_views(parser, body, out);
-}
-json::Status parse_body(json::Parser& parser, json::PaddedBody body,
-                        std::pmr::vector<json::GithubRepositoryView>& out) {
-  return json::parse_github_views(parser, body, out);
-}
-json::Status parse_body(json::Parser& parser, json::PaddedBody body, std::pmr::vector<json::ProfileStarsView>& out) {
-  return json::parse_profiles_views(parser, body, out);
-}
-
-}  // namespace
-
 json::Result<uint64_t> OwningModels::parse(Payload payload, json::Parser& parser, simdjson::padded_string_view body) {
-  return fill(payload, [&](auto& records) { return parse_body(parser, body, records); });
+  return fill(payload, [&](auto& records) { return json::parse_array(parser, body, records); });
 }
 
 json::Result<uint64_t> ViewModels::parse(Payload payload, json::Parser& parser, json::PaddedBody body) {
-  return fill(payload, [&](auto& records) { return parse_body(parser, body, records); });
+  return fill(payload, [&](auto& records) { return json::parse_array(parser, body, records); });
 }
 
 std::string describe(const json::Error& error) { return "json: " + error.message; }

@@ -170,8 +170,6 @@ class PayloadRecords {
       return consume_all(records);
     });
   }
-
- protected:
   // Calls `use` with the payload's vector and returns what it returns.
   template <class Use>
   decltype(auto) with_records(Payload payload, Use&& use) {
@@ -182,6 +180,7 @@ class PayloadRecords {
     return of_payload(*this, payload, use);
   }
 
+ protected:
   std::pmr::vector<Weather> weather_;
   std::pmr::vector<Repository> repos_;
   std::pmr::vector<Github> github_;

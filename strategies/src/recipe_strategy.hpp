@@ -226,7 +226,7 @@ struct BodySlot {
     if constexpr (kModels == Models::answer_only) {
       return body().size();
     } else if constexpr (kModels == Models::three_fields) {
-      if (auto status = json::parse_github_three_fields(parser, json::padded_view(body()), models); !status) {
+      if (auto status = json::parse_array(parser, json::padded_view(body()), models); !status) {
         return std::unexpected(std::move(status.error()));
       }
       return consume_all(models);

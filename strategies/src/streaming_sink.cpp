@@ -6,53 +6,30 @@
 #include "common.hpp"
 
 namespace ringlab::strategies::detail {
-namespace {
-
-// Drops the records of a longer earlier body that this one did not overwrite.
-template <class... Vectors>
-void trim_to(std::size_t count, Vectors&... vectors) {
-  const auto trim = [count](auto& records) {
-    if (records.size() > count) records.erase(records.begin() + static_cast<std::ptrdiff_t>(count), records.end());
-  };
-  (trim(vectors), ...);
-}
-
-}  // namespace
-
 template <StreamedModels kModels>
 void ArraySink<kModels>::restart(const http::ResponseHead& /*head*/) {
   progress_ = json::ArrivingArray{};
   if constexpr (kModels == StreamedModels::fresh) {
-    // The last body's records go now, with their vector's memory: this body's are built from nothing.
-    const auto release = [](auto& records) { std::remove_reference_t<decltype(records)>().swap(records); };
-    release(weather_);
-    release(repos_);
-    release(github_);
-    release(profiles_);
+    // The last body's records go now, with their vectors' memory: this body's are built from nothing.
+    records_ = Records();
   }
 }
 
 template <StreamedModels kModels>
 http::Status ArraySink<kModels>::parse_arrived(json::Arrival arrival) {
-  json::Status parsed;
-  switch (payload_) {
-    case Payload::repos: parsed = parse_into(repos_, arrival, &json::parse_repos_arriving); break;
-    case Payload::github: parsed = parse_into(github_, arrival, &json::parse_github_arriving); break;
-    case Payload::profiles: parsed = parse_into(profiles_, arrival, &json::parse_profiles_arriving); break;
-    case Payload::weather: parsed = parse_into(weather_, arrival, &json::parse_weather_arriving); break;
-  }
+  const json::Status parsed =
+      records_.with_records(payload_, [&](auto& slots) { return parse_into(slots, arrival); });
   if (!parsed) return http::fail(http::Errc::sink, describe(parsed.error()));
   return {};
 }
 
 template <StreamedModels kModels>
-template <class Record, class ParseArriving>
-json::Status ArraySink<kModels>::parse_into(std::pmr::vector<Record>& slots, json::Arrival arrival,
-                                            ParseArriving parse_arriving) {
+template <class Record>
+json::Status ArraySink<kModels>::parse_into(std::pmr::vector<Record>& slots, json::Arrival arrival) {
   // Fresh: restart() emptied the vector, so every record lands in a new slot.
   const std::size_t before = progress_.records;
-  if (auto status = parse_arriving(*parser_, *body_, progress_, slots, arrival); !status) return status;
-  for (std::size_t i = before; i < progress_.records; ++i) fold(slots[i]);
+  if (auto status = json::parse_arriving(*parser_, *body_, progress_, slots, arrival); !status) return status;
+  fold_new(slots, before, progress_.records);
   return {};
 }
 
@@ -60,25 +37,19 @@ template class ArraySink<StreamedModels::reused>;
 template class ArraySink<StreamedModels::fresh>;
 
 http::Status PieceArraySink::parse_piece(std::span<char> piece, json::Arrival arrival) {
-  json::Status parsed;
-  switch (payload_) {
-    case Payload::repos: parsed = parse_into(models_->repos, piece, arrival, &json::parse_repos_piece); break;
-    case Payload::github: parsed = parse_into(models_->github, piece, arrival, &json::parse_github_piece); break;
-    case Payload::profiles: parsed = parse_into(models_->profiles, piece, arrival, &json::parse_profiles_piece); break;
-    case Payload::weather: parsed = parse_into(models_->weather, piece, arrival, &json::parse_weather_piece); break;
-  }
+  const json::Status parsed =
+      models_->with_records(payload_, [&](auto& slots) { return parse_into(slots, piece, arrival); });
   if (!parsed) return http::fail(http::Errc::sink, describe(parsed.error()));
   return {};
 }
 
-template <class Record, class ParsePiece>
-json::Status PieceArraySink::parse_into(std::pmr::vector<Record>& slots, std::span<char> piece, json::Arrival arrival,
-                                        ParsePiece parse) {
+template <class Record>
+json::Status PieceArraySink::parse_into(std::pmr::vector<Record>& slots, std::span<char> piece, json::Arrival arrival) {
   // The call's records are slots [records before it, records after): where another connection's records
   // of the same index were, already folded.
   const std::size_t before = progress_.records;
-  if (auto status = parse(*parser_, *body_, progress_, piece, slots, arrival); !status) return status;
-  for (std::size_t i = before; i < progress_.records; ++i) fold(slots[i]);
+  if (auto status = json::parse_piece(*parser_, *body_, progress_, piece, slots, arrival); !status) return status;
+  fold_new(slots, before, progress_.records);
   return {};
 }
 
@@ -96,12 +67,11 @@ http::Status NdjsonStreamingSink::parse_rest() {
   return {};
 }
 
-template <class View, class ParseLines>
-json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<View>& views, simdjson::padded_string_view batch,
-                                             ParseLines parse_lines) {
+template <class View>
+json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<View>& views, simdjson::padded_string_view batch) {
   // The body buffer outlives the views of this batch: they are consumed here, and a buffer that moves
   // later (a chunked body growing) only invalidates views no longer read.
-  if (auto status = parse_lines(*parser_, json::PaddedBody(batch), views, json::kNdjsonWindowBytes); !status) {
+  if (auto status = json::parse_ndjson(*parser_, json::PaddedBody(batch), views, json::kNdjsonWindowBytes); !status) {
     return status;
   }
   for (const View& view : views) fold(view);
@@ -115,13 +85,7 @@ http::Status NdjsonStreamingSink::parse_batch(std::size_t end) {
   const simdjson::padded_string_view batch(body_->data() + start, end - start,
                                            body_->capacity() + base::kPadding - start);
   parsed_ = end;
-  json::Status parsed;
-  switch (payload_) {
-    case Payload::repos: parsed = parse_into(repos_, batch, &json::parse_repos_ndjson_views); break;
-    case Payload::github: parsed = parse_into(github_, batch, &json::parse_github_ndjson_views); break;
-    case Payload::profiles: parsed = parse_into(profiles_, batch, &json::parse_profiles_ndjson_views); break;
-    case Payload::weather: parsed = parse_into(weather_, batch, &json::parse_weather_ndjson_views); break;
-  }
+  const json::Status parsed = records_.with_records(payload_, [&](auto& views) { return parse_into(views, batch); });
   if (!parsed) {
     return http::fail(http::Errc::sink,
                       "in the lines from body byte " + std::to_string(start) +

@@ -65,6 +65,7 @@
 #include "ringlab/json/consume.hpp"
 #include "ringlab/json/deserialize.hpp"
 #include "client_strategy.hpp"
+#include "common.hpp"
 #include "inflight_recipe.hpp"
 #include "ringlab/base/padded_buffer.hpp"
 #include "ringlab/net/buffer_ring.hpp"
@@ -73,17 +74,6 @@
 namespace ringlab::strategies::detail {
 
 // Room for `records` records of `payload` in whichever of the four vectors holds that payload's records.
-template <class Weather, class Repository, class Github, class Profile>
-void reserve_records(Payload payload, std::size_t records, Weather& weather, Repository& repos, Github& github,
-                     Profile& profiles) {
-  switch (payload) {
-    case Payload::repos: repos.reserve(records); break;
-    case Payload::github: github.reserve(records); break;
-    case Payload::profiles: profiles.reserve(records); break;
-    case Payload::weather: weather.reserve(records); break;
-  }
-}
-
 // The records of every connection's sink are the sink's own, except where the sink says otherwise: a
 // sink with SharedModels other than this one parses into one set its strategy keeps for every connection.
 struct NoSharedModels {
@@ -110,7 +100,7 @@ class StreamingSinkBase : public http::BodySink {
   // grow the vector).
   void expect(Payload payload, std::size_t records) {
     payload_ = payload;
-    reserve_records(payload, records, weather_, repos_, github_, profiles_);
+    records_.reserve(payload, records);
   }
 
   http::Status begin(const http::ResponseHead& head) final {
@@ -161,12 +151,11 @@ class StreamingSinkBase : public http::BodySink {
   // waited for: the overlap achieved.
   [[nodiscard]] std::size_t records_before_end() const noexcept { return before_end_; }
   // What the record vectors keep (capacity x record size): HeldMemory's model bytes.
-  [[nodiscard]] std::size_t capacity_bytes() const noexcept {
-    return weather_.capacity() * sizeof(Weather) + repos_.capacity() * sizeof(Repository) +
-           github_.capacity() * sizeof(Github) + profiles_.capacity() * sizeof(Profile);
-  }
+  [[nodiscard]] std::size_t capacity_bytes() const noexcept { return records_.capacity_bytes(); }
 
  protected:
+  using Records = PayloadRecords<Weather, Repository, Github, Profile>;
+
   virtual void restart(const http::ResponseHead& head) = 0;  // a new body begins
   // Whether windows of the body are parsed as documents of their own (the array sink), so that the parser's
   // capacity bounds them (the NDJSON sink's iterate_many sizes its own batches).
@@ -179,16 +168,18 @@ class StreamingSinkBase : public http::BodySink {
     consumer_.add(record);
     if (verify_) checksum_.add(record);
   }
+  // Folds the records one parse call made: slots [from, to).
+  template <class Record>
+  void fold_new(const std::pmr::vector<Record>& slots, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) fold(slots[i]);
+  }
 
   [[nodiscard]] const Landing& landing() const noexcept { return inner_; }
 
   Payload payload_ = Payload::weather;
   json::Parser* parser_;
   base::PaddedBuffer* body_;
-  std::pmr::vector<Weather> weather_;
-  std::pmr::vector<Repository> repos_;
-  std::pmr::vector<Github> github_;
-  std::pmr::vector<Profile> profiles_;
+  Records records_;  // this sink's records: the payload's vector of them
 
  private:
   Landing inner_;
@@ -221,8 +212,8 @@ class ArraySink final
   http::Status parse_received() override { return parse_arrived(json::Arrival::partial); }
   http::Status parse_rest() override { return parse_arrived(json::Arrival::complete); }
   http::Status parse_arrived(json::Arrival arrival);
-  template <class Record, class ParseArriving>
-  json::Status parse_into(std::pmr::vector<Record>& slots, json::Arrival arrival, ParseArriving parse_arriving);
+  template <class Record>
+  json::Status parse_into(std::pmr::vector<Record>& slots, json::Arrival arrival);
 
   json::ArrivingArray progress_;
 };
@@ -236,7 +227,9 @@ extern template class ArraySink<StreamedModels::fresh>;
 // for the parse that follows it in the same on_body(); the view dies when on_body() returns.
 class PieceLanding final : public http::BodySink {
  public:
-  explicit PieceLanding(base::PaddedBuffer& /*unused: the pieces are not gathered*/) noexcept {}
+  // StreamingSinkBase makes every landing from the sink's buffer; the pieces are not gathered into it
+  // (for the piece sink that buffer is the carry, which json::parse_piece fills).
+  explicit PieceLanding(base::PaddedBuffer& /*carry*/) noexcept {}
   http::Status begin(const http::ResponseHead& /*head*/) override {
     piece_ = {};
     return {};
@@ -263,16 +256,8 @@ class PieceLanding final : public http::BodySink {
 // parsed, never read again, so another connection's records of the same index overwrite them (one
 // thread parses). Reserved to a body's records, as provided_buffers' one set is, and reused in place
 // (strings keep their capacity).
-struct PieceModels {
-  std::pmr::vector<json::WeatherForecast> weather;
-  std::pmr::vector<json::Repository> repos;
-  std::pmr::vector<json::GithubRepository> github;
-  std::pmr::vector<json::ProfileStars> profiles;
-  [[nodiscard]] std::size_t capacity_bytes() const noexcept {
-    return weather.capacity() * sizeof(json::WeatherForecast) + repos.capacity() * sizeof(json::Repository) +
-           github.capacity() * sizeof(json::GithubRepository) + profiles.capacity() * sizeof(json::ProfileStars);
-  }
-};
+// The piece sinks' one set of owning models, shared by the strategy's connections.
+using PieceModels = PayloadRecords<json::WeatherForecast, json::Repository, json::GithubRepository, json::ProfileStars>;
 
 // The JSON array's records parsed in every piece where it landed in the client's shared incremental ring
 // (json::parse_*_piece): the records whole in a piece are one document, parsed in place; a record cut
@@ -295,7 +280,7 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
   void expect(Payload payload, std::size_t records) {
     payload_ = payload;
     records_ = records;
-    reserve_records(payload, records, models_->weather, models_->repos, models_->github, models_->profiles);
+    models_->reserve(payload, records);
   }
   [[nodiscard]] uint64_t copied_bytes() const noexcept override { return copied_ + progress_.copied_bytes; }
 
@@ -318,9 +303,8 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
   http::Status parse_received() override { return parse_piece(landing().piece(), json::Arrival::partial); }
   http::Status parse_rest() override { return parse_piece({}, json::Arrival::complete); }
   http::Status parse_piece(std::span<char> piece, json::Arrival arrival);
-  template <class Record, class ParsePiece>
-  json::Status parse_into(std::pmr::vector<Record>& slots, std::span<char> piece, json::Arrival arrival,
-                          ParsePiece parse);
+  template <class Record>
+  json::Status parse_into(std::pmr::vector<Record>& slots, std::span<char> piece, json::Arrival arrival);
 
   PieceModels* models_;
   std::size_t records_ = 0;  // records per body (expect())
@@ -341,8 +325,8 @@ class NdjsonStreamingSink final
   http::Status parse_rest() override;
   // Parses body bytes [parsed_, end): whole lines.
   http::Status parse_batch(std::size_t end);
-  template <class View, class ParseLines>
-  json::Status parse_into(std::pmr::vector<View>& views, simdjson::padded_string_view batch, ParseLines parse_lines);
+  template <class View>
+  json::Status parse_into(std::pmr::vector<View>& views, simdjson::padded_string_view batch);
 
   std::size_t parsed_ = 0;  // body bytes parsed so far (up to and including the last newline seen)
 };

@@ -125,7 +125,7 @@ TEST_CASE("the byte offset of a type error points at the value") {
   const std::string text = R"([{"date":"2024-01-01","temperatureC":"12","summary":"Cool","temperatureF":53}])";
   const simdjson::padded_string body(text);
   std::pmr::vector<json::WeatherView> views;
-  const auto status = json::parse_weather_views(parser, body, views);
+  const auto status = json::parse_array(parser, body, views);
   REQUIRE_FALSE(status.has_value());
   CHECK(status.error().offset == text.find("\"12\""));
   CHECK(status.error().message.ends_with(" at byte " + std::to_string(text.find("\"12\""))));
@@ -141,7 +141,7 @@ TEST_CASE("a missing field's offset is its record's start, in arrays, lines and 
   const simdjson::padded_string body(text);
   std::pmr::vector<json::WeatherView> views;
   std::pmr::vector<json::WeatherForecast> owning;
-  for (const auto& status : {json::parse_weather_views(parser, body, views), json::parse_weather(parser, body, owning)}) {
+  for (const auto& status : {json::parse_array(parser, body, views), json::parse_array(parser, body, owning)}) {
     REQUIRE_FALSE(status.has_value());
     CHECK(status.error().record == 2);
     CHECK(status.error().field == "temperatureC");
@@ -150,7 +150,7 @@ TEST_CASE("a missing field's offset is its record's start, in arrays, lines and 
   }
   const std::string lines = good + "\n" + bad + "\n";
   const simdjson::padded_string line_body(lines);
-  const auto status = json::parse_weather_ndjson_views(parser, line_body, views, 1 << 16);
+  const auto status = json::parse_ndjson(parser, line_body, views, 1 << 16);
   REQUIRE_FALSE(status.has_value());
   CHECK(status.error().offset == lines.find(bad));
 }
@@ -173,7 +173,7 @@ TEST_CASE("records whose keys leave the usual order at any member read the same 
                              record.substr(1, record.size() - 2) + R"(,"extra":[1,{"a":2}]}])";
     const simdjson::padded_string body(text);
     std::pmr::vector<json::WeatherView> views;
-    const auto status = json::parse_weather_views(parser, body, views);
+    const auto status = json::parse_array(parser, body, views);
     REQUIRE_MESSAGE(status.has_value(), text);
     REQUIRE(views.size() == 2);
     for (const json::WeatherView& view : views) {
@@ -242,13 +242,13 @@ TEST_CASE("record parses check the span and what it holds") {
   const simdjson::padded_string body(text);
   json::WeatherForecast record;
   SUBCASE("a span beyond the body") {
-    const auto status = json::parse_weather_record(parser, body, json::RecordSpan{4, text.size() - 2, 10}, record);
+    const auto status = json::parse_record(parser, body, json::RecordSpan{4, text.size() - 2, 10}, record);
     REQUIRE_FALSE(status.has_value());
     CHECK(status.error().message.starts_with("record 4: OUT_OF_BOUNDS"));
   }
   SUBCASE("a span holding two records") {
     const std::size_t second_end = text.find("},{", text.find("},{") + 1) + 1;
-    const auto status = json::parse_weather_record(parser, body, json::RecordSpan{0, 1, second_end - 1}, record);
+    const auto status = json::parse_record(parser, body, json::RecordSpan{0, 1, second_end - 1}, record);
     REQUIRE_FALSE(status.has_value());
     INFO(status.error().message);
     CHECK(status.error().record == 0);
@@ -266,7 +266,7 @@ TEST_CASE("record parses check the span and what it holds") {
     }
     REQUIRE(last.has_value());
     json::WeatherView view;
-    const auto status = json::parse_weather_record_view(parser, bad_body, *last, view);
+    const auto status = json::parse_record(parser, bad_body, *last, view);
     REQUIRE_FALSE(status.has_value());
     CHECK(status.error().record == 2);
     CHECK(status.error().field == "summary");

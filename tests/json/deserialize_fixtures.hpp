@@ -49,92 +49,59 @@ struct Parsed {
   uint64_t checksum = 0;
 };
 
-// Parses into a fresh vector of the record type that `parse_weather` (or `parse_repos`, `parse_github`)
-// fills.
+// Parses into a fresh vector of the payload's record type (WeatherRecord, RepoRecord or GithubRecord):
+// `parse(out)` is one of json's parse templates, its record type taken from `out`.
 template <class WeatherRecord, class RepoRecord, class GithubRecord>
-Parsed parsed_into(Payload p, auto parse_weather, auto parse_repos, auto parse_github) {
-  if (p == Payload::weather) {
-    std::pmr::vector<WeatherRecord> out;
-    auto s = parse_weather(out);
+Parsed parsed_into(Payload p, auto parse) {
+  const auto into = [&]<class Record>(std::pmr::vector<Record> out) -> Parsed {
+    auto s = parse(out);
     return {s, json::checksum(out)};
-  }
-  if (p == Payload::github) {
-    std::pmr::vector<GithubRecord> out;
-    auto s = parse_github(out);
-    return {s, json::checksum(out)};
-  }
-  std::pmr::vector<RepoRecord> out;
-  auto s = parse_repos(out);
-  return {s, json::checksum(out)};
+  };
+  if (p == Payload::weather) return into(std::pmr::vector<WeatherRecord>{});
+  if (p == Payload::github) return into(std::pmr::vector<GithubRecord>{});
+  return into(std::pmr::vector<RepoRecord>{});
 }
 
 inline Parsed owning_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
   return parsed_into<json::WeatherForecast, json::Repository, json::GithubRepository>(
-      p, [&](auto& out) { return json::parse_weather(parser, body, out); },
-      [&](auto& out) { return json::parse_repos(parser, body, out); },
-      [&](auto& out) { return json::parse_github(parser, body, out); });
+      p, [&](auto& out) { return json::parse_array(parser, body, out); });
 }
 
 inline Parsed views_array(json::Parser& parser, Payload p, const simdjson::padded_string& body) {
   return parsed_into<json::WeatherView, json::RepositoryView, json::GithubRepositoryView>(
-      p, [&](auto& out) { return json::parse_weather_views(parser, body, out); },
-      [&](auto& out) { return json::parse_repos_views(parser, body, out); },
-      [&](auto& out) { return json::parse_github_views(parser, body, out); });
+      p, [&](auto& out) { return json::parse_array(parser, body, out); });
 }
 
 inline Parsed owning_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
-                     std::size_t window = json::kNdjsonWindowBytes) {
+                            std::size_t window = json::kNdjsonWindowBytes) {
   return parsed_into<json::WeatherForecast, json::Repository, json::GithubRepository>(
-      p, [&](auto& out) { return json::parse_weather_ndjson(parser, body, out, window); },
-      [&](auto& out) { return json::parse_repos_ndjson(parser, body, out, window); },
-      [&](auto& out) { return json::parse_github_ndjson(parser, body, out, window); });
+      p, [&](auto& out) { return json::parse_ndjson(parser, body, out, window); });
 }
 
 inline Parsed views_ndjson(json::Parser& parser, Payload p, const simdjson::padded_string& body,
-                    std::size_t window = json::kNdjsonWindowBytes) {
+                           std::size_t window = json::kNdjsonWindowBytes) {
   return parsed_into<json::WeatherView, json::RepositoryView, json::GithubRepositoryView>(
-      p, [&](auto& out) { return json::parse_weather_ndjson_views(parser, body, out, window); },
-      [&](auto& out) { return json::parse_repos_ndjson_views(parser, body, out, window); },
-      [&](auto& out) { return json::parse_github_ndjson_views(parser, body, out, window); });
+      p, [&](auto& out) { return json::parse_ndjson(parser, body, out, window); });
 }
 
 // The streaming way: the splitter finds records, each is parsed on its own (owning or view).
 inline Parsed by_record(json::Parser& parser, Payload p, const simdjson::padded_string& body, bool views) {
-  json::RecordSplitter splitter;
-  json::Checksum sum;
-  json::WeatherForecast weather;
-  json::WeatherView weather_view;
-  json::Repository repo;
-  json::RepositoryView repo_view;
-  json::GithubRepository github;
-  json::GithubRepositoryView github_view;
-  while (true) {
-    auto record = splitter.next(body);
-    if (!record) return {std::unexpected(record.error())};
-    if (!*record) break;
-    json::Status s;
-    if (p == Payload::weather && !views) {
-      s = json::parse_weather_record(parser, body, **record, weather);
-      if (s) sum.add(weather);
-    } else if (p == Payload::weather) {
-      s = json::parse_weather_record_view(parser, body, **record, weather_view);
-      if (s) sum.add(weather_view);
-    } else if (p == Payload::github && !views) {
-      s = json::parse_github_record(parser, body, **record, github);
-      if (s) sum.add(github);
-    } else if (p == Payload::github) {
-      s = json::parse_github_record_view(parser, body, **record, github_view);
-      if (s) sum.add(github_view);
-    } else if (!views) {
-      s = json::parse_repository_record(parser, body, **record, repo);
-      if (s) sum.add(repo);
-    } else {
-      s = json::parse_repository_record_view(parser, body, **record, repo_view);
-      if (s) sum.add(repo_view);
+  // One record object, reused for every record of the body.
+  const auto each = [&]<class Record>(Record record) -> Parsed {
+    json::RecordSplitter splitter;
+    json::Checksum sum;
+    while (true) {
+      auto span = splitter.next(body);
+      if (!span) return {std::unexpected(span.error())};
+      if (!*span) break;
+      if (json::Status s = json::parse_record(parser, body, **span, record); !s) return {s};
+      sum.add(record);
     }
-    if (!s) return {s};
-  }
-  return {splitter.finish(body), sum.value()};
+    return {splitter.finish(body), sum.value()};
+  };
+  if (p == Payload::weather) return views ? each(json::WeatherView{}) : each(json::WeatherForecast{});
+  if (p == Payload::github) return views ? each(json::GithubRepositoryView{}) : each(json::GithubRepository{});
+  return views ? each(json::RepositoryView{}) : each(json::Repository{});
 }
 
 // Rewrites a JSON value with every object's keys in another order and unknown keys of every kind

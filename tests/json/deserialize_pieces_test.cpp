@@ -101,13 +101,13 @@ struct Payload {
   }
 };
 
-const Payload<json::WeatherForecast> kWeather{"weather", &json::append_weather_json, &json::parse_weather,
-                                              &json::parse_weather_piece};
-const Payload<json::Repository> kRepos{"repos", &json::append_repos_json, &json::parse_repos, &json::parse_repos_piece};
-const Payload<json::GithubRepository> kGithub{"github", &json::append_github_json, &json::parse_github,
-                                              &json::parse_github_piece};
-const Payload<json::ProfileStars> kProfiles{"profiles", &json::append_profiles_json, &json::parse_profiles,
-                                            &json::parse_profiles_piece};
+const Payload<json::WeatherForecast> kWeather{"weather", &json::append_weather_json, &json::parse_array<json::WeatherForecast>,
+                                              &json::parse_piece<json::WeatherForecast>};
+const Payload<json::Repository> kRepos{"repos", &json::append_repos_json, &json::parse_array<json::Repository>, &json::parse_piece<json::Repository>};
+const Payload<json::GithubRepository> kGithub{"github", &json::append_github_json, &json::parse_array<json::GithubRepository>,
+                                              &json::parse_piece<json::GithubRepository>};
+const Payload<json::ProfileStars> kProfiles{"profiles", &json::append_profiles_json, &json::parse_array<json::ProfileStars>,
+                                            &json::parse_piece<json::ProfileStars>};
 
 // What the whole-body parse of `text` gives: its status, and the checksum of its records.
 struct Whole {

@@ -43,8 +43,8 @@ TEST_CASE("owning records read back equal to the generated ones") {
   const simdjson::padded_string repos_text(array_body(Payload::repos, 50));
   std::pmr::vector<json::WeatherForecast> weather;
   std::pmr::vector<json::Repository> repos;
-  REQUIRE(json::parse_weather(parser, weather_text, weather).has_value());
-  REQUIRE(json::parse_repos(parser, repos_text, repos).has_value());
+  REQUIRE(json::parse_array(parser, weather_text, weather).has_value());
+  REQUIRE(json::parse_array(parser, repos_text, repos).has_value());
   REQUIRE(weather.size() == 50);
   REQUIRE(repos.size() == 50);
   for (std::size_t i = 0; i < 50; ++i) {
@@ -59,8 +59,8 @@ TEST_CASE("github records read back equal to the generated ones, nulls and escap
   const simdjson::padded_string body(array_body(Payload::github, 200));
   std::pmr::vector<json::GithubRepository> owning;
   std::pmr::vector<json::GithubRepositoryView> views;
-  REQUIRE(json::parse_github(parser, body, owning).has_value());
-  REQUIRE(json::parse_github_views(parser, body, views).has_value());
+  REQUIRE(json::parse_array(parser, body, owning).has_value());
+  REQUIRE(json::parse_array(parser, body, views).has_value());
   REQUIRE(owning.size() == 200);
   REQUIRE(views.size() == 200);
   std::size_t null_descriptions = 0;
@@ -93,8 +93,8 @@ TEST_CASE("three fields: only stargazers_count, name and url are read, the 19 ot
     const simdjson::padded_string body(array_body(Payload::github, n));
     std::pmr::vector<json::GithubStars> owning;
     std::pmr::vector<json::GithubStarsView> views;
-    REQUIRE(json::parse_github_three_fields(parser, body, owning).has_value());
-    REQUIRE(json::parse_github_three_fields_views(parser, body, views).has_value());
+    REQUIRE(json::parse_array(parser, body, owning).has_value());
+    REQUIRE(json::parse_array(parser, body, views).has_value());
     REQUIRE(owning.size() == n);
     CHECK(json::checksum(owning) == json::checksum_github_three_fields(n));
     CHECK(json::checksum(views) == json::checksum_github_three_fields(n));
@@ -110,7 +110,7 @@ TEST_CASE("three fields: only stargazers_count, name and url are read, the 19 ot
   SUBCASE("keys in any order, unknown keys of any kind") {
     const simdjson::padded_string body(shuffled_body(Payload::github, 30, 7));
     std::pmr::vector<json::GithubStars> owning;
-    REQUIRE(json::parse_github_three_fields(parser, body, owning).has_value());
+    REQUIRE(json::parse_array(parser, body, owning).has_value());
     CHECK(json::checksum(owning) == json::checksum_github_three_fields(30));
   }
   SUBCASE("a skipped field of any type is not an error; a missing or wrong one of the three is") {
@@ -120,14 +120,14 @@ TEST_CASE("three fields: only stargazers_count, name and url are read, the 19 ot
     other_types.replace(other_types.find(R"("size":)"), 7, R"("size":"not a number","x":)");
     const simdjson::padded_string skipped(std::string("[") + other_types + "]");
     std::pmr::vector<json::GithubStars> owning;
-    CHECK(json::parse_github_three_fields(parser, skipped, owning).has_value());
+    CHECK(json::parse_array(parser, skipped, owning).has_value());
     std::pmr::vector<json::GithubRepository> full;
-    CHECK_FALSE(json::parse_github(parser, skipped, full).has_value());
+    CHECK_FALSE(json::parse_array(parser, skipped, full).has_value());
 
     std::string no_url = record;
     no_url.replace(no_url.find(R"("url":)"), 6, R"("x":)");
     const simdjson::padded_string missing(std::string("[") + record + "," + no_url + "]");
-    const auto status = json::parse_github_three_fields(parser, missing, owning);
+    const auto status = json::parse_array(parser, missing, owning);
     REQUIRE_FALSE(status.has_value());
     CHECK(status.error().record == 1);
     CHECK(status.error().field == "url");
@@ -137,7 +137,7 @@ TEST_CASE("three fields: only stargazers_count, name and url are read, the 19 ot
     bad_stars.replace(bad_stars.find(R"("stargazers_count":)"), 19, R"("stargazers_count":true,"x":)");
     const simdjson::padded_string wrong(std::string("[") + bad_stars + "]");
     std::pmr::vector<json::GithubStarsView> views;
-    const auto view_status = json::parse_github_three_fields_views(parser, wrong, views);
+    const auto view_status = json::parse_array(parser, wrong, views);
     REQUIRE_FALSE(view_status.has_value());
     CHECK(view_status.error().field == "stargazers_count");
     CHECK(view_status.error().message.starts_with("record 0 field stargazers_count: INCORRECT_TYPE"));
@@ -148,7 +148,7 @@ TEST_CASE("views decode to the owning text, and escaped ones say so") {
   json::Parser parser;
   const simdjson::padded_string body(array_body(Payload::repos, 200));
   std::pmr::vector<json::RepositoryView> views;
-  REQUIRE(json::parse_repos_views(parser, body, views).has_value());
+  REQUIRE(json::parse_array(parser, body, views).has_value());
   std::size_t escaped = 0;
   std::string text;
   for (std::size_t i = 0; i < views.size(); ++i) {
@@ -178,8 +178,8 @@ TEST_CASE("views stay valid when the parser goes on to another body") {
   const simdjson::padded_string second(array_body(Payload::weather, 500));
   std::pmr::vector<json::RepositoryView> views;
   std::pmr::vector<json::WeatherView> others;
-  REQUIRE(json::parse_repos_views(parser, first, views).has_value());
-  REQUIRE(json::parse_weather_views(parser, second, others).has_value());
+  REQUIRE(json::parse_array(parser, first, views).has_value());
+  REQUIRE(json::parse_array(parser, second, others).has_value());
   CHECK(json::checksum(views) == json::checksum_repos(20));
 }
 
@@ -211,8 +211,8 @@ TEST_CASE("escapes and \\u sequences are decoded in owning records and validated
       R"({"date":"2024-01-02","temperatureC":43,"summary":"tab\tnew\nline\/","temperatureF":109}])"));
   std::pmr::vector<json::WeatherForecast> owning;
   std::pmr::vector<json::WeatherView> views;
-  REQUIRE(json::parse_weather(parser, body, owning).has_value());
-  REQUIRE(json::parse_weather_views(parser, body, views).has_value());
+  REQUIRE(json::parse_array(parser, body, owning).has_value());
+  REQUIRE(json::parse_array(parser, body, views).has_value());
   REQUIRE(owning.size() == 2);
   CHECK(owning[0].date == "2024-01-01");
   CHECK(owning[0].summary == "Freez\"ing\\ \xF0\x9F\x9A\x80 caf\xC3\xA9");
@@ -232,8 +232,8 @@ TEST_CASE("a key given twice counts with its last value") {
       R"("summary":"Freezing","temperatureF":22}])"));
   std::pmr::vector<json::WeatherForecast> owning;
   std::pmr::vector<json::WeatherView> views;
-  REQUIRE(json::parse_weather(parser, body, owning).has_value());
-  REQUIRE(json::parse_weather_views(parser, body, views).has_value());
+  REQUIRE(json::parse_array(parser, body, owning).has_value());
+  REQUIRE(json::parse_array(parser, body, views).has_value());
   CHECK(owning[0] == json::make_weather(0));
   CHECK(json::checksum(views) == json::checksum_weather(1));
 }
@@ -242,7 +242,7 @@ TEST_CASE("a body without simdjson's padding is refused, not over-read") {
   json::Parser parser;
   const std::string text = array_body(Payload::weather, 2);
   std::pmr::vector<json::WeatherForecast> out;
-  const auto status = json::parse_weather(parser, simdjson::padded_string_view(text.data(), text.size(), text.size()), out);
+  const auto status = json::parse_array(parser, simdjson::padded_string_view(text.data(), text.size(), text.size()), out);
   REQUIRE_FALSE(status.has_value());
   CHECK(status.error().message.find("INSUFFICIENT_PADDING") != std::string::npos);
 }
@@ -253,8 +253,8 @@ TEST_CASE("bodies received into a PaddedBuffer parse in place") {
   buffer.append(array_body(Payload::repos, 25));
   std::pmr::vector<json::RepositoryView> views;
   std::pmr::vector<json::Repository> owning;
-  REQUIRE(json::parse_repos_views(parser, buffer, views).has_value());
-  REQUIRE(json::parse_repos(parser, json::padded_view(buffer), owning).has_value());
+  REQUIRE(json::parse_array(parser, buffer, views).has_value());
+  REQUIRE(json::parse_array(parser, json::padded_view(buffer), owning).has_value());
   CHECK(json::checksum(views) == json::checksum_repos(25));
   CHECK(json::checksum(owning) == json::checksum_repos(25));
   CHECK(views.front().name.raw.data() >= buffer.data());
@@ -262,7 +262,7 @@ TEST_CASE("bodies received into a PaddedBuffer parse in place") {
 
   PaddedBuffer empty;
   std::pmr::vector<json::WeatherView> nothing;
-  const auto status = json::parse_weather_views(parser, empty, nothing);
+  const auto status = json::parse_array(parser, empty, nothing);
   REQUIRE_FALSE(status.has_value());
   CHECK(status.error().message.starts_with("document: EMPTY"));
 }
@@ -272,9 +272,9 @@ TEST_CASE("parsing again overwrites the records in place and drops the extra one
   std::pmr::vector<json::Repository> out;
   const simdjson::padded_string ten(array_body(Payload::repos, 10));
   const simdjson::padded_string three(array_body(Payload::repos, 3));
-  REQUIRE(json::parse_repos(parser, ten, out).has_value());
+  REQUIRE(json::parse_array(parser, ten, out).has_value());
   const json::Repository* storage = out.data();
-  REQUIRE(json::parse_repos(parser, three, out).has_value());
+  REQUIRE(json::parse_array(parser, three, out).has_value());
   CHECK(out.size() == 3);
   CHECK(out.data() == storage);
   CHECK(json::checksum(out) == json::checksum_repos(3));
@@ -287,10 +287,10 @@ TEST_CASE("owning records take their memory from the output vector's resource") 
   json::Parser parser;
   const simdjson::padded_string body(array_body(Payload::repos, 100));
   std::pmr::vector<json::Repository> out(&counting);
-  REQUIRE(json::parse_repos(parser, body, out).has_value());
+  REQUIRE(json::parse_array(parser, body, out).has_value());
   CHECK(counting.allocations > 100);
   for (const json::Repository& r : out) CHECK(r.description.get_allocator().resource() == &counting);
   const std::size_t first = counting.allocations;
-  REQUIRE(json::parse_repos(parser, body, out).has_value());
+  REQUIRE(json::parse_array(parser, body, out).has_value());
   CHECK(counting.allocations == first);
 }

@@ -20,14 +20,14 @@ json::Status lawful(json::Parser& parser, const simdjson::padded_string& text, c
   std::pmr::vector<json::WeatherView> weather;
   std::pmr::vector<json::RepositoryView> repos;
   json::WeatherView one;
-  if (auto s = json::parse_weather_views(parser, text, weather); !s) return s;
-  if (auto s = json::parse_weather_views(parser, buffer, weather); !s) return s;
-  if (auto s = json::parse_repos_views(parser, json::padded_view(buffer), repos); !s) return s;
-  if (auto s = json::parse_weather_ndjson_views(parser, buffer, weather); !s) return s;
+  if (auto s = json::parse_array(parser, text, weather); !s) return s;
+  if (auto s = json::parse_array(parser, buffer, weather); !s) return s;
+  if (auto s = json::parse_array(parser, json::padded_view(buffer), repos); !s) return s;
+  if (auto s = json::parse_ndjson(parser, buffer, weather); !s) return s;
   // Owning records copy what they keep: a temporary body is fine for them.
   std::pmr::vector<json::WeatherForecast> owned;
-  if (auto s = json::parse_weather(parser, make_string(), owned); !s) return s;
-  return json::parse_weather_record_view(parser, buffer, json::RecordSpan{0, 0, 0}, one);
+  if (auto s = json::parse_array(parser, make_string(), owned); !s) return s;
+  return json::parse_record(parser, buffer, json::RecordSpan{0, 0, 0}, one);
 }
 
 json::Status misuse(json::Parser& parser) {
@@ -40,17 +40,17 @@ json::Status misuse(json::Parser& parser) {
   (void)one;
   (void)make_buffer;
 #if defined(RINGLAB_MISUSE_temporary_padded_string)
-  return json::parse_weather_views(parser, make_string(), weather);
+  return json::parse_array(parser, make_string(), weather);
 #elif defined(RINGLAB_MISUSE_temporary_padded_buffer)
-  return json::parse_weather_views(parser, make_buffer(), weather);
+  return json::parse_array(parser, make_buffer(), weather);
 #elif defined(RINGLAB_MISUSE_temporary_padded_buffer_repos)
-  return json::parse_repos_views(parser, make_buffer(), repos);
+  return json::parse_array(parser, make_buffer(), repos);
 #elif defined(RINGLAB_MISUSE_temporary_padded_buffer_ndjson)
-  return json::parse_repos_ndjson_views(parser, make_buffer(), repos);
+  return json::parse_ndjson(parser, make_buffer(), repos);
 #elif defined(RINGLAB_MISUSE_temporary_padded_buffer_record)
-  return json::parse_weather_record_view(parser, make_buffer(), json::RecordSpan{0, 0, 0}, one);
+  return json::parse_record(parser, make_buffer(), json::RecordSpan{0, 0, 0}, one);
 #elif defined(RINGLAB_MISUSE_padded_view_of_temporary)
-  return json::parse_weather_views(parser, json::padded_view(make_buffer()), weather);
+  return json::parse_array(parser, json::padded_view(make_buffer()), weather);
 #else
   return {};
 #endif

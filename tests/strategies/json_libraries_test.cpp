@@ -123,7 +123,7 @@ TEST_CASE("the generator's bodies give the generator's records, equal to json/'s
       CHECK(json::checksum(std::span<const json::WeatherForecast>(weather)) == json::checksum_weather(count));
       const simdjson::padded_string weather_text(generated_body(Payload::weather, count));
       std::pmr::vector<json::WeatherForecast> weather_reference;
-      REQUIRE(json::parse_weather(parser, weather_text, weather_reference));
+      REQUIRE(json::parse_array(parser, weather_text, weather_reference));
       CHECK(weather == weather_reference);
 
       std::pmr::vector<json::Repository> repos;
@@ -132,7 +132,7 @@ TEST_CASE("the generator's bodies give the generator's records, equal to json/'s
       CHECK(json::checksum(std::span<const json::Repository>(repos)) == json::checksum_repos(count));
       const simdjson::padded_string repos_text(generated_body(Payload::repos, count));
       std::pmr::vector<json::Repository> repos_reference;
-      REQUIRE(json::parse_repos(parser, repos_text, repos_reference));
+      REQUIRE(json::parse_array(parser, repos_text, repos_reference));
       CHECK(repos == repos_reference);
     }
   }

@@ -42,14 +42,14 @@ std::vector<Reader> readers() {
        [](std::string_view body, Dtos& out) {
          json::Parser parser;
          const base::PaddedBuffer buffer = padded(body);
-         return json::parse_profiles(parser, json::padded_view(buffer), out);
+         return json::parse_array(parser, json::padded_view(buffer), out);
        }},
       {"json/ views",
        [](std::string_view body, Dtos& out) -> json::Status {
          json::Parser parser;
          const base::PaddedBuffer buffer = padded(body);
          std::pmr::vector<json::ProfileStarsView> views;
-         if (auto status = json::parse_profiles_views(parser, buffer, views); !status) return status;
+         if (auto status = json::parse_array(parser, buffer, views); !status) return status;
          out.clear();
          for (const json::ProfileStarsView& view : views) {
            REQUIRE(view.name.plain().has_value());  // the generator's names and urls have no escapes

@@ -278,7 +278,7 @@ TEST_CASE("unverified bodies are consumed record by record, as the whole-body pa
   json::Parser whole;
   std::pmr::vector<json::WeatherForecast> owning;
   const simdjson::padded_string padded_array(array);
-  REQUIRE(json::parse_weather(whole, padded_array, owning));
+  REQUIRE(json::parse_array(whole, padded_array, owning));
   const uint64_t owning_consumed = json::consume(std::span<const json::WeatherForecast>(owning));
   std::vector<std::size_t> one_piece{array.size()};
   json::Parser parser;

@@ -14,7 +14,7 @@
 // fit the field (temperatureC in int32). homepage, language and license may be null, and so may a github
 // record's description.
 //
-// Three fields (jos's Version 8): parse_github_three_fields* read a /github body into GithubStars, the
+// Three fields (jos's Version 8): GithubStars (and GithubStarsView) read from a /github body the
 // keys stargazers_count, name and url of each record; the other 19 keys count as unknown, so On-Demand
 // skips their values without converting them (their text is still validated as JSON). Missing one of
 // the three is an error as above. A /repos body has the same three keys at the top level of its records
@@ -25,7 +25,7 @@
 // way. On error `out` is valid but its contents are unspecified. Owning records take their memory from
 // out's allocator (models.hpp).
 //
-// Views (the *_views and *_view functions) point into the body, never into the parser: they are valid
+// Views (WeatherView and the other *View records) point into the body, never into the parser: they are valid
 // while the body is alive and unchanged, and the parser may be reused at once. They take the body as a
 // PaddedBody, which cannot be made from a temporary buffer: parsing views out of a temporary does not
 // compile (as simdjson deletes iterate(padded_string&&); tests/json/CMakeLists.txt proves it).
@@ -33,9 +33,11 @@
 // Errors (error.hpp) name the record, the field and the byte offset in the body. The parser is the
 // caller's: one parser per thread, reused across bodies so that its buffers are allocated once (it grows
 // to the largest body it has seen).
+#include <concepts>
 #include <cstddef>
 #include <memory_resource>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <simdjson.h>
@@ -88,46 +90,36 @@ using Parser = simdjson::ondemand::parser;
 
 inline namespace RINGLAB_JSON_PARSER_ABI {
 
+// --- The record types -------------------------------------------------------------------------------
+// Every parse is one function template per form of body, its record type taken from `out`: owning
+// records (models.hpp, profiles.hpp) or their views. Views take the body as a PaddedBody (above).
+template <class R, class... Of>
+concept one_of_types = (std::same_as<R, Of> || ...);
+template <class R>
+concept OwningRecord = one_of_types<R, WeatherForecast, Repository, GithubRepository, GithubStars, ProfileStars>;
+template <class R>
+concept ViewRecord =
+    one_of_types<R, WeatherView, RepositoryView, GithubRepositoryView, GithubStarsView, ProfileStarsView>;
+template <class R>
+concept ArrayRecord = OwningRecord<R> || ViewRecord<R>;
+// The body a parse into R takes: views need one that outlives them.
+template <ArrayRecord R>
+using BodyFor = std::conditional_t<ViewRecord<R>, PaddedBody, simdjson::padded_string_view>;
+
 // --- JSON array bodies -----------------------------------------------------------------------------
-[[nodiscard]] Status parse_weather(Parser& parser, simdjson::padded_string_view body,
-                                   std::pmr::vector<WeatherForecast>& out);
-[[nodiscard]] Status parse_weather_views(Parser& parser, PaddedBody body, std::pmr::vector<WeatherView>& out);
-[[nodiscard]] Status parse_repos(Parser& parser, simdjson::padded_string_view body,
-                                 std::pmr::vector<Repository>& out);
-[[nodiscard]] Status parse_repos_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out);
-[[nodiscard]] Status parse_github(Parser& parser, simdjson::padded_string_view body,
-                                  std::pmr::vector<GithubRepository>& out);
-[[nodiscard]] Status parse_github_views(Parser& parser, PaddedBody body, std::pmr::vector<GithubRepositoryView>& out);
-[[nodiscard]] Status parse_github_three_fields(Parser& parser, simdjson::padded_string_view body,
-                                               std::pmr::vector<GithubStars>& out);
-[[nodiscard]] Status parse_github_three_fields_views(Parser& parser, PaddedBody body,
-                                                     std::pmr::vector<GithubStarsView>& out);
-// jos's DTO (profiles.hpp): name, url and stars of each /profiles record; the other 18 keys (tags, the floats and
-// the rest) count as unknown and are skipped unconverted, as in the three-field github parse.
-[[nodiscard]] Status parse_profiles(Parser& parser, simdjson::padded_string_view body, std::pmr::vector<ProfileStars>& out);
-[[nodiscard]] Status parse_profiles_views(Parser& parser, PaddedBody body, std::pmr::vector<ProfileStarsView>& out);
+// WeatherForecast from /weather, Repository from /repos, GithubRepository from /github, ProfileStars
+// from /profiles (jos's DTO, profiles.hpp: name, url and stars of each record; the other 18 keys, tags,
+// the floats and the rest, count as unknown and are skipped unconverted), GithubStars the three fields
+// above; each in its owning or its view form.
+template <ArrayRecord R>
+[[nodiscard]] Status parse_array(Parser& parser, BodyFor<R> body, std::pmr::vector<R>& out);
 
 // --- NDJSON bodies ---------------------------------------------------------------------------------
 // `window_bytes` is simdjson's batch size: the longest record it can hold. These turn the parser's
 // `threaded` option off, so that no helper thread indexes the next window behind the caller's back.
-[[nodiscard]] Status parse_weather_ndjson(Parser& parser, simdjson::padded_string_view body,
-                                          std::pmr::vector<WeatherForecast>& out,
-                                          std::size_t window_bytes = kNdjsonWindowBytes);
-[[nodiscard]] Status parse_weather_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<WeatherView>& out,
-                                                std::size_t window_bytes = kNdjsonWindowBytes);
-[[nodiscard]] Status parse_repos_ndjson(Parser& parser, simdjson::padded_string_view body,
-                                        std::pmr::vector<Repository>& out,
-                                        std::size_t window_bytes = kNdjsonWindowBytes);
-[[nodiscard]] Status parse_repos_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<RepositoryView>& out,
-                                              std::size_t window_bytes = kNdjsonWindowBytes);
-[[nodiscard]] Status parse_github_ndjson(Parser& parser, simdjson::padded_string_view body,
-                                         std::pmr::vector<GithubRepository>& out,
-                                         std::size_t window_bytes = kNdjsonWindowBytes);
-[[nodiscard]] Status parse_github_ndjson_views(Parser& parser, PaddedBody body,
-                                               std::pmr::vector<GithubRepositoryView>& out,
-                                               std::size_t window_bytes = kNdjsonWindowBytes);
-[[nodiscard]] Status parse_profiles_ndjson_views(Parser& parser, PaddedBody body, std::pmr::vector<ProfileStarsView>& out,
-                                            std::size_t window_bytes = kNdjsonWindowBytes);
+template <ArrayRecord R>
+[[nodiscard]] Status parse_ndjson(Parser& parser, BodyFor<R> body, std::pmr::vector<R>& out,
+                                  std::size_t window_bytes = kNdjsonWindowBytes);
 
 // --- An array body while it arrives (one document per receive) --------------------------------------
 // For a body still arriving: the records complete in the bytes received so far are parsed as one
@@ -139,7 +131,7 @@ inline namespace RINGLAB_JSON_PARSER_ABI {
 // simdjson reads them, then both are put back. A record is thus parsed once the '{' after it is in;
 // the last one at Arrival::complete, which parses the rest of the body with the array's own ']'.
 //
-// Strictness: as parse_weather() and the others over the whole body, with the same errors (record
+// Strictness: as parse_array() over the whole body, with the same errors (record
 // index counted from the body's first record, byte offsets from the body's start). A boundary found
 // this way is only a guess (the bytes could sit inside a string, or inside a record's own array of
 // objects); the window's parse checks it: strings are tracked from a point known to be outside any,
@@ -170,26 +162,21 @@ struct ArrivingArray {
   bool deferred = false;     // an early window did not parse: the rest waits for Arrival::complete
 };
 
-[[nodiscard]] Status parse_weather_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
-                                            std::pmr::vector<WeatherForecast>& out, Arrival arrival);
-[[nodiscard]] Status parse_repos_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
-                                          std::pmr::vector<Repository>& out, Arrival arrival);
-[[nodiscard]] Status parse_github_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
-                                           std::pmr::vector<GithubRepository>& out, Arrival arrival);
-[[nodiscard]] Status parse_profiles_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
-                                        std::pmr::vector<ProfileStars>& out, Arrival arrival);
+template <OwningRecord R>
+[[nodiscard]] Status parse_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress,
+                                    std::pmr::vector<R>& out, Arrival arrival);
 
 // --- An array body arriving in scattered pieces (one document per piece) ---------------------------
 // For a body whose pieces do not lie together in memory: an io_uring incremental provided-buffer ring
 // shared by several connections lands each receive where the ring's last one, for any connection, left
-// off. The piecewise sibling of parse_*_arriving: each piece is parsed where it lies, and only the bytes
+// off. The piecewise sibling of parse_arriving: each piece is parsed where it lies, and only the bytes
 // of a record cut between two pieces are copied, into `carry`, the caller's buffer.
 //
 // Call once per piece in body order with Arrival::partial, and last with Arrival::complete (its piece
 // may be empty: at the end of the body the caller may call with an empty span). A call with a piece:
 //   1. deferred (see below): the piece is appended to the carry; nothing is parsed before the end.
 //   2. The carry not empty (it holds a record cut at the piece's start): the first record boundary
-//      (',' with '}' before it and '{' after it, whitespace allowed between, as parse_*_arriving finds
+//      (',' with '}' before it and '{' after it, whitespace allowed between, as parse_arriving finds
 //      them) whose ',' and '{' lie in the piece (its '}' may end the carry) closes the cut record: the
 //      piece up to that ',' is appended and the carry parsed as one window (its first byte lent '['
 //      unless it is the body's start, its last, the ',', lent ']'). No such boundary: the whole piece
@@ -205,13 +192,13 @@ struct ArrivingArray {
 // sides of the cut (the ',' is no boundary until its '{' is seen, and a window cannot begin at a '{').
 // Pieces too short to hold a boundary's ',' and '{' together (one byte each) copy the whole body.
 //
-// Strictness and errors: as parse_*_arriving, whose windows these are. A window that does not parse
+// Strictness and errors: as parse_arriving, whose windows these are. A window that does not parse
 // before Arrival::complete is no error yet (its boundary may have been a guess that bytes inside a
 // string fooled): `deferred` is set, everything from that window's start on goes to the carry, and
 // Arrival::complete parses the carry whole, reporting the error if the bytes are wrong. A bad body is
 // thus reported when it ends, never early. Errors are the whole-body parse's (record index counted from
 // the body's first record, byte offsets from the body's start), with one exception shared with
-// parse_*_arriving: an error simdjson finds while indexing the final window (bad UTF-8, a control byte
+// parse_arriving: an error simdjson finds while indexing the final window (bad UTF-8, a control byte
 // in a string) that the record splitter cannot place is said to be "in this record or one after it",
 // naming the first record of the final window and the ',' it starts at, where the whole-body parse
 // names the document at byte 0. A body with no byte at all fails at Arrival::complete with EMPTY.
@@ -226,8 +213,8 @@ struct ArrivingArray {
 // (progress.body_bytes == 0) clears it. Between calls it holds body[progress.carry_offset,
 // progress.body_bytes): the bytes from the last boundary parsed (or from the first window that did not
 // parse) to the end of the last piece; Arrival::complete also lends a space to the byte after them (in
-// the carry's spare room or padding), as parse_*_arriving does after its body. Records land in `out`
-// from slot 0 as with parse_*_arriving; Arrival::complete trims `out` to the body's records. Threads:
+// the carry's spare room or padding), as parse_arriving does after its body. Records land in `out`
+// from slot 0 as with parse_arriving; Arrival::complete trims `out` to the body's records. Threads:
 // the parser's rule.
 //
 // Where the parse of one body arriving in scattered pieces stands. Value-initialized at the start of
@@ -240,17 +227,9 @@ struct PieceArray {
   bool deferred = false;         // a window did not parse: every later byte goes to the carry, parsed whole at the end
 };
 
-[[nodiscard]] Status parse_weather_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
-                                         std::span<char> piece, std::pmr::vector<WeatherForecast>& out,
-                                         Arrival arrival);
-[[nodiscard]] Status parse_repos_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
-                                       std::span<char> piece, std::pmr::vector<Repository>& out, Arrival arrival);
-[[nodiscard]] Status parse_github_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
-                                        std::span<char> piece, std::pmr::vector<GithubRepository>& out,
-                                        Arrival arrival);
-[[nodiscard]] Status parse_profiles_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
-                                          std::span<char> piece, std::pmr::vector<ProfileStars>& out,
-                                          Arrival arrival);
+template <OwningRecord R>
+[[nodiscard]] Status parse_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
+                                 std::pmr::vector<R>& out, Arrival arrival);
 
 // --- One record of an array body (RecordSplitter) --------------------------------------------------
 // `body` is the body received so far; `record` a span the splitter found in it. Error offsets count
@@ -259,19 +238,8 @@ struct PieceArray {
 // Each call runs simdjson on the record alone: its per-document set-up, paid per record, makes this
 // about three times slower than one parse of the whole body (10,000 weather records: 1.4 ms against
 // 0.43 ms here); what it buys is starting before the last byte has arrived.
-[[nodiscard]] Status parse_weather_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
-                                          WeatherForecast& out);
-[[nodiscard]] Status parse_weather_record_view(Parser& parser, PaddedBody body, RecordSpan record, WeatherView& out);
-[[nodiscard]] Status parse_repository_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
-                                             Repository& out);
-[[nodiscard]] Status parse_repository_record_view(Parser& parser, PaddedBody body, RecordSpan record,
-                                                  RepositoryView& out);
-[[nodiscard]] Status parse_github_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
-                                         GithubRepository& out);
-[[nodiscard]] Status parse_github_record_view(Parser& parser, PaddedBody body, RecordSpan record,
-                                              GithubRepositoryView& out);
-[[nodiscard]] Status parse_profile_record(Parser& parser, simdjson::padded_string_view body, RecordSpan record,
-                                      ProfileStars& out);
+template <ArrayRecord R>
+[[nodiscard]] Status parse_record(Parser& parser, BodyFor<R> body, RecordSpan record, R& out);
 
 }  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json
