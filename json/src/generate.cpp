@@ -275,12 +275,6 @@ void fill_weather(std::size_t index, WeatherForecast& out) {
   out.temperature_f = fahrenheit_of(out.temperature_c);
 }
 
-WeatherForecast make_weather(std::size_t index) {
-  WeatherForecast record;
-  fill_weather(index, record);
-  return record;
-}
-
 // --- repositories ----------------------------------------------------------------------------------
 
 void fill_repository(std::size_t index, Repository& out) {
@@ -331,12 +325,6 @@ void fill_repository(std::size_t index, Repository& out) {
   out.score = static_cast<double>(rng.below(100'000)) / 1000.0;
 }
 
-Repository make_repository(std::size_t index) {
-  Repository record;
-  fill_repository(index, record);
-  return record;
-}
-
 // --- github (jos's flat records) ---------------------------------------------------------------------
 
 void fill_github(std::size_t index, GithubRepository& out) {
@@ -352,12 +340,6 @@ void fill_github(std::size_t index, GithubRepository& out) {
   fill_shared_fields(rng, std::string_view(login, login_size), out, *out.description);
   if (rng.chance(1, 10)) out.description.reset();  // GitHub gives null for a repository without one
   out.visibility.assign(out.is_private ? "private" : "public");
-}
-
-GithubRepository make_github(std::size_t index) {
-  GithubRepository record;
-  fill_github(index, record);
-  return record;
 }
 
 }  // namespace ringlab::json

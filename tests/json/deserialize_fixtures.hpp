@@ -22,20 +22,19 @@ inline std::string_view name_of(Payload p) {
   return p == Payload::weather ? "weather" : p == Payload::repos ? "repos" : "github";
 }
 
-inline std::string array_body(Payload p, std::size_t n) {
+// The generator's body of `n` records of payload `p`: a JSON array, or NDJSON.
+inline std::string generated_body(Payload p, std::size_t n, bool ndjson) {
+  using Append = void (*)(std::string&, std::size_t);
+  // Indexed by Payload.
+  static constexpr Append kArray[] = {&json::append_weather_json, &json::append_repos_json, &json::append_github_json};
+  static constexpr Append kLines[] = {&json::append_weather_ndjson, &json::append_repos_ndjson,
+                                      &json::append_github_ndjson};
   std::string out;
-  if (p == Payload::weather) json::append_weather_json(out, n);
-  if (p == Payload::repos) json::append_repos_json(out, n);
-  if (p == Payload::github) json::append_github_json(out, n);
+  (ndjson ? kLines : kArray)[static_cast<std::size_t>(p)](out, n);
   return out;
 }
-inline std::string ndjson_body(Payload p, std::size_t n) {
-  std::string out;
-  if (p == Payload::weather) json::append_weather_ndjson(out, n);
-  if (p == Payload::repos) json::append_repos_ndjson(out, n);
-  if (p == Payload::github) json::append_github_ndjson(out, n);
-  return out;
-}
+inline std::string array_body(Payload p, std::size_t n) { return generated_body(p, n, false); }
+inline std::string ndjson_body(Payload p, std::size_t n) { return generated_body(p, n, true); }
 inline uint64_t truth(Payload p, std::size_t n) {
   if (p == Payload::github) return json::checksum_github(n);
   return p == Payload::weather ? json::checksum_weather(n) : json::checksum_repos(n);

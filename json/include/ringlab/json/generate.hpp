@@ -56,13 +56,13 @@ class SplitMix64 {
 // The generator for record `index` of a payload (`stream` keeps weather and repository streams apart).
 [[nodiscard]] SplitMix64 record_rng(uint64_t stream, std::size_t index) noexcept;
 
+// Record `index` of each payload: fill_* overwrites `out` in place (its strings keep their capacity),
+// make_* returns a new one.
 void fill_weather(std::size_t index, WeatherForecast& out);
-[[nodiscard]] WeatherForecast make_weather(std::size_t index);
-
 void fill_repository(std::size_t index, Repository& out);
-[[nodiscard]] Repository make_repository(std::size_t index);
-
 void fill_github(std::size_t index, GithubRepository& out);
-[[nodiscard]] GithubRepository make_github(std::size_t index);
+[[nodiscard]] inline WeatherForecast make_weather(std::size_t i) { WeatherForecast r; fill_weather(i, r); return r; }
+[[nodiscard]] inline Repository make_repository(std::size_t i) { Repository r; fill_repository(i, r); return r; }
+[[nodiscard]] inline GithubRepository make_github(std::size_t i) { GithubRepository r; fill_github(i, r); return r; }
 
 }  // namespace ringlab::json
