@@ -90,22 +90,8 @@ InflightOptions provided(unsigned count, unsigned bytes, ReceiveMode mode = Rece
   return options;
 }
 
-// The kernel receives bundles (and has the buffer rings they take from); a case recorded as skipped otherwise.
-bool has_bundles() {
-  const auto ring = net::testing::make_ring();
-  return has_provided_buffer_ring(*ring) &&
-         ringlab::testing::feature_available("recv_bundle", ring->features().recv_bundle,
-                                             "the kernel has no bundle receives (IORING_RECVSEND_BUNDLE)");
-}
-
-// The kernel has incremental buffer rings; a case recorded as skipped otherwise.
-bool has_incremental() {
-  const auto ring = net::testing::make_ring();
-  return has_provided_buffer_ring(*ring) &&
-         ringlab::testing::feature_available("provided_buffer_ring_incremental",
-                                             ring->features().provided_buffer_ring_incremental,
-                                             "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)");
-}
+// Whether the kernel has what `probe` (tests/support/net.hpp) checks; a case recorded as skipped otherwise.
+bool kernel_has(bool (*probe)(const net::Ring&)) { return probe(*net::testing::make_ring()); }
 
 // A small response written in two pieces, cut one byte later at every round, on two connections.
 // With fixed_buffer_bytes, into registered buffers: a cut past the head sends the rest by READ_FIXED.
@@ -187,7 +173,7 @@ TEST_CASE("provided_buffers: every connection's body arrives byte for byte, at 1
 TEST_CASE("provided_bundles: every connection's body arrives byte for byte, at 1, 4 and 64 connections; "
           "completions carry several buffers" *
           doctest::test_suite(kFeatureGated)) {
-  if (!has_bundles()) return;
+  if (!kernel_has(net::testing::has_recv_bundles)) return;
   every_body_arrives(provided(64, 4096, ReceiveMode::provided_bundles));
   // Bodies of 200 KB in 4 KiB buffers: completions of several of them, walked in ring order.
   const SizeFor size_for = [](int connection) { return std::size_t{200'000} + static_cast<std::size_t>(connection); };
@@ -202,7 +188,7 @@ TEST_CASE("provided_bundles: every connection's body arrives byte for byte, at 1
 
 TEST_CASE("provided_incremental: every connection's body arrives byte for byte, at 1, 4 and 64 connections" *
           doctest::test_suite(kFeatureGated)) {
-  if (!has_incremental()) return;
+  if (!kernel_has(net::testing::has_incremental_rings)) return;
   every_body_arrives(provided(64, 16 * 1024, ReceiveMode::provided_incremental));
   every_body_arrives(provided(4, 4096, ReceiveMode::provided_incremental));  // buffers given back and reused
 }
@@ -210,7 +196,7 @@ TEST_CASE("provided_incremental: every connection's body arrives byte for byte, 
 TEST_CASE("provided_incremental: the pieces of concurrent bodies lie in the shared ring, writable and readable "
           "past their end, and every body arrives" *
           doctest::test_suite(kFeatureGated)) {
-  if (!has_incremental()) return;
+  if (!kernel_has(net::testing::has_incremental_rings)) return;
   const std::string body = numbered_body(0, 0, 200'000);
   TestServer server(respond_with(with_length(body)));
   constexpr unsigned kBuffers = 8;
@@ -279,13 +265,13 @@ TEST_CASE("provided_buffers: a small response cut at every byte boundary, on two
 
 TEST_CASE("provided_bundles: a small response cut at every byte boundary, on two connections" *
           doctest::test_suite(kFeatureGated)) {
-  if (!has_bundles()) return;
+  if (!kernel_has(net::testing::has_recv_bundles)) return;
   split_at_every_byte(provided(8, 16, ReceiveMode::provided_bundles));  // 16-byte buffers: bundles of several
 }
 
 TEST_CASE("provided_incremental: a small response cut at every byte boundary, on two connections" *
           doctest::test_suite(kFeatureGated)) {
-  if (!has_incremental()) return;
+  if (!kernel_has(net::testing::has_incremental_rings)) return;
   split_at_every_byte(provided(8, 4096, ReceiveMode::provided_incremental));
   split_at_every_byte(provided(2, 32, ReceiveMode::provided_incremental));  // buffers filled and given back often
 }
@@ -307,12 +293,12 @@ TEST_CASE("provided_buffers: a round in steady state allocates nothing" * doctes
 }
 
 TEST_CASE("provided_bundles: a round in steady state allocates nothing" * doctest::test_suite(kFeatureGated)) {
-  if (!has_bundles()) return;
+  if (!kernel_has(net::testing::has_recv_bundles)) return;
   steady_rounds_allocate_nothing(provided(16, 4096, ReceiveMode::provided_bundles));
 }
 
 TEST_CASE("provided_incremental: a round in steady state allocates nothing" * doctest::test_suite(kFeatureGated)) {
-  if (!has_incremental()) return;
+  if (!kernel_has(net::testing::has_incremental_rings)) return;
   steady_rounds_allocate_nothing(provided(16, 16 * 1024, ReceiveMode::provided_incremental));
 }
 
@@ -364,7 +350,7 @@ TEST_CASE("provided_buffers: a shared ring smaller than the connections runs dry
 
 TEST_CASE("provided_bundles: a shared ring smaller than the connections runs dry, is counted, and every body arrives" *
           doctest::test_suite(kFeatureGated)) {
-  if (!has_bundles()) return;
+  if (!kernel_has(net::testing::has_recv_bundles)) return;
   const InflightStats stats = eight_bodies_on_a_small_ring(provided(4, 4096, ReceiveMode::provided_bundles));
   MESSAGE("the 4-buffer ring ran dry ", stats.provided_ring_dry, " times over 3 rounds of 8 x 128 KiB, ",
           stats.multi_buffer_receives, " completions of several buffers");
@@ -373,7 +359,7 @@ TEST_CASE("provided_bundles: a shared ring smaller than the connections runs dry
 
 TEST_CASE("provided_incremental: a shared ring smaller than the connections runs dry or not, and every body arrives" *
           doctest::test_suite(kFeatureGated)) {
-  if (!has_incremental()) return;
+  if (!kernel_has(net::testing::has_incremental_rings)) return;
   const InflightStats stats = eight_bodies_on_a_small_ring(provided(2, 4096, ReceiveMode::provided_incremental));
   MESSAGE("the 2-buffer incremental ring ran dry ", stats.provided_ring_dry, " times over 3 rounds of 8 x 128 KiB");
 }

@@ -171,10 +171,7 @@ TEST_CASE("prep_recv_select with bundle: one completion of several buffers, walk
   auto setup = ring_with_buffers(has_provided_receive, 6, 8, 64);
   if (!setup) return;
   auto& [ring, buffers] = *setup;
-  if (!ringlab::testing::feature_available("recv_bundle", ring->features().recv_bundle,
-                                           "the kernel has no bundle receives (IORING_RECVSEND_BUNDLE)")) {
-    return;
-  }
+  if (!has_recv_bundles(*ring)) return;
   auto [a, b] = socket_pair();
   std::string message(5 * 64 + 17, 'm');  // five full buffers and a part
   for (std::size_t i = 0; i < message.size(); ++i) message[i] = static_cast<char>('a' + i * 7 % 26);
@@ -220,14 +217,6 @@ TEST_CASE("prep_recv_select with bundle: one completion of several buffers, walk
     MESSAGE("pass ", pass, ": ", message.size(), " bytes in ", completions, " completion(s)");
     CHECK(completions < 6);  // at least one completion carried several buffers
   }
-}
-
-// The kernel has incremental buffer rings (IOU_PBUF_RING_INC); a case recorded as skipped otherwise.
-bool has_incremental_rings(const Ring& ring) {
-  return has_provided_receive(ring) &&
-         ringlab::testing::feature_available("provided_buffer_ring_incremental",
-                                             ring.features().provided_buffer_ring_incremental,
-                                             "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)");
 }
 
 // What an incremental ring (IOU_PBUF_RING_INC) does when two connections share it: every receive continues

@@ -66,6 +66,19 @@ inline bool has_fixed_buffers(const Ring& ring) {
 }
 // Multishot recv into a provided buffer ring: what Stream::receive_provided needs.
 inline bool has_provided_receive(const Ring& ring) { return has_recv_multishot(ring) && has_provided_buffer_ring(ring); }
+// Receive bundles (IORING_RECVSEND_BUNDLE, Linux 6.10) on a provided buffer ring.
+inline bool has_recv_bundles(const Ring& ring) {
+  return has_provided_buffer_ring(ring) &&
+         ringlab::testing::feature_available("recv_bundle", ring.features().recv_bundle,
+                                             "the kernel has no bundle receives (IORING_RECVSEND_BUNDLE)");
+}
+// Incremental buffer rings (IOU_PBUF_RING_INC, Linux 6.12).
+inline bool has_incremental_rings(const Ring& ring) {
+  return has_provided_buffer_ring(ring) &&
+         ringlab::testing::feature_available("provided_buffer_ring_incremental",
+                                             ring.features().provided_buffer_ring_incremental,
+                                             "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)");
+}
 
 // For the feature-gated cases over provided buffers: a ring with a BufferRing (`group`, `count` buffers
 // of `size` bytes), or nullopt when `available` (one of the probes above) finds the kernel lacks what
