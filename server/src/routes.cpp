@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "ringlab/server/query.hpp"
 
 namespace ringlab::server {
@@ -159,29 +161,33 @@ std::string routes_help(const CountLimits& limits) {
     for (std::size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
     return digits;
   };
-  out += "Parameters (every route ignores those it does not use; a bad value is a 400 with {\"error\": \"...\"}):\n";
-  out += "  count=N                  records; default " + number(kDefaultCount) + "; an integer from 0 to " +
-         number(kMaxCount) + ", and at most\n";
-  out += "                           the route's limit: --max-count, and as many records as fit in --max-answer\n";
-  out += "                           (by default /weather and /proxy " + number(count_limit(Route::weather, limits)) +
-         ", /repos " + number(count_limit(Route::repos, limits)) + ", /github " +
-         number(count_limit(Route::github, limits)) + ", /profiles " +
-         number(count_limit(Route::profiles, limits)) + ")\n";
-  out += "  format=json|ndjson       /weather, /repos, /github, /profiles: a JSON array (default) or one record per line\n";
-  out += "                           (application/x-ndjson)\n";
-  out += "  conn=pooled|fresh        /proxy: one kept-alive upstream connection (default) or a new one per request\n";
-  out += "  answer=body|status       /proxy: the upstream's body (default), or its status alone (200, no body)\n";
-  out += "  client=manual|typed      /proxy: the handler starts the upstream fetch itself (default), or calls the\n";
-  out += "                           worker's typed client for it (the same fetch, pool and answer)\n";
-  out += "  chunked=1|0|true|false   any route: answer with chunked transfer coding (default 0)\n";
-  out += "  cache=1|0|true|false     /weather, /repos, /github, /profiles: 0 serializes the body for this request alone, bypassing\n";
-  out += "                           the body cache (default 1); with chunked=1 it is serialized as it is sent, a\n";
-  out += "                           chunk per --serializer-buffer\n";
-  out += "  pages=1|0|true|false     /weather, /repos, /github, /profiles, cached and unchunked: the body sent from a\n";
-  out += "                           page-aligned copy with a zero-copy send, the head in a send of its own (whole-page\n";
-  out += "                           segments a receiver can map with TCP_ZEROCOPY_RECEIVE; default 0)\n";
-  out += "  chunk=BYTES              the size of each chunk, 1 to " + number(kMaxChunkBytes) + " (default " +
-         number(kDefaultChunkBytes) + "); not for a body serialized as it is sent\n";
+  // fmt::format's named arguments: the limits as the server runs with them.
+  out += fmt::format(
+      R"(Parameters (every route ignores those it does not use; a bad value is a 400 with {{"error": "..."}}):
+  count=N                  records; default {default_count}; an integer from 0 to {max_count}, and at most
+                           the route's limit: --max-count, and as many records as fit in --max-answer
+                           (by default /weather and /proxy {weather}, /repos {repos}, /github {github}, /profiles {profiles})
+  format=json|ndjson       /weather, /repos, /github, /profiles: a JSON array (default) or one record per line
+                           (application/x-ndjson)
+  conn=pooled|fresh        /proxy: one kept-alive upstream connection (default) or a new one per request
+  answer=body|status       /proxy: the upstream's body (default), or its status alone (200, no body)
+  client=manual|typed      /proxy: the handler starts the upstream fetch itself (default), or calls the
+                           worker's typed client for it (the same fetch, pool and answer)
+  chunked=1|0|true|false   any route: answer with chunked transfer coding (default 0)
+  cache=1|0|true|false     /weather, /repos, /github, /profiles: 0 serializes the body for this request alone, bypassing
+                           the body cache (default 1); with chunked=1 it is serialized as it is sent, a
+                           chunk per --serializer-buffer
+  pages=1|0|true|false     /weather, /repos, /github, /profiles, cached and unchunked: the body sent from a
+                           page-aligned copy with a zero-copy send, the head in a send of its own (whole-page
+                           segments a receiver can map with TCP_ZEROCOPY_RECEIVE; default 0)
+  chunk=BYTES              the size of each chunk, 1 to {max_chunk} (default {default_chunk}); not for a body serialized as it is sent
+)",
+      fmt::arg("default_count", number(kDefaultCount)), fmt::arg("max_count", number(kMaxCount)),
+      fmt::arg("weather", number(count_limit(Route::weather, limits))),
+      fmt::arg("repos", number(count_limit(Route::repos, limits))),
+      fmt::arg("github", number(count_limit(Route::github, limits))),
+      fmt::arg("profiles", number(count_limit(Route::profiles, limits))),
+      fmt::arg("max_chunk", number(kMaxChunkBytes)), fmt::arg("default_chunk", number(kDefaultChunkBytes)));
   return out;
 }
 
