@@ -107,7 +107,7 @@ TEST_CASE("the console: a table that fits, rows that do not apply left out, warn
 TEST_CASE("console prose breaks between clauses, so a phrase is not cut across lines") {
   const std::string finding =
       "weather 10000: fastest views at 0.62x string_copy; 0.96x the floors' sum (105.2 us transfer + 330.1 us parse), "
-      "0.96x the larger";
+      "0.96x the larger floor";
   // 125 columns: word by word, "0.96x the" would still fit on the first line and "larger" start the second;
   // the last clause does not fit after the others, so it starts a line of its own.
   const std::string wrapped = rb::wrap_text(finding, 125, "- ", "  ");
@@ -116,7 +116,7 @@ TEST_CASE("console prose breaks between clauses, so a phrase is not cut across l
   REQUIRE(lines.size() == 2);
   CHECK(lines[0] == "- weather 10000: fastest views at 0.62x string_copy; 0.96x the floors' sum (105.2 us transfer + "
                     "330.1 us parse),");
-  CHECK(lines[1] == "  0.96x the larger");
+  CHECK(lines[1] == "  0.96x the larger floor");
   // A clause longer than a line breaks between words; a word longer than a line keeps a line of its own.
   const auto long_clause = lines_of(rb::wrap_text("one two three four five six seven", 12, "", ""));
   CHECK(long_clause == std::vector<std::string>{"one two", "three four", "five six", "seven"});

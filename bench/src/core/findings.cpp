@@ -177,7 +177,7 @@ std::string floors_line(const Group& g) {
   }
   if (compared == 0) return {};
   if (far.empty()) {
-    return fmt::format("floors: each of the {} rows with a parse floor within {:.1f}x floor_transfer ({}) + its own",
+    return fmt::format("floors: each of the {} rows with a parse floor within {:.1f}x floor_transfer ({}) + its own parse floor",
                        compared, kFloorsLimit, time_text(transfer->stats.median));
   }
   std::string line = fmt::format("floors: beyond {:.1f}x floor_transfer ({}) + their own parse floor: ", kFloorsLimit,
@@ -312,7 +312,7 @@ std::vector<std::string> run_findings(const Report& report) {
     if (transfer != nullptr && parse != nullptr && transfer->stats.median > 0 && parse->stats.median > 0) {
       const double sum = transfer->stats.median + parse->stats.median;
       const double larger = std::max(transfer->stats.median, parse->stats.median);
-      line += fmt::format("; {:.2f}x the floors' sum ({} transfer + {} parse), {:.2f}x the larger",
+      line += fmt::format("; {:.2f}x the floors' sum ({} transfer + {} parse), {:.2f}x the larger floor",
                           fastest->stats.median / sum, time_text(transfer->stats.median),
                           time_text(parse->stats.median), fastest->stats.median / larger);
     }
