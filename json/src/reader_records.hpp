@@ -317,22 +317,27 @@ template <class Doc, class Record>
   }
 }
 
-// A new record at the end of `out`: the vector grows, once per record only while a larger body than any
-// before it is parsed. Out of line, so that slot() stays inlined in the parse loops.
+// Record slot n when `out` holds no more than n: the vector grows, once per record only while a larger
+// body than any before it is parsed. n is out.size() but for a vector that several bodies share
+// (parse_piece's `out`), which another body's end may have trimmed below this body's records: the
+// slots between are made too, so that record n lands at index n. Out of line, so that slot() stays
+// inlined in the parse loops.
 template <class Record>
-[[gnu::noinline]] Record& new_slot(std::pmr::vector<Record>& out) {
+[[gnu::noinline]] Record& new_slot(std::pmr::vector<Record>& out, std::size_t n) {
+  if (out.size() < n) out.resize(n);
   return out.emplace_back();
 }
 
-// The next record slot: an existing record to overwrite, or a new one.
+// Record slot n: an existing record to overwrite, or a new one.
 template <class Record>
 [[gnu::always_inline]] inline Record& slot(std::pmr::vector<Record>& out, std::size_t n) {
-  return n < out.size() ? out[n] : new_slot(out);
+  return n < out.size() ? out[n] : new_slot(out, n);
 }
 
+// Drops the records from n on (none when `out` is shorter: a shared vector another body trimmed).
 template <class Record>
 void trim(std::pmr::vector<Record>& out, std::size_t n) {
-  out.erase(out.begin() + static_cast<std::ptrdiff_t>(n), out.end());
+  if (out.size() > n) out.erase(out.begin() + static_cast<std::ptrdiff_t>(n), out.end());
 }
 
 }  // namespace

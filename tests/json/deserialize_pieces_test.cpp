@@ -1,4 +1,4 @@
-// tests json/src/deserialize_arriving.cpp's piecewise parse (parse_*_piece): an array body arriving in
+// tests json/src/deserialize_arriving.cpp's piecewise parse (parse_piece): an array body arriving in
 // pieces that do not lie together in memory. Each piece gets a buffer of its own, exactly its bytes and
 // base::kPadding bytes of hostile garbage after them (bytes that read as JSON structure, so a parse that
 // took the padding for data would go wrong; ASan catches a load past it). After every call the piece and
@@ -101,13 +101,14 @@ struct Payload {
   }
 };
 
-const Payload<json::WeatherForecast> kWeather{"weather", &json::append_weather_json, &json::parse_array<json::WeatherForecast>,
-                                              &json::parse_piece<json::WeatherForecast>};
-const Payload<json::Repository> kRepos{"repos", &json::append_repos_json, &json::parse_array<json::Repository>, &json::parse_piece<json::Repository>};
-const Payload<json::GithubRepository> kGithub{"github", &json::append_github_json, &json::parse_array<json::GithubRepository>,
-                                              &json::parse_piece<json::GithubRepository>};
-const Payload<json::ProfileStars> kProfiles{"profiles", &json::append_profiles_json, &json::parse_array<json::ProfileStars>,
-                                            &json::parse_piece<json::ProfileStars>};
+template <class Record>
+Payload<Record> payload_of(const char* name, void (*append)(std::string&, std::size_t)) {
+  return {name, append, &json::parse_array<Record>, &json::parse_piece<Record>};
+}
+const auto kWeather = payload_of<json::WeatherForecast>("weather", &json::append_weather_json);
+const auto kRepos = payload_of<json::Repository>("repos", &json::append_repos_json);
+const auto kGithub = payload_of<json::GithubRepository>("github", &json::append_github_json);
+const auto kProfiles = payload_of<json::ProfileStars>("profiles", &json::append_profiles_json);
 
 // What the whole-body parse of `text` gives: its status, and the checksum of its records.
 struct Whole {
@@ -377,7 +378,7 @@ TEST_CASE("pieces: an error inside a string of a record past the first window na
   // simdjson's first stage rejects the control byte and the splitter cannot place it: the whole-body
   // parse names the document at byte 0. Past the body's first window the piecewise parse knows better:
   // the records before the final window parsed, so the error is in the first record of that window or
-  // after it, from the ',' it starts at (as parse_*_arriving says it).
+  // after it, from the ',' it starts at (as parse_arriving says it).
   const std::string good = kWeather.body(5);
   const std::vector<std::size_t> commas = boundaries(good);
   std::string bad = good;
@@ -429,6 +430,58 @@ TEST_CASE("pieces: the carry is kept across bodies, cleared by each body's first
   const std::string again = kWeather.body(6);
   REQUIRE(feed(parser, carry, again, cut_at(again.size() / 2, again.size()), out, kWeather.piece).status);
   CHECK(carry.data() == memory);
+}
+
+TEST_CASE("pieces: bodies parsed at once into one shared vector find each record at its own index") {
+  // As the piece sinks of one strategy share their models: a short body ends (and trims the vector to
+  // its records) while a longer one is halfway; the longer one's next records must still land at their
+  // own indexes, and no record a call reports may lie outside the vector.
+  json::Parser parser;
+  std::pmr::vector<json::WeatherForecast> shared;
+  struct Body {
+    std::string text;
+    PaddedBuffer carry;
+    json::PieceArray progress;
+    json::Checksum folded;  // each call's records, taken at once, as a sink folds them
+    std::size_t at = 0;
+  };
+  Body bodies[2];
+  Body& longer = bodies[0];
+  Body& shorter = bodies[1];
+  longer.text = kWeather.body(12);
+  shorter.text = kWeather.body(2);
+  constexpr std::size_t kPiece = 45;  // under a record: every piece ends inside one
+  bool trimmed_below_longer = false;
+  for (bool any = true; any;) {
+    any = false;
+    for (Body& body : bodies) {
+      if (body.at > body.text.size()) continue;
+      any = true;
+      // The shorter body starts once the longer one is five records in, so that it ends while the longer
+      // one's records reach past its own.
+      if (&body == &shorter && longer.progress.records < 5) continue;
+      const std::size_t size = std::min(kPiece, body.text.size() - body.at);
+      std::vector<char> buffer = placed(std::string_view(body.text).substr(body.at, size));
+      body.at += size;
+      const bool last = body.at == body.text.size();
+      const std::size_t before = body.progress.records;
+      const json::Status status =
+          kWeather.piece(parser, body.carry, body.progress, std::span<char>(buffer.data(), size), shared,
+                         last ? json::Arrival::complete : json::Arrival::partial);
+      REQUIRE_MESSAGE(status, describe(status));
+      // The call's records lie in the vector (a call that made none claims nothing of it).
+      if (body.progress.records > before) REQUIRE(body.progress.records <= shared.size());
+      for (std::size_t i = before; i < body.progress.records; ++i) {
+        CHECK(shared[i].date == json::make_weather(i).date);
+        body.folded.add(shared[i]);
+      }
+      if (last && &body == &shorter) trimmed_below_longer = shared.size() < longer.progress.records;
+      if (last) body.at = body.text.size() + 1;  // done
+    }
+  }
+  CHECK(trimmed_below_longer);  // the case this test is for did happen
+  CHECK(longer.folded.value() == json::checksum_weather(12));
+  CHECK(shorter.folded.value() == json::checksum_weather(2));
 }
 
 }  // namespace

@@ -217,6 +217,13 @@ template <OwningRecord R>
 // from slot 0 as with parse_arriving; Arrival::complete trims `out` to the body's records. Threads:
 // the parser's rule.
 //
+// A shared `out`: several bodies parsed at once (each with its own progress and carry) may land their
+// records in one vector, each taking a call's records, out[records before it, progress.records), before
+// the next call on any of them. Record n of a body always lands at out[n], whatever the other bodies
+// left there: a body whose end trimmed `out` below another's records makes the next call of that other
+// body grow it back first (constructing the records between, which allocates), and no trim lengthens
+// the vector.
+//
 // Where the parse of one body arriving in scattered pieces stands. Value-initialized at the start of
 // each body; written by the calls only.
 struct PieceArray {
