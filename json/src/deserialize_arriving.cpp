@@ -1,5 +1,5 @@
-// An array body parsed while it arrives, one document per call (deserialize.hpp, parse_*_arriving), and
-// its sibling for a body arriving in pieces scattered in memory (parse_*_piece): finding record
+// An array body parsed while it arrives, one document per call (deserialize.hpp, parse_arriving), and
+// its sibling for a body arriving in pieces scattered in memory (parse_piece): finding record
 // boundaries in what has arrived, lending a window its brackets, and reading the window's records with
 // the same readers as the whole-body parse. A window is bytes in one place: a contiguous body's, a
 // piece's or the carry's; the two parses differ only in where they take their windows.

@@ -161,7 +161,7 @@ class PayloadRecords {
            github_.capacity() * sizeof(Github) + profiles_.capacity() * sizeof(Profile);
   }
   // `deserialize` is called with the payload's vector (std::pmr::vector of the payload's record), fills it
-  // as json::parse_* do (records overwritten in place, the rest erased) and returns a json::Status; the
+  // as json::parse_array does (records overwritten in place, the rest erased) and returns a json::Status; the
   // result is the consumption fold of the records (json::consume).
   template <class Deserialize>
   [[nodiscard]] json::Result<uint64_t> fill(Payload payload, Deserialize&& deserialize) {

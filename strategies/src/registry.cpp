@@ -205,7 +205,7 @@ constexpr std::array kOwnStack{
                           "for several ring buffers; the same copy into the padded buffer"},
     // No copy into a body buffer: one incremental ring (IOU_PBUF_RING_INC) shared by the connections, each
     // receive landing where the ring's last one left off, so a body's pieces lie apart between other
-    // connections' pieces; each piece's whole records are parsed where they landed (json::parse_*_piece),
+    // connections' pieces; each piece's whole records are parsed where they landed (json::parse_piece),
     // and only a record cut between two pieces is copied (streaming_sink.hpp's PieceArraySink).
     Recipe{.name = "provided_incremental", .mirrors = kHeadersRead,
            .client = {.receive = http::ReceiveMode::provided_incremental},
@@ -227,7 +227,7 @@ constexpr std::array kOwnStack{
                           "place into reused owning models"},
     // Records parsed between receives (streaming_sink.hpp): NDJSON lines as batches into views (its
     // non-streaming twin is views), or the records of the ordinary array complete so far, one document per
-    // receive (json::parse_*_arriving).
+    // receive (json::parse_arriving).
     Recipe{.name = "streaming", .mirrors = kHeadersRead, .parse_floor = "floor_parse",
            .client = {.query = "&format=ndjson"},
            .make = &make_streaming<NdjsonStreamingSink>, .inflight = true,

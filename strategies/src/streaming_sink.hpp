@@ -10,7 +10,7 @@
 //   NdjsonStreamingSink   NDJSON bodies (format=ndjson): a record ends at a newline (JSON strings
 //                         cannot hold a raw one), so the complete records are everything up to the
 //                         last '\n' received (memrchr); that batch is parsed with simdjson's
-//                         iterate_many (json::parse_*_ndjson_views) on a view into the body. A batch
+//                         iterate_many (json::parse_ndjson) on a view into the body. A batch
 //                         per receive, not a parse per line: simdjson's per-document set-up (about
 //                         90 ns here) doubles the cost of 77-byte weather records parsed one by one.
 //                         The price: with Debian's simdjson (SIMDJSON_THREADS_ENABLED) each
@@ -18,7 +18,7 @@
 //                         two allocations per batch, whatever the batch's size.
 //   ArrayStreamingSink    JSON array bodies (the route every other strategy reads): after each piece,
 //                         the records complete in the bytes so far are parsed as one document
-//                         (json::parse_*_arriving: the last boundary '},{' found with memrchr, the
+//                         (json::parse_arriving: the last boundary '},{' found with memrchr, the
 //                         window between it and the last one parsed as an array); a record is parsed
 //                         once the '{' after it is in, the last one at the end of the body. One
 //                         document per piece, not per record, and no scan of the bytes but simdjson's:
@@ -27,7 +27,7 @@
 //   PieceArraySink        JSON array bodies whose pieces lie apart, between other connections' pieces in
 //                         one shared incremental ring (provided_incremental): each piece's whole records
 //                         parsed in place as one document, a record cut between pieces copied into a
-//                         small carry (json::parse_*_piece); below.
+//                         small carry (json::parse_piece); below.
 //
 // Records: the array sink parses owning records; ArrayStreamingSink keeps all of the body's, reused in
 // place, as presized does, and FreshArrayStreamingSink builds them anew for every body, as .NET's
@@ -199,7 +199,7 @@ enum class StreamedModels {
 };
 
 // Owning records of a JSON array: after each piece, the records complete so far parsed as one document
-// (json::parse_*_arriving).
+// (json::parse_arriving).
 template <StreamedModels kModels>
 class ArraySink final
     : public StreamingSinkBase<json::WeatherForecast, json::Repository, json::GithubRepository, json::ProfileStars> {
@@ -260,7 +260,7 @@ class PieceLanding final : public http::BodySink {
 using PieceModels = PayloadRecords<json::WeatherForecast, json::Repository, json::GithubRepository, json::ProfileStars>;
 
 // The JSON array's records parsed in every piece where it landed in the client's shared incremental ring
-// (json::parse_*_piece): the records whole in a piece are one document, parsed in place; a record cut
+// (json::parse_piece): the records whole in a piece are one document, parsed in place; a record cut
 // between two pieces is copied into the body buffer, which is only that carry here (a record or a few,
 // kept across bodies). Each window's records land in the strategy's one PieceModels, owning records
 // reused in place, and are folded at once (a verified body's checksum taken as they go). copied_bytes()

@@ -25,6 +25,9 @@ using ringlab::testing::cut_at;
 
 namespace {
 
+// The arriving parse of weather records, the payload most cases feed.
+constexpr auto kWeatherArriving = &json::parse_arriving<json::WeatherForecast>;
+
 // Records parsed after each piece, and how the body ended.
 struct Fed {
   json::Status status;
@@ -101,17 +104,19 @@ void check_generated(std::string_view name, const std::string& text, std::size_t
 TEST_CASE("arriving: every payload's body cut at every byte and fed byte by byte gives the generator's checksum") {
   for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
     check_generated<json::WeatherForecast>("weather", weather_body(count), count, json::checksum_weather(count),
-                                           &json::parse_arriving<json::WeatherForecast>);
+                                           kWeatherArriving);
     std::string repos;
     json::append_repos_json(repos, count);
-    check_generated<json::Repository>("repos", repos, count, json::checksum_repos(count), &json::parse_arriving<json::Repository>);
+    check_generated<json::Repository>("repos", repos, count, json::checksum_repos(count),
+                                      &json::parse_arriving<json::Repository>);
     std::string github;
     json::append_github_json(github, count);
     check_generated<json::GithubRepository>("github", github, count, json::checksum_github(count),
                                             &json::parse_arriving<json::GithubRepository>);
     std::string profiles;
     json::append_profiles_json(profiles, count);
-    check_generated<json::ProfileStars>("profiles", profiles, count, json::checksum_profiles(count), &json::parse_arriving<json::ProfileStars>);
+    check_generated<json::ProfileStars>("profiles", profiles, count, json::checksum_profiles(count),
+                                        &json::parse_arriving<json::ProfileStars>);
   }
 }
 
@@ -120,7 +125,7 @@ TEST_CASE("arriving: fed byte by byte, a record is parsed once the '{' after it 
   json::Parser parser;
   PaddedBuffer body;
   std::pmr::vector<json::WeatherForecast> out;
-  const Fed fed = feed(parser, body, text, byte_by_byte(text.size()), out, &json::parse_arriving<json::WeatherForecast>);
+  const Fed fed = feed(parser, body, text, byte_by_byte(text.size()), out, kWeatherArriving);
   REQUIRE(fed.status);
   CHECK(out.size() == 4);
   // Record k (k < 3) is parsed by the piece that brings record k + 1's '{'.
@@ -147,7 +152,7 @@ TEST_CASE("arriving: several records in one piece are parsed by one call, a reco
   std::pmr::vector<json::WeatherForecast> out;
   // The first piece ends 10 bytes into record 20, the second 3 bytes before the end, inside record 49.
   const std::size_t in_20 = comma_after(text, 19) + 10;
-  const Fed fed = feed(parser, body, text, {in_20, text.size() - 3, text.size()}, out, &json::parse_arriving<json::WeatherForecast>);
+  const Fed fed = feed(parser, body, text, {in_20, text.size() - 3, text.size()}, out, kWeatherArriving);
   REQUIRE(fed.status);
   CHECK(fed.records_after_piece[0] == 20);
   CHECK(fed.records_after_piece[1] == 49);
@@ -177,12 +182,12 @@ TEST_CASE("arriving: bytes that only look like a boundary give the whole-body pa
   std::pmr::vector<json::WeatherForecast> out;
   for (std::size_t cut = 0; cut <= text.size(); ++cut) {
     INFO("cut at byte " << cut);
-    const Fed fed = feed(parser, body, text, cut_at(cut, text.size()), out, &json::parse_arriving<json::WeatherForecast>);
+    const Fed fed = feed(parser, body, text, cut_at(cut, text.size()), out, kWeatherArriving);
     REQUIRE_MESSAGE(fed.status, (fed.status ? "" : fed.status.error().message));
     CHECK(out.size() == 5);
     CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == truth);
   }
-  const Fed fed = feed(parser, body, text, byte_by_byte(text.size()), out, &json::parse_arriving<json::WeatherForecast>);
+  const Fed fed = feed(parser, body, text, byte_by_byte(text.size()), out, kWeatherArriving);
   REQUIRE(fed.status);
   CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == truth);
 }
@@ -194,7 +199,7 @@ TEST_CASE("arriving: a shorter body after a longer one leaves no stale records, 
   for (const std::size_t count : {std::size_t{6}, std::size_t{2}, std::size_t{0}, std::size_t{3}}) {
     INFO(count);
     const std::string text = weather_body(count);
-    const Fed fed = feed(parser, body, text, cut_at(text.size() / 2, text.size()), out, &json::parse_arriving<json::WeatherForecast>);
+    const Fed fed = feed(parser, body, text, cut_at(text.size() / 2, text.size()), out, kWeatherArriving);
     REQUIRE(fed.status);
     CHECK(out.size() == count);
     CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == json::checksum_weather(count));
@@ -202,9 +207,9 @@ TEST_CASE("arriving: a shorter body after a longer one leaves no stale records, 
   // A body that does not close its last record, over the bytes of a longer one: the error, not a
   // record read on into the old bytes.
   const std::string longer = weather_body(6);
-  REQUIRE(feed(parser, body, longer, {longer.size()}, out, &json::parse_arriving<json::WeatherForecast>).status);
+  REQUIRE(feed(parser, body, longer, {longer.size()}, out, kWeatherArriving).status);
   const std::string cut = longer.substr(0, longer.find("},{") + 1) + R"(,{"date":"2024-01-01","x":[1})";
-  const Fed fed = feed(parser, body, cut, {cut.size()}, out, &json::parse_arriving<json::WeatherForecast>);
+  const Fed fed = feed(parser, body, cut, {cut.size()}, out, kWeatherArriving);
   REQUIRE_FALSE(fed.status);
   CHECK(fed.status.error().record == 1);
 }
@@ -243,7 +248,7 @@ TEST_CASE("arriving: bad bodies fail at the end naming the record, at every cut 
       const std::vector<std::size_t> ends =
           cut <= bad.text.size() ? cut_at(cut, bad.text.size()) : byte_by_byte(bad.text.size());
       INFO((cut <= bad.text.size() ? "cut at byte " + std::to_string(cut) : std::string("byte by byte")));
-      const Fed fed = feed(parser, body, bad.text, ends, out, &json::parse_arriving<json::WeatherForecast>);
+      const Fed fed = feed(parser, body, bad.text, ends, out, kWeatherArriving);
       REQUIRE_FALSE(fed.status);
       INFO(fed.status.error().message);
       CHECK(fed.status.error().record == bad.record);
@@ -260,7 +265,7 @@ TEST_CASE("arriving: an error inside a string names the records after the last e
   PaddedBuffer body;
   std::pmr::vector<json::WeatherForecast> out;
   // Records 0 to 3 parsed early: the error is in record 4 or after it, from the ',' before it.
-  const Fed early = feed(parser, body, bad, {comma_after(good, 3) + 2, bad.size()}, out, &json::parse_arriving<json::WeatherForecast>);
+  const Fed early = feed(parser, body, bad, {comma_after(good, 3) + 2, bad.size()}, out, kWeatherArriving);
   CHECK(early.records_after_piece[0] == 4);
   REQUIRE_FALSE(early.status);
   INFO(early.status.error().message);
@@ -270,7 +275,7 @@ TEST_CASE("arriving: an error inside a string names the records after the last e
   // In record 0 no early window parses: the whole-body parse's error, about the document.
   std::string bad_first = good;
   bad_first[good.find("\"summary\":\"") + 11] = '\x01';
-  const Fed whole = feed(parser, body, bad_first, {bad_first.size()}, out, &json::parse_arriving<json::WeatherForecast>);
+  const Fed whole = feed(parser, body, bad_first, {bad_first.size()}, out, kWeatherArriving);
   CHECK(whole.records_after_piece[0] == 0);
   REQUIRE_FALSE(whole.status);
   CHECK(whole.status.error().record == json::kNoRecord);

@@ -242,7 +242,8 @@ TEST_CASE("a body without simdjson's padding is refused, not over-read") {
   json::Parser parser;
   const std::string text = array_body(Payload::weather, 2);
   std::pmr::vector<json::WeatherForecast> out;
-  const auto status = json::parse_array(parser, simdjson::padded_string_view(text.data(), text.size(), text.size()), out);
+  const auto status =
+      json::parse_array(parser, simdjson::padded_string_view(text.data(), text.size(), text.size()), out);
   REQUIRE_FALSE(status.has_value());
   CHECK(status.error().message.find("INSUFFICIENT_PADDING") != std::string::npos);
 }

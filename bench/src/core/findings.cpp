@@ -177,8 +177,9 @@ std::string floors_line(const Group& g) {
   }
   if (compared == 0) return {};
   if (far.empty()) {
-    return fmt::format("floors: each of the {} rows with a parse floor within {:.1f}x floor_transfer ({}) + its own parse floor",
-                       compared, kFloorsLimit, time_text(transfer->stats.median));
+    return fmt::format(
+        "floors: each of the {} rows with a parse floor within {:.1f}x floor_transfer ({}) + its own parse floor",
+        compared, kFloorsLimit, time_text(transfer->stats.median));
   }
   std::string line = fmt::format("floors: beyond {:.1f}x floor_transfer ({}) + their own parse floor: ", kFloorsLimit,
                                  time_text(transfer->stats.median));

@@ -1,7 +1,7 @@
 #pragma once
 // RecordSplitter: finds the complete top-level records of a JSON array body while the body is still
 // arriving, so that each record can be parsed as soon as its last byte is in. It reads byte by byte
-// between strings: the streaming rows no longer use it (parse_*_arriving in deserialize.hpp parses the
+// between strings: the streaming rows no longer use it (parse_arriving in deserialize.hpp parses the
 // records complete so far as one document), and json/ uses it on the error path, to name the record a
 // body that simdjson rejects as a whole goes wrong in.
 //
@@ -18,7 +18,7 @@
 //     auto record = splitter.next(body.view());
 //     if (!record) return error(record.error());
 //     if (!*record) break;  // need more bytes
-//     parse_weather_record(parser, body, **record, forecast);  // deserialize.hpp
+//     parse_record(parser, body, **record, forecast);  // deserialize.hpp
 //   }
 //   ... at the end of the body: if (auto done = splitter.finish(); !done) ...
 //
