@@ -137,31 +137,26 @@ simdjson::padded_string_view view_of(PaddedBody body) noexcept { return body.vie
 
 inline namespace RINGLAB_JSON_PARSER_ABI {
 
-template <ArrayRecord R>
-Status parse_array(Parser& parser, BodyFor<R> body, std::pmr::vector<R>& out) {
-  return read_array(parser, view_of(body), out);
-}
-template <ArrayRecord R>
-Status parse_ndjson(Parser& parser, BodyFor<R> body, std::pmr::vector<R>& out, std::size_t window_bytes) {
-  return read_lines(parser, view_of(body), out, window_bytes);
-}
-template <ArrayRecord R>
-Status parse_record(Parser& parser, BodyFor<R> body, RecordSpan record, R& out) {
-  return read_one(parser, view_of(body), record, out);
-}
-
-// Each form for each record type of ArrayRecord (its owning and its view form on a line): the
-// definitions stay here, with the readers they inline.
-#define RINGLAB_JSON_FORMS(R)                                                              \
-  template Status parse_array<R>(Parser&, BodyFor<R>, std::pmr::vector<R>&);               \
-  template Status parse_ndjson<R>(Parser&, BodyFor<R>, std::pmr::vector<R>&, std::size_t); \
-  template Status parse_record<R>(Parser&, BodyFor<R>, RecordSpan, R&);
-RINGLAB_JSON_FORMS(WeatherForecast) RINGLAB_JSON_FORMS(WeatherView)
-RINGLAB_JSON_FORMS(Repository) RINGLAB_JSON_FORMS(RepositoryView)
-RINGLAB_JSON_FORMS(GithubRepository) RINGLAB_JSON_FORMS(GithubRepositoryView)
-RINGLAB_JSON_FORMS(GithubStars) RINGLAB_JSON_FORMS(GithubStarsView)
-RINGLAB_JSON_FORMS(ProfileStars) RINGLAB_JSON_FORMS(ProfileStarsView)
-#undef RINGLAB_JSON_FORMS
+// The specializations deserialize.hpp declares: the owning and the view form of a record on a line.
+#define RINGLAB_JSON_WHOLE_BODY_FORMS(R)                                                                  \
+  template <>                                                                                             \
+  Status parse_array<R>(Parser & parser, BodyFor<R> body, std::pmr::vector<R> & out) {                    \
+    return read_array(parser, view_of(body), out);                                                        \
+  }                                                                                                       \
+  template <>                                                                                             \
+  Status parse_ndjson<R>(Parser & parser, BodyFor<R> body, std::pmr::vector<R> & out, std::size_t window) { \
+    return read_lines(parser, view_of(body), out, window);                                                \
+  }                                                                                                       \
+  template <>                                                                                             \
+  Status parse_record<R>(Parser & parser, BodyFor<R> body, RecordSpan record, R & out) {                  \
+    return read_one(parser, view_of(body), record, out);                                                  \
+  }
+RINGLAB_JSON_WHOLE_BODY_FORMS(WeatherForecast) RINGLAB_JSON_WHOLE_BODY_FORMS(WeatherView)
+RINGLAB_JSON_WHOLE_BODY_FORMS(Repository) RINGLAB_JSON_WHOLE_BODY_FORMS(RepositoryView)
+RINGLAB_JSON_WHOLE_BODY_FORMS(GithubRepository) RINGLAB_JSON_WHOLE_BODY_FORMS(GithubRepositoryView)
+RINGLAB_JSON_WHOLE_BODY_FORMS(GithubStars) RINGLAB_JSON_WHOLE_BODY_FORMS(GithubStarsView)
+RINGLAB_JSON_WHOLE_BODY_FORMS(ProfileStars) RINGLAB_JSON_WHOLE_BODY_FORMS(ProfileStarsView)
+#undef RINGLAB_JSON_WHOLE_BODY_FORMS
 
 }  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json

@@ -369,26 +369,24 @@ Status read_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progres
 
 inline namespace RINGLAB_JSON_PARSER_ABI {
 
-template <OwningRecord R>
-Status parse_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& progress, std::pmr::vector<R>& out,
-                      Arrival arrival) {
-  return read_arriving(parser, body, progress, out, arrival);
-}
-template <OwningRecord R>
-Status parse_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
-                   std::pmr::vector<R>& out, Arrival arrival) {
-  return read_piece(parser, carry, progress, piece, out, arrival);
-}
-
-// Both forms for each record type of OwningRecord: the definitions stay here, with the readers.
-#define RINGLAB_JSON_FORMS(R)                                                                        \
-  template Status parse_arriving<R>(Parser&, base::PaddedBuffer&, ArrivingArray&, std::pmr::vector<R>&, \
-                                    Arrival);                                                         \
-  template Status parse_piece<R>(Parser&, base::PaddedBuffer&, PieceArray&, std::span<char>,           \
-                                 std::pmr::vector<R>&, Arrival);
-RINGLAB_JSON_FORMS(WeatherForecast) RINGLAB_JSON_FORMS(Repository) RINGLAB_JSON_FORMS(GithubRepository)
-RINGLAB_JSON_FORMS(GithubStars) RINGLAB_JSON_FORMS(ProfileStars)
-#undef RINGLAB_JSON_FORMS
+// The specializations deserialize.hpp declares, one owning record type per line.
+#define RINGLAB_JSON_ARRIVING_FORMS(R)                                                                     \
+  template <>                                                                                              \
+  Status parse_arriving<R>(Parser & parser, base::PaddedBuffer & body, ArrivingArray & progress,           \
+                           std::pmr::vector<R> & out, Arrival arrival) {                                   \
+    return read_arriving(parser, body, progress, out, arrival);                                            \
+  }                                                                                                        \
+  template <>                                                                                              \
+  Status parse_piece<R>(Parser & parser, base::PaddedBuffer & carry, PieceArray & progress,                \
+                        std::span<char> piece, std::pmr::vector<R> & out, Arrival arrival) {               \
+    return read_piece(parser, carry, progress, piece, out, arrival);                                       \
+  }
+RINGLAB_JSON_ARRIVING_FORMS(WeatherForecast)
+RINGLAB_JSON_ARRIVING_FORMS(Repository)
+RINGLAB_JSON_ARRIVING_FORMS(GithubRepository)
+RINGLAB_JSON_ARRIVING_FORMS(GithubStars)
+RINGLAB_JSON_ARRIVING_FORMS(ProfileStars)
+#undef RINGLAB_JSON_ARRIVING_FORMS
 
 }  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json

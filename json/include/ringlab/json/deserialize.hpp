@@ -248,5 +248,29 @@ template <OwningRecord R>
 template <ArrayRecord R>
 [[nodiscard]] Status parse_record(Parser& parser, BodyFor<R> body, RecordSpan record, R& out);
 
+// Each form's specialization for each record type, defined in json/src with the readers they inline.
+// Specializations, not instantiations of a template definition: GCC emits an instantiation in a COMDAT
+// group, and neither it nor the readers it alone calls then get their cold paths split off, which made
+// the parse floor 2-3 % slower (docs/results/2026-12-06-ab-get-bf1b62c-*-parse-templates.md).
+#define RINGLAB_JSON_WHOLE_BODY_FORMS(R)                                                 \
+  template <> Status parse_array<R>(Parser&, BodyFor<R>, std::pmr::vector<R>&);               \
+  template <> Status parse_ndjson<R>(Parser&, BodyFor<R>, std::pmr::vector<R>&, std::size_t); \
+  template <> Status parse_record<R>(Parser&, BodyFor<R>, RecordSpan, R&);
+#define RINGLAB_JSON_ARRIVING_FORMS(R)                                                                      \
+  template <> Status parse_arriving<R>(Parser&, base::PaddedBuffer&, ArrivingArray&, std::pmr::vector<R>&, \
+                                       Arrival);                                                            \
+  template <> Status parse_piece<R>(Parser&, base::PaddedBuffer&, PieceArray&, std::span<char>,            \
+                                    std::pmr::vector<R>&, Arrival);
+RINGLAB_JSON_WHOLE_BODY_FORMS(WeatherForecast) RINGLAB_JSON_WHOLE_BODY_FORMS(WeatherView)
+RINGLAB_JSON_WHOLE_BODY_FORMS(Repository) RINGLAB_JSON_WHOLE_BODY_FORMS(RepositoryView)
+RINGLAB_JSON_WHOLE_BODY_FORMS(GithubRepository) RINGLAB_JSON_WHOLE_BODY_FORMS(GithubRepositoryView)
+RINGLAB_JSON_WHOLE_BODY_FORMS(GithubStars) RINGLAB_JSON_WHOLE_BODY_FORMS(GithubStarsView)
+RINGLAB_JSON_WHOLE_BODY_FORMS(ProfileStars) RINGLAB_JSON_WHOLE_BODY_FORMS(ProfileStarsView)
+RINGLAB_JSON_ARRIVING_FORMS(WeatherForecast) RINGLAB_JSON_ARRIVING_FORMS(Repository)
+RINGLAB_JSON_ARRIVING_FORMS(GithubRepository) RINGLAB_JSON_ARRIVING_FORMS(GithubStars)
+RINGLAB_JSON_ARRIVING_FORMS(ProfileStars)
+#undef RINGLAB_JSON_WHOLE_BODY_FORMS
+#undef RINGLAB_JSON_ARRIVING_FORMS
+
 }  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json
