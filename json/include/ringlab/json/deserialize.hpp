@@ -251,7 +251,8 @@ template <ArrayRecord R>
 // Each form's specialization for each record type, defined in json/src with the readers they inline.
 // Specializations, not instantiations of a template definition: GCC emits an instantiation in a COMDAT
 // group, and neither it nor the readers it alone calls then get their cold paths split off, which made
-// the parse floor 2-3 % slower (docs/results/2026-12-06-ab-get-bf1b62c-*-parse-templates.md).
+// views 5.8 % and the parse floor 2.9 % slower at 10,000 records
+// (docs/experiments/json-parse-explicit-instantiation.md).
 #define RINGLAB_JSON_WHOLE_BODY_FORMS(R)                                                 \
   template <> Status parse_array<R>(Parser&, BodyFor<R>, std::pmr::vector<R>&);               \
   template <> Status parse_ndjson<R>(Parser&, BodyFor<R>, std::pmr::vector<R>&, std::size_t); \
