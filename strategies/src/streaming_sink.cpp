@@ -74,7 +74,7 @@ json::Status NdjsonStreamingSink::parse_into(std::pmr::vector<View>& views, simd
   if (auto status = json::parse_ndjson(*parser_, json::PaddedBody(batch), views, json::kNdjsonWindowBytes); !status) {
     return status;
   }
-  for (const View& view : views) fold(view);
+  fold_new(views, 0, views.size());
   return {};
 }
 

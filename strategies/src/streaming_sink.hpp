@@ -73,7 +73,6 @@
 
 namespace ringlab::strategies::detail {
 
-// Room for `records` records of `payload` in whichever of the four vectors holds that payload's records.
 // The records of every connection's sink are the sink's own, except where the sink says otherwise: a
 // sink with SharedModels other than this one parses into one set its strategy keeps for every connection.
 struct NoSharedModels {
@@ -251,19 +250,14 @@ class PieceLanding final : public http::BodySink {
   std::string_view piece_;
 };
 
-// The records every PieceArraySink of one strategy parses into, one set for its N connections: a
-// window's records land in the slots of their index in the body and are folded the moment they are
-// parsed, never read again, so another connection's records of the same index overwrite them (one
-// thread parses). Reserved to a body's records, as provided_buffers' one set is, and reused in place
-// (strings keep their capacity).
-// The piece sinks' one set of owning models, shared by the strategy's connections.
-using PieceModels = PayloadRecords<json::WeatherForecast, json::Repository, json::GithubRepository, json::ProfileStars>;
-
 // The JSON array's records parsed in every piece where it landed in the client's shared incremental ring
 // (json::parse_piece): the records whole in a piece are one document, parsed in place; a record cut
 // between two pieces is copied into the body buffer, which is only that carry here (a record or a few,
-// kept across bodies). Each window's records land in the strategy's one PieceModels, owning records
-// reused in place, and are folded at once (a verified body's checksum taken as they go). copied_bytes()
+// kept across bodies). The records land in the strategy's one set of models (SharedModels, for its N
+// connections), in the slots of their index in the body, reserved to a body's records, as provided_buffers'
+// one set is, and reused in place (strings keep their capacity); they are folded the moment they are
+// parsed (a verified body's checksum taken as they go), never read again, so another connection's records
+// of the same index overwrite them (one thread parses). copied_bytes()
 // counts the carry's bytes. Needs a client in ReceiveMode::provided_incremental: its pieces are writable
 // and followed by readable bytes, which the parse lends brackets to and reads past. The parser is sized
 // to the whole body, as the array sink's: a window that did not parse sends the rest of the body to the
@@ -273,13 +267,13 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
   static_assert(net::BufferRing::kReadableAfter >= base::kPadding, "simdjson reads a piece's padding from the ring");
 
  public:
-  using SharedModels = PieceModels;
-  PieceArraySink(json::Parser& parser, base::PaddedBuffer& carry, PieceModels& models) noexcept
+  using SharedModels = OwningModels;
+  PieceArraySink(json::Parser& parser, base::PaddedBuffer& carry, OwningModels& models) noexcept
       : StreamingSinkBase(parser, carry), models_(&models) {}
   // The payload of the bodies to come, and room for `records` of them in the shared models.
   void expect(Payload payload, std::size_t records) {
     payload_ = payload;
-    records_ = records;
+    records_per_body_ = records;
     models_->reserve(payload, records);
   }
   [[nodiscard]] uint64_t copied_bytes() const noexcept override { return copied_ + progress_.copied_bytes; }
@@ -293,10 +287,10 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
     // records of a payload vary less than twofold in length) and a line of slack; the whole body when it
     // is smaller, 4 KiB without a Content-Length. A carry that grew to fit a longer cut than any before
     // would allocate inside a timed op, now and then, for as long as the case runs.
-    const std::size_t room =
-        head.content_length ? std::min<std::size_t>(*head.content_length,
-                                                    4 * *head.content_length / std::max<std::size_t>(records_, 1) + 64)
-                            : std::size_t{4096};
+    const std::size_t records = std::max<std::size_t>(records_per_body_, 1);
+    const std::size_t room = head.content_length
+                                 ? std::min<std::size_t>(*head.content_length, 4 * *head.content_length / records + 64)
+                                 : std::size_t{4096};
     if (body_->capacity() < room) body_->reserve(room);
   }
   [[nodiscard]] bool windows_are_documents() const noexcept override { return true; }
@@ -306,8 +300,8 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
   template <class Record>
   json::Status parse_into(std::pmr::vector<Record>& slots, std::span<char> piece, json::Arrival arrival);
 
-  PieceModels* models_;
-  std::size_t records_ = 0;  // records per body (expect())
+  OwningModels* models_;
+  std::size_t records_per_body_ = 0;  // expect()
   json::PieceArray progress_;
   uint64_t copied_ = 0;  // carry bytes of the bodies before this one
 };
