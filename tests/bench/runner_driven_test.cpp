@@ -22,6 +22,7 @@ class ScriptedDriver final : public rb::RoundDriver {
     return std::vector<uint64_t>(names.size(), ops);
   }
   rb::Result<std::optional<std::size_t>> next_case() override {
+    if (script.empty() && fail_after_script) return std::unexpected(rb::Error{"the parent went away"});
     if (script.empty()) return std::optional<std::size_t>{};
     const std::size_t next = script.front();
     script.pop_front();
@@ -36,6 +37,7 @@ class ScriptedDriver final : public rb::RoundDriver {
 
   uint64_t ops = 7;
   bool refuse_ops = false;
+  bool fail_after_script = false;  // next_case fails once the script is used up, instead of ending
   std::deque<std::size_t> script;
   std::vector<std::string> seen_names;
   std::vector<uint64_t> seen_piloted;
@@ -72,7 +74,7 @@ TEST_CASE_FIXTURE(Fixture, "a driven run measures what the driver asks, with the
   CHECK(results[1].stats.mean == doctest::Approx(2e6));
 }
 
-TEST_CASE_FIXTURE(Fixture, "a driven run tells the driver of a failed iteration, and fails a case it never measured") {
+TEST_CASE_FIXTURE(Fixture, "a driven run tells the driver of a failed iteration, and leaves out a case it never asked for") {
   ScriptedDriver scripted;
   scripted.ops = 2;
   scripted.script = {0, 0};
@@ -87,9 +89,22 @@ TEST_CASE_FIXTURE(Fixture, "a driven run tells the driver of a failed iteration,
   CHECK(results[0].status == rb::CaseStatus::failed);
   const bool told = !scripted.samples.back() && !scripted.failures.back().empty();
   CHECK(told);
-  // Case 1 was never asked for.
+  // Case 1 was never asked for: left out by the driver, not failed (its pilot and warm-up ran).
+  CHECK(results[1].status == rb::CaseStatus::skipped);
+  CHECK(results[1].reason.starts_with("left out by the driver"));
+}
+
+TEST_CASE_FIXTURE(Fixture, "a driver that fails mid-measurement fails a case it never measured, with its reason") {
+  ScriptedDriver scripted;
+  scripted.script = {0};
+  scripted.fail_after_script = true;
+  driver = &scripted;
+  const auto results = run({spec(0), spec(1)});
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].status == rb::CaseStatus::ok);
+  CHECK(results[0].samples_ns.size() == 1);
   CHECK(results[1].status == rb::CaseStatus::failed);
-  CHECK(results[1].reason == "the driver measured no iteration of it");
+  CHECK(results[1].reason == "driver: the parent went away");
 }
 
 TEST_CASE_FIXTURE(Fixture, "a driver that cannot agree the ops fails every case with its reason") {

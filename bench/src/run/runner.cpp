@@ -428,6 +428,15 @@ class Runner {
       const Status told = driver.measured(index, sample, sample ? std::string_view{} : s.result.reason);
       if (!told) return finish_measured("driver: " + told.error().message);
     }
+    // The driver ended the measurement: a case it never asked for was left out of the run (a
+    // before/after run measures only the cases both builds measure), not failed by this build.
+    for (std::size_t i = 0; i < states_.size(); ++i) {
+      CaseState& s = states_[i];
+      if (!s.active || counts[i] != 0) continue;
+      s.strategy->teardown();
+      s.active = false;
+      skip(s, "left out by the driver: the before/after run compares only the cases both builds measure");
+    }
     finish_measured("the driver measured no iteration of it");
   }
 
