@@ -317,14 +317,22 @@ template <class Doc, class Record>
   }
 }
 
+// Record slot n of a vector that several bodies share (parse_piece's `out`) and that another body's end
+// trimmed below this body's records: the slots between are made too, so that record n lands at index n.
+// Apart from new_slot, which every record of a vector made per op (the arena rows, a fresh client)
+// goes through: with the resize inside it, those rows parsed 1.5 % slower at 10,000 records.
+template <class Record>
+[[gnu::noinline, gnu::cold]] Record& slot_past_end(std::pmr::vector<Record>& out, std::size_t n) {
+  out.resize(n);
+  return out.emplace_back();
+}
+
 // Record slot n when `out` holds no more than n: the vector grows, once per record only while a larger
-// body than any before it is parsed. n is out.size() but for a vector that several bodies share
-// (parse_piece's `out`), which another body's end may have trimmed below this body's records: the
-// slots between are made too, so that record n lands at index n. Out of line, so that slot() stays
-// inlined in the parse loops.
+// body than any before it is parsed. n is out.size() but for a shared vector (slot_past_end). Out of
+// line, so that slot() stays inlined in the parse loops.
 template <class Record>
 [[gnu::noinline]] Record& new_slot(std::pmr::vector<Record>& out, std::size_t n) {
-  if (out.size() < n) out.resize(n);
+  if (out.size() < n) [[unlikely]] return slot_past_end(out, n);
   return out.emplace_back();
 }
 
