@@ -104,18 +104,16 @@ class Runner {
     context_.progress->on_progress(e);
   }
 
-  void fail(CaseState& s, std::string reason) {
+  void fail(CaseState& s, std::string reason) { end(s, CaseStatus::failed, Stage::failed, std::move(reason)); }
+  void skip(CaseState& s, std::string reason) { end(s, CaseStatus::skipped, Stage::skipped, std::move(reason)); }
+
+  // A case that will not be measured (any further): its strategy torn down when it was set up.
+  void end(CaseState& s, CaseStatus status, Stage stage, std::string reason) {
     if (s.active && s.strategy) s.strategy->teardown();
     s.active = false;
-    s.result.status = CaseStatus::failed;
+    s.result.status = status;
     s.result.reason = std::move(reason);
-    progress(s, Stage::failed, 0, 0, 0, s.result.reason);
-  }
-
-  void skip(CaseState& s, std::string reason) {
-    s.result.status = CaseStatus::skipped;
-    s.result.reason = std::move(reason);
-    progress(s, Stage::skipped, 0, 0, 0, s.result.reason);
+    progress(s, stage, 0, 0, 0, s.result.reason);
   }
 
   // make, skip_reason, skip_case, setup. False when the case will not be measured.
@@ -431,11 +429,9 @@ class Runner {
     // The driver ended the measurement: a case it never asked for was left out of the run (a
     // before/after run measures only the cases both builds measure), not failed by this build.
     for (std::size_t i = 0; i < states_.size(); ++i) {
-      CaseState& s = states_[i];
-      if (!s.active || counts[i] != 0) continue;
-      s.strategy->teardown();
-      s.active = false;
-      skip(s, "left out by the driver: the before/after run compares only the cases both builds measure");
+      if (states_[i].active && counts[i] == 0) {
+        skip(states_[i], "left out by the driver: the before/after run compares only the cases both builds measure");
+      }
     }
     finish_measured("the driver measured no iteration of it");
   }
