@@ -1,6 +1,7 @@
 // core/ab.hpp: the before/after run's estimates, verdicts, gate and report.json.
 #include "ringlab/bench/core/ab.hpp"
 #include "ringlab/bench/core/statistics.hpp"
+#include "ringlab/bench/report/ab_report.hpp"
 
 #include <doctest/doctest.h>
 
@@ -296,6 +297,7 @@ TEST_CASE("report.json of a before/after run reads back as written, and is told 
   report.rounds = 12;
   report.method.fail_over = 0.02;
   report.before.bench = "build/bench";
+  report.before.code = "3e1a3d6f3982d8b125db34b423e0db12acd44144 (http/src, json/src)";
   report.environment.cpu = "a CPU";
   report.config.suite = "headline";
   report.after.report.environment.git_commit = "abc";
@@ -316,6 +318,9 @@ TEST_CASE("report.json of a before/after run reads back as written, and is told 
   CHECK(back->config.suite == "headline");
   CHECK(back->after.report.environment.git_commit == "abc");
   CHECK(back->before.bench == "build/bench");
+  CHECK(back->before.code == report.before.code);
+  CHECK(back->after.code.empty());
+  CHECK_FALSE(j.at("after").contains("code"));
   REQUIRE(back->cases.size() == 2);
   CHECK(back->cases[0].before_ns == report.cases[0].before_ns);
   CHECK(back->cases[0].after_first == report.cases[0].after_first);
@@ -334,4 +339,26 @@ TEST_CASE("report.json of a before/after run reads back as written, and is told 
   nlohmann::json newer = j;
   newer["schema_version"] = rb::kAbSchemaVersion + 1;
   CHECK_FALSE(rb::ab_report_from_json(newer));
+}
+
+TEST_CASE("a build carrying another commit's code under test is named by its page for what it is") {
+  rb::AbReport report = report_of({});
+  report.config.suite = "headline";
+  report.environment.timestamp = "2026-12-07T01:00:00Z";
+  report.before.report.environment.git_commit = "5eb73135c091dd62f3794689e84f4b183a3301df";
+  report.before.report.environment.git_dirty = true;  // the composed tree differs from its commit
+  report.before.code = "3e1a3d6f3982d8b125db34b423e0db12acd44144 (http/src, json/src)";
+  report.after.report.environment.git_commit = "926537038e0e15183601ce10a126aad6236aa870";
+  report.after.report.environment.git_dirty = false;
+  rb::judge(report);
+  CHECK(rb::ab_page_name(report) == "2026-12-07-ab-headline-5eb7313+code-3e1a3d6-9265370.md");
+  const std::string page = rb::render_ab_page(report, "tools/bench report report.json", std::nullopt);
+  CHECK(page.find("| Before | bench built from `5eb73135c091dd62f3794689e84f4b183a3301df` with the code under test of "
+                  "`3e1a3d6f3982d8b125db34b423e0db12acd44144 (http/src, json/src)`") != std::string::npos);
+  CHECK(page.find("uncommitted") == std::string::npos);
+  // Without it, a dirty tree is what the page says it is.
+  report.before.code.clear();
+  CHECK(rb::ab_page_name(report) == "2026-12-07-ab-headline-5eb7313+changes-9265370.md");
+  CHECK(rb::render_ab_page(report, "tools/bench report report.json", std::nullopt).find("with uncommitted changes") !=
+        std::string::npos);
 }

@@ -196,7 +196,11 @@ TEST_CASE("a slowdown injected into the after build is found slower, and the gat
 
 TEST_CASE("--compare-side server: each build's worker starts its own server") {
   e2e::TempDir dir;
-  const AbRun run = run_ab(dir, {"--before", kBench, "--after", kBench, "--rounds", "2", "--compare-side", "server"});
+  // --after-code (what tools/bench ab passes for a composed revision) is the parent's: the report keeps
+  // it, the workers never see it.
+  const std::string code = "0123456789abcdef0123456789abcdef01234567 (http/src, json/src)";
+  const AbRun run = run_ab(dir, {"--before", kBench, "--after", kBench, "--rounds", "2", "--compare-side", "server",
+                                 "--after-code", code});
   INFO(run.err);
   INFO(run.logs);
   REQUIRE(run.status == 0);
@@ -206,6 +210,8 @@ TEST_CASE("--compare-side server: each build's worker starts its own server") {
   CHECK(report->before.report.environment.server.find("embedded") != std::string::npos);
   CHECK(report->after.report.environment.server.find("embedded") != std::string::npos);
   CHECK(report->before.report.environment.server != report->after.report.environment.server);
+  CHECK(report->after.code == code);
+  CHECK(report->before.code.empty());
 }
 
 TEST_CASE("a worker that is not a bench ends the run with one line naming its build") {
@@ -221,6 +227,7 @@ TEST_CASE("before/after refusals: at parse time, exit 2, nothing started") {
       {{"--before", kBench}, "--before and --after go together"},
       {{"--before", kBench, "--after", dir.file("none")}, "not an executable file"},
       {{"--fail-over", "2"}, "--fail-over needs --before and --after"},
+      {{"--before-code", "0123456 (http/src)"}, "--before-code and --after-code need --before and --after"},
       {{"--before", kBench, "--after", kBench, "--fail-over", "0.5"}, "is below --noise-band"},
       {{"--slowdown", "views"}, "not STRATEGY:PERCENT"},
       {{"--slowdown", "views:-1"}, "not STRATEGY:PERCENT"},

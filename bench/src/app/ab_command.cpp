@@ -39,9 +39,10 @@ namespace ringlab::bench::app {
 namespace {
 
 // What the parent decides for its workers; the rest of its command line is theirs.
-constexpr std::array<std::string_view, 15> kParentOptions{
-    "--before", "--after",   "--compare-side", "--rounds", "--noise-band", "--fail-over",  "--slowdown",      "--out",
-    "--format", "--columns", "--cpu",          "--url",    "--iterations", "--max-iterations", "--iteration-time"};
+constexpr std::array<std::string_view, 17> kParentOptions{
+    "--before",     "--after",          "--before-code",   "--after-code", "--compare-side", "--rounds",
+    "--noise-band", "--fail-over",      "--slowdown",      "--out",        "--format",       "--columns",
+    "--cpu",        "--url",            "--iterations",    "--max-iterations", "--iteration-time"};
 constexpr int kWorkerInFd = 3;
 constexpr int kWorkerOutFd = 4;
 
@@ -357,6 +358,8 @@ int run_before_after(const RunPlan& plan, const std::string& executable) {
   }
   ab.before.bench = abp.before;
   ab.after.bench = abp.after;
+  ab.before.code = abp.before_code;
+  ab.after.code = abp.after_code;
   // Each worker's progress and messages go to a log in the run's folder; the console shows the rounds.
   for (Worker* worker : {&before, &after}) {
     const std::filesystem::path log = *folder / (worker->side + ".log");

@@ -250,6 +250,11 @@ void add_before_after_options(CLI::App& app, CliOptions& o, Given& given) {
                  "same rounds, each case once in each per round, back to back; after / before per case with its "
                  "interval and a verdict (docs/measuring.md)");
   app.add_option("--after", ab.after, "the bench binary of the build after the change (with --before)");
+  app.add_option("--before-code", ab.before_code,
+                 "the --before build carries another commit's code under test: which, and its folders "
+                 "(\"3e1a3d6 (http/src, json/src)\"; tools/bench ab HARNESS:CODE:FOLDERS sets it), named by the "
+                 "report and its page");
+  app.add_option("--after-code", ab.after_code, "as --before-code, for the --after build");
   app::add_choice_option(app, "--compare-side", ab.side,
                          "what the change is in: client (both builds send to one embedded server, started once) or "
                          "server (each build starts its own embedded server, on the same CPU)",
@@ -301,6 +306,9 @@ std::optional<std::string> finish_before_after(const CLI::App& app, RunPlan& pla
   if (given.fail_over_percent >= 0) ab.fail_over = given.fail_over_percent / 100;
   if ((ab.worker_in_fd >= 0) != (ab.worker_out_fd >= 0)) return "--ab-worker-in and --ab-worker-out go together";
   if (ab.before.empty() != ab.after.empty()) return "--before and --after go together";
+  if (ab.before.empty() && (!ab.before_code.empty() || !ab.after_code.empty())) {
+    return "--before-code and --after-code need --before and --after";
+  }
   if (!ab.parent()) {
     if (ab.fail_over) return "--fail-over needs --before and --after";
     return std::nullopt;

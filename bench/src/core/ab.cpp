@@ -256,6 +256,17 @@ std::vector<const AbCase*> over_gate(const AbReport& report) {
   return over;
 }
 
+namespace {
+
+// One build: its binary, where its code under test came from when not its own commit, its worker's report.
+json build_json(const AbBuild& build) {
+  json out{{"bench", build.bench}, {"report", to_json(build.report)}};
+  if (!build.code.empty()) out["code"] = build.code;
+  return out;
+}
+
+}  // namespace
+
 json to_json(const AbReport& report) {
   json cases = json::array();
   for (const AbCase& c : report.cases) {
@@ -295,8 +306,8 @@ json to_json(const AbReport& report) {
               {"side", report.side},
               {"slowdown", report.slowdown},
               {"rounds", report.rounds},
-              {"before", json{{"bench", report.before.bench}, {"report", to_json(report.before.report)}}},
-              {"after", json{{"bench", report.after.bench}, {"report", to_json(report.after.report)}}},
+              {"before", build_json(report.before)},
+              {"after", build_json(report.after)},
               {"method", json{{"compared", m.compared},
                               {"family_level", m.family_level},
                               {"case_level", m.case_level},
@@ -332,6 +343,7 @@ Result<AbReport> ab_report_from_json(const json& j) {
     report.rounds = j.value("rounds", std::size_t{0});
     for (auto [key, build] : {std::pair{"before", &report.before}, std::pair{"after", &report.after}}) {
       build->bench = j.at(key).value("bench", std::string());
+      build->code = j.at(key).value("code", std::string());
       auto side = report_from_json(j.at(key).at("report"));
       if (!side) return std::unexpected(side.error().wrap(key));
       build->report = std::move(*side);

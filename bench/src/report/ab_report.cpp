@@ -66,10 +66,13 @@ std::string detectable_text(const AbCase& c) {
   return fmt::format("{:.1f}/{:.1f} %", c.time.mde * 100, c.cpu.mde * 100);
 }
 
-std::string short_commit(const Report& report) {
-  const std::string& commit = report.environment.git_commit;
+// "5eb7313", "5eb7313+changes", or "5eb7313+code-3e1a3d6" for a build carrying another commit's code under
+// test (the composition explains its uncommitted changes).
+std::string short_commit(const AbBuild& build) {
+  const std::string& commit = build.report.environment.git_commit;
   std::string text = commit.empty() ? "unknown" : commit.substr(0, 7);
-  if (report.environment.git_dirty.value_or(false)) text += "+changes";
+  if (!build.code.empty()) return text + "+code-" + build.code.substr(0, std::min(build.code.find(' '), std::size_t{7}));
+  if (build.report.environment.git_dirty.value_or(false)) text += "+changes";
   return text;
 }
 
@@ -187,14 +190,14 @@ std::string render_ab_summary(const AbReport& report) {
 std::string ab_page_name(const AbReport& report) {
   const std::string date = report.environment.timestamp.substr(0, 10);
   return fmt::format("{}-ab-{}-{}-{}.md", date.empty() ? "undated" : date, report.config.suite,
-                     short_commit(report.before.report), short_commit(report.after.report));
+                     short_commit(report.before), short_commit(report.after));
 }
 
 std::string render_ab_page(const AbReport& report, std::string_view page_command,
                            const std::optional<std::string>& judged_again_from) {
   const Environment& e = report.environment;
   std::string out = fmt::format("# Before and after: suite {}, {} against {}, {}\n\n", report.config.suite,
-                                short_commit(report.after.report), short_commit(report.before.report),
+                                short_commit(report.after), short_commit(report.before),
                                 e.timestamp.substr(0, 10));
   out += "Generated from a bench before/after report; the figures below are the report's, none is written by hand.\n\n";
   out += "| | |\n|---|---|\n";
@@ -205,8 +208,12 @@ std::string render_ab_page(const AbReport& report, std::string_view page_command
                             report.side == "client" ? " and whose server both builds sent to" : ""));
   for (auto [name, build] : {std::pair{"Before", &report.before}, std::pair{"After", &report.after}}) {
     const Environment& be = build->report.environment;
+    // A composed build's tree differs from its commit by exactly the code it carries: that, not "uncommitted".
+    const std::string origin = !build->code.empty()      ? fmt::format(" with the code under test of `{}`", build->code)
+                               : be.git_dirty.value_or(false) ? " with uncommitted changes"
+                                                              : "";
     row(name, fmt::format("bench built from `{}`{}, {} build", be.git_commit.empty() ? "unknown" : be.git_commit,
-                          be.git_dirty.value_or(false) ? " with uncommitted changes" : "", be.build_type));
+                          origin, be.build_type));
   }
   row("Machine", fmt::format("{}, {} cores, kernel {}", e.cpu, e.cores, e.kernel));
   row("Allocator", allocator_short_name(report.before.report.environment.allocator));

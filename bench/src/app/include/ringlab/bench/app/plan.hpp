@@ -135,6 +135,10 @@ inline constexpr double kAbIterationTimeMs = 20;
 struct AbPlan {
   std::string before;  // a bench binary; empty (with `after`): not a before/after run
   std::string after;
+  // A build whose code under test is another commit's (tools/bench ab HARNESS:CODE:FOLDERS): what it carries,
+  // "3e1a3d6 (http/src, json/src)", for the report and its page; empty: the build's own commit's.
+  std::string before_code;
+  std::string after_code;
   CompareSide side = CompareSide::client;
   // Paired rounds: each case once in each build per round. 400 (about 9 minutes for the headline suite on
   // 2 cores) found a 2 % slowdown at 1,000 and 10,000 records in each calibrated run; 200 missed one.

@@ -68,7 +68,10 @@ inline constexpr std::string_view kAbKind = "ab";
 // One build of the pair.
 struct AbBuild {
   std::string bench;  // the bench binary as given
-  Report report;      // its worker's report: its environment (commit, flags) and its cases' counts
+  // Where its code under test came from when that is not its own commit (tools/bench ab HARNESS:CODE:FOLDERS
+  // builds HARNESS with FOLDERS checked out from CODE: "3e1a3d6 (http/src, json/src)"); empty: its commit's.
+  std::string code;
+  Report report;  // its worker's report: its environment (commit, flags) and its cases' counts
 };
 
 // after / before of one quantity.
