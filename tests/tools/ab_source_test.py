@@ -26,6 +26,15 @@ def write(repo, path, text):
         f.write(text)
 
 
+def commit(repo, message, files):
+    """Writes `files` (path: text) and commits every change; returns the commit."""
+    for path, text in files.items():
+        write(repo, path, text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
 def read(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
@@ -44,22 +53,12 @@ def main():
     git(repo, "config", "user.email", "test@example.invalid")
     git(repo, "config", "user.name", "test")
     # The old commit: its code under test and its harness.
-    write(repo, "CMakeLists.txt", "old build\n")
-    write(repo, "code/src/a.cpp", "old a\n")
-    write(repo, "code/include/a.hpp", "old header\n")
-    write(repo, "bench/runner.cpp", "old runner\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "old")
-    old = git(repo, "rev-parse", "HEAD")
+    old = commit(repo, "old", {"CMakeLists.txt": "old build\n", "code/src/a.cpp": "old a\n",
+                               "code/include/a.hpp": "old header\n", "bench/runner.cpp": "old runner\n"})
     # The new commit: the code changed, a file added to its folder, a newer harness and header.
-    write(repo, "CMakeLists.txt", "new build\n")
-    write(repo, "code/src/a.cpp", "new a\n")
-    write(repo, "code/src/added.cpp", "only new\n")
-    write(repo, "code/include/a.hpp", "new header\n")
-    write(repo, "bench/runner.cpp", "new runner\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "new")
-    new = git(repo, "rev-parse", "HEAD")
+    new = commit(repo, "new", {"CMakeLists.txt": "new build\n", "code/src/a.cpp": "new a\n",
+                               "code/src/added.cpp": "only new\n", "code/include/a.hpp": "new header\n",
+                               "bench/runner.cpp": "new runner\n"})
 
     # A plain revision: its tree as committed, nothing carried.
     plain = source(tool, repo, old[:7])
