@@ -426,25 +426,25 @@ class Runner {
       const Status told = driver.measured(index, sample, sample ? std::string_view{} : s.result.reason);
       if (!told) return finish_measured("driver: " + told.error().message);
     }
-    // The driver ended the measurement: a case it never asked for was left out of the run (a
-    // before/after run measures only the cases both builds measure), not failed by this build.
-    for (std::size_t i = 0; i < states_.size(); ++i) {
-      if (states_[i].active && counts[i] == 0) {
-        skip(states_[i], "left out by the driver: the before/after run compares only the cases both builds measure");
-      }
-    }
-    finish_measured("the driver measured no iteration of it");
+    // The driver ended the measurement. A case still active without a sample is one it never asked for
+    // (a failed iteration ends its case): left out of the run (a before/after run measures only the
+    // cases both builds measure), not failed by this build.
+    finish_measured("left out by the driver: the before/after run compares only the cases both builds measure",
+                    CaseStatus::skipped);
   }
 
   // Every case still measuring is finished with the samples it has, so that the report keeps what was
-  // measured (ratios pair the rounds both sides completed); one with none fails with `reason`.
-  void finish_measured(const std::string& reason) {
+  // measured (ratios pair the rounds both sides completed); one with none ends as `unmeasured` (failed or
+  // skipped) with `reason`.
+  void finish_measured(const std::string& reason, CaseStatus unmeasured = CaseStatus::failed) {
     for (CaseState& s : states_) {
       if (!s.active) continue;
-      if (s.result.samples_ns.empty()) {
-        fail(s, reason);
-      } else {
+      if (!s.result.samples_ns.empty()) {
         finish(s);
+      } else if (unmeasured == CaseStatus::skipped) {
+        skip(s, reason);
+      } else {
+        fail(s, reason);
       }
     }
   }
