@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "ringlab/http/client.hpp"
+#include "ringlab/http/inflight_client.hpp"
 #include "ringlab/strategies/strategy.hpp"
 
 namespace ringlab::strategies::detail {
@@ -40,6 +41,12 @@ struct ClientRecipe {
   Enters enters = Enters::send_then_wait;
   // Appended to a GET target ("&chunked=1"; the proxy's "&conn=...&answer=...").
   std::string_view query{};
+  // The provided-buffer rows' ring: how many buffers (a power of two) of how many bytes. One ring per
+  // client, shared by its connections; the defaults are http's (64 x 64 KiB).
+  struct ProvidedRing {
+    unsigned buffers = http::InflightOptions{}.provided_buffer_count;
+    unsigned buffer_bytes = http::InflightOptions{}.provided_buffer_bytes;
+  } ring{};
 };
 
 // Where the body lands.

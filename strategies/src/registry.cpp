@@ -206,13 +206,17 @@ constexpr std::array kOwnStack{
     // No copy into a body buffer: one incremental ring (IOU_PBUF_RING_INC) shared by the connections, each
     // receive landing where the ring's last one left off, so a body's pieces lie apart between other
     // connections' pieces; each piece's whole records are parsed where they landed (json::parse_piece),
-    // and only a record cut between two pieces is copied (streaming_sink.hpp's PieceArraySink).
+    // and only a record cut between two pieces is copied (streaming_sink.hpp's PieceArraySink). The ring
+    // holds provided_buffers' 4 MiB in 16 buffers of 256 KiB: a receive takes at most what is left of one
+    // buffer, so larger buffers mean fewer receives (and cuts) per body, and an incremental buffer is shared
+    // by every receive that lands in it, where provided_buffers' single receives each take a whole one.
     Recipe{.name = "provided_incremental", .mirrors = kHeadersRead,
-           .client = {.receive = http::ReceiveMode::provided_incremental},
+           .client = {.receive = http::ReceiveMode::provided_incremental,
+                      .ring = {.buffers = 16, .buffer_bytes = 256 * 1024}},
            .make = &make_inflight_streaming<PieceArraySink>, .inflight = true,
            .make_inflight = &make_inflight_streaming<PieceArraySink>,
-           .description = "single recvs into one incremental provided-buffer ring (IOU_PBUF_RING_INC) shared by the "
-                          "connections; each piece's whole records parsed where they landed into reused owning "
+           .description = "single recvs into one incremental provided-buffer ring (IOU_PBUF_RING_INC, 16 x 256 KiB) "
+                          "shared by the connections; each piece's whole records parsed where they landed into reused owning "
                           "models; only records cut between pieces are copied"},
     // No copy of the body on the client's CPU: the kernel maps its receive pages (TCP_ZEROCOPY_RECEIVE) into
     // the client's address space, where they are parsed as views parses its body (mapped.cpp).

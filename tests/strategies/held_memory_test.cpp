@@ -81,6 +81,27 @@ TEST_CASE("presized holds a body's size per idle connection, provided_buffers le
   CHECK(provided.per_connection() < presized.per_connection());
 }
 
+TEST_CASE("provided_incremental holds its ring, provided_buffers' bytes in fewer, larger buffers, and no body" *
+          doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  auto ring = net::Ring::create();
+  REQUIRE(ring.has_value());
+  if (!ringlab::testing::feature_available("provided_buffer_ring_incremental",
+                                           (*ring)->features().provided_buffer_ring_incremental,
+                                           "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)")) {
+    return;
+  }
+  ServerProcess server;
+  constexpr std::size_t kConnections = 8;
+  const HeldMemory provided = held_after_rounds("provided_buffers", server.port(), kConnections, kRecords, 2);
+  const HeldMemory incremental = held_after_rounds("provided_incremental", server.port(), kConnections, kRecords, 2);
+  // 16 buffers of 256 KiB (registry.cpp): the 4 MiB of provided_buffers' 64 x 64 KiB, counted once.
+  CHECK(incremental.receive_bytes == std::size_t{16} * 256 * 1024);
+  CHECK(incremental.receive_bytes == provided.receive_bytes);
+  CHECK(incremental.connections == kConnections);
+  CHECK(incremental.body_bytes > 0);  // the carries: a few records each, reserved from the first body
+  CHECK(incremental.body_bytes < kConnections * 4096);
+}
+
 TEST_CASE("the held memory grows with the body seen: presized after a small body holds less than after a large") {
   ServerProcess server;
   const HeldMemory small = held_after_rounds("presized", server.port(), 4, 10, 1);
