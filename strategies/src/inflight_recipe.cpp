@@ -16,8 +16,9 @@ Status InflightFrame::open_case() {
 
   http::InflightOptions options;
   options.receive = recipe_->client.receive;
-  options.provided_buffer_count = recipe_->client.ring.buffers;
-  options.provided_buffer_bytes = recipe_->client.ring.buffer_bytes;
+  const RingGeometry ring = ring_for(recipe_->client, config().ring);
+  options.provided_buffer_count = ring.buffers;
+  options.provided_buffer_bytes = ring.buffer_bytes;
   options.connect_timeout = config().timeout;
   options.io_timeout = config().timeout;
   client_ = std::make_unique<http::InflightClient>(*endpoint_.ring, options);

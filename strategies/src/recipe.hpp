@@ -42,12 +42,17 @@ struct ClientRecipe {
   // Appended to a GET target ("&chunked=1"; the proxy's "&conn=...&answer=...").
   std::string_view query{};
   // The provided-buffer rows' ring: how many buffers (a power of two) of how many bytes. One ring per
-  // client, shared by its connections; the defaults are http's (64 x 64 KiB).
-  struct ProvidedRing {
-    unsigned buffers = http::InflightOptions{}.provided_buffer_count;
-    unsigned buffer_bytes = http::InflightOptions{}.provided_buffer_bytes;
-  } ring{};
+  // client, shared by its connections; the defaults are http's (64 x 64 KiB). A case may ask for another
+  // (CaseConfig::ring, bench --ring-buffers and --ring-buffer-bytes): ring_for().
+  RingGeometry ring{.buffers = http::InflightOptions{}.provided_buffer_count,
+                    .buffer_bytes = http::InflightOptions{}.provided_buffer_bytes};
 };
+
+// The ring a case of a row receives into: the row's, field by field, unless the case asks for another.
+[[nodiscard]] inline RingGeometry ring_for(const ClientRecipe& client, const RingGeometry& asked) noexcept {
+  return {.buffers = asked.buffers != 0 ? asked.buffers : client.ring.buffers,
+          .buffer_bytes = asked.buffer_bytes != 0 ? asked.buffer_bytes : client.ring.buffer_bytes};
+}
 
 // Where the body lands.
 enum class Sink {

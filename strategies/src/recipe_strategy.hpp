@@ -343,8 +343,9 @@ class RecipeStrategy final : public ClientStrategy {
     options.receive = recipe_->client.receive;
     if (http::receives_from_ring(options.receive)) {
       // The ring's buffers are receive_buffer_bytes each (client.hpp).
-      options.provided_buffer_count = recipe_->client.ring.buffers;
-      options.receive_buffer_bytes = recipe_->client.ring.buffer_bytes;
+      const RingGeometry ring = ring_for(recipe_->client, config().ring);
+      options.provided_buffer_count = ring.buffers;
+      options.receive_buffer_bytes = ring.buffer_bytes;
     }
     options.receive_with_send = recipe_->client.enters == Enters::one;
     return options;

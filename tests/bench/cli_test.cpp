@@ -45,6 +45,8 @@ TEST_CASE("no arguments: the headline suite with the documented defaults") {
   CHECK(p.cases.clients == std::vector<rs::Client>{rs::Client::pooled});
   CHECK(p.cases.sizes == std::vector<std::size_t>{10, 1000, 10000});
   CHECK(p.cases.filter == "*");
+  CHECK(p.cases.ring.buffers == 0);  // each provided-buffer row's own ring
+  CHECK(p.cases.ring.buffer_bytes == 0);
   const rb::RunnerOptions& r = p.measurement.runner;
   CHECK(r.iteration_time_ms == 100);
   CHECK(r.warmup == 3);
@@ -136,6 +138,15 @@ TEST_CASE("every option reaches the plan and the report's config") {
   CHECK(c.arguments == p.arguments);
 }
 
+TEST_CASE("--ring-buffers and --ring-buffer-bytes: the provided-buffer rows' ring, field by field") {
+  const rb::RunPlan both = plan_of({"get", "--ring-buffers", "16", "--ring-buffer-bytes", "262144"});
+  CHECK(both.cases.ring.buffers == 16);
+  CHECK(both.cases.ring.buffer_bytes == 262144);
+  const rb::RunPlan one = plan_of({"get", "--ring-buffers", "32768"});
+  CHECK(one.cases.ring.buffers == 32768);
+  CHECK(one.cases.ring.buffer_bytes == 0);  // the row's own
+}
+
 TEST_CASE("--server-cpu: auto, none or a CPU number, read back as given") {
   for (const char* text : {"auto", "none", "0", "7"}) {
     CHECK(plan_of({"--server-cpu", text}).placement.server_cpu.text() == text);
@@ -201,6 +212,12 @@ TEST_CASE("bad arguments are refused with exit code 2 and a message naming the p
       {{"proxy", "--link-leg", "upstream", "--link", "rate=fast"}, "--link:"},
       {{"get", "--link-leg", "upstream", "--link", "wan"}, "only the proxy suite's server fetches from an upstream"},
       {{"proxy", "--link-leg", "upstream", "--link", "wan", "--url", "http://127.0.0.1:8080"}, "--url"},
+      {{"--ring-buffers", "12"}, "--ring-buffers 12 is not a power of two"},
+      {{"--ring-buffers", "0"}, "--ring-buffers"},
+      {{"--ring-buffers", "65536"}, "--ring-buffers"},
+      {{"--ring-buffer-bytes", "0"}, "--ring-buffer-bytes"},
+      {{"--ring-buffer-bytes", "67108865"}, "--ring-buffer-bytes"},
+      {{"seeds", "--ring-buffers", "16"}, "seeds: --ring-buffers does not apply"},
   };
   for (const Row& row : rows) {
     INFO("args: " << row.args.front() << (row.args.size() > 1 ? " " + row.args[1] : ""));

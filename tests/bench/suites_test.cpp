@@ -140,6 +140,21 @@ TEST_CASE("each size runs at each in-flight count, in the order given; counts ab
   CHECK(rb::build_cases(*rb::find_suite("get"), kRegistry, selection).has_value());
 }
 
+TEST_CASE("the ring asked for (--ring-buffers, --ring-buffer-bytes) is every case's") {
+  rb::Selection selection;
+  selection.sizes = std::vector<std::size_t>{10, 1000};
+  selection.filter = "string_copy,views";
+  selection.inflight = {1, 16};
+  selection.ring = {.buffers = 16, .buffer_bytes = 262144};
+  const auto cases = rb::build_cases(*rb::find_suite("get"), kRegistry, selection);
+  REQUIRE(cases.has_value());
+  REQUIRE(cases->size() == 8);
+  for (const rb::CaseSpec& c : *cases) {
+    CHECK(c.config.ring.buffers == 16);
+    CHECK(c.config.ring.buffer_bytes == 262144);
+  }
+}
+
 TEST_CASE("--client fresh is every case's, and refuses more than one in flight and --connection fresh") {
   rb::Selection selection;
   selection.sizes = std::vector<std::size_t>{10};

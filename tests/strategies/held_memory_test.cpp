@@ -30,12 +30,13 @@ std::size_t weather_body_bytes(std::size_t records) {
 // `name`'s many-in-flight strategy set up for `n` connections to `port`, then `rounds` rounds (setup
 // made one verified round already): what it holds afterwards, the connections idle.
 HeldMemory held_after_rounds(std::string_view name, uint16_t port, std::size_t n, std::size_t records, int rounds,
-                             Payload payload = Payload::weather) {
+                             Payload payload = Payload::weather, RingGeometry ring = {}) {
   const Descriptor* descriptor = find(name);
   REQUIRE(descriptor != nullptr);
   REQUIRE(static_cast<bool>(descriptor->make_inflight));
   std::unique_ptr<Strategy> strategy = descriptor->make_inflight();
   CaseConfig config = case_at(port, records, n, payload);
+  config.ring = ring;
   const auto set_up = strategy->setup(config);
   REQUIRE_MESSAGE(set_up.has_value(), (set_up ? "" : set_up.error().message));
   for (int i = 0; i < rounds; ++i) {
@@ -100,6 +101,14 @@ TEST_CASE("provided_incremental holds its ring, provided_buffers' bytes in fewer
   CHECK(incremental.connections == kConnections);
   CHECK(incremental.body_bytes > 0);  // the carries: a few records each, reserved from the first body
   CHECK(incremental.body_bytes < kConnections * 4096);
+
+  // A case may ask for another ring (bench --ring-buffers, --ring-buffer-bytes), field by field.
+  const HeldMemory asked = held_after_rounds("provided_incremental", server.port(), kConnections, kRecords, 1,
+                                             Payload::weather, RingGeometry{.buffers = 64, .buffer_bytes = 65536});
+  CHECK(asked.receive_bytes == std::size_t{64} * 65536);
+  const HeldMemory count_only = held_after_rounds("provided_buffers", server.port(), kConnections, kRecords, 1,
+                                                  Payload::weather, RingGeometry{.buffers = 16});
+  CHECK(count_only.receive_bytes == std::size_t{16} * 65536);
 }
 
 TEST_CASE("the held memory grows with the body seen: presized after a small body holds less than after a large") {

@@ -42,6 +42,11 @@ std::optional<app::ParseEnd> app::parse_arguments(CLI::App& cli, std::span<const
 
 namespace {
 
+// A buffer ring's size limit (the kernel's), and the largest buffer bench lets a ring have: a ring's buffers
+// are allocated and touched when the case is set up.
+constexpr unsigned kMaxRingBuffers = 32768;
+constexpr unsigned kMaxRingBufferBytes = 64u << 20;
+
 // What the command line gives before it is checked: lists and texts that finish_run_plan() turns into the
 // plan's typed values. Bound to the CLI11 options, so it outlives the parse.
 struct Given {
@@ -156,6 +161,14 @@ void add_case_options(CLI::App& app, CliOptions& o, Given& given) {
                          "Content-Length) or seed (GET bodies serialized per request and sent in 16 KiB chunks as "
                          "they are serialized, as the seeds' ASP.NET Core servers answer)",
                          {strategies::ServerMode::cached, strategies::ServerMode::seed}, strategies::server_mode_name);
+  app.add_option("--ring-buffers", c.ring.buffers,
+                 "the provided-buffer rows' ring: this many buffers (a power of two, at most 32768) instead of each "
+                 "row's own (provided_buffers and provided_bundles 64, provided_incremental 16)")
+      ->check(CLI::Range(1u, kMaxRingBuffers));
+  app.add_option("--ring-buffer-bytes", c.ring.buffer_bytes,
+                 "the provided-buffer rows' ring: buffers of this many bytes instead of each row's own "
+                 "(provided_buffers and provided_bundles 65536, provided_incremental 262144)")
+      ->check(CLI::Range(1u, kMaxRingBufferBytes));
 }
 
 // How it is measured: iterations, the adaptive stop, what is counted, allocators.
@@ -338,7 +351,7 @@ std::optional<std::string> finish_before_after(const CLI::App& app, RunPlan& pla
 // refused rather than ignored.
 std::optional<std::string> check_seeds_flags(const CLI::App& app, RunPlan& plan, const Given& given) {
   for (const char* flag : {"--sizes", "--payload", "--connection", "--server-mode", "--inflight", "--allocators",
-                           "--url", "--link", "--link-leg"}) {
+                           "--url", "--link", "--link-leg", "--ring-buffers", "--ring-buffer-bytes"}) {
     if (app.count(flag) > 0) return fmt::format("seeds: {} does not apply (each seed sets its own)", flag);
   }
   // About 20 minutes for every seed on a 2-core machine: fewer rounds than a suite's 100 at most, enough
@@ -369,6 +382,9 @@ std::optional<std::string> finish_cases(const CLI::App& app, RunPlan& plan, cons
   c.inflight = *inflight_list;
   if (auto refused = check_client_threads(c.client_threads, given.max_client_threads, plan.measurement.counters)) {
     return "--client-threads: " + *refused;
+  }
+  if ((c.ring.buffers & (c.ring.buffers - 1)) != 0) {
+    return fmt::format("--ring-buffers {} is not a power of two (a buffer ring's size must be)", c.ring.buffers);
   }
   return std::nullopt;
 }

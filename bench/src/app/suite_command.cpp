@@ -294,7 +294,8 @@ Result<std::vector<CaseSpec>> plan_cases(const RunPlan& plan) {
                             .server_mode = c.server_mode,
                             .clients = c.clients,
                             .inflight = c.inflight,
-                            .client_threads = c.client_threads};
+                            .client_threads = c.client_threads,
+                            .ring = c.ring};
   auto cases = build_cases(*c.suite, strategies::registry(), selection);
   if (!cases) return fail(cases.error().message);
   return std::move(*cases);

@@ -234,6 +234,7 @@ Result<std::vector<CaseSpec>> build_cases(const Suite& suite, std::span<const st
           spec.config.count = size;
           spec.config.inflight = inflight;
           spec.config.client = client;
+          spec.config.ring = selection.ring;
           spec.client_threads = std::max<std::size_t>(1, selection.client_threads);
           cases.push_back(std::move(spec));
         }

@@ -134,6 +134,14 @@ template <class T>
 using Result = std::expected<T, Error>;
 using Status = Result<void>;
 
+// The provided-buffer ring of a row that receives from one (provided_buffers, provided_bundles,
+// provided_incremental; bench --ring-buffers, --ring-buffer-bytes): how many buffers, a power of two
+// of at most 32768, of how many bytes. A field left 0 keeps the row's own (registry.cpp).
+struct RingGeometry {
+  unsigned buffers = 0;
+  unsigned buffer_bytes = 0;
+};
+
 struct CaseConfig {
   std::string host = "127.0.0.1";  // the server under test
   uint16_t port = 0;
@@ -160,6 +168,8 @@ struct CaseConfig {
   // the strategy lives for one request (bench --client fresh, see above): build only, nothing else.
   // Never given with inflight > 1 or with connection fresh (bench refuses both).
   Client client = Client::pooled;
+  // Instead of the row's provided-buffer ring, field by field (0: the row's).
+  RingGeometry ring{};
 };
 
 // io_uring work and other per-operation facts a strategy can report; summed over the timed run.

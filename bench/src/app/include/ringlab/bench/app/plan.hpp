@@ -69,6 +69,7 @@ struct CasesPlan {
   strategies::ServerMode server_mode = strategies::ServerMode::cached;
   std::vector<std::size_t> inflight{1};  // one case per count
   std::size_t client_threads = 1;
+  strategies::RingGeometry ring{};  // the provided-buffer rows' ring, field by field; 0: each row's own
 };
 
 // How it is measured. RunnerOptions holds the runner's own settings (iterations, the adaptive stop,

@@ -77,6 +77,7 @@ struct Selection {
   // Each size is run at each of these (bench --inflight), in this order; {1}: one request in flight.
   std::vector<std::size_t> inflight{1};
   std::size_t client_threads = 1;  // every case's (bench --client-threads; CaseSpec::client_threads)
+  strategies::RingGeometry ring{};  // every case's (bench --ring-buffers, --ring-buffer-bytes)
   std::string host = "127.0.0.1";
   uint16_t port = 0;
 };
