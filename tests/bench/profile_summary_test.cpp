@@ -141,3 +141,60 @@ TEST_CASE("a profile's areas that are not tools/profile's are refused, naming wh
     CHECK(parsed.error().message == message);
   }
 }
+
+TEST_CASE("a profile's interface items are shown per request, each case's beside the others'") {
+  const auto with_items = [](std::string_view name, const std::vector<double>& shares, std::string_view items) {
+    std::string c = areas_json(name, shares);
+    c.pop_back();  // the closing brace: the items go in before it
+    return c + ", \"items\": [" + std::string(items) + "]}";
+  };
+  const std::string text =
+      R"({"format": "ringlab profile summary 1", "event": "cpu-clock", "samples_outside_spans": 0, "cases": [)" +
+      with_items("views weather 10 x64", {0.75, 0.10, 0, 0.02, 0.04, 0.09},
+                 R"({"area": "io_uring", "item": "io_submit_sqes", "share": 0.05},
+                    {"area": "io_uring", "item": "io_arm_apoll", "share": 0.03},
+                    {"area": "syscall", "item": "entry_SYSCALL_64", "share": 0.02})") +
+      ", " +
+      with_items("epoll weather 10 x64", {0.72, 0, 0.08, 0.05, 0.02, 0.13},
+                 R"({"area": "epoll", "item": "ep_poll", "share": 0.06},
+                    {"area": "syscall", "item": "entry_SYSCALL_64", "share": 0.05})") +
+      "]}";
+  auto parsed = rb::parse_profile_summary(text);
+  REQUIRE_MESSAGE(parsed.has_value(), parsed.error().message);
+  REQUIRE(parsed->cases[0].items.size() == 3);
+  CHECK(parsed->cases[0].items[1].name == "io_arm_apoll");
+  CHECK(parsed->cases[0].items[1].dso == "io_uring");
+  CHECK(parsed->cases[0].items[1].share == doctest::Approx(0.03));
+
+  rb::Report report;
+  report.cases.push_back(inflight_case("views", 600, 6200, 0.09));  // 6.8 us per request
+  report.cases.push_back(inflight_case("epoll", 900, 5700, 2.10));  // 6.6 us
+  const std::string section = rb::render_profile_section(*parsed, &report);
+  INFO(section);
+  // Rows by area (io_uring, epoll, syscall), then in the order the cases list them; a case without the
+  // item leaves its cell blank.
+  check_contains(section, {"### The interfaces' machinery, item by item",
+                           "| Area | Item | views weather 10 x64 | epoll weather 10 x64 |\n|---|---|---:|---:|\n"
+                           "| io_uring | `io_submit_sqes` | 0.34 μs (5.0 %) | |\n"
+                           "| io_uring | `io_arm_apoll` | 0.20 μs (3.0 %) | |\n"
+                           "| epoll | `ep_poll` | | 0.40 μs (6.0 %) |\n"
+                           "| syscall | `entry_SYSCALL_64` | 0.14 μs (2.0 %) | 0.33 μs (5.0 %) |\n"});
+  // Without the report: the shares alone.
+  CHECK(rb::render_profile_section(*parsed).find("| epoll | `ep_poll` | | 6.0 % |") != std::string::npos);
+
+  // A file without items (tools/profile's before it counted them) shows no such table.
+  const std::string plain = R"({"format": "ringlab profile summary 1", "event": "cpu-clock", "samples_outside_spans": 0,
+    "cases": [)" + areas_json("views weather 10 x64", {0.75, 0.10, 0, 0.02, 0.04, 0.09}) + "]}";
+  auto old = rb::parse_profile_summary(plain);
+  REQUIRE(old.has_value());
+  CHECK(old->cases[0].items.empty());
+  CHECK(rb::render_profile_section(*old, &report).find("item by item") == std::string::npos);
+
+  // An item of an area that is not an interface's is refused.
+  const std::string bad = R"({"format": "ringlab profile summary 1", "event": "cpu-clock", "samples_outside_spans": 0,
+    "cases": [)" + with_items("views weather 10 x64", {0.75, 0.10, 0, 0.02, 0.04, 0.09},
+                              R"({"area": "network", "item": "tcp_ack", "share": 0.05})") + "]}";
+  auto refused = rb::parse_profile_summary(bad);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().message == "cases[0].items[0].area: \"network\", expected io_uring, epoll or syscall");
+}

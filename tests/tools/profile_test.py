@@ -138,6 +138,21 @@ class ProfileTest(unittest.TestCase):
         views, epoll = ({a["area"]: a["share"] for a in c["areas"]} for c in summary["cases"])
         self.assertEqual(views["epoll"], 0)
         self.assertEqual(epoll["io_uring"], 0)
+        # The interfaces' items: of their own areas only, each area's adding up to at most its share.
+        for case in summary["cases"]:
+            with self.subTest(case=case["case"]):
+                areas = {a["area"]: a["share"] for a in case["areas"]}
+                self.assertTrue(all(i["area"] in ("io_uring", "epoll", "syscall") for i in case["items"]))
+                for area in ("io_uring", "epoll", "syscall"):
+                    total = sum(i["share"] for i in case["items"] if i["area"] == area)
+                    self.assertLessEqual(total, areas[area] + 0.001)
+        views_items, epoll_items = ({i["area"] for i in c["items"]} for c in summary["cases"])
+        self.assertNotIn("epoll", views_items)
+        self.assertNotIn("io_uring", epoll_items)
+        if views["io_uring"] > 0:
+            io_uring_frame = re.compile(r"^(__)?(io|x64_sys_io_uring|do_sys_io_uring)_")
+            self.assertTrue(all(io_uring_frame.match(i["item"]) for i in summary["cases"][0]["items"]
+                                if i["area"] == "io_uring"))
         pages = os.path.join(self.out, "pages")
         paged = subprocess.run([bench, "report", run, "--out", pages], capture_output=True, text=True, timeout=60)
         self.assertEqual(paged.returncode, 0, paged.stderr)
@@ -147,7 +162,8 @@ class ProfileTest(unittest.TestCase):
         self.assertRegex(page, r"(?m)^\| Command \| `tools/profile get --filter views,epoll --sizes 10 --server ")
         self.assertNotIn(".fifo", page)
         self.assertNotIn("--perf-control", page)
-        for heading in ("## Where the CPU goes", "### By area", "### views weather 10\n", "### epoll weather 10\n"):
+        for heading in ("## Where the CPU goes", "### By area", "### The interfaces' machinery, item by item",
+                        "### views weather 10\n", "### epoll weather 10\n"):
             self.assertIn(heading, page)
         self.assertRegex(page, r"(?m)^\| Area \| views weather 10 \| epoll weather 10 \|$")
         self.assertRegex(page, r"(?m)^- views weather 10 against epoll weather 10: CPU/req [0-9.]+ μs against [0-9.]+ μs")

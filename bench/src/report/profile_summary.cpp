@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -110,6 +111,47 @@ struct ProfiledCase {
   std::optional<double> cpu_per_request;  // ns
 };
 
+// The interfaces' items of every profiled case that has them: one row per area and item, a column per
+// case, each cell the item's share x the case's CPU/req (the share alone without it).
+std::string render_items(const std::vector<ProfiledCase>& cases) {
+  std::vector<std::pair<std::string_view, std::string_view>> rows;  // (area, item), in the cases' order
+  for (const std::string_view area : kInterfaceAreas) {
+    for (const ProfiledCase& c : cases) {
+      for (const ProfileShare& item : c.profile->items) {
+        if (item.dso != area) continue;
+        const std::pair<std::string_view, std::string_view> row{area, item.name};
+        if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
+      }
+    }
+  }
+  if (rows.empty()) return {};
+  std::string out =
+      "\n### The interfaces' machinery, item by item\n\n"
+      "The samples of io_uring's, epoll's and system call entry and exit's areas, each by the innermost frame of "
+      "its area in its call chain (tools/profile): the sampled frame when it is the area's, else the nearest "
+      "caller that is. Per request as above; a blank cell: not among that case's top items.\n\n| Area | Item |";
+  for (const ProfiledCase& c : cases) out += fmt::format(" {} |", c.profile->case_name);
+  out += "\n|---|---|";
+  for (std::size_t i = 0; i < cases.size(); ++i) out += "---:|";
+  out += "\n";
+  for (const auto& [area, name] : rows) {
+    out += fmt::format("| {} | {} |", area, cell_code(name));
+    for (const ProfiledCase& c : cases) {
+      const auto it = std::find_if(c.profile->items.begin(), c.profile->items.end(),
+                                   [&](const ProfileShare& item) { return item.dso == area && item.name == name; });
+      if (it == c.profile->items.end()) {
+        out += " |";
+      } else if (c.cpu_per_request) {
+        out += fmt::format(" {} ({}) |", microseconds(it->share * *c.cpu_per_request), percent(it->share));
+      } else {
+        out += fmt::format(" {} |", percent(it->share));
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 // The areas per request of every profiled case with areas, and what they say of each pair of cases
 // that measured the same thing (payload, size, in flight, threads).
 std::string render_areas(const ProfileSummary& profile, const Report* report) {
@@ -190,7 +232,7 @@ std::string render_areas(const ProfileSummary& profile, const Report* report) {
     }
   }
   if (!pairs.empty()) out += "\nWhat the areas say:\n\n" + pairs;
-  return out;
+  return out + render_items(cases);
 }
 
 }  // namespace
@@ -247,6 +289,21 @@ Result<ProfileSummary> parse_profile_summary(std::string_view text) {
       if (!read.error() && profile.areas.size() != std::size(kProfileAreas)) {
         return fail(
             fmt::format("{}.areas: {} areas, expected {}", where, profile.areas.size(), std::size(kProfileAreas)));
+      }
+    }
+    // Optional too: files from before tools/profile counted items have none.
+    if (c.is_object() && c.contains("items")) {
+      const json& items = read.array(c, "items", where);
+      for (std::size_t k = 0; k < items.size() && !read.error(); ++k) {
+        const std::string at = fmt::format("{}.items[{}]", where, k);
+        std::string area = read.string(items[k], "area", at);
+        std::string item = read.string(items[k], "item", at);
+        const double share = read.share(items[k], "share", at);
+        if (read.error()) break;
+        if (std::find(std::begin(kInterfaceAreas), std::end(kInterfaceAreas), area) == std::end(kInterfaceAreas)) {
+          return fail(fmt::format("{}.area: \"{}\", expected io_uring, epoll or syscall", at, area));
+        }
+        profile.items.push_back({std::move(item), std::move(area), share});
       }
     }
     summary.cases.push_back(std::move(profile));

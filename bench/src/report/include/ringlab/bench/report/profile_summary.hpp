@@ -9,13 +9,16 @@
 //    "cases": [{"case": "epoll weather 10 x64", "spans": 30, "samples": 1234, "kernel": 0.61, "user": 0.39,
 //               "dsos": [{"dso": "kernel", "share": 0.61}, ...],
 //               "symbols": [{"symbol": "tcp_sendmsg", "dso": "kernel", "share": 0.05}, ...],
-//               "areas": [{"area": "network", "share": 0.52}, ...]}]}
+//               "areas": [{"area": "network", "share": 0.52}, ...],
+//               "items": [{"area": "io_uring", "item": "io_submit_sqes", "share": 0.016}, ...]}]}
 // Shares are fractions of the case's samples, 0..1. A DSO is a file's name without its folder
 // ("kernel" for the kernel), so no machine path reaches the page. "areas" (absent in the files of
 // tools/profile before it decided them; then the page shows no areas) gives every sample to one of
 // kProfileAreas by its call chain: the network stack wherever a frame is, else io_uring's or
 // epoll's machinery, else system call entry and exit, else the rest of the kernel, or user space
-// (tools/profile's AREAS says the rules).
+// (tools/profile's AREAS says the rules). "items" (absent in older files) splits the samples of the
+// interfaces' own areas (io_uring, epoll, syscall) by the innermost frame of that area in each call
+// chain, the top ones of each area, most samples first: what an interface's machinery is made of.
 //
 // Errors: values naming the file and what is wrong ("RUN/profile.json: cases[1].samples: not a
 // number"); a folder without profile.json is no error (read_profile_summary gives nullopt). Plain
@@ -47,6 +50,7 @@ struct CaseProfile {
   std::vector<ProfileShare> dsos;     // most samples first
   std::vector<ProfileShare> symbols;  // the top symbols, most samples first
   std::vector<ProfileShare> areas;    // kProfileAreas' keys in that order; empty when the file has none
+  std::vector<ProfileShare> items;    // name: the item's frame, dso: its area (kInterfaceAreas); may be empty
 };
 
 // The areas of a profile, in the file's order: the key profile.json writes and the page's name of it.
@@ -62,6 +66,9 @@ inline constexpr ProfileArea kProfileAreas[] = {
     {"kernel", "Rest of the kernel (faults, timers, scheduler)"},
     {"user", "User space"},
 };
+
+// The areas whose samples a profile also counts item by item: the interfaces' own machinery.
+inline constexpr std::string_view kInterfaceAreas[] = {"io_uring", "epoll", "syscall"};
 
 struct ProfileSummary {
   std::string event;  // perf's sampling event: "cpu-clock" or "cycles"
@@ -85,7 +92,8 @@ inline constexpr std::string_view kProfileSummaryFormat = "ringlab profile summa
 // request (an area's share x the case's CPU/req, the report case of the same name) and, for every two
 // profiled cases of the same payload, size, in-flight and threads, what the areas say of their
 // difference: how much of each one's CPU/req the network stack is, and the ratio of CPU/req that
-// would be left if one did nothing but its network work.
+// would be left if one did nothing but its network work; with items in the file, a table of each
+// case's interface items per request, beside each other.
 [[nodiscard]] std::string render_profile_section(const ProfileSummary& profile, const Report* report = nullptr);
 
 }  // namespace ringlab::bench
