@@ -142,6 +142,9 @@ TEST_CASE("--ring-buffers and --ring-buffer-bytes: the provided-buffer rows' rin
   const rb::RunPlan both = plan_of({"get", "--ring-buffers", "16", "--ring-buffer-bytes", "262144"});
   CHECK(both.cases.ring.buffers == 16);
   CHECK(both.cases.ring.buffer_bytes == 262144);
+  const rb::Config config = rb::report_config(both);
+  CHECK(config.ring_buffers == 16);
+  CHECK(config.ring_buffer_bytes == 262144);
   const rb::RunPlan one = plan_of({"get", "--ring-buffers", "32768"});
   CHECK(one.cases.ring.buffers == 32768);
   CHECK(one.cases.ring.buffer_bytes == 0);  // the row's own

@@ -319,6 +319,18 @@ TEST_CASE("runs made with other client thread counts are not comparable") {
   CHECK(differences[0].new_value == "2");
 }
 
+TEST_CASE("runs made with another provided-buffer ring are not comparable") {
+  Pair pair;
+  pair.new_report.config.ring_buffers = 16;
+  pair.new_report.config.ring_buffer_bytes = 262144;
+  const auto differences = comparability_differences(pair.old_report, pair.new_report);
+  REQUIRE(differences.size() == 2);
+  CHECK(differences[0].key == "config.ring_buffers");
+  CHECK(differences[0].old_value == "0");
+  CHECK(differences[0].new_value == "16");
+  CHECK(differences[1].key == "config.ring_buffer_bytes");
+}
+
 TEST_CASE("compare refuses runs whose settings or machines differ, naming every key, unless --force") {
   Pair pair;
   pair.new_report.config.iteration_time_ms = 50;

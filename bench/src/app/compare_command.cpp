@@ -20,8 +20,8 @@ constexpr std::string_view kDescription =
     "in-flight count and client threads, and prints both means, NEW/OLD and Welch's t-test on the kept\n"
     "samples; where both runs have ratios, each case's Ratio in both (against its own run's baseline, so\n"
     "a drift of the machine between the runs cancels) and how many moved by more than --ratio-tolerance.\n"
-    "Reports whose settings (iteration time, sizes, in flight, client threads, allocators, CPU placement,\n"
-    "interleave) or machines (CPU model, kernel, allocator) differ are refused with exit status 2.";
+    "Reports whose settings (iteration time, sizes, in flight, client threads, provided-buffer ring, allocators,\n"
+    "CPU placement, interleave) or machines (CPU model, kernel, allocator) differ are refused with exit status 2.";
 
 // A finite number written whole ("5", "0.5"); nullopt otherwise.
 std::optional<double> parse_number(std::string_view text) {

@@ -55,6 +55,8 @@ Config report_config(const RunPlan& plan) {
   for (const strategies::Client client : cases.clients) clients.emplace_back(strategies::client_name(client));
   c.client = app::join(clients, ",");
   c.client_threads = cases.client_threads;
+  c.ring_buffers = cases.ring.buffers;
+  c.ring_buffer_bytes = cases.ring.buffer_bytes;
   c.iteration_time_ms = runner.iteration_time_ms;
   c.warmup = runner.warmup;
   c.iterations = runner.iterations;

@@ -104,7 +104,8 @@ std::vector<Difference> comparability_differences(const Report& old_report, cons
 #define RINGLAB_COMPARABILITY_KEY(check, part, member) \
   check(#part "." #member, [](const Report& report) -> const auto& { return report.part.member; })
   RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, config, iteration_time_ms, sizes, connection, server_mode,
-                          inflight, client, client_threads, allocators, interleave, cpu, server_cpu);
+                          inflight, client, client_threads, ring_buffers, ring_buffer_bytes, allocators, interleave,
+                          cpu, server_cpu);
   RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, environment, cpu, kernel);
   check("environment.allocator", [](const Report& report) { return without_folders(report.environment.allocator); });
   RINGLAB_FOR_EACH_MEMBER(RINGLAB_COMPARABILITY_KEY, check, environment, client_cpu, server_cpu);

@@ -44,7 +44,8 @@ void describe_environment(V& v, S& e) {
 
 template <class V, class S>
 void describe_config(V& v, S& c) {
-  RINGLAB_REPORT_FIELDS(v, c, suite, filter, sizes, payload, connection, server_mode, inflight, client, client_threads, iteration_time_ms, warmup,
+  RINGLAB_REPORT_FIELDS(v, c, suite, filter, sizes, payload, connection, server_mode, inflight, client, client_threads,
+                              ring_buffers, ring_buffer_bytes, iteration_time_ms, warmup,
                               iterations, max_iterations, target_error, interleave, memory, phases, counters,
                               allocators, url, link, link_leg, out, formats, columns, cpu, server_cpu, arguments,
                               options);

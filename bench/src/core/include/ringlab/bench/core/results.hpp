@@ -115,6 +115,10 @@ struct Config {
   std::vector<std::size_t> inflight{1};  // --inflight: requests in flight at once, one case per count
   std::string client = "pooled";  // --client: "pooled" or "fresh" (the whole client built per request)
   std::size_t client_threads = 1;  // --client-threads: copies of each case's strategy, each on its own thread
+  // --ring-buffers, --ring-buffer-bytes: the provided-buffer rows' ring; 0 (and absent in older files): each
+  // row's own.
+  std::size_t ring_buffers = 0;
+  std::size_t ring_buffer_bytes = 0;
   double iteration_time_ms = 100;
   unsigned warmup = 3;
   unsigned iterations = 15;      // measured iterations before the adaptive stop may end a case
