@@ -309,26 +309,26 @@ TEST_CASE("runs with a client per case and a client per request are not comparab
   CHECK(contains(refused.err, "config.client: pooled (OLD) vs fresh (NEW)"));
 }
 
-TEST_CASE("runs made with other client thread counts are not comparable") {
-  Pair pair;
-  pair.new_report.config.client_threads = 2;
-  const auto differences = comparability_differences(pair.old_report, pair.new_report);
-  REQUIRE(differences.size() == 1);
-  CHECK(differences[0].key == "config.client_threads");
-  CHECK(differences[0].old_value == "1");
-  CHECK(differences[0].new_value == "2");
-}
-
-TEST_CASE("runs made with another provided-buffer ring are not comparable") {
-  Pair pair;
-  pair.new_report.config.ring_buffers = 16;
-  pair.new_report.config.ring_buffer_bytes = 262144;
-  const auto differences = comparability_differences(pair.old_report, pair.new_report);
-  REQUIRE(differences.size() == 2);
-  CHECK(differences[0].key == "config.ring_buffers");
-  CHECK(differences[0].old_value == "0");
-  CHECK(differences[0].new_value == "16");
-  CHECK(differences[1].key == "config.ring_buffer_bytes");
+TEST_CASE("runs made with other client thread counts or another provided-buffer ring are not comparable") {
+  struct Row {
+    std::size_t Config::*setting;
+    std::size_t value;
+    const char* key;
+    const char* old_value;
+  };
+  const Row rows[] = {{&Config::client_threads, 2, "config.client_threads", "1"},
+                      {&Config::ring_buffers, 16, "config.ring_buffers", "0"},
+                      {&Config::ring_buffer_bytes, 262144, "config.ring_buffer_bytes", "0"}};
+  for (const Row& row : rows) {
+    CAPTURE(row.key);
+    Pair pair;
+    pair.new_report.config.*row.setting = row.value;
+    const auto differences = comparability_differences(pair.old_report, pair.new_report);
+    REQUIRE(differences.size() == 1);
+    CHECK(differences[0].key == row.key);
+    CHECK(differences[0].old_value == row.old_value);
+    CHECK(differences[0].new_value == std::to_string(row.value));
+  }
 }
 
 TEST_CASE("compare refuses runs whose settings or machines differ, naming every key, unless --force") {
