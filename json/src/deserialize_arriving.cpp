@@ -139,18 +139,27 @@ Window window_of(base::PaddedBuffer& body, std::size_t begin, std::size_t end, s
   error.message += " at byte " + std::to_string(error.offset);
 }
 
-// Parses the window with its first byte lent '[' when it starts at a boundary, and its last byte lent
-// ']' when it ends at one (`to_boundary`); else the window runs to the end of the body, and the byte
-// after it is lent a space so that simdjson, on a bad body, stops there rather than reading on into
-// bytes a longer earlier body left. Errors' offsets count from the window's first byte.
+// Where a window ends.
+enum class WindowEnd {
+  boundary,  // at a boundary ',', lent ']'
+  body,      // at the body's end; the byte after it is lent a space, so that simdjson, on a bad body, stops
+             // there rather than reading on into bytes a longer earlier body left
+  in_place,  // at the body's end, its last byte other than whitespace the array's ']', inside a piece that
+             // may not be written past: nothing lent; simdjson then stops at that ']' on a good body, and a
+             // bad one fails the window, which the caller parses again as a `body` window
+};
+
+// Parses the window with its first byte lent '[' when it starts at a boundary and its end as `end` says.
+// Errors' offsets count from the window's first byte.
 template <class Record>
-WindowResult parse_lent_window(Parser& parser, const Window& window, bool to_boundary, std::pmr::vector<Record>& out,
+WindowResult parse_lent_window(Parser& parser, const Window& window, WindowEnd end, std::pmr::vector<Record>& out,
                                std::size_t first, Error& error) {
   WindowResult result;
   Context ctx{window.bytes, window.size, kNoRecord, &error};
   LentBytes lent(window.bytes);
   if (window.offset > 0) lent.lend(0, '[');
-  lent.lend(to_boundary ? window.size - 1 : window.size, to_boundary ? ']' : ' ');
+  if (end == WindowEnd::boundary) lent.lend(window.size - 1, ']');
+  if (end == WindowEnd::body) lent.lend(window.size, ' ');
   const simdjson::padded_string_view view(window.bytes, window.size, window.readable);
   od::document doc;
   od::array array;
@@ -184,9 +193,9 @@ WindowResult parse_lent_window(Parser& parser, const Window& window, bool to_bou
 // Parses one window into out[first, ...): parse_lent_window, with its errors' offsets moved to the
 // body's.
 template <class Record>
-WindowResult parse_window(Parser& parser, const Window& window, bool to_boundary, std::pmr::vector<Record>& out,
+WindowResult parse_window(Parser& parser, const Window& window, WindowEnd end, std::pmr::vector<Record>& out,
                           std::size_t first, Error& error) {
-  const WindowResult result = parse_lent_window(parser, window, to_boundary, out, first, error);
+  const WindowResult result = parse_lent_window(parser, window, end, out, first, error);
   if (result.failed && result.document == simdjson::SUCCESS) rebase(error, window.offset);
   return result;
 }
@@ -216,7 +225,8 @@ Status read_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& pr
     const std::size_t boundary = last_boundary(body.data(), from, size, progress.window);
     if (boundary == kNone) return {};
     const WindowResult window =
-        parse_window(parser, window_of(body, progress.window, boundary + 1, 0), true, out, progress.records, error);
+        parse_window(parser, window_of(body, progress.window, boundary + 1, 0), WindowEnd::boundary, out,
+                     progress.records, error);
     // Not an error yet: the boundary may have been a guess that the bytes around it fooled. The rest
     // of the body is parsed whole at the end, and its errors reported then.
     if (window.failed) {
@@ -231,7 +241,7 @@ Status read_arriving(Parser& parser, base::PaddedBuffer& body, ArrivingArray& pr
   Context ctx{body.data(), size, kNoRecord, &error};
   if (body.data() == nullptr) return document_error(ctx, simdjson::EMPTY);  // nothing ever reserved: no byte
   const WindowResult window =
-      parse_window(parser, window_of(body, progress.window, size, 0), false, out, progress.records, error);
+      parse_window(parser, window_of(body, progress.window, size, 0), WindowEnd::body, out, progress.records, error);
   // Only now is the body back as it arrived, for the splitter.
   if (window.document != simdjson::SUCCESS) {
     return final_document_error(ctx, window.document, progress.records, progress.window);
@@ -281,7 +291,7 @@ void carry_over(base::PaddedBuffer& carry, PieceArray& progress, std::span<const
 template <class Record>
 bool parse_early(Parser& parser, const Window& window, PieceArray& progress, std::pmr::vector<Record>& out) {
   Error error;
-  const WindowResult result = parse_window(parser, window, true, out, progress.records, error);
+  const WindowResult result = parse_window(parser, window, WindowEnd::boundary, out, progress.records, error);
   if (result.failed) {
     progress.deferred = true;
     return false;
@@ -290,11 +300,29 @@ bool parse_early(Parser& parser, const Window& window, PieceArray& progress, std
   return true;
 }
 
-// Steps 1 to 3 of the section's comment for one non-empty piece; afterwards the carry holds
-// body[carry_offset, body_bytes).
+// The body's last piece, from `start` (the body's start or a boundary ',') to its end, parsed where it lies
+// as the final window, when it ends with the array's ']' (whitespace after it allowed); true when it
+// parsed. Nothing is written past the piece. False leaves everything as it was: the records it wrote
+// are overwritten by the carry's parse that follows.
+template <class Record>
+bool finish_in_place(Parser& parser, PieceArray& progress, std::span<char> piece, std::size_t start, std::size_t at,
+                     std::pmr::vector<Record>& out) {
+  const std::size_t last = last_before(piece.data(), piece.size());
+  if (last == kNone || last < start || piece[last] != ']') return false;
+  Error error;
+  const Window window{piece.data() + start, piece.size() - start, piece.size() - start + base::kPadding, at + start};
+  const WindowResult result = parse_window(parser, window, WindowEnd::in_place, out, progress.records, error);
+  if (result.failed) return false;
+  progress.records += result.records;
+  progress.finished = true;
+  return true;
+}
+
+// Steps 1 to 3 of the section's comment for one non-empty piece (and step 4 in place for the body's last
+// piece when it can be); afterwards the carry holds body[carry_offset, body_bytes), or the body is finished.
 template <class Record>
 void take_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
-                std::pmr::vector<Record>& out) {
+                std::pmr::vector<Record>& out, Arrival arrival) {
   const std::size_t at = progress.body_bytes;  // the piece's body offset
   progress.body_bytes += piece.size();
   std::size_t start = 0;  // where the in-place window starts: the body's start or a boundary ','
@@ -309,6 +337,7 @@ void take_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
     start = comma;
   }
   if (progress.deferred) return carry_over(carry, progress, piece);
+  if (arrival == Arrival::complete && finish_in_place(parser, progress, piece, start, at, out)) return;
   const std::size_t end = last_boundary(piece.data(), start + 1, piece.size(), start);
   if (end != kNone) {
     const Window window{piece.data() + start, end + 1 - start, piece.size() - start + base::kPadding, at + start};
@@ -347,8 +376,8 @@ Status finish_pieces(Parser& parser, base::PaddedBuffer& carry, PieceArray& prog
     return document_error(ctx, simdjson::EMPTY);
   }
   const WindowResult window =
-      parse_window(parser, window_of(carry, 0, carry.size(), progress.carry_offset), false, out, progress.records,
-                   error);
+      parse_window(parser, window_of(carry, 0, carry.size(), progress.carry_offset), WindowEnd::body, out,
+                   progress.records, error);
   if (window.document != simdjson::SUCCESS) return carried_document_error(carry, progress, window.document);
   if (window.failed) return std::unexpected(std::move(error));
   progress.records += window.records;
@@ -360,8 +389,12 @@ template <class Record>
 Status read_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
                   std::pmr::vector<Record>& out, Arrival arrival) {
   if (progress.body_bytes == 0) carry.clear();
-  if (!piece.empty()) take_piece(parser, carry, progress, piece, out);
+  if (!piece.empty()) take_piece(parser, carry, progress, piece, out, arrival);
   if (arrival == Arrival::partial) return {};
+  if (progress.finished) {
+    trim(out, progress.records);
+    return {};
+  }
   return finish_pieces(parser, carry, progress, out);
 }
 

@@ -54,6 +54,7 @@
 #include <cstdint>
 #include <memory>
 #include <memory_resource>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <string>
@@ -253,7 +254,8 @@ class PieceLanding final : public http::BodySink {
 // The JSON array's records parsed in every piece where it landed in the client's shared incremental ring
 // (json::parse_piece): the records whole in a piece are one document, parsed in place; a record cut
 // between two pieces is copied into the body buffer, which is only that carry here (a record or a few,
-// kept across bodies). The records land in the strategy's one set of models (SharedModels, for its N
+// kept across bodies). The piece that completes the body's Content-Length is parsed to the body's end
+// where it lies, so a body that comes in one piece copies nothing. The records land in the strategy's one set of models (SharedModels, for its N
 // connections), in the slots of their index in the body, reserved to a body's records, as provided_buffers'
 // one set is, and reused in place (strings keep their capacity); they are folded the moment they are
 // parsed (a verified body's checksum taken as they go), never read again, so another connection's records
@@ -282,6 +284,8 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
   void restart(const http::ResponseHead& head) override {
     copied_ += progress_.copied_bytes;
     progress_ = json::PieceArray{};
+    body_length_ = head.content_length;
+    completed_ = false;
     // Room, from the first body on, for what a cut carries at most: two records and the commas around
     // them (a cut between a ',' and its '{'), taken as four of the body's average records (the generated
     // records of a payload vary less than twofold in length) and a line of slack; the whole body when it
@@ -294,8 +298,15 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
     if (body_->capacity() < room) body_->reserve(room);
   }
   [[nodiscard]] bool windows_are_documents() const noexcept override { return true; }
-  http::Status parse_received() override { return parse_piece(landing().piece(), json::Arrival::partial); }
-  http::Status parse_rest() override { return parse_piece({}, json::Arrival::complete); }
+  // The piece that brings the body to its Content-Length goes with Arrival::complete, so that its rest is
+  // parsed where it lies (json::parse_piece's step 4 in place) rather than copied into the carry; the
+  // body's end then has nothing left to parse. Without a Content-Length the end comes as an empty call.
+  http::Status parse_received() override {
+    const std::span<char> piece = landing().piece();
+    completed_ = body_length_ && progress_.body_bytes + piece.size() == *body_length_;
+    return parse_piece(piece, completed_ ? json::Arrival::complete : json::Arrival::partial);
+  }
+  http::Status parse_rest() override { return completed_ ? http::Status{} : parse_piece({}, json::Arrival::complete); }
   http::Status parse_piece(std::span<char> piece, json::Arrival arrival);
   template <class Record>
   json::Status parse_into(std::pmr::vector<Record>& slots, std::span<char> piece, json::Arrival arrival);
@@ -303,6 +314,8 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
   OwningModels* models_;
   std::size_t records_per_body_ = 0;  // expect()
   json::PieceArray progress_;
+  std::optional<uint64_t> body_length_;  // the body's Content-Length, when it has one
+  bool completed_ = false;               // its last piece came, and was parsed with Arrival::complete
   uint64_t copied_ = 0;  // carry bytes of the bodies before this one
 };
 

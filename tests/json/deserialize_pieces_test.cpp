@@ -151,19 +151,22 @@ std::vector<std::size_t> boundaries(std::string_view text) {
 // The bytes a body of a generated payload copies to the carry when cut in two at `cut`, derived from
 // the section's algorithm: the first piece keeps in place what ends at its last boundary whose '{' it
 // holds (a; the body's start when there is none) and copies the rest; the second copies up to its first
-// boundary ',' (b) and, after its in-place window, the tail from the body's last boundary (L) on. With
-// no b the second piece is all copied; one piece (a cut at either end) copies the tail alone.
-std::size_t copied_when_cut(const std::vector<std::size_t>& commas, std::size_t size, std::size_t cut) {
+// boundary ',' (b) and, after its in-place window, the tail from the body's last boundary (L) on, unless
+// it came with Arrival::complete (`ending`), which parses its rest from b where it lies. With no b the
+// second piece is all copied; one piece (a cut at either end) copies the tail alone, or nothing when it
+// came with Arrival::complete.
+std::size_t copied_when_cut(const std::vector<std::size_t>& commas, std::size_t size, std::size_t cut, Ending ending) {
+  const bool last_in_place = ending == Ending::with_last_piece;
+  const std::size_t tail = commas.empty() ? size : size - commas.back();
+  if (cut == 0 || cut == size) return last_in_place ? 0 : tail;
   if (commas.empty()) return size;
-  const std::size_t tail = size - commas.back();
-  if (cut == 0 || cut == size) return tail;
   std::size_t a = 0;
   for (const std::size_t comma : commas) {
     if (comma + 1 < cut) a = comma;
   }
   const auto b = std::lower_bound(commas.begin(), commas.end(), cut);
   if (b == commas.end()) return size - a;
-  return *b - a + 1 + tail;
+  return *b - a + 1 + (last_in_place ? 0 : tail);
 }
 
 // A generated body cut in two at every byte (ending both ways), in three at a grid of cuts, and byte by
@@ -185,7 +188,7 @@ void check_generated(const Payload<Record>& payload, std::size_t count, uint64_t
     REQUIRE_MESSAGE(fed.status, describe(fed.status));
     CHECK(out.size() == count);
     CHECK(json::checksum(std::span<const Record>(out)) == truth);
-    CHECK(fed.progress.copied_bytes == copied_when_cut(commas, text.size(), cut));
+    CHECK(fed.progress.copied_bytes == copied_when_cut(commas, text.size(), cut, ending));
   }
   const std::size_t step = std::max<std::size_t>(1, text.size() / 15);
   for (std::size_t first = 1; first < text.size(); first += step) {
@@ -241,7 +244,41 @@ std::size_t cut_cost(const std::vector<json::RecordSpan>& records, std::size_t c
   return 0;
 }
 
-TEST_CASE("pieces: pieces of several records copy the records cut between them and the last record, no more") {
+TEST_CASE("pieces: one piece holding the whole body, given with Arrival::complete, copies nothing") {
+  for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{12}}) {
+    INFO(count);
+    const std::string text = kWeather.body(count);
+    json::Parser parser;
+    PaddedBuffer carry;
+    std::pmr::vector<json::WeatherForecast> out;
+    // feed() checks that the piece and the garbage after it (a ']' among it) are as they were.
+    const Fed fed = feed(parser, carry, text, {text.size()}, out, kWeather.piece, Ending::with_last_piece);
+    REQUIRE_MESSAGE(fed.status, describe(fed.status));
+    CHECK(fed.progress.finished);
+    CHECK(fed.progress.copied_bytes == 0);
+    CHECK(carry.size() == 0);
+    CHECK(out.size() == count);
+    CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == json::checksum_weather(count));
+  }
+  // Whitespace after the array's ']' is still the body's end; anything else sends the rest to the carry.
+  json::Parser parser;
+  PaddedBuffer carry;
+  std::pmr::vector<json::WeatherForecast> out;
+  const std::string spaced = kWeather.body(3) + " \r\n";
+  const Fed fed = feed(parser, carry, spaced, {spaced.size()}, out, kWeather.piece, Ending::with_last_piece);
+  REQUIRE(fed.status);
+  CHECK(fed.progress.copied_bytes == 0);
+  const std::string trailing = kWeather.body(3) + "x";
+  const Fed bad = feed(parser, carry, trailing, {trailing.size()}, out, kWeather.piece, Ending::with_last_piece);
+  REQUIRE_FALSE(bad.status);
+  CHECK_FALSE(bad.progress.finished);
+  CHECK(bad.progress.copied_bytes > 0);
+  const Whole expected = whole(kWeather, trailing);
+  REQUIRE_FALSE(expected.status);
+  CHECK(bad.status.error().message == expected.status.error().message);
+}
+
+TEST_CASE("pieces: pieces of several records copy the records cut between them, no more") {
   const std::string text = kRepos.body(20);
   const std::vector<json::RecordSpan> records = record_spans(text);
   REQUIRE(records.size() == 20);
@@ -268,9 +305,15 @@ TEST_CASE("pieces: pieces of several records copy the records cut between them a
       const Fed fed = feed(parser, carry, text, {first, second, text.size()}, out, kRepos.piece);
       REQUIRE_MESSAGE(fed.status, describe(fed.status));
       CHECK(json::checksum(std::span<const json::Repository>(out)) == json::checksum_repos(20));
-      CHECK(fed.progress.copied_bytes == cut_cost(records, first) + cut_cost(records, second) + tail);
-      // Never more than two records a cut (and their separators) and the tail: 2 * longest + 3 a cut.
-      CHECK(fed.progress.copied_bytes <= 2 * (2 * longest + 3) + tail);
+      // The last piece comes with Arrival::complete: its rest after the second cut's record is parsed in
+      // place, the last record with it.
+      CHECK(fed.progress.copied_bytes == cut_cost(records, first) + cut_cost(records, second));
+      // Never more than two records a cut (and their separators): 2 * longest + 3 a cut.
+      CHECK(fed.progress.copied_bytes <= 2 * (2 * longest + 3));
+      // Given apart, as an empty call after every piece, the body's end copies the tail too.
+      const Fed apart = feed(parser, carry, text, {first, second, text.size()}, out, kRepos.piece, Ending::empty_call);
+      REQUIRE(apart.status);
+      CHECK(apart.progress.copied_bytes == cut_cost(records, first) + cut_cost(records, second) + tail);
       // The records before the first cut, and those between the cuts, are parsed as their piece comes.
       CHECK(fed.records_after_piece[0] >= 2);
       CHECK(fed.records_after_piece[1] >= 11);
@@ -422,8 +465,11 @@ TEST_CASE("pieces: the carry is kept across bodies, cleared by each body's first
     REQUIRE_MESSAGE(fed.status, describe(fed.status));
     CHECK(out.size() == count);
     CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == json::checksum_weather(count));
-    CHECK(fed.progress.copied_bytes == copied_when_cut(boundaries(text), text.size(), text.size() / 2));
-    CHECK(carry.view() == std::string_view(text).substr(fed.progress.carry_offset));
+    CHECK(fed.progress.copied_bytes ==
+          copied_when_cut(boundaries(text), text.size(), text.size() / 2, Ending::with_last_piece));
+    // Finished in place, the carry is empty; else it holds the body from its offset on.
+    CHECK(carry.view() ==
+          (fed.progress.finished ? std::string_view() : std::string_view(text).substr(fed.progress.carry_offset)));
   }
   // The carry's memory is reused: a body no longer than the first needs no more of it.
   const char* memory = carry.data();

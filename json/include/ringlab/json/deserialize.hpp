@@ -185,9 +185,15 @@ template <OwningRecord R>
 //      boundary, one window parsed where it lies, brackets lent the same way; the piece from that
 //      last ',' to its end (or from the window's start, when there is no later boundary) is appended.
 //   4. Arrival::complete: the carry is parsed as the final window, to its end (the array's own ']'),
-//      then checked as the whole-body parse checks: the array closed and nothing after it.
-// So one piece holding the whole body copies the tail from its last boundary ',' on (the last record,
-// the ',' before it and the ']'); a cut inside record k, or just after its '}', copies record k and
+//      then checked as the whole-body parse checks: the array closed and nothing after it. When the
+//      complete call brings the body's last piece and the carry is empty once step 2 is done (the piece
+//      closed any record cut before it), the piece's rest, from that boundary (or the body's start) to
+//      its end, is that final window instead, parsed where it lies, if its last byte other than
+//      whitespace is ']'; nothing is then written past the piece, and a rest that does not parse there
+//      (a bad body) takes the carry's way, which reports the error.
+// So one piece holding the whole body copies nothing when it comes with Arrival::complete, and the tail
+// from its last boundary ',' on (the last record, the ',' before it and the ']') when the body's end comes
+// as an empty call after it; a cut inside record k, or just after its '}', copies record k and
 // the ',' on each side of it; a cut between a ',' and the '{' after it copies the records on both
 // sides of the cut (the ',' is no boundary until its '{' is seen, and a window cannot begin at a '{').
 // Pieces too short to hold a boundary's ',' and '{' together (one byte each) copy the whole body.
@@ -232,6 +238,7 @@ struct PieceArray {
   std::size_t carry_offset = 0;  // body offset of carry's first byte
   std::size_t copied_bytes = 0;  // body bytes copied into the carry for this body
   bool deferred = false;         // a window did not parse: every later byte goes to the carry, parsed whole at the end
+  bool finished = false;         // Arrival::complete parsed the last piece's tail where it lies (step 4 in place)
 };
 
 template <OwningRecord R>
