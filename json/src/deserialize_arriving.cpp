@@ -129,6 +129,12 @@ Window window_of(base::PaddedBuffer& body, std::size_t begin, std::size_t end, s
   return Window{body.data() + begin, end - begin, body.capacity() + base::kPadding - begin, offset + begin};
 }
 
+// piece[begin, end) of a piece that starts at body offset `at`: loadable to the piece's end and the
+// base::kPadding readable bytes after it (parse_piece's contract).
+Window window_in(std::span<char> piece, std::size_t begin, std::size_t end, std::size_t at) noexcept {
+  return Window{piece.data() + begin, end - begin, piece.size() - begin + base::kPadding, at + begin};
+}
+
 // The errors of a window are built with offsets from its first byte (what simdjson's pointers give);
 // the body's count `by` bytes more.
 [[gnu::cold, gnu::noinline]] void rebase(Error& error, std::size_t by) {
@@ -310,8 +316,8 @@ bool finish_in_place(Parser& parser, PieceArray& progress, std::span<char> piece
   const std::size_t last = last_before(piece.data(), piece.size());
   if (last == kNone || last < start || piece[last] != ']') return false;
   Error error;
-  const Window window{piece.data() + start, piece.size() - start, piece.size() - start + base::kPadding, at + start};
-  const WindowResult result = parse_window(parser, window, WindowEnd::in_place, out, progress.records, error);
+  const WindowResult result =
+      parse_window(parser, window_in(piece, start, piece.size(), at), WindowEnd::in_place, out, progress.records, error);
   if (result.failed) return false;
   progress.records += result.records;
   progress.finished = true;
@@ -340,8 +346,7 @@ void take_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
   if (arrival == Arrival::complete && finish_in_place(parser, progress, piece, start, at, out)) return;
   const std::size_t end = last_boundary(piece.data(), start + 1, piece.size(), start);
   if (end != kNone) {
-    const Window window{piece.data() + start, end + 1 - start, piece.size() - start + base::kPadding, at + start};
-    if (parse_early(parser, window, progress, out)) start = end;
+    if (parse_early(parser, window_in(piece, start, end + 1, at), progress, out)) start = end;
   }
   progress.carry_offset = at + start;
   carry_over(carry, progress, piece.subspan(start));

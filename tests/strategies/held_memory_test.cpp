@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "../support/generated_bodies.hpp"
+#include "../support/net.hpp"
 #include "fixtures.hpp"
 #include "ringlab/json/profiles.hpp"
 #include "ringlab/json/models.hpp"
@@ -51,8 +52,7 @@ HeldMemory held_after_rounds(std::string_view name, uint16_t port, std::size_t n
 bool provided_rings_available() {
   auto ring = net::Ring::create();
   REQUIRE(ring.has_value());
-  return ringlab::testing::feature_available("buffer_rings", (*ring)->features().provided_buffer_ring,
-                                             "the kernel has no provided-buffer rings");
+  return net::testing::has_provided_buffer_ring(**ring);
 }
 
 }  // namespace
@@ -86,11 +86,7 @@ TEST_CASE("provided_incremental holds its ring, provided_buffers' bytes in fewer
           doctest::test_suite(ringlab::testing::kFeatureGated)) {
   auto ring = net::Ring::create();
   REQUIRE(ring.has_value());
-  if (!ringlab::testing::feature_available("provided_buffer_ring_incremental",
-                                           (*ring)->features().provided_buffer_ring_incremental,
-                                           "the kernel has no incremental buffer rings (IOU_PBUF_RING_INC)")) {
-    return;
-  }
+  if (!net::testing::has_incremental_rings(**ring)) return;
   ServerProcess server;
   constexpr std::size_t kConnections = 8;
   const HeldMemory provided = held_after_rounds("provided_buffers", server.port(), kConnections, kRecords, 2);
