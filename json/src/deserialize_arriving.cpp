@@ -326,11 +326,27 @@ bool finish_in_place(Parser& parser, PieceArray& progress, std::span<char> piece
 
 // Steps 1 to 3 of the section's comment for one non-empty piece (and step 4 in place for the body's last
 // piece when it can be); afterwards the carry holds body[carry_offset, body_bytes), or the body is finished.
+// A tail left in place (Tail::in_place) that the piece does not follow in memory: copied now.
+void carry_tail_now(base::PaddedBuffer& carry, PieceArray& progress) {
+  if (progress.tail == nullptr) return;
+  const std::span<char> tail(progress.tail, progress.body_bytes - progress.carry_offset);
+  progress.tail = nullptr;
+  carry_over(carry, progress, tail);
+}
+
 template <class Record>
 void take_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
-                std::pmr::vector<Record>& out, Arrival arrival) {
-  const std::size_t at = progress.body_bytes;  // the piece's body offset
-  progress.body_bytes += piece.size();
+                std::pmr::vector<Record>& out, Arrival arrival, Tail tail) {
+  std::size_t at = progress.body_bytes;  // the piece's body offset
+  if (progress.tail != nullptr && progress.tail + (at - progress.carry_offset) == piece.data()) {
+    // The piece follows the tail left in place: one piece from the tail's first byte (the body's start or
+    // a boundary ','), so the record cut between them is parsed where it lies.
+    piece = std::span<char>(progress.tail, at - progress.carry_offset + piece.size());
+    at = progress.carry_offset;
+    progress.tail = nullptr;
+  }
+  carry_tail_now(carry, progress);
+  progress.body_bytes = at + piece.size();
   std::size_t start = 0;  // where the in-place window starts: the body's start or a boundary ','
   if (!progress.deferred && carry.size() > 0) {
     const std::size_t comma = first_boundary(carry, piece.data(), piece.size());
@@ -349,6 +365,10 @@ void take_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress,
     if (parse_early(parser, window_in(piece, start, end + 1, at), progress, out)) start = end;
   }
   progress.carry_offset = at + start;
+  if (tail == Tail::in_place) {
+    progress.tail = piece.data() + start;
+    return;
+  }
   carry_over(carry, progress, piece.subspan(start));
 }
 
@@ -392,10 +412,17 @@ Status finish_pieces(Parser& parser, base::PaddedBuffer& carry, PieceArray& prog
 
 template <class Record>
 Status read_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
-                  std::pmr::vector<Record>& out, Arrival arrival) {
+                  std::pmr::vector<Record>& out, Arrival arrival, Tail tail) {
   if (progress.body_bytes == 0) carry.clear();
-  if (!piece.empty()) take_piece(parser, carry, progress, piece, out, arrival);
+  if (!piece.empty()) take_piece(parser, carry, progress, piece, out, arrival, tail);
   if (arrival == Arrival::partial) return {};
+  if (progress.tail != nullptr) {
+    // The end came as an empty call after a tail left in place: the last piece's rest, where it lies when
+    // it can be parsed there (as step 4 in place), else copied and parsed as the carry.
+    const std::span<char> rest(progress.tail, progress.body_bytes - progress.carry_offset);
+    if (finish_in_place(parser, progress, rest, 0, progress.carry_offset, out)) progress.tail = nullptr;
+    carry_tail_now(carry, progress);
+  }
   if (progress.finished) {
     trim(out, progress.records);
     return {};
@@ -416,8 +443,8 @@ inline namespace RINGLAB_JSON_PARSER_ABI {
   }                                                                                                        \
   template <>                                                                                              \
   Status parse_piece<R>(Parser & parser, base::PaddedBuffer & carry, PieceArray & progress,                \
-                        std::span<char> piece, std::pmr::vector<R> & out, Arrival arrival) {               \
-    return read_piece(parser, carry, progress, piece, out, arrival);                                       \
+                        std::span<char> piece, std::pmr::vector<R> & out, Arrival arrival, Tail tail) {    \
+    return read_piece(parser, carry, progress, piece, out, arrival, tail);                                 \
   }
 RINGLAB_JSON_ARRIVING_FORMS(WeatherForecast)
 RINGLAB_JSON_ARRIVING_FORMS(Repository)
@@ -425,6 +452,8 @@ RINGLAB_JSON_ARRIVING_FORMS(GithubRepository)
 RINGLAB_JSON_ARRIVING_FORMS(GithubStars)
 RINGLAB_JSON_ARRIVING_FORMS(ProfileStars)
 #undef RINGLAB_JSON_ARRIVING_FORMS
+
+void carry_tail(base::PaddedBuffer& carry, PieceArray& progress) { carry_tail_now(carry, progress); }
 
 }  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json

@@ -53,32 +53,63 @@ struct Fed {
   std::vector<std::size_t> records_after_piece;
 };
 
-// Feeds `text` in pieces ending at `ends` (the last end is text.size()) through `parse`, each piece in
-// a buffer of its own. After each call the piece and its garbage must be as they were; then the piece is
-// overwritten, so that a record still pointing into it would read garbage.
+// Where the pieces of a body lie, and where a call leaves its rest.
+enum class Layout {
+  apart,           // each piece in a buffer of its own, scribbled over when its call returns; Tail::carried
+  apart_kept,      // each in its own buffer, kept until the next call returns (Tail::in_place's promise)
+  one_after_other, // all in one buffer, each right after the one before, as one connection's receives land in a
+                   // ring it has to itself; what has not arrived yet is garbage; Tail::in_place
+};
+
+// Feeds `text` in pieces ending at `ends` (the last end is text.size()) through `parse`, laid out as
+// `layout` says. After each call the piece and the garbage after it must be as they were (and, in one
+// buffer, everything before it too); then a piece whose buffer goes is overwritten, so that a record still
+// pointing into it would read garbage.
 template <class Record, class Parse>
 Fed feed(json::Parser& parser, PaddedBuffer& carry, std::string_view text, const std::vector<std::size_t>& ends,
-         std::pmr::vector<Record>& out, Parse parse, Ending ending = Ending::with_last_piece) {
+         std::pmr::vector<Record>& out, Parse parse, Ending ending = Ending::with_last_piece,
+         Layout layout = Layout::apart) {
   Fed fed;
+  const json::Tail tail = layout == Layout::apart ? json::Tail::carried : json::Tail::in_place;
+  std::vector<char> ring;  // one_after_other: the whole body's room, garbage until each piece lands
+  if (layout == Layout::one_after_other) {
+    ring = placed(text);
+    for (std::size_t i = 0; i < text.size(); ++i) ring[i] = kGarbage[i % kGarbage.size()];
+  }
+  std::vector<char> kept;  // apart_kept: the last piece's buffer
   std::size_t at = 0;
   for (std::size_t i = 0; i < ends.size(); ++i) {
     const std::string_view bytes = text.substr(at, ends[i] - at);
-    at = ends[i];
     const bool last = i + 1 == ends.size() && ending == Ending::with_last_piece;
-    const std::vector<char> before = placed(bytes);
-    std::vector<char> buffer = before;
-    fed.status = parse(parser, carry, fed.progress, std::span<char>(buffer.data(), bytes.size()), out,
-                       last ? json::Arrival::complete : json::Arrival::partial);
-    REQUIRE_MESSAGE(buffer == before, "the piece and the bytes after it are as they were");
-    std::fill(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(bytes.size()), '}');
+    const json::Arrival arrival = last ? json::Arrival::complete : json::Arrival::partial;
+    if (layout == Layout::one_after_other) {
+      std::copy(bytes.begin(), bytes.end(), ring.begin() + static_cast<std::ptrdiff_t>(at));
+      const std::vector<char> before = ring;
+      fed.status = parse(parser, carry, fed.progress, std::span<char>(ring.data() + at, bytes.size()), out, arrival,
+                         tail);
+      REQUIRE_MESSAGE(ring == before, "the pieces so far and the bytes after them are as they were");
+    } else {
+      const std::vector<char> before = placed(bytes);
+      std::vector<char> buffer = before;
+      fed.status = parse(parser, carry, fed.progress, std::span<char>(buffer.data(), bytes.size()), out, arrival, tail);
+      REQUIRE_MESSAGE(buffer == before, "the piece and the bytes after it are as they were");
+      std::fill(kept.begin(), kept.end(), '}');  // the piece before this one: its bytes are no longer promised
+      if (layout == Layout::apart_kept) {
+        kept = std::move(buffer);
+      } else {
+        std::fill(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(bytes.size()), '}');
+      }
+    }
+    at = ends[i];
     if (last) break;
     REQUIRE_MESSAGE(fed.status, "a partial call is never an error");
     fed.records_after_piece.push_back(fed.progress.records);
   }
   if (ending == Ending::empty_call) {
-    fed.status = parse(parser, carry, fed.progress, std::span<char>(), out, json::Arrival::complete);
+    fed.status = parse(parser, carry, fed.progress, std::span<char>(), out, json::Arrival::complete, tail);
   }
   CHECK(fed.progress.body_bytes == text.size());
+  CHECK(fed.progress.tail == nullptr);  // the end leaves nothing in place
   if (fed.status) CHECK(fed.progress.records == out.size());
   return fed;
 }
@@ -92,7 +123,7 @@ struct Payload {
   void (*append)(std::string&, std::size_t);
   json::Status (*whole)(json::Parser&, simdjson::padded_string_view, std::pmr::vector<Record>&);
   json::Status (*piece)(json::Parser&, PaddedBuffer&, json::PieceArray&, std::span<char>, std::pmr::vector<Record>&,
-                        json::Arrival);
+                        json::Arrival, json::Tail);
 
   [[nodiscard]] std::string body(std::size_t count) const {
     std::string text;
@@ -181,27 +212,42 @@ void check_generated(const Payload<Record>& payload, std::size_t count, uint64_t
   json::Parser parser;
   PaddedBuffer carry;
   std::pmr::vector<Record> out;
-  for (std::size_t cut = 0; cut <= text.size(); ++cut) {
-    INFO("cut at byte " << cut);
-    const Ending ending = cut % 2 == 0 ? Ending::with_last_piece : Ending::empty_call;
-    const Fed fed = feed(parser, carry, text, cut_at(cut, text.size()), out, payload.piece, ending);
-    REQUIRE_MESSAGE(fed.status, describe(fed.status));
-    CHECK(out.size() == count);
-    CHECK(json::checksum(std::span<const Record>(out)) == truth);
-    CHECK(fed.progress.copied_bytes == copied_when_cut(commas, text.size(), cut, ending));
-  }
-  const std::size_t step = std::max<std::size_t>(1, text.size() / 15);
-  for (std::size_t first = 1; first < text.size(); first += step) {
-    for (std::size_t second = first + 1; second < text.size(); second += step) {
-      INFO("cut at bytes " << first << " and " << second);
-      const Fed fed = feed(parser, carry, text, {first, second, text.size()}, out, payload.piece);
+  for (const Layout layout : {Layout::apart, Layout::apart_kept, Layout::one_after_other}) {
+    INFO("layout " << static_cast<int>(layout));
+    for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+      INFO("cut at byte " << cut);
+      const Ending ending = cut % 2 == 0 ? Ending::with_last_piece : Ending::empty_call;
+      const Fed fed = feed(parser, carry, text, cut_at(cut, text.size()), out, payload.piece, ending, layout);
       REQUIRE_MESSAGE(fed.status, describe(fed.status));
+      CHECK(out.size() == count);
       CHECK(json::checksum(std::span<const Record>(out)) == truth);
+      // Left in place, the last piece's rest is parsed there whichever way the end comes; pieces one after
+      // the other copy nothing at all.
+      if (layout == Layout::apart) {
+        CHECK(fed.progress.copied_bytes == copied_when_cut(commas, text.size(), cut, ending));
+      } else if (layout == Layout::apart_kept) {
+        CHECK(fed.progress.copied_bytes == copied_when_cut(commas, text.size(), cut, Ending::with_last_piece));
+      } else {
+        CHECK(fed.progress.copied_bytes == 0);
+      }
     }
+    const std::size_t step = std::max<std::size_t>(1, text.size() / 15);
+    for (std::size_t first = 1; first < text.size(); first += step) {
+      for (std::size_t second = first + 1; second < text.size(); second += step) {
+        INFO("cut at bytes " << first << " and " << second);
+        const Fed fed =
+            feed(parser, carry, text, {first, second, text.size()}, out, payload.piece, Ending::with_last_piece, layout);
+        REQUIRE_MESSAGE(fed.status, describe(fed.status));
+        CHECK(json::checksum(std::span<const Record>(out)) == truth);
+        if (layout == Layout::one_after_other) CHECK(fed.progress.copied_bytes == 0);
+      }
+    }
+    const Fed fed =
+        feed(parser, carry, text, byte_by_byte(text.size()), out, payload.piece, Ending::empty_call, layout);
+    REQUIRE_MESSAGE(fed.status, describe(fed.status));
+    CHECK(json::checksum(std::span<const Record>(out)) == truth);
+    if (layout == Layout::one_after_other) CHECK(fed.progress.copied_bytes == 0);
   }
-  const Fed fed = feed(parser, carry, text, byte_by_byte(text.size()), out, payload.piece, Ending::empty_call);
-  REQUIRE_MESSAGE(fed.status, describe(fed.status));
-  CHECK(json::checksum(std::span<const Record>(out)) == truth);
 }
 
 TEST_CASE("pieces: every payload's body cut in two at every byte, in three and byte by byte gives its records") {
@@ -354,12 +400,14 @@ TEST_CASE("pieces: bytes that only look like a boundary give the whole-body pars
   for (std::size_t cut = 0; cut <= text.size(); ++cut) splits.push_back(cut_at(cut, text.size()));
   for (std::size_t first = 1; first + 40 < text.size(); first += 13) splits.push_back({first, first + 40, text.size()});
   splits.push_back(byte_by_byte(text.size()));
-  for (const std::vector<std::size_t>& ends : splits) {
-    INFO("pieces ending at " << doctest::toString(ends));
-    const Fed fed = feed(parser, carry, text, ends, out, kWeather.piece);
-    REQUIRE_MESSAGE(fed.status, describe(fed.status));
-    CHECK(out.size() == 7);
-    CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == truth.checksum);
+  for (const Layout layout : {Layout::apart, Layout::apart_kept, Layout::one_after_other}) {
+    for (const std::vector<std::size_t>& ends : splits) {
+      INFO("layout " << static_cast<int>(layout) << ", pieces ending at " << doctest::toString(ends));
+      const Fed fed = feed(parser, carry, text, ends, out, kWeather.piece, Ending::with_last_piece, layout);
+      REQUIRE_MESSAGE(fed.status, describe(fed.status));
+      CHECK(out.size() == 7);
+      CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == truth.checksum);
+    }
   }
 }
 
@@ -406,13 +454,16 @@ TEST_CASE("pieces: bad bodies fail at the end with the whole-body parse's record
       INFO((by_byte ? std::string("byte by byte") : "cut at byte " + std::to_string(cut)));
       const std::vector<std::size_t> ends = by_byte ? byte_by_byte(bad.text.size()) : cut_at(cut, bad.text.size());
       const Ending ending = cut % 2 == 0 ? Ending::with_last_piece : Ending::empty_call;
-      const Fed fed = feed(parser, carry, bad.text, ends, out, kWeather.piece, ending);
-      REQUIRE_FALSE(fed.status);
-      INFO(fed.status.error().message);
-      CHECK(fed.status.error().record == expected.status.error().record);
-      CHECK(fed.status.error().offset == expected.status.error().offset);
-      CHECK(fed.status.error().field == expected.status.error().field);
-      CHECK(fed.status.error().message == expected.status.error().message);
+      for (const Layout layout : {Layout::apart, Layout::apart_kept, Layout::one_after_other}) {
+        INFO("layout " << static_cast<int>(layout));
+        const Fed fed = feed(parser, carry, bad.text, ends, out, kWeather.piece, ending, layout);
+        REQUIRE_FALSE(fed.status);
+        INFO(fed.status.error().message);
+        CHECK(fed.status.error().record == expected.status.error().record);
+        CHECK(fed.status.error().offset == expected.status.error().offset);
+        CHECK(fed.status.error().field == expected.status.error().field);
+        CHECK(fed.status.error().message == expected.status.error().message);
+      }
     }
   }
 }
@@ -456,7 +507,7 @@ TEST_CASE("pieces: the carry is kept across bodies, cleared by each body's first
   json::PieceArray abandoned;
   std::vector<char> half = placed(given_up.substr(0, given_up.size() / 2));
   REQUIRE(kWeather.piece(parser, carry, abandoned, std::span<char>(half.data(), given_up.size() / 2), out,
-                         json::Arrival::partial));
+                         json::Arrival::partial, json::Tail::carried));
   REQUIRE(carry.size() > 0);
   for (const std::size_t count : {std::size_t{6}, std::size_t{2}, std::size_t{0}, std::size_t{3}}) {
     INFO(count);
@@ -476,6 +527,39 @@ TEST_CASE("pieces: the carry is kept across bodies, cleared by each body's first
   const std::string again = kWeather.body(6);
   REQUIRE(feed(parser, carry, again, cut_at(again.size() / 2, again.size()), out, kWeather.piece).status);
   CHECK(carry.data() == memory);
+}
+
+TEST_CASE("pieces: a tail left in place is copied by carry_tail(), and a piece elsewhere copies it itself") {
+  const std::string text = kRepos.body(9);
+  const std::vector<std::size_t> commas = boundaries(text);
+  const std::size_t cut = commas[4] + 10;  // inside record 5
+  json::Parser parser;
+  PaddedBuffer carry;
+  std::pmr::vector<json::Repository> out;
+  json::PieceArray progress;
+  std::vector<char> first = placed(std::string_view(text).substr(0, cut));
+  REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(first.data(), cut), out, json::Arrival::partial,
+                            json::Tail::in_place));
+  // Records 0 to 4 parsed; the tail, from record 4's ',' on, left where it lies.
+  CHECK(progress.records == 5);
+  REQUIRE(progress.tail == first.data() + commas[4]);
+  CHECK(progress.carry_offset == commas[4]);
+  CHECK(progress.copied_bytes == 0);
+  CHECK(carry.size() == 0);
+  json::carry_tail(carry, progress);
+  CHECK(progress.tail == nullptr);
+  CHECK(carry.view() == std::string_view(text).substr(commas[4], cut - commas[4]));
+  CHECK(progress.copied_bytes == cut - commas[4]);
+  json::carry_tail(carry, progress);  // nothing left in place: nothing more
+  CHECK(progress.copied_bytes == cut - commas[4]);
+  std::fill(first.begin(), first.end(), '}');  // its memory is the caller's again
+  std::vector<char> rest = placed(std::string_view(text).substr(cut));
+  REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(rest.data(), text.size() - cut), out,
+                            json::Arrival::complete, json::Tail::in_place));
+  CHECK(out.size() == 9);
+  CHECK(json::checksum(std::span<const json::Repository>(out)) == json::checksum_repos(9));
+  // The cut record's rest up to the next boundary ',' joined it in the carry; the rest was parsed in place.
+  CHECK(progress.copied_bytes == commas[5] + 1 - commas[4]);
 }
 
 TEST_CASE("pieces: bodies parsed at once into one shared vector find each record at its own index") {
@@ -513,7 +597,7 @@ TEST_CASE("pieces: bodies parsed at once into one shared vector find each record
       const std::size_t before = body.progress.records;
       const json::Status status =
           kWeather.piece(parser, body.carry, body.progress, std::span<char>(buffer.data(), size), shared,
-                         last ? json::Arrival::complete : json::Arrival::partial);
+                         last ? json::Arrival::complete : json::Arrival::partial, json::Tail::carried);
       REQUIRE_MESSAGE(status, describe(status));
       // The call's records lie in the vector (a call that made none claims nothing of it).
       if (body.progress.records > before) REQUIRE(body.progress.records <= shared.size());

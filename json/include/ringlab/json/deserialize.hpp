@@ -213,7 +213,8 @@ template <OwningRecord R>
 // parse may load (simdjson reads blocks past a window's end) but never interprets; they may be another
 // connection's bytes or garbage. The piece's own bytes are written during the call (brackets lent) and
 // are exactly as they were when it returns; nothing outside them is ever written. Nothing points into
-// the piece after the call (owning records only), so the caller may reuse its memory at once.
+// the piece after the call (owning records only), so the caller may reuse its memory at once, unless the
+// call left its rest in place (Tail::in_place, below): progress.tail points there until the next call.
 //
 // The carry: kept by the caller across bodies, so that its capacity is reused; the first call of a body
 // (progress.body_bytes == 0) clears it. Between calls it holds body[progress.carry_offset,
@@ -235,15 +236,34 @@ template <OwningRecord R>
 struct PieceArray {
   std::size_t records = 0;       // records parsed so far: out[0, records)
   std::size_t body_bytes = 0;    // body bytes given so far (the body offset of the next piece)
-  std::size_t carry_offset = 0;  // body offset of carry's first byte
+  std::size_t carry_offset = 0;  // body offset of carry's first byte (or of the tail's, when it is left in place)
   std::size_t copied_bytes = 0;  // body bytes copied into the carry for this body
+  char* tail = nullptr;          // Tail::in_place: body[carry_offset, body_bytes), left where the last piece lay
   bool deferred = false;         // a window did not parse: every later byte goes to the carry, parsed whole at the end
   bool finished = false;         // Arrival::complete parsed the last piece's tail where it lies (step 4 in place)
 };
 
+// Where a call leaves the rest of its piece (step 3's bytes from the last boundary on).
+//   carried   appended to the carry, as above: the caller may reuse the piece's memory when the call returns.
+//   in_place  left where it lies (progress.tail): the caller keeps those bytes readable, unchanged and
+//             writable, with base::kPadding readable bytes after them, until the next call on this body or
+//             carry_tail(). A next piece that begins right after them in memory (piece.data() == tail +
+//             their length: the same bytes before it, which a ring mapped twice gives across its end) is
+//             parsed with them as one piece, so a record cut between the two is parsed where it lies and
+//             nothing is copied; any other next piece first has them appended to the carry (copied then, as
+//             `carried` would have at the cut). The one-piece case above holds either way.
+enum class Tail {
+  carried,
+  in_place,
+};
+
 template <OwningRecord R>
 [[nodiscard]] Status parse_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
-                                 std::pmr::vector<R>& out, Arrival arrival);
+                                 std::pmr::vector<R>& out, Arrival arrival, Tail tail = Tail::carried);
+
+// Appends a tail left in place (Tail::in_place) to the carry, counted in copied_bytes, so that the caller
+// may reuse its memory; nothing when there is none.
+void carry_tail(base::PaddedBuffer& carry, PieceArray& progress);
 
 // --- One record of an array body (RecordSplitter) --------------------------------------------------
 // `body` is the body received so far; `record` a span the splitter found in it. Error offsets count
@@ -268,7 +288,7 @@ template <ArrayRecord R>
   template <> Status parse_arriving<R>(Parser&, base::PaddedBuffer&, ArrivingArray&, std::pmr::vector<R>&, \
                                        Arrival);                                                            \
   template <> Status parse_piece<R>(Parser&, base::PaddedBuffer&, PieceArray&, std::span<char>,            \
-                                    std::pmr::vector<R>&, Arrival);
+                                    std::pmr::vector<R>&, Arrival, Tail);
 RINGLAB_JSON_WHOLE_BODY_FORMS(WeatherForecast) RINGLAB_JSON_WHOLE_BODY_FORMS(WeatherView)
 RINGLAB_JSON_WHOLE_BODY_FORMS(Repository) RINGLAB_JSON_WHOLE_BODY_FORMS(RepositoryView)
 RINGLAB_JSON_WHOLE_BODY_FORMS(GithubRepository) RINGLAB_JSON_WHOLE_BODY_FORMS(GithubRepositoryView)
