@@ -28,14 +28,26 @@
 // buffer consumption with 0 length") flag it as if it had consumed the buffer, which would then be on
 // the ring twice.
 //
+// Holding an incremental buffer: a caller that parses pieces where they lie may still need a piece's
+// last bytes when its completion is in (a record cut at its end, to be parsed with the next piece). It
+// says so by returning true from take_increment()'s `take`: the buffer then stays out of the ring, even
+// once the kernel is done with it, until release(); the kernel never writes into a held buffer it is
+// done with. Holding buffers starves the ring: a caller holds few, and only while it alone receives into
+// the ring (another connection's receive may finish a buffer it holds bytes in, which is fine, but the
+// ring then shrinks for everyone).
+//
 // Memory: every buffer is followed by at least kReadableAfter readable bytes (the next buffer, or slack
 // after the last one), so that a parser which loads past the end of a piece (simdjson's padding) stays
-// inside the allocation; it must not interpret them.
+// inside the allocation; it must not interpret them. An incremental ring's buffers are mapped twice, back
+// to back (one memfd, the second view followed by a page of slack): the ring's last bytes are then also
+// the bytes right before its first, so a piece at the ring's start can be viewed where it follows a piece
+// at the ring's end (view_after). The pages are resident once; both views count in the process's RSS.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "ringlab/net/error.hpp"
@@ -92,23 +104,45 @@ class BufferRing {
   // Incremental rings: the `bytes` > 0 of one completion (its `cqe_flags`) in buffer `bid`, where the
   // kernel's last receive into that buffer left off, to `take(std::span<char> piece)`; the piece is
   // writable and followed by kReadableAfter readable bytes, and is the caller's until `take` returns.
-  // Then the buffer goes back to the kernel if the completion says the kernel is done with it. False,
+  // Then the buffer goes back to the kernel if the completion says the kernel is done with it, unless
+  // `take` returned true (a `take` returning bool): the caller holds the buffer until release(bid). False,
   // with nothing taken or given back, on a ring that is not incremental or for a completion that claims
   // more than is left of its buffer (a kernel that does not do what this side counts on).
   template <class Take>
   bool take_increment(uint16_t bid, std::size_t bytes, uint32_t cqe_flags, Take&& take) {
     if (!incremental_ || bid >= count_ || filled_[bid] + bytes > buffer_size_) return false;
-    take(std::span<char>(buffer(bid).data() + filled_[bid], bytes));
+    const std::span<char> piece(buffer(bid).data() + filled_[bid], bytes);
+    if constexpr (std::is_void_v<std::invoke_result_t<Take, std::span<char>>>) {
+      take(piece);
+    } else if (take(piece) && held_[bid] == 0) {
+      held_[bid] = 1;
+      ++held_count_;
+    }
     settle_increment(bid, bytes, cqe_flags);
     return true;
   }
+  // Incremental rings: gives back a buffer held through take_increment() once the kernel is done with it
+  // (at once if it already is); nothing for a buffer not held.
+  void release(uint16_t bid);
+  // Buffers held now (see take_increment), and of them those the kernel is done with: out of the ring.
+  [[nodiscard]] unsigned held() const noexcept { return held_count_; }
+  [[nodiscard]] unsigned held_out_of_ring() const noexcept { return withheld_; }
+  // Incremental rings: `piece` (bytes of this ring, either view) seen where it follows `previous_end` in
+  // memory: the piece itself when it starts there, else its view in the ring's other mapping when that
+  // one does (a piece at the ring's start after one that ended at the ring's end, or the reverse), else
+  // the piece itself (it does not follow). Either view is followed by kReadableAfter readable bytes.
+  [[nodiscard]] std::span<char> view_after(std::span<char> piece, const char* previous_end) const noexcept;
+  // Whether any of the `bytes` ring bytes from `from` (either view, wrapping past the ring's end) lie in
+  // buffer `bid`.
+  [[nodiscard]] bool overlaps(uint16_t bid, const char* from, std::size_t bytes) const noexcept;
   // Gives back, unread, what one completion (`res`, `cqe_flags`) consumed: nothing without
   // IORING_CQE_F_BUFFER; its one buffer for a single-buffer receive, even one that received nothing; for a
   // bundle as many buffers as its bytes filled, none when it received nothing; on an incremental ring,
   // the buffer once the kernel is done with it, as take_increment() would.
   void give_back(int res, uint32_t cqe_flags, bool bundle);
   // Incremental rings: counts `bytes` more filled in buffer `bid` and gives it back when `cqe_flags` say
-  // the kernel is done with it (a zero-length completion never gives it back; see above).
+  // the kernel is done with it and it is not held (a zero-length completion never gives it back; see
+  // above).
   void settle_increment(uint16_t bid, std::size_t bytes, uint32_t cqe_flags);
   // Buffer id carried by a CQE's flags (valid when flags & IORING_CQE_F_BUFFER).
   [[nodiscard]] static uint16_t buffer_id(uint32_t cqe_flags);
@@ -119,12 +153,18 @@ class BufferRing {
   void* ring_memory_ = nullptr;  // io_uring_buf_ring, mmap'ed
   std::size_t ring_bytes_ = 0;
   char* buffers_ = nullptr;       // count_ * buffer_size_ bytes
+  std::size_t mirror_ = 0;        // incremental: the second view's distance from the first (the bytes
+                                  // mapped, page-rounded); 0 when the buffers are allocated once
   uint16_t group_id_ = 0;
   unsigned count_ = 0;
   unsigned buffer_size_ = 0;
   unsigned mask_ = 0;
   bool incremental_ = false;
   std::vector<uint32_t> filled_;   // incremental: bytes the kernel has filled of each buffer so far
+  std::vector<uint8_t> held_;      // incremental: held by the caller (take_increment, release)
+  std::vector<uint8_t> finished_;  // incremental: held, and the kernel is done with it: given back on release
+  unsigned held_count_ = 0;        // buffers held
+  unsigned withheld_ = 0;          // buffers held and finished
   uint32_t published_ = 0;         // buffers published so far (the ring's tail, as this side counts it)
   std::vector<uint16_t> bid_at_;   // ring slot -> the buffer last published there
   std::vector<uint32_t> slot_of_;  // buffer -> the slot it was last published at
