@@ -95,6 +95,10 @@ void Connection::fail(Error error) {
   if (error.peer.empty()) error.peer = shared_.peer;
   error_ = std::move(error);
   leave_dry();
+  if (held_count_ > 0) {
+    receiver_.let_go();  // the sink's view of the held bytes goes with them
+    release_held();
+  }
   // The cancellations' own completions are ignored; the operations complete with -ECANCELED (or
   // normally, having won the race) and their handlers only take that in.
   if (connecting_) shared_.ring->prep_cancel(connect_done_, nullptr);
@@ -281,18 +285,65 @@ void Connection::received_provided(int res, uint32_t flags) {
 void Connection::received_increment(net::BufferRing& buffers, uint16_t buffer_id, std::size_t received,
                                     uint32_t flags) {
   // The piece is the receiver's (and its sink's, in place) until received_elsewhere returns; the
-  // buffer goes back to the kernel after that if the kernel is done with it.
+  // buffer goes back to the kernel after that if the kernel is done with it. A connection alone on the
+  // ring has its receives land one after the other (across the ring's end too, through its second view),
+  // so its sink may keep a piece's last bytes where they lie for the next piece: the buffers they are in
+  // are then held.
+  const bool alone = shared_.connections == 1;
   Result<bool> done = false;
   const bool taken = buffers.take_increment(buffer_id, received, flags, [&](std::span<char> piece) {
-    done = receiver_.received_elsewhere(std::string_view(piece.data(), piece.size()));
+    const std::span<char> seen = alone ? buffers.view_after(piece, kept_end_) : piece;
+    done = receiver_.received_elsewhere(std::string_view(seen.data(), seen.size()),
+                                        alone ? ResponseReceiver::Keep::in_place : ResponseReceiver::Keep::none);
+    kept_end_ = seen.data() + seen.size();
+    return alone && receiver_.kept_in_place() > 0;
   });
   if (!taken) {
     fail_net("recv (a completion past the end of its incremental buffer)", EPROTO);
     return;
   }
+  if (alone) hold_kept(buffers, buffer_id);
   // The kernel stops a receive short of the buffer's end (and keeps the buffer) only when the socket had
   // no more: drained.
   after(done, (flags & net::BufferRing::kBufferMore) != 0);
+}
+
+void Connection::hold_kept(net::BufferRing& buffers, uint16_t buffer_id) {
+  const std::size_t kept = receiver_.kept_in_place();
+  if (kept == 0) {
+    release_held();
+    return;
+  }
+  if (held_count_ == 0 || held_[held_count_ - 1] != buffer_id) {
+    if (held_count_ == kMostHeld) {
+      receiver_.let_go();  // a cut record longer than the pieces of four buffers: copied after all
+      buffers.release(buffer_id);
+      release_held();
+      return;
+    }
+    held_[held_count_++] = buffer_id;
+  }
+  // Earlier pieces' buffers the kept bytes no longer reach go back.
+  std::size_t still = 0;
+  for (std::size_t i = 0; i < held_count_; ++i) {
+    if (buffers.overlaps(held_[i], kept_end_ - kept, kept)) {
+      held_[still++] = held_[i];
+    } else {
+      buffers.release(held_[i]);
+    }
+  }
+  held_count_ = still;
+  if (2 * buffers.held_out_of_ring() > buffers.count()) {
+    receiver_.let_go();  // the ring would keep less than half its buffers: copied instead
+    release_held();
+  }
+}
+
+void Connection::release_held() noexcept {
+  net::BufferRing* buffers = shared_.gate.buffers;
+  for (std::size_t i = 0; i < held_count_; ++i) buffers->release(held_[i]);
+  held_count_ = 0;
+  kept_end_ = nullptr;
 }
 
 void Connection::after(const Result<bool>& done, bool drained) {

@@ -13,6 +13,7 @@
 //
 // Handlers are members: a Connection never moves (the client holds it by unique_ptr) and outlives
 // its operations. Threads: the ring's.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -124,6 +125,12 @@ class Connection {
   void received_provided(int res, uint32_t flags);
   // provided_incremental: one completion's piece, where it landed in the shared incremental ring.
   void received_increment(net::BufferRing& buffers, uint16_t buffer_id, std::size_t received, uint32_t flags);
+  // provided_incremental, the ring's only user: holds the buffers the bytes the sink keeps in place lie in
+  // (`buffer_id` the last piece's), gives back the others, and makes the sink let go instead when that
+  // would hold more than kMostHeld buffers or leave the ring less than half its buffers.
+  void hold_kept(net::BufferRing& buffers, uint16_t buffer_id);
+  // Gives back every buffer this connection holds.
+  void release_held() noexcept;
   // After the receiver took bytes (or the end of the stream): complete, failed, or the next receive.
   void after(const Result<bool>& done, bool drained);
   void queue_send();
@@ -151,6 +158,12 @@ class Connection {
   bool dry_ = false;                 // provided_buffers: ENOBUFS seen, no byte since
   bool retiring_ = false;
   int status_ = 0;
+  // provided_incremental, the ring's only user: the sink's bytes kept in place end at kept_end_ (the last
+  // piece's end, as the sink saw it) and lie in the buffers held_[0, held_count_).
+  static constexpr std::size_t kMostHeld = 4;
+  const char* kept_end_ = nullptr;
+  std::array<uint16_t, kMostHeld> held_{};
+  std::size_t held_count_ = 0;
 
   net::MemberCompletion<Connection, &Connection::on_connect> connect_done_{*this};
   net::MemberCompletion<Connection, &Connection::on_send> send_done_{*this};

@@ -54,13 +54,23 @@ Result<bool> ResponseReceiver::received(std::size_t n) {
   return done;
 }
 
-Result<bool> ResponseReceiver::received_elsewhere(std::string_view bytes) {
+Result<bool> ResponseReceiver::received_elsewhere(std::string_view bytes, Keep keep) {
   auto done = feed(bytes);
-  // The caller reuses that memory on return: an incomplete head the parser points into is copied out.
+  // The caller reuses that memory on return: an incomplete head the parser points into is copied out,
+  // and so is what the sink kept in place unless the caller keeps it.
   if (done && !*done && !now_.head_done) {
     if (auto detached = parser_.detach(); !detached) return std::unexpected(detached.error());
   }
+  if (keep == Keep::none) let_go();
   return done;
+}
+
+std::size_t ResponseReceiver::kept_in_place() const noexcept {
+  return sink_ != nullptr && now_.head_done ? sink_->kept_in_place() : 0;
+}
+
+void ResponseReceiver::let_go() {
+  if (kept_in_place() > 0) sink_->let_go();
 }
 
 Result<bool> ResponseReceiver::closed() {

@@ -210,6 +210,8 @@ constexpr std::array kOwnStack{
     // holds provided_buffers' 4 MiB in 16 buffers of 256 KiB: a receive takes at most what is left of one
     // buffer, so larger buffers mean fewer receives (and cuts) per body, and an incremental buffer is shared
     // by every receive that lands in it, where provided_buffers' single receives each take a whole one.
+    // With one connection the ring is its alone, its pieces lie one after the other (the ring is mapped
+    // twice, so across its end too), and a cut record is parsed where it lies: nothing copied.
     Recipe{.name = "provided_incremental", .mirrors = kHeadersRead,
            .client = {.receive = http::ReceiveMode::provided_incremental,
                       .ring = {.buffers = 16, .buffer_bytes = 256 * 1024}},
@@ -217,7 +219,7 @@ constexpr std::array kOwnStack{
            .make_inflight = &make_inflight_streaming<PieceArraySink>,
            .description = "single recvs into one incremental provided-buffer ring (IOU_PBUF_RING_INC, 16 x 256 KiB) "
                           "shared by the connections; each piece's whole records parsed where they landed into reused owning "
-                          "models; only records cut between pieces are copied"},
+                          "models; only records cut between pieces are copied, and none with one connection"},
     // No copy of the body on the client's CPU: the kernel maps its receive pages (TCP_ZEROCOPY_RECEIVE) into
     // the client's address space, where they are parsed as views parses its body (mapped.cpp).
     Recipe{.name = "mapped", .mirrors = kHeadersRead, .parse_floor = "floor_parse", .client = {.query = "&pages=1"},

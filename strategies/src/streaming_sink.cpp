@@ -48,7 +48,10 @@ json::Status PieceArraySink::parse_into(std::pmr::vector<Record>& slots, std::sp
   // The call's records are slots [records before it, records after): where another connection's records
   // of the same index were, already folded.
   const std::size_t before = progress_.records;
-  if (auto status = json::parse_piece(*parser_, *body_, progress_, piece, slots, arrival); !status) return status;
+  if (auto status = json::parse_piece(*parser_, *body_, progress_, piece, slots, arrival, json::Tail::in_place);
+      !status) {
+    return status;
+  }
   fold_new(slots, before, progress_.records);
   return {};
 }

@@ -279,6 +279,14 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
     models_->reserve(payload, records);
   }
   [[nodiscard]] uint64_t copied_bytes() const noexcept override { return copied_ + progress_.copied_bytes; }
+  // A piece's rest (from its last boundary on: a record cut at its end) is left where it lies
+  // (json::Tail::in_place) and parsed with the next piece when that one lands right after it, as one
+  // connection's receives do in a ring it has to itself; a caller that cannot keep it lets go at once,
+  // which copies it into the carry, as a cut always did.
+  [[nodiscard]] std::size_t kept_in_place() const noexcept override {
+    return progress_.tail == nullptr ? 0 : progress_.body_bytes - progress_.carry_offset;
+  }
+  void let_go() override { json::carry_tail(*body_, progress_); }
 
  private:
   void restart(const http::ResponseHead& head) override {

@@ -259,5 +259,50 @@ TEST_CASE("the rows that need a kernel feature copy what their lines say" *
   }
 }
 
+// provided_incremental with one connection: the ring is that connection's alone, so each receive lands
+// right after the one before, and a record cut between two pieces is parsed where it lies, across the
+// ring's end too (its buffers are mapped twice). Enough bodies to go round the 4 MiB ring three times:
+// nothing copied in user space, every body verified. On a ring shorter than a body (4 x 64 KiB against
+// 770 KB) a body goes round it more than once; the second time round a cut record is copied after all
+// (the views run out), still under a page per body.
+TEST_CASE("provided_incremental alone on its ring copies no body byte, across the ring's end" *
+          doctest::test_suite(ringlab::testing::kFeatureGated)) {
+  auto ring = net::Ring::create();
+  REQUIRE(ring.has_value());
+  const Descriptor* descriptor = nullptr;
+  for (const Descriptor& candidate : registry()) {
+    if (candidate.name == std::string_view("provided_incremental")) descriptor = &candidate;
+  }
+  REQUIRE(descriptor != nullptr);
+  const auto missing = descriptor->make()->skip_reason((*ring)->features());
+  if (!ringlab::testing::feature_available("provided_incremental", !missing, missing.value_or(""))) return;
+  ServerProcess server;
+  for (const RingGeometry geometry : {RingGeometry{}, RingGeometry{4, 64 * 1024}}) {
+    INFO("ring " << geometry.buffers << " x " << geometry.buffer_bytes << " (0: the row's own)");
+    const std::unique_ptr<Strategy> strategy = descriptor->make_inflight();
+    REQUIRE(strategy != nullptr);
+    CaseConfig config = case_at(server.port(), kRecords, 1);
+    config.ring = geometry;
+    const auto set = strategy->setup(config);
+    REQUIRE_MESSAGE(set.has_value(), (set ? "" : set.error().message));
+    const IoCounters before = strategy->io_counters();
+    constexpr std::size_t kBodies = 16;  // 16 x 770 KB: three times round 4 MiB
+    for (std::size_t i = 0; i < kBodies; ++i) {
+      const auto ran = strategy->run(nullptr, Check::verify);
+      REQUIRE_MESSAGE(ran.has_value(), (ran ? "" : ran.error().message));
+    }
+    const IoCounters after = strategy->io_counters();
+    strategy->teardown();
+    const uint64_t copied = after.body_ringlab_copied - before.body_ringlab_copied;
+    const std::size_t body = ringlab::testing::generated_body(config.payload, config.count).size();
+    CHECK(after.body_kernel_copied - before.body_kernel_copied == kBodies * body);
+    if (geometry.buffers == 0) {
+      CHECK(copied == 0);
+    } else {
+      CHECK(copied < kBodies * net::MappedRegion::page_bytes());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ringlab::strategies::testing

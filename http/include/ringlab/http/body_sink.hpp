@@ -18,7 +18,17 @@
 // last response was larger than the client's receive buffer, so that little of a large body comes with it.
 //
 // A sink returns an error (Errc::sink or body_too_large) to abort the response; the client then closes
-// the connection. Views passed to on_body() live only during the call.
+// the connection. Views passed to on_body() live only during the call, with one exception a caller opts
+// into: bytes kept in place (below).
+//
+// Kept in place: a sink that parses each piece where it landed (kernel-provided buffers) may leave the
+// last bytes of the last piece it was given where they lie (a record cut at the piece's end) and say how
+// many with kept_in_place(), to parse them with the next piece when that one begins right after them in
+// memory; a next piece anywhere else makes the sink copy them then. The caller keeps those bytes readable,
+// unchanged and writable until the next on_body(), end() or let_go(); let_go() copies them into the
+// sink's own memory (counted) and they are the caller's again. A caller that cannot keep memory past
+// on_body() calls let_go() when kept_in_place() is not 0 (ResponseReceiver::received_elsewhere does,
+// unless told the caller keeps them).
 //
 // Copies: copied_bytes() counts the body bytes the sink copied or moved in user space since it was made
 // (never reset; a caller takes differences): every byte it copies from a view that was not its own
@@ -57,6 +67,10 @@ class BodySink {
   virtual Status end() = 0;
   // A sink that hands the bytes to another sink reports that one's count (override).
   [[nodiscard]] virtual uint64_t copied_bytes() const noexcept { return copied_bytes_; }
+  // Bytes at the end of the last on_body() piece the sink reads again where they lie (see above).
+  [[nodiscard]] virtual std::size_t kept_in_place() const noexcept { return 0; }
+  // Copies the bytes kept in place into the sink's own memory; the caller may then reuse theirs.
+  virtual void let_go() {}
 
  protected:
   void count_copied(std::size_t bytes) noexcept { copied_bytes_ += bytes; }

@@ -64,7 +64,13 @@
 //                     ReceiveMode says what it may do with it: writable, readable past its end), and a
 //                     buffer goes back to the ring once the kernel is done with it and its last piece
 //                     has been handed over (net::BufferRing::take_increment). A receive the kernel
-//                     stopped short of its buffer's end drained the socket. Errc::unsupported from
+//                     stopped short of its buffer's end drained the socket. With one connection the
+//                     ring is that connection's alone and its pieces lie one after the other (across
+//                     the ring's end through the ring's second view, BufferRing::view_after): the sink
+//                     may keep a piece's last bytes in place for the next piece (BodySink::kept_in_place),
+//                     and the connection holds the buffers they lie in, at most 4 and never more than
+//                     half the ring's out of it (else the sink lets go: copies them). With more, every
+//                     piece is the sink's only during received_elsewhere(). Errc::unsupported from
 //                     connect() on a kernel without incremental rings.
 //
 // Connections: a response that ends with "Connection: close", a close-delimited body or the peer

@@ -14,7 +14,9 @@
 //     if (!done) -> error, close the connection; if (*done) break;
 //   }
 // Bytes that landed in memory the receiver did not offer (a kernel-provided buffer) go to
-// received_elsewhere(); the caller may reuse that memory when it returns.
+// received_elsewhere(); the caller may reuse that memory when it returns, unless it said it keeps what the
+// sink keeps in place (Keep::in_place, body_sink.hpp): then kept_in_place() bytes at the end of those
+// bytes stay the sink's until the next received_elsewhere() or let_go().
 //
 // Where bytes land: the first receive of a response goes into the receiver's own buffer (at most
 // kHeadReceiveBytes of it when the sink receives in place, body_sink.hpp, and the last response's body
@@ -65,8 +67,14 @@ class ResponseReceiver final : private ResponseHandler {
   [[nodiscard]] Result<ReceiveWindow> window();
   // `n` > 0 bytes were received at the start of the last window(). True when the response is complete.
   Result<bool> received(std::size_t n);
-  // Bytes received into memory the receiver did not offer; the caller may reuse it on return.
-  Result<bool> received_elsewhere(std::string_view bytes);
+  // Bytes received into memory the receiver did not offer; the caller may reuse it on return, all of it
+  // with Keep::none, all but the kept_in_place() bytes at its end with Keep::in_place.
+  enum class Keep { none, in_place };
+  Result<bool> received_elsewhere(std::string_view bytes, Keep keep = Keep::none);
+  // The sink's bytes kept in place (BodySink::kept_in_place; 0 before the body), and the call that copies
+  // them into the sink's memory.
+  [[nodiscard]] std::size_t kept_in_place() const noexcept;
+  void let_go();
   // The peer closed the stream: true when that ended a close-delimited body; otherwise Errc::truncated.
   Result<bool> closed();
 
