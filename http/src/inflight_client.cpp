@@ -58,7 +58,8 @@ int InflightClient::status(std::size_t index) const noexcept {
 std::size_t InflightClient::receive_memory_bytes() const noexcept {
   std::size_t bytes = 0;
   for (const auto& connection : connections_) bytes += connection->receive_buffer_bytes();
-  if (provided_) bytes += std::size_t{provided_->count()} * provided_->buffer_size();
+  if (provided_) bytes += provided_->memory_bytes();
+  for (const auto& own : own_rings_) bytes += own->memory_bytes();
   return bytes;
 }
 
@@ -68,6 +69,7 @@ void InflightClient::close() noexcept {
     connection->close_now();
   }
   connections_.clear();
+  own_rings_.clear();  // after the connections, whose receives held their buffers
   shared_->connections = 0;
   shared_->gate.reset(nullptr, 0);
 }
@@ -75,6 +77,15 @@ void InflightClient::close() noexcept {
 Status InflightClient::check_options() {
   if (options_.receive == ReceiveMode::own_buffer && options_.receive_buffer_bytes == 0) {
     return fail(Errc::io, "InflightOptions::receive_buffer_bytes is 0");
+  }
+  if (options_.ring_per_connection) {
+    if (options_.receive != ReceiveMode::provided_incremental) {
+      return fail(Errc::io, "InflightOptions::ring_per_connection is for provided_incremental only");
+    }
+    if (!ring_->features().provided_buffer_ring_incremental) {
+      return fail(Errc::unsupported, "incremental provided buffers need IOU_PBUF_RING_INC (Linux 6.12)");
+    }
+    return {};  // the rings come with the connections
   }
   if (receives_from_ring(options_.receive) && !provided_) {
     if (!ring_->features().provided_buffer_ring) {
@@ -119,10 +130,23 @@ Status InflightClient::connect(const Url& url, std::size_t connections) {
   shared.connections = connections;
   shared.gate.reset(provided_.get(), connections, options_.receive == ReceiveMode::provided_bundles);
   // Receiving from the ring, the receivers never offer a buffer of their own (see the header).
-  const std::size_t own_bytes = provided_ ? 0 : options_.receive_buffer_bytes;
+  const std::size_t own_bytes = receives_from_ring(options_.receive) ? 0 : options_.receive_buffer_bytes;
   connections_.reserve(connections);
   for (std::size_t i = 0; i < connections; ++i) {
     connections_.push_back(std::make_unique<Connection>(shared, i, own_bytes));
+  }
+  if (options_.ring_per_connection) {
+    own_rings_.reserve(connections);
+    for (auto& connection : connections_) {
+      auto own = net::BufferRing::create(*ring_, next_buffer_group(), options_.provided_buffer_count,
+                                         options_.provided_buffer_bytes, /*incremental=*/true);
+      if (!own) {
+        close();
+        return std::unexpected(Error::from(own.error()));
+      }
+      own_rings_.push_back(std::move(*own));
+      connection->receive_from(*own_rings_.back());
+    }
   }
 
   const net::RingStats before = ring_->stats();

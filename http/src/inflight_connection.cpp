@@ -53,7 +53,10 @@ void ProvidedGate::pump() {
 // ---- Connection
 
 Connection::Connection(Shared& shared, std::size_t index, std::size_t receive_buffer_bytes)
-    : shared_(shared), index_(index), receiver_(shared.options->limits, receive_buffer_bytes) {}
+    : shared_(shared),
+      index_(index),
+      receiver_(shared.options->limits, receive_buffer_bytes),
+      ring_(shared.gate.buffers) {}
 
 void Connection::begin_phase() noexcept {
   outcome_ = Outcome::pending;
@@ -168,9 +171,13 @@ void Connection::on_send(int res, uint32_t) {
 }
 
 void Connection::arm_receive(bool poll_first) {
-  if (shared_.gate.buffers != nullptr) {
+  if (ring_ != nullptr) {
     poll_first_ = poll_first;
-    shared_.gate.request(*this);
+    if (own_ring_) {
+      arm_provided();
+    } else {
+      shared_.gate.request(*this);
+    }
     return;
   }
   auto window = receiver_.window();
@@ -194,10 +201,11 @@ void Connection::arm_receive(bool poll_first) {
 }
 
 void Connection::arm_provided() {
-  bundle_armed_ = shared_.gate.bundle_now();
-  shared_.ring->prep_recv_select(socket_.get(), *shared_.gate.buffers, receive_done_, poll_first_, bundle_armed_);
+  bundle_armed_ = !own_ring_ && shared_.gate.bundle_now();
+  shared_.ring->prep_recv_select(socket_.get(), *ring_, receive_done_, poll_first_, bundle_armed_);
   receiving_ = true;
   ++shared_.receiving;
+  if (own_ring_) return;
   ++shared_.gate.armed;
   if (bundle_armed_) ++shared_.gate.armed_bundles;
 }
@@ -205,7 +213,9 @@ void Connection::arm_provided() {
 void Connection::on_receive(int res, uint32_t flags) {
   receiving_ = false;
   --shared_.receiving;
-  if (shared_.gate.buffers != nullptr) {
+  if (own_ring_) {
+    received_provided(res, flags);
+  } else if (ring_ != nullptr) {
     --shared_.gate.armed;
     if (bundle_armed_) --shared_.gate.armed_bundles;
     received_provided(res, flags);
@@ -232,12 +242,17 @@ void Connection::received_own(int res) {
 }
 
 void Connection::received_provided(int res, uint32_t flags) {
-  net::BufferRing& buffers = *shared_.gate.buffers;
+  net::BufferRing& buffers = *ring_;
   const bool has_buffer = (flags & IORING_CQE_F_BUFFER) != 0;
   const uint16_t buffer_id = net::BufferRing::buffer_id(flags);
   if (outcome_ != Outcome::pending || res <= 0) {
     buffers.give_back(res, flags, bundle_armed_);  // what the completion consumed, unread
     if (outcome_ != Outcome::pending) return;  // cancelled after a failure
+  }
+  if (res == -ENOBUFS && own_ring_) {
+    // Its own ring: only this connection's held buffers can be out of it, never more than half.
+    fail_net("recv (the connection's own provided buffer ring ran dry)", ENOBUFS);
+    return;
   }
   if (res == -ENOBUFS) {
     // The ring was empty; the bytes wait in the socket. The gate makes the next receive sure of a
@@ -289,10 +304,15 @@ void Connection::received_increment(net::BufferRing& buffers, uint16_t buffer_id
   // ring has its receives land one after the other (across the ring's end too, through its second view),
   // so its sink may keep a piece's last bytes where they lie for the next piece: the buffers they are in
   // are then held.
-  const bool alone = shared_.connections == 1;
+  const bool alone = own_ring_ || shared_.connections == 1;
   Result<bool> done = false;
   const bool taken = buffers.take_increment(buffer_id, received, flags, [&](std::span<char> piece) {
-    const std::span<char> seen = alone ? buffers.view_after(piece, kept_end_) : piece;
+    std::span<char> seen = piece;
+    if (alone) {
+      const net::BufferRing::Seen after = buffers.view_after(piece, kept_end_);
+      if (after.moved_by != 0) receiver_.kept_moved(after.moved_by);
+      seen = after.piece;
+    }
     done = receiver_.received_elsewhere(std::string_view(seen.data(), seen.size()),
                                         alone ? ResponseReceiver::Keep::in_place : ResponseReceiver::Keep::none);
     kept_end_ = seen.data() + seen.size();
@@ -340,8 +360,7 @@ void Connection::hold_kept(net::BufferRing& buffers, uint16_t buffer_id) {
 }
 
 void Connection::release_held() noexcept {
-  net::BufferRing* buffers = shared_.gate.buffers;
-  for (std::size_t i = 0; i < held_count_; ++i) buffers->release(held_[i]);
+  for (std::size_t i = 0; i < held_count_; ++i) ring_->release(held_[i]);
   held_count_ = 0;
   kept_end_ = nullptr;
 }

@@ -111,8 +111,14 @@ class Connection {
   [[nodiscard]] uint64_t body_bytes() const noexcept { return receiver_.body_bytes(); }
   [[nodiscard]] std::size_t receive_buffer_bytes() const noexcept { return receiver_.buffer_bytes(); }
 
-  // The gate's: arms a receive on the shared ring.
+  // The gate's: arms a receive on the shared ring (or on the connection's own).
   void arm_provided();
+  // Receives from `ring`, the connection's own (InflightOptions::ring_per_connection), instead of the
+  // shared one; it must outlive the connection's receives.
+  void receive_from(net::BufferRing& ring) noexcept {
+    ring_ = &ring;
+    own_ring_ = true;
+  }
 
  private:
   void begin_phase() noexcept;
@@ -158,6 +164,8 @@ class Connection {
   bool dry_ = false;                 // provided_buffers: ENOBUFS seen, no byte since
   bool retiring_ = false;
   int status_ = 0;
+  net::BufferRing* ring_ = nullptr;  // provided_*: the ring receives select from (the gate's, or its own)
+  bool own_ring_ = false;            // ring_ is this connection's alone: no gate
   // provided_incremental, the ring's only user: the sink's bytes kept in place end at kept_end_ (the last
   // piece's end, as the sink saw it) and lie in the buffers held_[0, held_count_).
   static constexpr std::size_t kMostHeld = 4;

@@ -73,6 +73,10 @@ void ResponseReceiver::let_go() {
   if (kept_in_place() > 0) sink_->let_go();
 }
 
+void ResponseReceiver::kept_moved(std::ptrdiff_t by) {
+  if (kept_in_place() > 0) sink_->kept_moved(by);
+}
+
 Result<bool> ResponseReceiver::closed() {
   if (auto finished = parser_.finish(*this); !finished) return std::unexpected(finished.error());
   if (!now_.complete) {

@@ -455,5 +455,9 @@ RINGLAB_JSON_ARRIVING_FORMS(ProfileStars)
 
 void carry_tail(base::PaddedBuffer& carry, PieceArray& progress) { carry_tail_now(carry, progress); }
 
+void move_tail(PieceArray& progress, std::ptrdiff_t by) noexcept {
+  if (progress.tail != nullptr) progress.tail += by;
+}
+
 }  // inline namespace RINGLAB_JSON_PARSER_ABI
 }  // namespace ringlab::json

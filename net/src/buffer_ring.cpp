@@ -193,11 +193,15 @@ void BufferRing::release(uint16_t bid) {
   recycle(bid);
 }
 
-std::span<char> BufferRing::view_after(std::span<char> piece, const char* previous_end) const noexcept {
-  if (mirror_ == 0 || piece.data() == previous_end) return piece;
-  // The other view: mirror_ further on from the first mapping, or back from the second.
-  char* other = piece.data() < buffers_ + mirror_ ? piece.data() + mirror_ : piece.data() - mirror_;
-  return other == previous_end ? std::span<char>(other, piece.size()) : piece;
+BufferRing::Seen BufferRing::view_after(std::span<char> piece, const char* previous_end) const noexcept {
+  if (mirror_ == 0 || piece.data() == previous_end) return {piece};
+  char* first = piece.data() < buffers_ + mirror_ ? piece.data() : piece.data() - mirror_;  // in the first view
+  const auto span = static_cast<std::ptrdiff_t>(mirror_);
+  if (first == previous_end) return {{first, piece.size()}};
+  if (first + span == previous_end) return {{first + span, piece.size()}};
+  // The bytes before ended at the second view's end: they are also the first view's last bytes.
+  if (first + 2 * span == previous_end) return {{first + span, piece.size()}, -span};
+  return {piece};
 }
 
 bool BufferRing::overlaps(uint16_t bid, const char* from, std::size_t bytes) const noexcept {

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -83,6 +85,10 @@ void every_body_arrives(const InflightOptions& options, std::size_t fixed_buffer
   }
 }
 
+// The page of entries a provided-buffer ring's kernel side reads its buffers from (receive_memory_bytes
+// counts it): one page for up to 256 buffers.
+constexpr std::size_t kEntriesPage = 4096;
+
 InflightOptions provided(unsigned count, unsigned bytes, ReceiveMode mode = ReceiveMode::provided_buffers) {
   InflightOptions options = inflight_options(mode);
   options.provided_buffer_count = count;
@@ -152,7 +158,7 @@ InflightStats eight_bodies_on_a_small_ring(const InflightOptions& options) {
   for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
   CHECK(rig.client.stats().connections_opened == 8);
   const std::size_t ring_bytes = std::size_t{options.provided_buffer_count} * options.provided_buffer_bytes;
-  CHECK(rig.client.receive_memory_bytes() == ring_bytes);
+  CHECK(rig.client.receive_memory_bytes() == ring_bytes + kEntriesPage);
   return rig.client.stats();
 }
 
@@ -183,7 +189,7 @@ TEST_CASE("provided_bundles: every connection's body arrives byte for byte, at 1
   for (int round = 0; round < 3; ++round) rig.checked_round(round, size_for);
   MESSAGE(rig.client.stats().multi_buffer_receives, " completions of several buffers over 3 rounds of 4 x 200 KB");
   CHECK(rig.client.stats().multi_buffer_receives > 0);
-  CHECK(rig.client.receive_memory_bytes() == 64 * 4096);
+  CHECK(rig.client.receive_memory_bytes() == 64 * 4096 + kEntriesPage);
 }
 
 TEST_CASE("provided_incremental: every connection's body arrives byte for byte, at 1, 4 and 64 connections" *
@@ -241,7 +247,122 @@ TEST_CASE("provided_incremental: the pieces of concurrent bodies lie in the shar
       CHECK(spies[i].pieces >= (body.size() + kBufferBytes - 1) / kBufferBytes);
     }
   }
-  CHECK(rig.client.receive_memory_bytes() == kBuffers * kBufferBytes);
+  CHECK(rig.client.receive_memory_bytes() == kBuffers * kBufferBytes + kEntriesPage);
+}
+
+// A sink that keeps each piece's last bytes in place (BodySink::kept_in_place), as the piece sink keeps a
+// cut record: at each next piece it checks whether the piece begins right after them (counted), and that
+// they are still there, unchanged, where it left them; let_go() counts and forgets them.
+struct KeepingSpy final : BodySink {
+  static constexpr std::size_t kKeep = 7;
+  Status begin(const ResponseHead&) override {
+    received.clear();
+    keep = 0;
+    return {};
+  }
+  Status on_body(std::string_view bytes) override {
+    if (keep > 0) {
+      ++(bytes.data() == last_end ? following : apart);
+      if (std::string_view(last_end - keep, keep) != std::string_view(kept_copy, keep)) ++changed;
+    }
+    received.append(bytes);
+    ++pieces;
+    keep = std::min(kKeep, bytes.size());
+    last_end = bytes.data() + bytes.size();
+    std::memcpy(kept_copy, last_end - keep, keep);
+    return {};
+  }
+  Status end() override {
+    keep = 0;
+    return {};
+  }
+  [[nodiscard]] std::size_t kept_in_place() const noexcept override { return keep; }
+  void let_go() override {
+    keep = 0;
+    ++let_go_calls;
+  }
+  void kept_moved(std::ptrdiff_t by) override { last_end += by; }
+  std::string received;
+  std::size_t keep = 0;
+  const char* last_end = nullptr;
+  char kept_copy[kKeep] = {};
+  std::size_t pieces = 0, following = 0, apart = 0, changed = 0, let_go_calls = 0;
+};
+
+// Three rounds of 200 KB bodies on `connections` connections through `options`: every body whole, and the
+// spies' counts summed.
+KeepingSpy keeping_rounds(const InflightOptions& options, std::size_t connections) {
+  const std::string body = numbered_body(0, 0, 200'000);
+  TestServer server(respond_with(with_length(body)));
+  InflightRig rig(options);
+  REQUIRE(rig.connect(server, connections));
+  std::vector<KeepingSpy> spies(connections);
+  std::vector<BodySink*> sinks;
+  for (auto& spy : spies) sinks.push_back(&spy);
+  KeepingSpy sum;
+  for (int round = 0; round < 3; ++round) {
+    auto info = rig.client.round("/x", sinks);
+    REQUIRE_MESSAGE(info, (info ? "" : info.error().message()));
+    for (auto& spy : spies) CHECK(spy.received == body);
+  }
+  for (const auto& spy : spies) {
+    sum.pieces += spy.pieces;
+    sum.following += spy.following;
+    sum.apart += spy.apart;
+    sum.changed += spy.changed;
+    sum.let_go_calls += spy.let_go_calls;
+  }
+  return sum;
+}
+
+TEST_CASE("provided_incremental: a connection alone on its ring gets each piece right after the bytes its sink "
+          "kept in place, across the ring's end; connections sharing one make their sinks let go" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!kernel_has(net::testing::has_incremental_rings)) return;
+  // One connection, a ring of 8 x 16 KiB: three 200 KB bodies go round it more than four times.
+  const KeepingSpy alone = keeping_rounds(provided(8, 16 * 1024, ReceiveMode::provided_incremental), 1);
+  INFO("alone: " << alone.pieces << " pieces, " << alone.following << " following, " << alone.apart << " apart");
+  CHECK(alone.pieces >= 3 * 200'000 / (16 * 1024));
+  CHECK(alone.following > 0);
+  CHECK(alone.changed == 0);
+  CHECK(alone.let_go_calls == 0);
+  CHECK(alone.apart == 0);  // across the ring's end, however many times round
+
+  // Four connections, each with a ring of its own (2 x 8 KiB): every piece after the first follows.
+  InflightOptions own = provided(2, 8 * 1024, ReceiveMode::provided_incremental);
+  own.ring_per_connection = true;
+  const KeepingSpy owning = keeping_rounds(own, 4);
+  INFO("own rings: " << owning.pieces << " pieces, " << owning.following << " following, " << owning.apart << " apart");
+  CHECK(owning.pieces >= 4 * 3 * 200'000 / (8 * 1024));
+  CHECK(owning.changed == 0);
+  CHECK(owning.let_go_calls == 0);
+  CHECK(owning.apart == 0);  // a body goes round its connection's 16 KiB ring a dozen times
+
+  // Four connections on one ring: nothing kept past a piece.
+  const KeepingSpy shared = keeping_rounds(provided(8, 16 * 1024, ReceiveMode::provided_incremental), 4);
+  CHECK(shared.let_go_calls == shared.pieces - 4 * 3);  // all but each body's last piece, which ends it
+  CHECK(shared.following + shared.apart == 0);
+}
+
+TEST_CASE("ring_per_connection: every body arrives byte for byte at 1, 4 and 64 connections, each with its ring" *
+          doctest::test_suite(kFeatureGated)) {
+  if (!kernel_has(net::testing::has_incremental_rings)) return;
+  InflightOptions own = provided(2, 4096, ReceiveMode::provided_incremental);
+  own.ring_per_connection = true;
+  every_body_arrives(own);
+  const std::string body = numbered_body(0, 0, 1000);
+  TestServer server(respond_with(with_length(body)));
+  InflightRig rig(own);
+  REQUIRE(rig.connect(server, 16));
+  CHECK(rig.client.receive_memory_bytes() == 16 * (2 * 4096 + kEntriesPage));
+  // Only for incremental rings.
+  InflightOptions wrong = provided(2, 4096, ReceiveMode::provided_buffers);
+  wrong.ring_per_connection = true;
+  InflightRig refused(wrong);
+  const auto connected = refused.connect(server, 1);
+  REQUIRE_FALSE(connected);
+  CHECK(connected.error().code == Errc::io);
+  CHECK(connected.error().message().find("ring_per_connection") != std::string::npos);
 }
 
 TEST_CASE("registered buffers: every body arrives by READ_FIXED into its connection's buffer, at 1, 4 and 64 "
@@ -467,5 +588,5 @@ TEST_CASE("provided_buffer_count and provided_buffer_bytes: a count that is no p
   InflightRig rig(provided(16, 64));  // heads span several buffers, detached between them
   REQUIRE(rig.connect(server, 3));
   for (int round = 0; round < 2; ++round) rig.checked_round(round, mixed_size);
-  CHECK(rig.client.receive_memory_bytes() == 16 * 64);
+  CHECK(rig.client.receive_memory_bytes() == 16 * 64 + kEntriesPage);
 }

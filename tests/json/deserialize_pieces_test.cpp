@@ -562,6 +562,35 @@ TEST_CASE("pieces: a tail left in place is copied by carry_tail(), and a piece e
   CHECK(progress.copied_bytes == commas[5] + 1 - commas[4]);
 }
 
+TEST_CASE("pieces: a tail left in place and moved (the same bytes mapped again) is parsed with a piece that follows it "
+          "there") {
+  const std::string text = kWeather.body(6);
+  const std::vector<std::size_t> commas = boundaries(text);
+  const std::size_t cut = commas[2] + 5;  // inside record 3
+  json::Parser parser;
+  PaddedBuffer carry;
+  std::pmr::vector<json::WeatherForecast> out;
+  json::PieceArray progress;
+  // As a ring mapped twice: the first piece lies at the end of one region, and its copy (the "other view")
+  // ends right where the next piece begins in a second region.
+  std::vector<char> first = placed(std::string_view(text).substr(0, cut));
+  REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(first.data(), cut), out, json::Arrival::partial,
+                            json::Tail::in_place));
+  const std::size_t kept = cut - commas[2];
+  REQUIRE(progress.tail == first.data() + commas[2]);
+  std::vector<char> other = placed(std::string_view(text).substr(commas[2]));
+  json::move_tail(progress, other.data() - progress.tail);
+  CHECK(progress.tail == other.data());
+  std::fill(first.begin(), first.end(), '}');  // the first region's bytes are no longer read
+  REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(other.data() + kept, text.size() - cut), out,
+                            json::Arrival::complete, json::Tail::in_place));
+  CHECK(out.size() == 6);
+  CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == json::checksum_weather(6));
+  CHECK(progress.copied_bytes == 0);
+  json::move_tail(progress, 100);  // nothing left in place: nothing moves
+  CHECK(progress.tail == nullptr);
+}
+
 TEST_CASE("pieces: bodies parsed at once into one shared vector find each record at its own index") {
   // As the piece sinks of one strategy share their models: a short body ends (and trims the vector to
   // its records) while a longer one is halfway; the longer one's next records must still land at their

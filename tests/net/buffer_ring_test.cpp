@@ -360,7 +360,7 @@ TEST_CASE("An incremental ring's second view: the ring's end right before its st
   const std::span<char> piece(first.data(), 10);
   std::memcpy(piece.data(), "start", 5);
 
-  const std::span<char> seen = buffers.view_after(piece, last.data() + 4096);
+  const std::span<char> seen = buffers.view_after(piece, last.data() + 4096).piece;
   REQUIRE(seen.data() != piece.data());
   CHECK(seen.size() == piece.size());
   CHECK(std::string_view(seen.data() - 3, 8) == "endstart");  // one contiguous run across the ring's end
@@ -370,12 +370,19 @@ TEST_CASE("An incremental ring's second view: the ring's end right before its st
   (void)after;
   // The next piece in the ring, after that one: seen in the second view too, right after it.
   const std::span<char> next(first.data() + 10, 5);
-  CHECK(buffers.view_after(next, seen.data() + seen.size()).data() == seen.data() + seen.size());
+  CHECK(buffers.view_after(next, seen.data() + seen.size()).piece.data() == seen.data() + seen.size());
   // A piece given in the second view, after one that ended in the first: seen in the first.
-  CHECK(buffers.view_after(std::span<char>(seen.data(), 4), first.data()).data() == first.data());
+  CHECK(buffers.view_after(std::span<char>(seen.data(), 4), first.data()).piece.data() == first.data());
+  // Round again: after bytes that ended at the second view's end, the piece at the ring's start is seen at
+  // the second view's start, and the bytes before it are to be read a ring's length back.
+  const BufferRing::Seen twice = buffers.view_after(piece, first.data() + 2 * 8192);
+  CHECK(twice.piece.data() == first.data() + 8192);
+  CHECK(twice.moved_by == -8192);
+  CHECK(std::string_view(first.data() + 2 * 8192 - 3 + twice.moved_by, 3) == "end");
   // A piece that starts where the last one ended is seen where it is; one that follows nothing, too.
-  CHECK(buffers.view_after(piece, piece.data()).data() == piece.data());
-  CHECK(buffers.view_after(piece, last.data() + 100).data() == piece.data());
+  CHECK(buffers.view_after(piece, piece.data()).piece.data() == piece.data());
+  CHECK(buffers.view_after(piece, last.data() + 100).piece.data() == piece.data());
+  CHECK(buffers.view_after(piece, last.data() + 100).moved_by == 0);
 
   CHECK(buffers.overlaps(1, last.data() + 4090, 6));
   CHECK_FALSE(buffers.overlaps(0, last.data() + 4090, 6));

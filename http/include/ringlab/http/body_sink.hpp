@@ -24,7 +24,8 @@
 // Kept in place: a sink that parses each piece where it landed (kernel-provided buffers) may leave the
 // last bytes of the last piece it was given where they lie (a record cut at the piece's end) and say how
 // many with kept_in_place(), to parse them with the next piece when that one begins right after them in
-// memory; a next piece anywhere else makes the sink copy them then. The caller keeps those bytes readable,
+// memory (the caller may say they are to be read elsewhere first, kept_moved(), where the same bytes are
+// mapped again); a next piece anywhere else makes the sink copy them then. The caller keeps those bytes readable,
 // unchanged and writable until the next on_body(), end() or let_go(); let_go() copies them into the
 // sink's own memory (counted) and they are the caller's again. A caller that cannot keep memory past
 // on_body() calls let_go() when kept_in_place() is not 0 (ResponseReceiver::received_elsewhere does,
@@ -71,6 +72,9 @@ class BodySink {
   [[nodiscard]] virtual std::size_t kept_in_place() const noexcept { return 0; }
   // Copies the bytes kept in place into the sink's own memory; the caller may then reuse theirs.
   virtual void let_go() {}
+  // The bytes kept in place are to be read `by` bytes further on: the caller's memory holds the same bytes
+  // there too (memory mapped twice), and its next piece follows them there.
+  virtual void kept_moved(std::ptrdiff_t /*by*/) {}
 
  protected:
   void count_copied(std::size_t bytes) noexcept { copied_bytes_ += bytes; }

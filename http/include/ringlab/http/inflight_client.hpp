@@ -70,8 +70,10 @@
 //                     may keep a piece's last bytes in place for the next piece (BodySink::kept_in_place),
 //                     and the connection holds the buffers they lie in, at most 4 and never more than
 //                     half the ring's out of it (else the sink lets go: copies them). With more, every
-//                     piece is the sink's only during received_elsewhere(). Errc::unsupported from
-//                     connect() on a kernel without incremental rings.
+//                     piece is the sink's only during received_elsewhere(), unless each connection has a
+//                     ring of its own (InflightOptions::ring_per_connection: made by connect(), each
+//                     connection then alone on its ring, never waiting at the gate; an ENOBUFS on it is
+//                     an error). Errc::unsupported from connect() on a kernel without incremental rings.
 //
 // Connections: a response that ends with "Connection: close", a close-delimited body or the peer
 // closing retires its connection (counted in connections_closed; the close is queued on the ring and
@@ -140,6 +142,9 @@ struct InflightOptions {
   std::size_t receive_buffer_bytes = 64 * 1024;  // own_buffer: each connection's receive buffer
   unsigned provided_buffer_count = 64;           // provided_*: the shared ring's size (power of two)
   unsigned provided_buffer_bytes = 64 * 1024;    // provided_*: bytes of each buffer
+  // provided_incremental: a ring of provided_buffer_count x provided_buffer_bytes for each connection,
+  // its own, instead of one shared by all (see provided_incremental above).
+  bool ring_per_connection = false;
   std::size_t max_connections = 1024;            // connect() refuses more
 };
 
@@ -206,6 +211,7 @@ class InflightClient {
   InflightOptions options_;
   InflightStats stats_;
   std::unique_ptr<net::BufferRing> provided_;  // provided_buffers: made at the first connect()
+  std::vector<std::unique_ptr<net::BufferRing>> own_rings_;  // ring_per_connection: connection k's at k-1
   std::unique_ptr<inflight::Shared> shared_;
   net::Endpoint endpoint_;
   std::string host_header_;  // "127.0.0.1:8080", "[::1]:80": the Host header and every error's peer

@@ -75,6 +75,7 @@ class ResponseReceiver final : private ResponseHandler {
   // them into the sink's memory.
   [[nodiscard]] std::size_t kept_in_place() const noexcept;
   void let_go();
+  void kept_moved(std::ptrdiff_t by);
   // The peer closed the stream: true when that ended a close-delimited body; otherwise Errc::truncated.
   Result<bool> closed();
 

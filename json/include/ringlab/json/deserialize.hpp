@@ -264,6 +264,9 @@ template <OwningRecord R>
 // Appends a tail left in place (Tail::in_place) to the carry, counted in copied_bytes, so that the caller
 // may reuse its memory; nothing when there is none.
 void carry_tail(base::PaddedBuffer& carry, PieceArray& progress);
+// The tail left in place is to be read `by` bytes further on from now: the caller's memory holds the same
+// bytes there too (a ring mapped twice), which the next piece follows. Nothing when there is none.
+void move_tail(PieceArray& progress, std::ptrdiff_t by) noexcept;
 
 // --- One record of an array body (RecordSplitter) --------------------------------------------------
 // `body` is the body received so far; `record` a span the splitter found in it. Error offsets count

@@ -75,6 +75,11 @@ class BufferRing {
   [[nodiscard]] bool incremental() const { return incremental_; }
   [[nodiscard]] unsigned buffer_size() const { return buffer_size_; }
   [[nodiscard]] unsigned count() const { return count_; }
+  // What the ring holds: its buffers (once, however many views) and the page-rounded ring of entries the
+  // kernel reads them from.
+  [[nodiscard]] std::size_t memory_bytes() const noexcept {
+    return std::size_t{count_} * buffer_size_ + ring_bytes_;
+  }
   // The bytes of buffer `bid` (the full buffer; a CQE's res says how many were filled).
   [[nodiscard]] std::span<char> buffer(uint16_t bid);
   // Gives buffer `bid` back to the kernel.
@@ -127,11 +132,19 @@ class BufferRing {
   // Buffers held now (see take_increment), and of them those the kernel is done with: out of the ring.
   [[nodiscard]] unsigned held() const noexcept { return held_count_; }
   [[nodiscard]] unsigned held_out_of_ring() const noexcept { return withheld_; }
-  // Incremental rings: `piece` (bytes of this ring, either view) seen where it follows `previous_end` in
-  // memory: the piece itself when it starts there, else its view in the ring's other mapping when that
-  // one does (a piece at the ring's start after one that ended at the ring's end, or the reverse), else
-  // the piece itself (it does not follow). Either view is followed by kReadableAfter readable bytes.
-  [[nodiscard]] std::span<char> view_after(std::span<char> piece, const char* previous_end) const noexcept;
+  // Incremental rings: `piece` (bytes of this ring, either view) seen where it follows the bytes that end
+  // at `previous_end` (a view of the ring too) when it comes next in the ring after them: the piece itself
+  // when it starts there, else its view in the ring's other mapping when that one does (a piece at the
+  // ring's start after one that ended at the ring's end). When the bytes before ended at the end of the
+  // second view, the piece is seen at the start of the second view and `moved_by` says where the same
+  // bytes before it lie now (one ring's length back, in the first view): nothing moves, only the address
+  // they are read at, so a run of pieces goes round the ring any number of times. A piece that does not
+  // come next is seen where it is. Either view is followed by kReadableAfter readable bytes.
+  struct Seen {
+    std::span<char> piece;
+    std::ptrdiff_t moved_by = 0;  // for the address of the bytes before it
+  };
+  [[nodiscard]] Seen view_after(std::span<char> piece, const char* previous_end) const noexcept;
   // Whether any of the `bytes` ring bytes from `from` (either view, wrapping past the ring's end) lie in
   // buffer `bid`.
   [[nodiscard]] bool overlaps(uint16_t bid, const char* from, std::size_t bytes) const noexcept;
