@@ -19,6 +19,8 @@ Status InflightFrame::open_case() {
   const RingGeometry ring = ring_for(recipe_->client, config().ring);
   options.provided_buffer_count = ring.buffers;
   options.provided_buffer_bytes = ring.buffer_bytes;
+  options.ring_per_connection = recipe_->client.ring_per_connection;
+  if (options.ring_per_connection) options.provided_buffer_bytes = own_ring_bytes(ring.buffer_bytes, config().inflight);
   options.connect_timeout = config().timeout;
   options.io_timeout = config().timeout;
   client_ = std::make_unique<http::InflightClient>(*endpoint_.ring, options);

@@ -11,6 +11,7 @@
 //
 // Lifetime: the rows are constant data of the program; a strategy made from a row may keep a reference
 // to it (RecipeStrategy does), and the strings it points to are string literals.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -46,7 +47,21 @@ struct ClientRecipe {
   // (CaseConfig::ring, bench --ring-buffers and --ring-buffer-bytes): ring_for().
   RingGeometry ring{.buffers = http::InflightOptions{}.provided_buffer_count,
                     .buffer_bytes = http::InflightOptions{}.provided_buffer_bytes};
+  // provided_incremental: a ring for each connection instead of one shared (http's
+  // InflightOptions::ring_per_connection), each `ring` at one connection; with N, each buffer holds
+  // ring.buffer_bytes / N, rounded down to a power of two and never under a page (own_ring_bytes()), so
+  // that the N rings together hold about what one does.
+  bool ring_per_connection = false;
 };
+
+// The bytes of each buffer of a connection's own ring with `connections` connections (see above).
+[[nodiscard]] inline unsigned own_ring_bytes(unsigned buffer_bytes, std::size_t connections) noexcept {
+  constexpr unsigned kPage = 4096;
+  const std::size_t share = buffer_bytes / std::max<std::size_t>(connections, 1);
+  unsigned bytes = kPage;
+  while (bytes * std::size_t{2} <= share) bytes *= 2;
+  return bytes;
+}
 
 // The ring a case of a row receives into: the row's, field by field, unless the case asks for another.
 [[nodiscard]] inline RingGeometry ring_for(const ClientRecipe& client, const RingGeometry& asked) noexcept {

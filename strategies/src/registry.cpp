@@ -220,6 +220,19 @@ constexpr std::array kOwnStack{
            .description = "single recvs into one incremental provided-buffer ring (IOU_PBUF_RING_INC, 16 x 256 KiB) "
                           "shared by the connections; each piece's whole records parsed where they landed into reused owning "
                           "models; only records cut between pieces are copied, and none with one connection"},
+    // provided_incremental with a ring for each connection: each connection alone on its ring, so its pieces
+    // always lie one after the other and a cut record is parsed where it lies at any N (nothing copied). The
+    // rings split what one ring of 2 x 1 MiB holds (2 x 1 MiB at one connection, 2 x 16 KiB each at 64,
+    // 2 x 4 KiB each at 256), so a receive takes at most a buffer: more receives per body as N grows.
+    Recipe{.name = "provided_incremental_own", .mirrors = kHeadersRead,
+           .client = {.receive = http::ReceiveMode::provided_incremental,
+                      .ring = {.buffers = 2, .buffer_bytes = 1024 * 1024},
+                      .ring_per_connection = true},
+           .make = &make_inflight_streaming<PieceArraySink>, .inflight = true,
+           .make_inflight = &make_inflight_streaming<PieceArraySink>,
+           .description = "single recvs into an incremental provided-buffer ring of each connection's own (2 buffers, "
+                          "1 MiB each at one connection, split by N); each piece parsed where it landed, a record cut "
+                          "between pieces with the next piece where it lies: no body byte copied"},
     // No copy of the body on the client's CPU: the kernel maps its receive pages (TCP_ZEROCOPY_RECEIVE) into
     // the client's address space, where they are parsed as views parses its body (mapped.cpp).
     Recipe{.name = "mapped", .mirrors = kHeadersRead, .parse_floor = "floor_parse", .client = {.query = "&pages=1"},

@@ -287,6 +287,7 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
     return progress_.tail == nullptr ? 0 : progress_.body_bytes - progress_.carry_offset;
   }
   void let_go() override { json::carry_tail(*body_, progress_); }
+  void kept_moved(std::ptrdiff_t by) override { json::move_tail(progress_, by); }
 
  private:
   void restart(const http::ResponseHead& head) override {

@@ -91,8 +91,10 @@ TEST_CASE("provided_incremental holds its ring, provided_buffers' bytes in fewer
   constexpr std::size_t kConnections = 8;
   const HeldMemory provided = held_after_rounds("provided_buffers", server.port(), kConnections, kRecords, 2);
   const HeldMemory incremental = held_after_rounds("provided_incremental", server.port(), kConnections, kRecords, 2);
-  // 16 buffers of 256 KiB (registry.cpp): the 4 MiB of provided_buffers' 64 x 64 KiB, counted once.
-  CHECK(incremental.receive_bytes == std::size_t{16} * 256 * 1024);
+  // 16 buffers of 256 KiB (registry.cpp): the 4 MiB of provided_buffers' 64 x 64 KiB, counted once, and
+  // the page of entries the kernel reads them from (provided_buffers' 64 entries fit one page too).
+  constexpr std::size_t kEntriesPage = 4096;
+  CHECK(incremental.receive_bytes == std::size_t{16} * 256 * 1024 + kEntriesPage);
   CHECK(incremental.receive_bytes == provided.receive_bytes);
   CHECK(incremental.connections == kConnections);
   CHECK(incremental.body_bytes > 0);  // the carries: a few records each, reserved from the first body
@@ -101,10 +103,19 @@ TEST_CASE("provided_incremental holds its ring, provided_buffers' bytes in fewer
   // A case may ask for another ring (bench --ring-buffers, --ring-buffer-bytes), field by field.
   const HeldMemory asked = held_after_rounds("provided_incremental", server.port(), kConnections, kRecords, 1,
                                              Payload::weather, RingGeometry{.buffers = 64, .buffer_bytes = 65536});
-  CHECK(asked.receive_bytes == std::size_t{64} * 65536);
+  CHECK(asked.receive_bytes == std::size_t{64} * 65536 + kEntriesPage);
   const HeldMemory count_only = held_after_rounds("provided_buffers", server.port(), kConnections, kRecords, 1,
                                                   Payload::weather, RingGeometry{.buffers = 16});
-  CHECK(count_only.receive_bytes == std::size_t{16} * 65536);
+  CHECK(count_only.receive_bytes == std::size_t{16} * 65536 + kEntriesPage);
+
+  // A ring for each connection (provided_incremental_own): 2 buffers of 1 MiB / N each (128 KiB at 8
+  // connections) and a page of entries, per connection; at 256 connections a page a buffer.
+  const HeldMemory own = held_after_rounds("provided_incremental_own", server.port(), kConnections, kRecords, 2);
+  CHECK(own.connections == kConnections);
+  CHECK(own.receive_bytes == kConnections * (std::size_t{2} * 128 * 1024 + kEntriesPage));
+  CHECK(own.body_bytes < kConnections * 4096);  // the carries, kept for a cut it cannot keep in place
+  const HeldMemory own_many = held_after_rounds("provided_incremental_own", server.port(), 256, 10, 1);
+  CHECK(own_many.receive_bytes == std::size_t{256} * (2 * 4096 + kEntriesPage));
 }
 
 TEST_CASE("the held memory grows with the body seen: presized after a small body holds less than after a large") {

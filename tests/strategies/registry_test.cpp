@@ -141,7 +141,7 @@ TEST_CASE("only the rows marked inflight have a many-in-flight factory") {
   // worker threads) and beast's GET row (one io_context); their POST and echo rows one at a time.
   for (const std::string_view many :
        {"string_copy", "presized", "views", "provided_buffers", "provided_bundles", "provided_incremental",
-        "fixed_buffers", "streaming",
+        "provided_incremental_own", "fixed_buffers", "streaming",
         "streaming_array", "streaming_array_fresh", "epoll", "libcurl_multi", "blocking_sockets", "beast"}) {
     INFO(many);
     const Descriptor* descriptor = find(many);
@@ -237,7 +237,8 @@ TEST_CASE("payload names read back") {
 
 TEST_CASE("skip reasons name the missing kernel feature") {
   const net::RingFeatures none{};
-  for (const char* name : {"provided_buffers", "provided_bundles", "provided_incremental", "fixed_buffers", "send_zc"}) {
+  for (const char* name : {"provided_buffers", "provided_bundles", "provided_incremental", "provided_incremental_own",
+                           "fixed_buffers", "send_zc"}) {
     INFO(std::string_view(name));
     auto strategy = find(name)->make();
     const auto reason = strategy->skip_reason(none);
@@ -252,10 +253,12 @@ TEST_CASE("skip reasons name the missing kernel feature") {
   REQUIRE(no_bundles.has_value());
   CHECK(no_bundles->find("IORING_RECVSEND_BUNDLE") != std::string::npos);
   all.recv_bundle = true;
-  // And without incremental buffer rings: the incremental row alone, named for them.
-  const auto no_incremental = find("provided_incremental")->make()->skip_reason(all);
-  REQUIRE(no_incremental.has_value());
-  CHECK(no_incremental->find("IOU_PBUF_RING_INC") != std::string::npos);
+  // And without incremental buffer rings: the incremental rows alone, named for them.
+  for (const char* name : {"provided_incremental", "provided_incremental_own"}) {
+    const auto no_incremental = find(name)->make()->skip_reason(all);
+    REQUIRE(no_incremental.has_value());
+    CHECK(no_incremental->find("IOU_PBUF_RING_INC") != std::string::npos);
+  }
   all.provided_buffer_ring_incremental = true;
   for (const Descriptor& descriptor : registry()) {
     if (descriptor.name == "mimalloc_heap") continue;  // depends on the library, not the kernel

@@ -163,11 +163,13 @@ void add_case_options(CLI::App& app, CliOptions& o, Given& given) {
                          {strategies::ServerMode::cached, strategies::ServerMode::seed}, strategies::server_mode_name);
   app.add_option("--ring-buffers", c.ring.buffers,
                  "the provided-buffer rows' ring: this many buffers (a power of two, at most 32768) instead of each "
-                 "row's own (provided_buffers and provided_bundles 64, provided_incremental 16)")
+                 "row's own (provided_buffers and provided_bundles 64, provided_incremental 16, provided_incremental_own 2 "
+                 "per connection)")
       ->check(CLI::Range(1u, kMaxRingBuffers));
   app.add_option("--ring-buffer-bytes", c.ring.buffer_bytes,
                  "the provided-buffer rows' ring: buffers of this many bytes instead of each row's own "
-                 "(provided_buffers and provided_bundles 65536, provided_incremental 262144)")
+                 "(provided_buffers and provided_bundles 65536, provided_incremental 262144; provided_incremental_own "
+                 "1048576 at one connection, split by N)")
       ->check(CLI::Range(1u, kMaxRingBufferBytes));
 }
 
