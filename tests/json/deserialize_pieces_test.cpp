@@ -529,66 +529,59 @@ TEST_CASE("pieces: the carry is kept across bodies, cleared by each body's first
   CHECK(carry.data() == memory);
 }
 
-TEST_CASE("pieces: a tail left in place is copied by carry_tail(), and a piece elsewhere copies it itself") {
+// The first `cut` bytes of `text` as one piece, in a buffer of its own, its rest left in place.
+template <class Record>
+std::vector<char> first_left_in_place(json::Parser& parser, PaddedBuffer& carry, json::PieceArray& progress,
+                                      std::string_view text, std::size_t cut, std::pmr::vector<Record>& out) {
+  std::vector<char> first = placed(text.substr(0, cut));
+  REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(first.data(), cut), out, json::Arrival::partial,
+                            json::Tail::in_place));
+  return first;  // moved: the bytes stay where the tail points
+}
+
+TEST_CASE("pieces: a tail left in place is copied by carry_tail(), or read where move_tail() says the same bytes are") {
   const std::string text = kRepos.body(9);
   const std::vector<std::size_t> commas = boundaries(text);
   const std::size_t cut = commas[4] + 10;  // inside record 5
+  const std::size_t kept = cut - commas[4];
   json::Parser parser;
   PaddedBuffer carry;
   std::pmr::vector<json::Repository> out;
   json::PieceArray progress;
-  std::vector<char> first = placed(std::string_view(text).substr(0, cut));
-  REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(first.data(), cut), out, json::Arrival::partial,
-                            json::Tail::in_place));
+  std::vector<char> first = first_left_in_place(parser, carry, progress, text, cut, out);
   // Records 0 to 4 parsed; the tail, from record 4's ',' on, left where it lies.
   CHECK(progress.records == 5);
   REQUIRE(progress.tail == first.data() + commas[4]);
   CHECK(progress.carry_offset == commas[4]);
   CHECK(progress.copied_bytes == 0);
   CHECK(carry.size() == 0);
-  json::carry_tail(carry, progress);
-  CHECK(progress.tail == nullptr);
-  CHECK(carry.view() == std::string_view(text).substr(commas[4], cut - commas[4]));
-  CHECK(progress.copied_bytes == cut - commas[4]);
-  json::carry_tail(carry, progress);  // nothing left in place: nothing more
-  CHECK(progress.copied_bytes == cut - commas[4]);
-  std::fill(first.begin(), first.end(), '}');  // its memory is the caller's again
-  std::vector<char> rest = placed(std::string_view(text).substr(cut));
-  REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(rest.data(), text.size() - cut), out,
-                            json::Arrival::complete, json::Tail::in_place));
+  SUBCASE("carry_tail() copies it; a piece elsewhere then completes the cut record in the carry") {
+    json::carry_tail(carry, progress);
+    CHECK(progress.tail == nullptr);
+    CHECK(carry.view() == std::string_view(text).substr(commas[4], kept));
+    CHECK(progress.copied_bytes == kept);
+    json::carry_tail(carry, progress);  // nothing left in place: nothing more
+    CHECK(progress.copied_bytes == kept);
+    std::fill(first.begin(), first.end(), '}');  // its memory is the caller's again
+    std::vector<char> rest = placed(std::string_view(text).substr(cut));
+    REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(rest.data(), text.size() - cut), out,
+                              json::Arrival::complete, json::Tail::in_place));
+    // The cut record's rest up to the next boundary ',' joined it in the carry; the rest was parsed in place.
+    CHECK(progress.copied_bytes == commas[5] + 1 - commas[4]);
+  }
+  SUBCASE("move_tail(): as a ring mapped twice, the same bytes end where the next piece begins elsewhere") {
+    std::vector<char> other = placed(std::string_view(text).substr(commas[4]));
+    json::move_tail(progress, other.data() - progress.tail);
+    CHECK(progress.tail == other.data());
+    std::fill(first.begin(), first.end(), '}');  // the first region's bytes are no longer read
+    REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(other.data() + kept, text.size() - cut), out,
+                              json::Arrival::complete, json::Tail::in_place));
+    CHECK(progress.copied_bytes == 0);
+    json::move_tail(progress, 100);  // nothing left in place: nothing moves
+    CHECK(progress.tail == nullptr);
+  }
   CHECK(out.size() == 9);
   CHECK(json::checksum(std::span<const json::Repository>(out)) == json::checksum_repos(9));
-  // The cut record's rest up to the next boundary ',' joined it in the carry; the rest was parsed in place.
-  CHECK(progress.copied_bytes == commas[5] + 1 - commas[4]);
-}
-
-TEST_CASE("pieces: a tail left in place and moved (the same bytes mapped again) is parsed with a piece that follows it "
-          "there") {
-  const std::string text = kWeather.body(6);
-  const std::vector<std::size_t> commas = boundaries(text);
-  const std::size_t cut = commas[2] + 5;  // inside record 3
-  json::Parser parser;
-  PaddedBuffer carry;
-  std::pmr::vector<json::WeatherForecast> out;
-  json::PieceArray progress;
-  // As a ring mapped twice: the first piece lies at the end of one region, and its copy (the "other view")
-  // ends right where the next piece begins in a second region.
-  std::vector<char> first = placed(std::string_view(text).substr(0, cut));
-  REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(first.data(), cut), out, json::Arrival::partial,
-                            json::Tail::in_place));
-  const std::size_t kept = cut - commas[2];
-  REQUIRE(progress.tail == first.data() + commas[2]);
-  std::vector<char> other = placed(std::string_view(text).substr(commas[2]));
-  json::move_tail(progress, other.data() - progress.tail);
-  CHECK(progress.tail == other.data());
-  std::fill(first.begin(), first.end(), '}');  // the first region's bytes are no longer read
-  REQUIRE(json::parse_piece(parser, carry, progress, std::span<char>(other.data() + kept, text.size() - cut), out,
-                            json::Arrival::complete, json::Tail::in_place));
-  CHECK(out.size() == 6);
-  CHECK(json::checksum(std::span<const json::WeatherForecast>(out)) == json::checksum_weather(6));
-  CHECK(progress.copied_bytes == 0);
-  json::move_tail(progress, 100);  // nothing left in place: nothing moves
-  CHECK(progress.tail == nullptr);
 }
 
 TEST_CASE("pieces: bodies parsed at once into one shared vector find each record at its own index") {

@@ -265,11 +265,10 @@ TEST_CASE("An incremental ring shared by two sockets interleaves their receives 
 TEST_CASE("take_increment: pieces where the kernel put them, a full buffer given back, a zero-length completion "
           "giving nothing back" *
           doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = make_ring();
-  if (!has_incremental_rings(*ring)) return;
-  auto created = BufferRing::create(*ring, 10, 2, 16, /*incremental=*/true);
-  REQUIRE_MESSAGE(created, (created ? "" : created.error().message()));
-  BufferRing& buffers = **created;
+  auto setup = ring_with_buffers(has_incremental_rings, 10, 2, 16, /*incremental=*/true);
+  if (!setup) return;
+  auto& ring = setup->ring;
+  BufferRing& buffers = *setup->buffers;
   CHECK(buffers.incremental());
   auto [first, first_peer] = socket_pair();
   auto [second, second_peer] = socket_pair();
@@ -342,92 +341,85 @@ TEST_CASE("take_increment: pieces where the kernel put them, a full buffer given
   CHECK_FALSE(called);
 }
 
-// An incremental ring's buffers are mapped twice, back to back: the ring's last bytes are also the bytes
-// right before its first, so a piece at the ring's start can be seen where it follows a piece that ended
-// at the ring's end (view_after), and writes through either view are the same bytes. overlaps() wraps the
-// same way.
-TEST_CASE("An incremental ring's second view: the ring's end right before its start" *
+// An incremental ring of two pages. Its buffers are mapped twice, back to back: the ring's last bytes are
+// also the bytes right before its first, so a piece at the ring's start can be seen where it follows a
+// piece that ended at the ring's end (view_after), and writes through either view are the same bytes;
+// overlaps() wraps the same way. A held buffer stays out of the ring once the kernel is done with it: the
+// receives that follow land in the other buffer only, until release() gives it back.
+TEST_CASE("An incremental ring's second view puts its end right before its start; a held buffer waits for release" *
           doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = make_ring();
-  if (!has_incremental_rings(*ring)) return;
-  auto created = BufferRing::create(*ring, 12, 2, 4096, /*incremental=*/true);
-  REQUIRE_MESSAGE(created, (created ? "" : created.error().message()));
-  BufferRing& buffers = **created;
-  const std::span<char> first = buffers.buffer(0);
-  const std::span<char> last = buffers.buffer(1);
-  REQUIRE(last.data() == first.data() + 4096);
-  std::memcpy(last.data() + 4096 - 3, "end", 3);
-  const std::span<char> piece(first.data(), 10);
-  std::memcpy(piece.data(), "start", 5);
+  auto setup = ring_with_buffers(has_incremental_rings, 12, 2, 4096, /*incremental=*/true);
+  if (!setup) return;
+  auto& ring = setup->ring;
+  BufferRing& buffers = *setup->buffers;
+  SUBCASE("the second view") {
+    const std::span<char> first = buffers.buffer(0);
+    const std::span<char> last = buffers.buffer(1);
+    REQUIRE(last.data() == first.data() + 4096);
+    std::memcpy(last.data() + 4096 - 3, "end", 3);
+    const std::span<char> piece(first.data(), 10);
+    std::memcpy(piece.data(), "start", 5);
 
-  const std::span<char> seen = buffers.view_after(piece, last.data() + 4096).piece;
-  REQUIRE(seen.data() != piece.data());
-  CHECK(seen.size() == piece.size());
-  CHECK(std::string_view(seen.data() - 3, 8) == "endstart");  // one contiguous run across the ring's end
-  seen[0] = 'S';
-  CHECK(piece[0] == 'S');  // the same bytes
-  volatile char after = seen[seen.size() + BufferRing::kReadableAfter - 1];  // readable past the view
-  (void)after;
-  // The next piece in the ring, after that one: seen in the second view too, right after it.
-  const std::span<char> next(first.data() + 10, 5);
-  CHECK(buffers.view_after(next, seen.data() + seen.size()).piece.data() == seen.data() + seen.size());
-  // A piece given in the second view, after one that ended in the first: seen in the first.
-  CHECK(buffers.view_after(std::span<char>(seen.data(), 4), first.data()).piece.data() == first.data());
-  // Round again: after bytes that ended at the second view's end, the piece at the ring's start is seen at
-  // the second view's start, and the bytes before it are to be read a ring's length back.
-  const BufferRing::Seen twice = buffers.view_after(piece, first.data() + 2 * 8192);
-  CHECK(twice.piece.data() == first.data() + 8192);
-  CHECK(twice.moved_by == -8192);
-  CHECK(std::string_view(first.data() + 2 * 8192 - 3 + twice.moved_by, 3) == "end");
-  // A piece that starts where the last one ended is seen where it is; one that follows nothing, too.
-  CHECK(buffers.view_after(piece, piece.data()).piece.data() == piece.data());
-  CHECK(buffers.view_after(piece, last.data() + 100).piece.data() == piece.data());
-  CHECK(buffers.view_after(piece, last.data() + 100).moved_by == 0);
+    const std::span<char> seen = buffers.view_after(piece, last.data() + 4096).piece;
+    REQUIRE(seen.data() != piece.data());
+    CHECK(seen.size() == piece.size());
+    CHECK(std::string_view(seen.data() - 3, 8) == "endstart");  // one contiguous run across the ring's end
+    seen[0] = 'S';
+    CHECK(piece[0] == 'S');  // the same bytes
+    volatile char after = seen[seen.size() + BufferRing::kReadableAfter - 1];  // readable past the view
+    (void)after;
+    // The next piece in the ring, after that one: seen in the second view too, right after it.
+    const std::span<char> next(first.data() + 10, 5);
+    CHECK(buffers.view_after(next, seen.data() + seen.size()).piece.data() == seen.data() + seen.size());
+    // A piece given in the second view, after one that ended in the first: seen in the first.
+    CHECK(buffers.view_after(std::span<char>(seen.data(), 4), first.data()).piece.data() == first.data());
+    // Round again: after bytes that ended at the second view's end, the piece at the ring's start is seen at
+    // the second view's start, and the bytes before it are to be read a ring's length back.
+    const BufferRing::Seen twice = buffers.view_after(piece, first.data() + 2 * 8192);
+    CHECK(twice.piece.data() == first.data() + 8192);
+    CHECK(twice.moved_by == -8192);
+    CHECK(std::string_view(first.data() + 2 * 8192 - 3 + twice.moved_by, 3) == "end");
+    // A piece that starts where the last one ended is seen where it is; one that follows nothing, too.
+    CHECK(buffers.view_after(piece, piece.data()).piece.data() == piece.data());
+    CHECK(buffers.view_after(piece, last.data() + 100).piece.data() == piece.data());
+    CHECK(buffers.view_after(piece, last.data() + 100).moved_by == 0);
 
-  CHECK(buffers.overlaps(1, last.data() + 4090, 6));
-  CHECK_FALSE(buffers.overlaps(0, last.data() + 4090, 6));
-  CHECK(buffers.overlaps(0, last.data() + 4090, 7));      // one byte past the ring's end: the first buffer's
-  CHECK(buffers.overlaps(1, seen.data() - 3, 3));         // through the second view
-  CHECK_FALSE(buffers.overlaps(1, seen.data(), 4096));    // the whole first buffer, seen from the second view
-  CHECK_FALSE(buffers.overlaps(0, first.data(), 0));
-}
-
-// A held incremental buffer stays out of the ring once the kernel is done with it: the receives that
-// follow land in the other buffer only, until release() gives it back.
-TEST_CASE("take_increment: a held buffer is not given back until released" *
-          doctest::test_suite(ringlab::testing::kFeatureGated)) {
-  auto ring = make_ring();
-  if (!has_incremental_rings(*ring)) return;
-  auto created = BufferRing::create(*ring, 13, 2, 4096, /*incremental=*/true);
-  REQUIRE_MESSAGE(created, (created ? "" : created.error().message()));
-  BufferRing& buffers = **created;
-  auto [socket, peer] = socket_pair();
-  const std::string page(4096, 'p');
-  // Receives one full buffer (the kernel done with it), holding it or not; returns its id.
-  const auto receive_full = [&](bool hold) {
-    REQUIRE(::write(peer.get(), page.data(), page.size()) == static_cast<ssize_t>(page.size()));
-    Recorder recorder;
-    ring->prep_recv_select(socket.get(), buffers, recorder);
-    REQUIRE(ring->run_until([&] { return recorder.calls_ > 0; }));
-    REQUIRE(recorder.res_ == 4096);
-    CHECK((recorder.flags_ & BufferRing::kBufferMore) == 0);
-    const uint16_t bid = BufferRing::buffer_id(recorder.flags_);
-    REQUIRE(buffers.take_increment(bid, 4096, recorder.flags_, [&](std::span<char>) { return hold; }));
-    return bid;
-  };
-  const uint16_t held = receive_full(true);
-  CHECK(buffers.held() == 1);
-  CHECK(buffers.held_out_of_ring() == 1);
-  const uint16_t other = receive_full(false);
-  CHECK(other != held);
-  CHECK(receive_full(false) == other);  // the held one is not the kernel's
-  CHECK(receive_full(false) == other);
-  buffers.release(held);
-  CHECK(buffers.held() == 0);
-  CHECK(buffers.held_out_of_ring() == 0);
-  buffers.release(held);  // not held: nothing
-  CHECK(buffers.held() == 0);
-  // Back in the ring, after the other one (the ring's order): the receive after next takes it.
-  CHECK(receive_full(false) == other);
-  CHECK(receive_full(false) == held);
+    CHECK(buffers.overlaps(1, last.data() + 4090, 6));
+    CHECK_FALSE(buffers.overlaps(0, last.data() + 4090, 6));
+    CHECK(buffers.overlaps(0, last.data() + 4090, 7));      // one byte past the ring's end: the first buffer's
+    CHECK(buffers.overlaps(1, seen.data() - 3, 3));         // through the second view
+    CHECK_FALSE(buffers.overlaps(1, seen.data(), 4096));    // the whole first buffer, seen from the second view
+    CHECK_FALSE(buffers.overlaps(0, first.data(), 0));
+  }
+  SUBCASE("a held buffer") {
+    auto [socket, peer] = socket_pair();
+    const std::string page(4096, 'p');
+    // Receives one full buffer (the kernel done with it), holding it or not; returns its id.
+    const auto receive_full = [&](bool hold) {
+      REQUIRE(::write(peer.get(), page.data(), page.size()) == static_cast<ssize_t>(page.size()));
+      Recorder recorder;
+      ring->prep_recv_select(socket.get(), buffers, recorder);
+      REQUIRE(ring->run_until([&] { return recorder.calls_ > 0; }));
+      REQUIRE(recorder.res_ == 4096);
+      CHECK((recorder.flags_ & BufferRing::kBufferMore) == 0);
+      const uint16_t bid = BufferRing::buffer_id(recorder.flags_);
+      REQUIRE(buffers.take_increment(bid, 4096, recorder.flags_, [&](std::span<char>) { return hold; }));
+      return bid;
+    };
+    const uint16_t held = receive_full(true);
+    CHECK(buffers.held() == 1);
+    CHECK(buffers.held_out_of_ring() == 1);
+    const uint16_t other = receive_full(false);
+    CHECK(other != held);
+    CHECK(receive_full(false) == other);  // the held one is not the kernel's
+    CHECK(receive_full(false) == other);
+    buffers.release(held);
+    CHECK(buffers.held() == 0);
+    CHECK(buffers.held_out_of_ring() == 0);
+    buffers.release(held);  // not held: nothing
+    CHECK(buffers.held() == 0);
+    // Back in the ring, after the other one (the ring's order): the receive after next takes it.
+    CHECK(receive_full(false) == other);
+    CHECK(receive_full(false) == held);
+  }
 }

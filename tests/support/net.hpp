@@ -89,10 +89,10 @@ struct RingWithBuffers {
 };
 
 inline std::optional<RingWithBuffers> ring_with_buffers(bool (*available)(const Ring&), uint16_t group,
-                                                        unsigned count, unsigned size) {
+                                                        unsigned count, unsigned size, bool incremental = false) {
   auto ring = make_ring();
   if (!available(*ring)) return std::nullopt;
-  auto buffers = BufferRing::create(*ring, group, count, size);
+  auto buffers = BufferRing::create(*ring, group, count, size, incremental);
   REQUIRE_MESSAGE(buffers, (buffers ? "" : buffers.error().message()));
   return RingWithBuffers{std::move(ring), std::move(*buffers)};
 }
