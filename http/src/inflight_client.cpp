@@ -78,31 +78,25 @@ Status InflightClient::check_options() {
   if (options_.receive == ReceiveMode::own_buffer && options_.receive_buffer_bytes == 0) {
     return fail(Errc::io, "InflightOptions::receive_buffer_bytes is 0");
   }
-  if (options_.ring_per_connection) {
-    if (options_.receive != ReceiveMode::provided_incremental) {
-      return fail(Errc::io, "InflightOptions::ring_per_connection is for provided_incremental only");
-    }
-    if (!ring_->features().provided_buffer_ring_incremental) {
-      return fail(Errc::unsupported, "incremental provided buffers need IOU_PBUF_RING_INC (Linux 6.12)");
-    }
-    return {};  // the rings come with the connections
+  const bool incremental = options_.receive == ReceiveMode::provided_incremental;
+  if (options_.ring_per_connection && !incremental) {
+    return fail(Errc::io, "InflightOptions::ring_per_connection is for provided_incremental only");
   }
-  if (receives_from_ring(options_.receive) && !provided_) {
-    if (!ring_->features().provided_buffer_ring) {
-      return fail(Errc::unsupported, "provided-buffer receive needs buffer rings (Linux 5.19)");
-    }
-    if (options_.receive == ReceiveMode::provided_bundles && !ring_->features().recv_bundle) {
-      return fail(Errc::unsupported, "bundle receive needs IORING_RECVSEND_BUNDLE (Linux 6.10)");
-    }
-    const bool incremental = options_.receive == ReceiveMode::provided_incremental;
-    if (incremental && !ring_->features().provided_buffer_ring_incremental) {
-      return fail(Errc::unsupported, "incremental provided buffers need IOU_PBUF_RING_INC (Linux 6.12)");
-    }
-    auto buffers = net::BufferRing::create(*ring_, next_buffer_group(), options_.provided_buffer_count,
-                                           options_.provided_buffer_bytes, incremental);
-    if (!buffers) return std::unexpected(Error::from(buffers.error()));
-    provided_ = std::move(*buffers);
+  if (!receives_from_ring(options_.receive) || provided_) return {};
+  if (!ring_->features().provided_buffer_ring) {
+    return fail(Errc::unsupported, "provided-buffer receive needs buffer rings (Linux 5.19)");
   }
+  if (options_.receive == ReceiveMode::provided_bundles && !ring_->features().recv_bundle) {
+    return fail(Errc::unsupported, "bundle receive needs IORING_RECVSEND_BUNDLE (Linux 6.10)");
+  }
+  if (incremental && !ring_->features().provided_buffer_ring_incremental) {
+    return fail(Errc::unsupported, "incremental provided buffers need IOU_PBUF_RING_INC (Linux 6.12)");
+  }
+  if (options_.ring_per_connection) return {};  // the rings come with the connections (connect)
+  auto buffers = net::BufferRing::create(*ring_, next_buffer_group(), options_.provided_buffer_count,
+                                         options_.provided_buffer_bytes, incremental);
+  if (!buffers) return std::unexpected(Error::from(buffers.error()));
+  provided_ = std::move(*buffers);
   return {};
 }
 

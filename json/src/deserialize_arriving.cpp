@@ -326,26 +326,18 @@ bool finish_in_place(Parser& parser, PieceArray& progress, std::span<char> piece
 
 // Steps 1 to 3 of the section's comment for one non-empty piece (and step 4 in place for the body's last
 // piece when it can be); afterwards the carry holds body[carry_offset, body_bytes), or the body is finished.
-// A tail left in place (Tail::in_place) that the piece does not follow in memory: copied now.
-void carry_tail_now(base::PaddedBuffer& carry, PieceArray& progress) {
-  if (progress.tail == nullptr) return;
-  const std::span<char> tail(progress.tail, progress.body_bytes - progress.carry_offset);
-  progress.tail = nullptr;
-  carry_over(carry, progress, tail);
-}
-
 template <class Record>
 void take_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
                 std::pmr::vector<Record>& out, Arrival arrival, Tail tail) {
   std::size_t at = progress.body_bytes;  // the piece's body offset
-  if (progress.tail != nullptr && progress.tail + (at - progress.carry_offset) == piece.data()) {
+  if (progress.tail != nullptr && progress.tail + tail_bytes(progress) == piece.data()) {
     // The piece follows the tail left in place: one piece from the tail's first byte (the body's start or
     // a boundary ','), so the record cut between them is parsed where it lies.
-    piece = std::span<char>(progress.tail, at - progress.carry_offset + piece.size());
+    piece = std::span<char>(progress.tail, tail_bytes(progress) + piece.size());
     at = progress.carry_offset;
     progress.tail = nullptr;
   }
-  carry_tail_now(carry, progress);
+  carry_tail(carry, progress);  // a tail the piece does not follow in memory: copied now
   progress.body_bytes = at + piece.size();
   std::size_t start = 0;  // where the in-place window starts: the body's start or a boundary ','
   if (!progress.deferred && carry.size() > 0) {
@@ -419,9 +411,9 @@ Status read_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progres
   if (progress.tail != nullptr) {
     // The end came as an empty call after a tail left in place: the last piece's rest, where it lies when
     // it can be parsed there (as step 4 in place), else copied and parsed as the carry.
-    const std::span<char> rest(progress.tail, progress.body_bytes - progress.carry_offset);
+    const std::span<char> rest(progress.tail, tail_bytes(progress));
     if (finish_in_place(parser, progress, rest, 0, progress.carry_offset, out)) progress.tail = nullptr;
-    carry_tail_now(carry, progress);
+    carry_tail(carry, progress);
   }
   if (progress.finished) {
     trim(out, progress.records);
@@ -453,7 +445,12 @@ RINGLAB_JSON_ARRIVING_FORMS(GithubStars)
 RINGLAB_JSON_ARRIVING_FORMS(ProfileStars)
 #undef RINGLAB_JSON_ARRIVING_FORMS
 
-void carry_tail(base::PaddedBuffer& carry, PieceArray& progress) { carry_tail_now(carry, progress); }
+void carry_tail(base::PaddedBuffer& carry, PieceArray& progress) {
+  if (progress.tail == nullptr) return;
+  const std::span<char> tail(progress.tail, tail_bytes(progress));
+  progress.tail = nullptr;
+  carry_over(carry, progress, tail);
+}
 
 void move_tail(PieceArray& progress, std::ptrdiff_t by) noexcept {
   if (progress.tail != nullptr) progress.tail += by;

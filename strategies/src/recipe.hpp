@@ -12,6 +12,7 @@
 // Lifetime: the rows are constant data of the program; a strategy made from a row may keep a reference
 // to it (RecipeStrategy does), and the strings it points to are string literals.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -57,10 +58,8 @@ struct ClientRecipe {
 // The bytes of each buffer of a connection's own ring with `connections` connections (see above).
 [[nodiscard]] inline unsigned own_ring_bytes(unsigned buffer_bytes, std::size_t connections) noexcept {
   constexpr unsigned kPage = 4096;
-  const std::size_t share = buffer_bytes / std::max<std::size_t>(connections, 1);
-  unsigned bytes = kPage;
-  while (bytes * std::size_t{2} <= share) bytes *= 2;
-  return bytes;
+  const auto share = static_cast<unsigned>(buffer_bytes / std::max<std::size_t>(connections, 1));
+  return std::max(kPage, std::bit_floor(share));
 }
 
 // The ring a case of a row receives into: the row's, field by field, unless the case asks for another.

@@ -283,9 +283,7 @@ class PieceArraySink final : public StreamingSinkBase<json::WeatherForecast, jso
   // (json::Tail::in_place) and parsed with the next piece when that one lands right after it, as one
   // connection's receives do in a ring it has to itself; a caller that cannot keep it lets go at once,
   // which copies it into the carry, as a cut always did.
-  [[nodiscard]] std::size_t kept_in_place() const noexcept override {
-    return progress_.tail == nullptr ? 0 : progress_.body_bytes - progress_.carry_offset;
-  }
+  [[nodiscard]] std::size_t kept_in_place() const noexcept override { return json::tail_bytes(progress_); }
   void let_go() override { json::carry_tail(*body_, progress_); }
   void kept_moved(std::ptrdiff_t by) override { json::move_tail(progress_, by); }
 

@@ -261,6 +261,12 @@ template <OwningRecord R>
 [[nodiscard]] Status parse_piece(Parser& parser, base::PaddedBuffer& carry, PieceArray& progress, std::span<char> piece,
                                  std::pmr::vector<R>& out, Arrival arrival, Tail tail = Tail::carried);
 
+// The bytes of the tail left in place (Tail::in_place): body[carry_offset, body_bytes) at progress.tail;
+// 0 when there is none.
+[[nodiscard]] inline std::size_t tail_bytes(const PieceArray& progress) noexcept {
+  return progress.tail == nullptr ? 0 : progress.body_bytes - progress.carry_offset;
+}
+
 // Appends a tail left in place (Tail::in_place) to the carry, counted in copied_bytes, so that the caller
 // may reuse its memory; nothing when there is none.
 void carry_tail(base::PaddedBuffer& carry, PieceArray& progress);
